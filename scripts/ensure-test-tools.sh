@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the test suite needs when they are missing, so the README's
+# test command works on a clean machine. git http-backend ships with git itself.
+set -euo pipefail
+need=()
+command -v git >/dev/null || need+=(git)
+if [ -f scripts/ensure-gh.sh ]; then bash scripts/ensure-gh.sh; fi
+if [ ${#need[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq "${need[@]}"; else echo "missing: ${need[*]} (install them)"; exit 1; fi
+fi

@@ -1,0 +1,28 @@
+import type { Argv } from 'yargs';
+import type { Deps } from '../deps.js';
+
+/** What a verb hands back to the CLI: the JSON answer and its human rendering. */
+export interface Result {
+  json: Record<string, unknown>;
+  text: string;
+}
+
+/** Options every verb accepts. */
+export interface GlobalArgs {
+  json: boolean;
+  debug: boolean;
+  remote: string;
+}
+
+/**
+ * One verb's CLI face: declares its arguments, turns them into a typed call to src/verbs/,
+ * returns a Result. No behaviour here; import the verb lazily inside run so that
+ * `abcd --help` loads nothing but the parser.
+ */
+export interface Command {
+  command: string | readonly string[];
+  describe: string;
+  examples: ReadonlyArray<readonly [string, string]>;
+  builder(y: Argv): Argv;
+  run(args: Record<string, unknown> & GlobalArgs, deps: Deps): Promise<Result>;
+}

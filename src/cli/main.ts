@@ -1,0 +1,58 @@
+import yargs from 'yargs';
+import type { Argv } from 'yargs';
+import { systemClock, type Deps } from '../deps.js';
+import { UsageError } from '../refusals.js';
+import { commands } from './commands.js';
+import type { GlobalArgs } from './command.js';
+import { reportFailure, reportResult } from './report.js';
+
+/** The CLI entry: parse, run one verb, report, exit. The only place that touches process. */
+export async function main(argv: readonly string[]): Promise<void> {
+  const wantsJson = argv.includes('--json');
+  const debug = argv.includes('--debug');
+  const out = {
+    stdout: (t: string) => process.stdout.write(t),
+    stderr: (t: string) => process.stderr.write(t),
+    isTTY: Boolean(process.stdout.isTTY),
+  };
+  let code = 0;
+  try {
+    let parser: Argv = yargs([...argv])
+      .scriptName('abcd')
+      .usage('abcd <verb> [options]\n\nCoordinate headless agent sessions through records on the shared git remote.')
+      .option('json', { type: 'boolean', default: false, describe: 'one JSON object on stdout' })
+      .option('debug', { type: 'boolean', default: false, describe: 'show stacks of internal errors' })
+      .option('remote', { type: 'string', default: 'origin', describe: 'the shared git remote' })
+      .parserConfiguration({ 'populate--': true })
+      .strict()
+      .demandCommand(1, 'name a verb: abcd --help lists them')
+      .recommendCommands()
+      .help()
+      .version(false)
+      .wrap(Math.min(100, process.stdout.columns || 100))
+      .fail((msg, err) => {
+        throw err ?? new UsageError(`${msg}\nRun "abcd --help" or "abcd <verb> --help" for usage.`);
+      });
+    for (const c of commands) {
+      parser = parser.command(
+        c.command as string,
+        c.describe,
+        (y) => {
+          let b = c.builder(y);
+          for (const [ex, what] of c.examples) b = b.example(ex, what);
+          return b;
+        },
+        async (args) => {
+          const g = args as unknown as Record<string, unknown> & GlobalArgs;
+          const deps: Deps = { cwd: process.cwd(), env: process.env, clock: systemClock, out, remote: g.remote };
+          const result = await c.run(g, deps);
+          reportResult(result, { json: g.json, out });
+        },
+      );
+    }
+    await parser.parseAsync();
+  } catch (e) {
+    code = reportFailure(e, { json: wantsJson, debug, out });
+  }
+  process.exitCode = code;
+}

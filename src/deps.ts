@@ -1,0 +1,42 @@
+// The dependencies every verb receives, built once in src/cli/main.ts (gh's Factory).
+// Nothing below src/cli/ reads process.env, process.argv or calls process.exit.
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+export interface Clock {
+  /** Milliseconds since the epoch on this machine's wall clock. */
+  now(): number;
+  /** Resolves after ms (or at once when aborted). */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+export interface Output {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  /** Whether stdout is a terminal (tables and colour) or a pipe (plain text). */
+  readonly isTTY: boolean;
+}
+
+export interface Deps {
+  readonly cwd: string;
+  readonly env: Env;
+  readonly clock: Clock;
+  readonly out: Output;
+  /** Name of the shared remote (default origin). */
+  readonly remote: string;
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms, signal) =>
+    new Promise((resolve) => {
+      if (signal?.aborted) return resolve();
+      const timer = setTimeout(done, Math.max(0, ms));
+      function done() {
+        signal?.removeEventListener('abort', done);
+        clearTimeout(timer);
+        resolve();
+      }
+      signal?.addEventListener('abort', done, { once: true });
+    }),
+};

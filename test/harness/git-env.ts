@@ -1,0 +1,49 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
+
+/** Temp dirs made by a test file, removed by cleanupTemp(). */
+const made: string[] = [];
+
+export async function tempDir(prefix: string): Promise<string> {
+  const d = await mkdtemp(join(tmpdir(), `abcd-${prefix}-`));
+  made.push(d);
+  return d;
+}
+
+export async function cleanupTemp(): Promise<void> {
+  await Promise.all(made.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+}
+
+/** An environment for git and abcd with its own HOME and nothing from the machine's config. */
+export function isolatedEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, '.config'),
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_AUTHOR_NAME: 'Test Person',
+    GIT_AUTHOR_EMAIL: 'person@example.com',
+    GIT_COMMITTER_NAME: 'Test Person',
+    GIT_COMMITTER_EMAIL: 'person@example.com',
+    LANG: 'C',
+    ...extra,
+  };
+}
+
+/** Runs git and fails the test on a non-zero exit. */
+export async function git(cwd: string, args: string[], env: Record<string, string>): Promise<string> {
+  const r = await execa('git', ['-C', cwd, ...args], { env, extendEnv: false, reject: false });
+  if (r.exitCode !== 0) throw new Error(`git ${args.join(' ')} failed in ${cwd}: ${r.stderr}`);
+  return r.stdout.trim();
+}
+
+/** Config every test repository gets: no background work, no signing. */
+export const QUIET_CONFIG: ReadonlyArray<[string, string]> = [
+  ['commit.gpgsign', 'false'],
+  ['tag.gpgsign', 'false'],
+  ['gc.auto', '0'],
+  ['maintenance.auto', 'false'],
+  ['init.defaultBranch', 'main'],
+];

@@ -1,0 +1,43 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { git, isolatedEnv, QUIET_CONFIG, tempDir } from './git-env.js';
+
+export interface BareRemote {
+  /** Path of the bare repository. */
+  dir: string;
+  /** file:// URL sessions clone from. */
+  url: string;
+  /** The remote's refs: ref → oid. */
+  refs(): Promise<Map<string, string>>;
+}
+
+/** A temporary bare remote whose main branch has one commit. */
+export async function makeRemote(): Promise<BareRemote> {
+  const root = await tempDir('remote');
+  const env = isolatedEnv(root);
+  const dir = join(root, 'remote.git');
+  await git(root, ['init', '--bare', '-q', '-b', 'main', dir], env);
+  await git(dir, ['config', 'http.receivepack', 'true'], env);
+  const seed = join(root, 'seed');
+  await git(root, ['init', '-q', '-b', 'main', seed], env);
+  for (const [k, v] of QUIET_CONFIG) await git(seed, ['config', k, v], env);
+  await writeFile(join(seed, 'README.md'), '# project\n');
+  await git(seed, ['add', '.'], env);
+  await git(seed, ['commit', '-q', '-m', 'initial'], env);
+  await git(seed, ['push', '-q', dir, 'main'], env);
+  return {
+    dir,
+    url: `file://${dir}`,
+    refs: () => lsRemote(dir, env),
+  };
+}
+
+export async function lsRemote(urlOrDir: string, env: Record<string, string>): Promise<Map<string, string>> {
+  const out = await git(process.cwd(), ['ls-remote', urlOrDir], env);
+  const refs = new Map<string, string>();
+  for (const line of out.split('\n').filter(Boolean)) {
+    const [oid, ref] = line.split('\t');
+    if (oid && ref) refs.set(ref, oid);
+  }
+  return refs;
+}

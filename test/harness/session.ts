@@ -1,0 +1,72 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { execa } from 'execa';
+import { git, isolatedEnv, QUIET_CONFIG, tempDir } from './git-env.js';
+
+export const ABCD_BIN = resolve(import.meta.dirname, '../../bin/abcd');
+
+export interface AbcdRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** The parsed --json answer, when stdout held one. */
+  json: any;
+}
+
+/** One agent session: its own clone, HOME, session id and person. */
+export interface Session {
+  name: string;
+  dir: string;
+  env: Record<string, string>;
+  abcd(args: string[], opts?: { env?: Record<string, string>; timeoutMs?: number }): Promise<AbcdRun>;
+  git(args: string[]): Promise<string>;
+  /** Commits one file on the current branch. */
+  commit(file: string, content: string, message?: string): Promise<string>;
+}
+
+export async function makeSession(
+  remoteUrl: string,
+  name: string,
+  opts: { person?: string; env?: Record<string, string> } = {},
+): Promise<Session> {
+  const home = await tempDir(`home-${name}`);
+  const person = opts.person ?? `${name}@example.com`;
+  const env = isolatedEnv(home, {
+    ABCD_SESSION: name,
+    ABCD_MACHINE_DIR: join(home, 'machine'),
+    GIT_AUTHOR_EMAIL: person,
+    GIT_COMMITTER_EMAIL: person,
+    ...opts.env,
+  });
+  await mkdir(join(home, '.config'), { recursive: true });
+  const dir = join(home, 'work');
+  await git(home, ['clone', '-q', remoteUrl, dir], env);
+  for (const [k, v] of QUIET_CONFIG) await git(dir, ['config', k, v], env);
+  await git(dir, ['config', 'user.email', person], env);
+  await git(dir, ['config', 'user.name', name], env);
+  const s: Session = {
+    name,
+    dir,
+    env,
+    abcd: (args, o = {}) => runAbcd(dir, args, { ...env, ...o.env }, o.timeoutMs),
+    git: (args) => git(dir, args, env),
+    async commit(file, content, message = `change ${file}`) {
+      await writeFile(join(dir, file), content);
+      await git(dir, ['add', file], env);
+      await git(dir, ['commit', '-q', '-m', message], env);
+      return git(dir, ['rev-parse', 'HEAD'], env);
+    },
+  };
+  return s;
+}
+
+export async function runAbcd(cwd: string, args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<AbcdRun> {
+  const r = await execa(process.execPath, [ABCD_BIN, ...args], { cwd, env, extendEnv: false, reject: false, timeout: timeoutMs });
+  let json: unknown;
+  try {
+    json = JSON.parse(String(r.stdout).trim().split('\n').at(-1) ?? '');
+  } catch {
+    json = undefined;
+  }
+  return { code: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr), json };
+}

@@ -1,0 +1,43 @@
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { UsageError } from '../refusals.js';
+import type { Env } from '../deps.js';
+import { readIfExists, writeAtomic } from './local-files.js';
+import { open } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
+
+const SESSION = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/**
+ * This session's id: ABCD_SESSION, else one id kept per worktree under its git dir
+ * (created once, race-free: the first writer wins and everyone reads its id).
+ */
+export async function sessionId(env: Env, gitDir: string): Promise<string> {
+  const named = env.ABCD_SESSION;
+  if (named !== undefined && named !== '') {
+    if (!SESSION.test(named)) {
+      throw new UsageError(
+        `ABCD_SESSION "${named.slice(0, 64)}" is not a session id: use letters, digits, ".", "_", "-" (at most 64).`,
+        { session: named.slice(0, 64) },
+      );
+    }
+    return named;
+  }
+  const path = join(gitDir, 'abcd', 'session');
+  const kept = (await readIfExists(path))?.trim();
+  if (kept && SESSION.test(kept)) return kept;
+  const fresh = `s-${randomBytes(4).toString('hex')}`;
+  await mkdir(join(gitDir, 'abcd'), { recursive: true });
+  try {
+    const fh = await open(path, 'wx');
+    await fh.writeFile(fresh + '\n');
+    await fh.close();
+    return fresh;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    const winner = (await readIfExists(path))?.trim();
+    if (winner && SESSION.test(winner)) return winner;
+    await writeAtomic(path, fresh + '\n');
+    return fresh;
+  }
+}

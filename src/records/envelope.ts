@@ -1,0 +1,69 @@
+import type { z } from 'zod';
+import { RecordInvalid, RecordTooNew } from '../refusals.js';
+
+/** The largest record blob abcd will parse; anything bigger is refused unread. */
+export const MAX_RECORD_BYTES = 64 * 1024;
+
+/** Which envelope versions this abcd reads, per kind. A higher `v` is refused (rule 3). */
+export const KNOWN_VERSION = { claim: 1, settings: 1, queue: 1 } as const;
+export type KnownKind = keyof typeof KNOWN_VERSION;
+
+/**
+ * Decodes one record blob read from `ref`. Throws RecordTooNew for a higher version and
+ * RecordInvalid for anything else wrong; never returns a partial or empty record.
+ */
+export function decodeRecord<S extends z.ZodType>(
+  ref: string,
+  kind: KnownKind,
+  schema: S,
+  blob: Buffer | string,
+): z.infer<S> {
+  const size = typeof blob === 'string' ? Buffer.byteLength(blob) : blob.length;
+  if (size > MAX_RECORD_BYTES) {
+    throw new RecordInvalid(
+      `record ${ref} is ${size} bytes, over the ${MAX_RECORD_BYTES}-byte limit; it was not read. ` +
+        'Delete or rewrite that ref on the remote.',
+      { ref, reason: 'oversized', bytes: size },
+    );
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(blob.toString());
+  } catch (e) {
+    throw new RecordInvalid(
+      `record ${ref} is not JSON (${(e as Error).message}). Delete or rewrite that ref on the remote.`,
+      { ref, reason: 'not-json' },
+    );
+  }
+  const env = value as { abcd?: unknown; v?: unknown } | null;
+  if (!env || typeof env !== 'object' || env.abcd !== kind || !Number.isInteger(env.v)) {
+    throw new RecordInvalid(
+      `record ${ref} lacks the envelope {"abcd": "${kind}", "v": <integer>}. Delete or rewrite that ref on the remote.`,
+      { ref, reason: 'envelope' },
+    );
+  }
+  const known = KNOWN_VERSION[kind];
+  if ((env.v as number) > known) {
+    throw new RecordTooNew(
+      `record ${ref} is ${kind} version ${env.v as number}, newer than version ${known} that this abcd reads; ` +
+        'upgrade abcd to act on it.',
+      { ref, kind, version: env.v, known },
+    );
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    const issues = parsed.error.issues
+      .slice(0, 3)
+      .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+      .join('; ');
+    throw new RecordInvalid(
+      `record ${ref} does not match the ${kind} v${known} schema (${issues}). Delete or rewrite that ref on the remote.`,
+      { ref, reason: 'schema', issues },
+    );
+  }
+  return parsed.data;
+}
+
+export function encodeRecord(value: unknown): string {
+  return JSON.stringify(value, null, 2) + '\n';
+}

@@ -1,0 +1,61 @@
+// Every ref name abcd reads or writes is derived here, and nowhere else.
+import { shortItem, type ItemKey } from './item.js';
+
+export const RECORD_PREFIX = 'refs/heads/abcd/';
+/** The file inside each record commit's tree. */
+export const RECORD_FILE = 'record.json';
+
+export type RecordKind = 'claim' | 'settings' | 'queue' | 'pending' | 'announce' | 'steer' | 'lanes';
+
+export function claimRef(item: ItemKey): string {
+  return `${RECORD_PREFIX}claims/${item.source}/${item.kind}/${item.id}`;
+}
+
+export function queueRef(item: ItemKey): string {
+  return `${RECORD_PREFIX}queue/${item.source}/${item.kind}/${item.id}`;
+}
+
+export const SETTINGS_REF = `${RECORD_PREFIX}settings`;
+
+/** Where a remote's records are mirrored in the local repository. */
+export function cachePrefix(remote: string): string {
+  return `refs/abcd-cache/${remote}/`;
+}
+
+export function toCacheRef(remote: string, ref: string): string {
+  return cachePrefix(remote) + ref.slice(RECORD_PREFIX.length);
+}
+
+export function fromCacheRef(remote: string, cacheRef: string): string {
+  return RECORD_PREFIX + cacheRef.slice(cachePrefix(remote).length);
+}
+
+/** What a record ref holds, or undefined for a ref outside the layout. */
+export function classifyRef(ref: string): { kind: RecordKind; item?: ItemKey } | undefined {
+  if (!ref.startsWith(RECORD_PREFIX)) return undefined;
+  const parts = ref.slice(RECORD_PREFIX.length).split('/');
+  if (parts.length === 1 && parts[0] === 'settings') return { kind: 'settings' };
+  const [head, source, kind, id] = parts;
+  if (parts.length === 4 && source && kind && id && (head === 'claims' || head === 'queue')) {
+    return { kind: head === 'claims' ? 'claim' : 'queue', item: { source, kind, id } };
+  }
+  return undefined;
+}
+
+export function itemOfRef(ref: string): string | undefined {
+  const c = classifyRef(ref);
+  return c?.item ? shortItem(c.item) : undefined;
+}
+
+/**
+ * git check-ref-format's rules, checked in-process (no process per name). Record refs
+ * from the remote pass through this before they are used in any command line.
+ */
+export function isRefSafe(ref: string): boolean {
+  if (ref.length === 0 || ref.length > 1024) return false;
+  if (ref.startsWith('-') || ref.endsWith('/') || ref.endsWith('.')) return false;
+  if (ref.includes('..') || ref.includes('@{') || ref.includes('//')) return false;
+  if (/[\u0000-\u0020\u007f~^:?*[\\]/.test(ref)) return false;
+  if (ref === '@') return false;
+  return ref.split('/').every((c) => c.length > 0 && !c.startsWith('.') && !c.endsWith('.lock'));
+}

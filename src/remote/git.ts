@@ -1,0 +1,79 @@
+import type { Env } from '../deps.js';
+
+export interface RunResult {
+  exitCode: number;
+  stdout: Buffer;
+  stderr: string;
+  /** The process was killed at its timeout. */
+  timedOut: boolean;
+}
+
+export interface RunOptions {
+  input?: string | Buffer;
+  /** Kill git after this long; every git call abcd makes has one (rule 1). */
+  timeoutMs?: number;
+  /** Extra environment for this one invocation (the credential channel's config). */
+  env?: Record<string, string>;
+  /** Extra file descriptors from fd 3 on, e.g. a pipe carrying a token. */
+  extraFds?: ReadonlyArray<'pipe' | NodeJS.ReadableStream | number>;
+}
+
+// A local git call that takes longer than this is stuck, not slow.
+const DEFAULT_LOCAL_TIMEOUT_MS = 60_000;
+
+/**
+ * The only code that runs git: one instance bound to a directory, `-C dir` on every call,
+ * never chdir (gh's git client). Never throws on git's exit status; callers decide.
+ */
+export class Git {
+  private readonly env: Record<string, string>;
+
+  constructor(
+    readonly dir: string,
+    env: Env,
+  ) {
+    this.env = gitEnvironment(env);
+  }
+
+  async run(args: readonly string[], opts: RunOptions = {}): Promise<RunResult> {
+    const { execa } = await import('execa');
+    const stdio = ['pipe', 'pipe', 'pipe', ...(opts.extraFds ?? [])] as const;
+    const r = await execa('git', ['-C', this.dir, ...args], {
+      reject: false,
+      extendEnv: false,
+      env: { ...this.env, ...opts.env },
+      input: opts.input,
+      timeout: opts.timeoutMs ?? DEFAULT_LOCAL_TIMEOUT_MS,
+      encoding: 'buffer',
+      stripFinalNewline: false,
+      stdio: stdio as unknown as ['pipe', 'pipe', 'pipe'],
+    });
+    return {
+      exitCode: r.exitCode ?? (r.timedOut ? 124 : 1),
+      stdout: Buffer.from(r.stdout as Uint8Array),
+      stderr: Buffer.from(r.stderr as Uint8Array).toString(),
+      timedOut: Boolean(r.timedOut),
+    };
+  }
+
+  /** Runs a local command that must succeed; returns trimmed stdout. */
+  async must(args: readonly string[], opts: RunOptions = {}): Promise<string> {
+    const r = await this.run(args, opts);
+    if (r.exitCode !== 0) {
+      throw new Error(`git ${args.join(' ')} failed (exit ${r.exitCode}): ${r.stderr.trim()}`);
+    }
+    return r.stdout.toString().trim();
+  }
+}
+
+/** Every git call runs non-interactively and in the C locale, so its output can be parsed. */
+export function gitEnvironment(env: Env): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
+  out.GIT_TERMINAL_PROMPT = '0';
+  out.GCM_INTERACTIVE = 'never';
+  out.LC_ALL = 'C';
+  out.LANGUAGE = 'C';
+  if (!out.GIT_SSH_COMMAND) out.GIT_SSH_COMMAND = 'ssh -o BatchMode=yes';
+  return out;
+}

@@ -1,0 +1,156 @@
+import { RemoteUnavailable } from '../refusals.js';
+import { cachePrefix, fromCacheRef, RECORD_FILE, RECORD_PREFIX } from '../records/refs.js';
+import type { Git } from './git.js';
+import { isRejected, parsePushPorcelain, type PorcelainRef } from './porcelain.js';
+import { lastLine, looksUnreachable } from './transport-errors.js';
+
+/** A record ref as mirrored from the remote, with its blob when it has one. */
+export interface RawRecord {
+  ref: string;
+  tip: string;
+  /** undefined when the tip's tree has no record file. */
+  blob?: Buffer;
+  /** Size of the blob when it was too large to read. */
+  oversized?: number;
+}
+
+/**
+ * One ref to change in a push. `lease`: a tip the remote must still have, null for "must
+ * not exist yet", undefined for no lease (a plain fast-forward push).
+ */
+export interface RefUpdate {
+  ref: string;
+  /** null deletes the ref. */
+  newOid: string | null;
+  lease?: string | null;
+}
+
+export type PushResult =
+  | { ok: true }
+  | { ok: false; rejected: PorcelainRef[]; remoteTips: Map<string, string | null> };
+
+// Concurrent fetches into one clone's cache can meet each other's ref locks; retry briefly.
+const FETCH_LOCK_RETRIES = 6;
+// Blobs larger than this are not read into memory (the decoder refuses them anyway).
+const MAX_READ_BYTES = 1024 * 1024;
+
+/** Reads and writes the `refs/heads/abcd/*` namespace of one remote. */
+export class RecordStore {
+  constructor(
+    private readonly git: Git,
+    readonly remote: string,
+    private readonly timeoutMs: number,
+    private readonly sleep: (ms: number) => Promise<void>,
+  ) {}
+
+  /** One round trip: mirrors every record ref into the local cache, pruning deleted ones. */
+  async fetch(): Promise<void> {
+    const spec = `+${RECORD_PREFIX}*:${cachePrefix(this.remote)}*`;
+    const args = ['fetch', '--no-tags', '--prune', '--no-write-fetch-head', '--no-auto-maintenance', '--quiet'];
+    for (let attempt = 0; ; attempt++) {
+      const r = await this.git.run([...args, this.remote, spec], { timeoutMs: this.timeoutMs });
+      if (r.exitCode === 0) return;
+      const lockContention = /cannot lock ref|unable to create .*\.lock|unable to update local ref/i.test(r.stderr);
+      if (lockContention && attempt < FETCH_LOCK_RETRIES) {
+        await this.sleep(20 + Math.random() * 80 * (attempt + 1));
+        continue;
+      }
+      throw this.unreachable('read the records from', r, 'unchanged');
+    }
+  }
+
+  /** Every cached record ref with its blob, in two local processes whatever the count. */
+  async readCached(): Promise<RawRecord[]> {
+    const prefix = cachePrefix(this.remote);
+    const list = await this.git.must(['for-each-ref', '--format=%(objectname) %(refname)', prefix]);
+    const refs = list
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => {
+        const sp = l.indexOf(' ');
+        return { tip: l.slice(0, sp), ref: fromCacheRef(this.remote, l.slice(sp + 1)) };
+      });
+    if (refs.length === 0) return [];
+    const input = refs.map((r) => `${r.tip}:${RECORD_FILE}\n`).join('');
+    const batch = await this.git.run(['cat-file', `--batch`], { input });
+    if (batch.exitCode !== 0) throw new Error(`git cat-file --batch failed: ${batch.stderr.trim()}`);
+    return parseBatch(batch.stdout, refs);
+  }
+
+  /** Pushes updates in one push (atomic unless told otherwise) and reports what the remote did. */
+  async push(updates: readonly RefUpdate[], opts: { atomic: boolean }): Promise<PushResult> {
+    const args = ['push', '--porcelain', '--no-verify'];
+    if (opts.atomic) args.push('--atomic');
+    for (const u of updates) if (u.lease !== undefined) args.push(`--force-with-lease=${u.ref}:${u.lease ?? ''}`);
+    args.push(this.remote, ...updates.map((u) => (u.newOid === null ? `:${u.ref}` : `${u.newOid}:${u.ref}`)));
+    const r = await this.git.run(args, { timeoutMs: this.timeoutMs });
+    if (r.exitCode === 0) return { ok: true };
+    const porcelain = parsePushPorcelain(r.stdout.toString());
+    const neverConnected = porcelain.length === 0 && !r.timedOut && looksUnreachable(r.stderr);
+    let remoteTips: Map<string, string | null>;
+    try {
+      remoteTips = await this.remoteTips(updates.map((u) => u.ref));
+    } catch (e) {
+      if (neverConnected) throw this.unreachable('push to', r, 'unchanged');
+      throw this.unreachable('confirm a push to', r, 'unknown');
+    }
+    // The exit code said no, but an atomic push that reached the remote is all or nothing:
+    // if every ref is where we sent it, it went through (HTTP can cut porcelain short).
+    if (updates.every((u) => (remoteTips.get(u.ref) ?? null) === u.newOid)) return { ok: true };
+    const rejected = porcelain.filter(isRejected);
+    if (rejected.length === 0 && neverConnected) throw this.unreachable('push to', r, 'unchanged');
+    return { ok: false, rejected, remoteTips };
+  }
+
+  /** The remote's current tips of the given refs (null: absent). One round trip. */
+  async remoteTips(refs: readonly string[]): Promise<Map<string, string | null>> {
+    const r = await this.git.run(['ls-remote', this.remote, ...refs], { timeoutMs: this.timeoutMs });
+    if (r.exitCode !== 0) throw this.unreachable('read refs from', r, 'unknown');
+    const tips = new Map<string, string | null>(refs.map((ref) => [ref, null]));
+    for (const line of r.stdout.toString().split('\n')) {
+      const [oid, ref] = line.split('\t');
+      if (oid && ref && tips.has(ref)) tips.set(ref, oid);
+    }
+    return tips;
+  }
+
+  private unreachable(act: string, r: { stderr: string; timedOut: boolean }, outcome: 'unchanged' | 'unknown') {
+    const why = r.timedOut ? `git timed out after ${Math.round(this.timeoutMs / 1000)}s` : lastLine(r.stderr);
+    const next =
+      outcome === 'unknown'
+        ? 'The push may or may not have happened: run "abcd status" once the remote answers.'
+        : 'Nothing was changed. Check the remote URL and network, then try again.';
+    return new RemoteUnavailable(`could not ${act} remote "${this.remote}": ${why}. ${next}`, {
+      remote: this.remote,
+      outcome,
+      git: why,
+    });
+  }
+}
+
+/** Splits `git cat-file --batch` output back into one blob per requested ref. */
+function parseBatch(out: Buffer, refs: ReadonlyArray<{ ref: string; tip: string }>): RawRecord[] {
+  const records: RawRecord[] = [];
+  let pos = 0;
+  for (const { ref, tip } of refs) {
+    const nl = out.indexOf(10, pos);
+    if (nl < 0) throw new Error(`git cat-file --batch stopped early at ${ref}`);
+    const header = out.subarray(pos, nl).toString();
+    pos = nl + 1;
+    if (header.endsWith(' missing') || header.endsWith(' ambiguous')) {
+      records.push({ ref, tip });
+      continue;
+    }
+    const [, type, sizeText] = header.split(' ');
+    const size = Number(sizeText);
+    if (type !== 'blob' || !Number.isInteger(size)) {
+      pos += Number.isInteger(size) ? size + 1 : 0;
+      records.push({ ref, tip });
+      continue;
+    }
+    if (size > MAX_READ_BYTES) records.push({ ref, tip, oversized: size });
+    else records.push({ ref, tip, blob: Buffer.from(out.subarray(pos, pos + size)) });
+    pos += size + 1;
+  }
+  return records;
+}

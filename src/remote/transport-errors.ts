@@ -1,0 +1,30 @@
+// Recognises git's messages for a remote that could not be reached, as opposed to a
+// remote that answered and refused.
+const UNREACHABLE = [
+  /unable to access/i,
+  /could not read from remote repository/i,
+  /does not appear to be a git repository/i,
+  /connection refused/i,
+  /could not resolve host/i,
+  /the remote end hung up/i,
+  /connection (timed out|reset)/i,
+  /failed to connect/i,
+  /no such file or directory/i,
+  /repository .* not found/i,
+  /protocol error/i,
+  /early eof/i,
+  /http 5\d\d|returned error: 5\d\d/i,
+];
+
+export function looksUnreachable(stderr: string): boolean {
+  return UNREACHABLE.some((re) => re.test(stderr));
+}
+
+/** The last meaningful line of git's stderr, for a message. */
+export function lastLine(stderr: string): string {
+  const lines = stderr
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+  return lines.at(-1) ?? '(git printed nothing)';
+}

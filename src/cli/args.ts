@@ -1,0 +1,35 @@
+// Turns raw argv values into typed verb input; every bad value is a UsageError (exit 2).
+import { parseItem, type ItemKey } from '../records/item.js';
+import { UsageError } from '../refusals.js';
+import { parseDuration } from '../time/duration.js';
+import { MAX_NOTE_CHARS } from '../records/limits.js';
+
+// A claim shorter than this cannot be renewed in time by anything that does real work.
+const MIN_TTL_MS = 1000;
+
+export function itemArg(value: unknown): ItemKey {
+  return parseItem(String(value ?? ''));
+}
+
+export function ttlArg(value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = parseDuration(String(value), '--ttl');
+  if (ms < MIN_TTL_MS) throw new UsageError(`--ttl ${String(value)} is under the 1s minimum.`, { ttl: String(value) });
+  return ms;
+}
+
+export function durationArg(value: unknown, name: string, fallback: number): number {
+  return value === undefined ? fallback : parseDuration(String(value), name);
+}
+
+export function listArg(value: unknown): string[] {
+  if (value === undefined) return [];
+  return (Array.isArray(value) ? value : [value]).map(String);
+}
+
+export function noteArg(v: unknown): string {
+  const note = String(v);
+  if (note.length > MAX_NOTE_CHARS) throw new UsageError(`--note is ${note.length} characters, over ${MAX_NOTE_CHARS}.`, {});
+  if (/[\u0000-\u0008\u000b-\u001f\u007f]/.test(note)) throw new UsageError('--note has control characters.', {});
+  return note;
+}

@@ -1,0 +1,21 @@
+import type { Command } from './command.js';
+import { reserve } from './commands/reserve.js';
+import { renew } from './commands/renew.js';
+import { release } from './commands/release.js';
+import { push } from './commands/push.js';
+import { status } from './commands/status.js';
+import { settings } from './commands/settings.js';
+import { init } from './commands/init.js';
+import { checkLogin } from './commands/check-login.js';
+
+/** Every verb, in the order `abcd --help` lists them. One line per verb. */
+export const commands: readonly Command[] = [
+  reserve,
+  renew,
+  release,
+  push,
+  status,
+  settings,
+  init,
+  checkLogin,
+];

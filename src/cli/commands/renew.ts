@@ -1,0 +1,22 @@
+import type { Command } from '../command.js';
+import { itemArg, ttlArg } from '../args.js';
+import { formatInstant } from '../render.js';
+
+export const renew: Command = {
+  command: 'renew <item>',
+  describe: "write a fresh generation of this session's claim, extending its expiry",
+  examples: [['abcd renew fix-login --ttl 1h', 'keep fix-login for another hour']],
+  builder: (y) =>
+    y
+      .positional('item', { type: 'string', describe: 'the item this session holds' })
+      .option('ttl', { type: 'string', describe: 'new time to live (default: the claim’s current ttl)' }),
+  async run(args, deps) {
+    const input = { item: itemArg(args.item), ttlMs: ttlArg(args.ttl), state: 'held' as const };
+    const [{ openRepo }, { stepClaim }] = await Promise.all([import('../../verbs/repo.js'), import('../../verbs/renew.js')]);
+    const r = await stepClaim(await openRepo(deps), input);
+    return {
+      json: { ...r, expiresAt: formatInstant(r.expiresAt) },
+      text: `renewed ${r.item} (generation ${r.gen}) until ${formatInstant(r.expiresAt)}`,
+    };
+  },
+};

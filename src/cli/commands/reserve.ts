@@ -1,0 +1,34 @@
+import type { Command } from '../command.js';
+import { durationArg, itemArg, noteArg, ttlArg } from '../args.js';
+import { formatDuration, formatInstant } from '../render.js';
+
+export const reserve: Command = {
+  command: 'reserve <item>',
+  describe: 'take the claim on an item (refuses, naming the holder, if another session holds it)',
+  examples: [
+    ['abcd reserve fix-login --ttl 45m --note "login bug"', 'claim fix-login for 45 minutes'],
+    ['abcd reserve github:issue:123 --wait 5m', 'wait up to 5 minutes for the holder to release it'],
+  ],
+  builder: (y) =>
+    y
+      .positional('item', { type: 'string', describe: 'a slug (fix-login) or a key (github:issue:123)' })
+      .option('ttl', { type: 'string', describe: 'how long the claim lives without renewal (default: the default-ttl setting)' })
+      .option('wait', { type: 'string', describe: 'how long to wait for a held item (e.g. 90s); default 0' })
+      .option('note', { type: 'string', describe: 'a short note others see in abcd status' }),
+  async run(args, deps) {
+    const input = {
+      item: itemArg(args.item),
+      ttlMs: ttlArg(args.ttl),
+      waitMs: durationArg(args.wait, '--wait', 0),
+      ...(args.note !== undefined ? { note: noteArg(args.note) } : {}),
+    };
+    const [{ openRepo }, { reserve: run }] = await Promise.all([import('../../verbs/repo.js'), import('../../verbs/reserve.js')]);
+    const r = await run(await openRepo(deps), input);
+    const how = r.tookOverFrom ? ` (taken over from ${r.tookOverFrom})` : r.renewed ? ' (renewed)' : '';
+    return {
+      json: { ...r, expiresAt: formatInstant(r.expiresAt) },
+      text: `reserved ${r.item}${how} until ${formatInstant(r.expiresAt)} (${formatDuration(r.ttlMs)}) as ${r.holder}`,
+    };
+  },
+};
+

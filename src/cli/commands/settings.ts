@@ -1,0 +1,39 @@
+import type { Command } from '../command.js';
+import { formatDuration, formatInstant } from '../render.js';
+
+const DURATIONS = new Set(['defaultTtl', 'takeoverDelay', 'doneRetention']);
+const NAMES: Record<string, string> = {
+  reservationCap: 'reservation-cap',
+  defaultTtl: 'default-ttl',
+  takeoverDelay: 'takeover-delay',
+  doneRetention: 'done-retention',
+};
+
+export const settings: Command = {
+  command: 'settings [key] [value]',
+  describe: "read or set the person's settings: reservation-cap, default-ttl, takeover-delay, done-retention",
+  examples: [
+    ['abcd settings', 'show every setting'],
+    ['abcd settings takeover-delay 90s', 'set the delay after expiry before a claim may be taken over'],
+  ],
+  builder: (y) =>
+    y
+      .positional('key', { type: 'string', describe: 'reservation-cap | default-ttl | takeover-delay | done-retention' })
+      .positional('value', { type: 'string', describe: 'a whole number (cap) or a duration: 500ms, 90s, 5m, 2h' }),
+  async run(args, deps) {
+    const input = {
+      ...(args.key !== undefined ? { key: String(args.key) } : {}),
+      ...(args.value !== undefined ? { value: String(args.value) } : {}),
+    };
+    const [{ openRepo }, { settings: run }] = await Promise.all([import('../../verbs/repo.js'), import('../../verbs/settings.js')]);
+    const r = await run(await openRepo(deps), input);
+    const entries = Object.entries(r.settings).map(([k, v]) => [NAMES[k] ?? k, DURATIONS.has(k) ? formatDuration(v) : String(v)]);
+    const shown = input.key ? entries.filter(([k]) => k === input.key) : entries;
+    const origin = r.by ? `set by ${r.by} at ${formatInstant(r.at ?? 0)}` : 'defaults (no settings record yet)';
+    const head = r.changed ? `set ${r.changed}\n` : '';
+    return {
+      json: { settings: r.settings, ...(r.by ? { by: r.by, at: formatInstant(r.at ?? 0) } : {}), ...(r.changed ? { changed: r.changed } : {}) },
+      text: head + shown.map(([k, v]) => `${k} = ${v}`).join('\n') + (input.key ? '' : `\n(${origin})`),
+    };
+  },
+};

@@ -1,0 +1,79 @@
+import { expiresAt, type Claim } from '../records/claim.js';
+import { shortItem, type ItemKey } from '../records/item.js';
+import { claimRef, isRefSafe } from '../records/refs.js';
+import { Conflict, UsageError } from '../refusals.js';
+import type { RefUpdate } from '../remote/record-store.js';
+import { pushClaim } from './claim-write.js';
+import { fencedAfterPush, requireMine } from './holding.js';
+import type { Repo } from './repo.js';
+import { readSnapshot } from './snapshot.js';
+
+export interface PushInput {
+  item: ItemKey;
+  /** Local branch to push; the current branch when absent. */
+  branch?: string;
+  tags: string[];
+}
+
+export interface PushResultData {
+  item: string;
+  branch: string;
+  head: string;
+  tags: string[];
+  claimTip: string;
+  gen: number;
+  expiresAt: number;
+}
+
+/** Pushes the work branch and tags in one atomic push with a renewal of the claim (rule 2). */
+export async function pushWork(repo: Repo, input: PushInput): Promise<PushResultData> {
+  const item = shortItem(input.item);
+  const ref = claimRef(input.item);
+  const branch = input.branch ?? (await currentBranch(repo));
+  const branchRef = `refs/heads/${branch}`;
+  if (!isRefSafe(branchRef) || branch.startsWith('abcd/')) {
+    throw new UsageError(`"${branch}" cannot be a work branch (not ref-safe, or inside abcd's record namespace abcd/).`, { branch });
+  }
+  const head = await resolve(repo, `${branchRef}^{commit}`, `branch ${branch} does not exist in this clone`);
+  const extra: RefUpdate[] = [{ ref: branchRef, newOid: head }];
+  for (const t of input.tags) {
+    const tagRef = `refs/tags/${t}`;
+    if (!isRefSafe(tagRef)) throw new UsageError(`"${t}" is not a valid tag name.`, { tag: t });
+    const local = await repo.git.run(['rev-parse', '--verify', '-q', tagRef]);
+    extra.push({ ref: tagRef, newOid: local.exitCode === 0 ? local.stdout.toString().trim() : head });
+  }
+  const snap = await readSnapshot(repo);
+  const entry = await requireMine(repo, snap, ref, item);
+  const claim: Claim = { ...entry.claim, gen: entry.claim.gen + 1, at: repo.deps.clock.now(), branch, head };
+  const r = await pushClaim(repo, {
+    ref,
+    lease: entry.tip,
+    claim,
+    extra,
+    message: `push ${branch} under ${claim.item} (generation ${claim.gen})`,
+  });
+  if (!r.ok) {
+    if (r.claimMoved) throw fencedAfterPush(item, ref, entry.tip, r.remoteTip);
+    const why = r.rejected.map((p) => `${p.ref} (${p.reason ?? p.summary})`).join(', ') || 'no reason given';
+    throw new Conflict(
+      `the remote refused ${why}; the claim was not renewed and nothing changed. If the remote's branch has ` +
+        'commits yours lacks, fetch and rebase onto it; a tag that exists already needs another name.',
+      { item, branch, rejected: r.rejected.map((p) => ({ ref: p.ref, reason: p.reason ?? p.summary })) },
+    );
+  }
+  await repo.held.remember(ref, r.tip);
+  return { item, branch, head, tags: input.tags, claimTip: r.tip, gen: claim.gen, expiresAt: expiresAt(claim) };
+}
+
+async function currentBranch(repo: Repo): Promise<string> {
+  const r = await repo.git.run(['symbolic-ref', '--short', '-q', 'HEAD']);
+  const name = r.stdout.toString().trim();
+  if (r.exitCode !== 0 || !name) throw new UsageError('HEAD is detached: name the branch to push (abcd push <item> <branch>).', {});
+  return name;
+}
+
+async function resolve(repo: Repo, rev: string, missing: string): Promise<string> {
+  const r = await repo.git.run(['rev-parse', '--verify', '-q', rev]);
+  if (r.exitCode !== 0) throw new UsageError(`${missing}.`, { rev });
+  return r.stdout.toString().trim();
+}

@@ -1,0 +1,46 @@
+import { expiresAt, type Claim } from '../records/claim.js';
+import { shortItem, type ItemKey } from '../records/item.js';
+import { claimRef } from '../records/refs.js';
+import { pushClaim } from './claim-write.js';
+import { fencedAfterPush, requireMine } from './holding.js';
+import { pruneBestEffort } from './prune.js';
+import type { Repo } from './repo.js';
+import { readSnapshot } from './snapshot.js';
+
+export interface ClaimStep {
+  item: string;
+  ref: string;
+  tip: string;
+  gen: number;
+  state: Claim['state'];
+  expiresAt: number;
+}
+
+/** Writes this session's claim's next generation: renewed (held, fresh `at`) or released. */
+export async function stepClaim(
+  repo: Repo,
+  input: { item: ItemKey; ttlMs?: number; state: 'held' | 'released' },
+): Promise<ClaimStep> {
+  const item = shortItem(input.item);
+  const ref = claimRef(input.item);
+  const snap = await readSnapshot(repo);
+  const entry = await requireMine(repo, snap, ref, item);
+  const claim: Claim = {
+    ...entry.claim,
+    state: input.state,
+    gen: entry.claim.gen + 1,
+    at: repo.deps.clock.now(),
+    ttl: input.ttlMs ?? entry.claim.ttl,
+  };
+  const verb = input.state === 'held' ? 'renew' : 'release';
+  const r = await pushClaim(repo, { ref, lease: entry.tip, claim, message: `${verb} ${claim.item} (generation ${claim.gen})` });
+  if (!r.ok) throw fencedAfterPush(item, ref, entry.tip, r.remoteTip);
+  if (input.state === 'released') {
+    await repo.held.forget(ref);
+    snap.claims.set(ref, { ...entry, tip: r.tip, claim });
+    await pruneBestEffort(repo, snap);
+  } else {
+    await repo.held.remember(ref, r.tip);
+  }
+  return { item, ref, tip: r.tip, gen: claim.gen, state: claim.state, expiresAt: expiresAt(claim) };
+}

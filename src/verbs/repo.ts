@@ -1,0 +1,80 @@
+import { hostname } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+import type { Deps } from '../deps.js';
+import { HeldMemory } from '../machine/held.js';
+import { sessionId } from '../machine/session.js';
+import { Sightings } from '../machine/sightings.js';
+import type { Holder } from '../records/holder.js';
+import { UsageError } from '../refusals.js';
+import { Git } from '../remote/git.js';
+import type { Signature } from '../remote/objects.js';
+import { RecordStore } from '../remote/record-store.js';
+
+// A network git call that takes longer than this is treated as a dead remote (exit 8).
+const NETWORK_TIMEOUT_MS = 30_000;
+
+/** Everything a verb needs about the clone it runs in. */
+export interface Repo {
+  readonly deps: Deps;
+  readonly git: Git;
+  readonly store: RecordStore;
+  readonly gitDir: string;
+  readonly commonDir: string;
+  readonly me: Holder;
+  readonly author: Signature;
+  readonly sightings: Sightings;
+  readonly held: HeldMemory;
+}
+
+/** Opens the clone at deps.cwd: two local git calls, no network. */
+export async function openRepo(deps: Deps): Promise<Repo> {
+  const git = new Git(deps.cwd, deps.env);
+  const [dirs, config] = await Promise.all([
+    git.run(['rev-parse', '--absolute-git-dir', '--git-common-dir']),
+    git.run(['config', '-z', '--get-regexp', `^(user\\.(name|email)|remote\\.${escapeRe(deps.remote)}\\.url)$`]),
+  ]);
+  if (dirs.exitCode !== 0) {
+    throw new UsageError(`${deps.cwd} is not inside a git clone: run abcd from a clone of the shared remote.`, {
+      cwd: deps.cwd,
+    });
+  }
+  const [gitDir = '', common = ''] = dirs.stdout.toString().trim().split('\n');
+  const commonDir = isAbsolute(common) ? common : resolve(deps.cwd, common);
+  const values = parseConfigZ(config.stdout.toString());
+  const email = values.get('user.email');
+  if (!email) {
+    throw new UsageError('git user.email is not set; abcd names the person by it. Run: git config user.email you@example.com', {});
+  }
+  if (!values.get(`remote.${deps.remote}.url`) && !isAbsolute(deps.remote) && !deps.remote.includes('://')) {
+    throw new UsageError(`this clone has no remote named "${deps.remote}": add it or pass --remote <name>.`, {
+      remote: deps.remote,
+    });
+  }
+  const session = await sessionId(deps.env, gitDir);
+  const abcdDir = join(commonDir, 'abcd');
+  const store = new RecordStore(git, deps.remote, NETWORK_TIMEOUT_MS, (ms) => deps.clock.sleep(ms));
+  return {
+    deps,
+    git,
+    store,
+    gitDir,
+    commonDir,
+    me: { person: email, host: hostname() || 'unknown-host', session },
+    author: { name: values.get('user.name') || email, email },
+    sightings: new Sightings(join(abcdDir, 'sightings')),
+    held: new HeldMemory(join(abcdDir, 'held', session)),
+  };
+}
+
+function parseConfigZ(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const entry of text.split('\0')) {
+    const nl = entry.indexOf('\n');
+    if (nl > 0) out.set(entry.slice(0, nl), entry.slice(nl + 1));
+  }
+  return out;
+}
+
+function escapeRe(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -1,0 +1,149 @@
+import { expiresAt, type Claim } from '../records/claim.js';
+import { formatHolder, sameSession } from '../records/holder.js';
+import { formatItem, shortItem, type ItemKey } from '../records/item.js';
+import { claimRef, SETTINGS_REF } from '../records/refs.js';
+import { CapReached, DeadlineReached, Held, TakeoverTooSoon } from '../refusals.js';
+import { formatDuration, formatInstant } from '../time/duration.js';
+import { standing, type ClaimStanding } from './claim-rules.js';
+import { pushClaim } from './claim-write.js';
+import type { Repo } from './repo.js';
+import { readSnapshot, type ClaimEntry, type Snapshot } from './snapshot.js';
+
+export interface ReserveInput {
+  item: ItemKey;
+  ttlMs?: number;
+  waitMs: number;
+  note?: string;
+}
+
+export interface ReserveResult {
+  item: string;
+  ref: string;
+  tip: string;
+  gen: number;
+  holder: string;
+  expiresAt: number;
+  ttlMs: number;
+  renewed: boolean;
+  tookOverFrom?: string;
+  waitedMs: number;
+}
+
+// How often a waiting reserve re-reads the remote (one round trip each).
+const WAIT_POLL_MS = 1000;
+// Lost push races in a row before giving up; each loss means someone else just wrote.
+const MAX_LOST_RACES = 8;
+
+/** Takes the claim on an item, waiting up to waitMs for a holder to release or expire. */
+export async function reserve(repo: Repo, input: ReserveInput): Promise<ReserveResult> {
+  const { clock } = repo.deps;
+  const item = shortItem(input.item);
+  const ref = claimRef(input.item);
+  const started = clock.now();
+  const deadline = started + input.waitMs;
+  for (let lost = 0; ; ) {
+    const snap = await readSnapshot(repo);
+    for (const r of [ref, SETTINGS_REF]) {
+      const refused = snap.refused.get(r);
+      if (refused) throw refused.refusal;
+    }
+    const entry = snap.claims.get(ref);
+    const now = clock.now();
+    const seen = await watch(repo, entry, now);
+    const st = standing(entry, repo.me, now, snap.settings, seen);
+    if (st.kind === 'free' || st.kind === 'mine' || st.kind === 'takeable') {
+      if (st.kind !== 'mine') checkCap(repo, snap, ref, now);
+      const lease = st.kind === 'takeable' ? st.entry.tip : st.lease;
+      const gen = st.kind === 'takeable' ? st.entry.claim.gen + 1 : st.gen;
+      const claim: Claim = {
+        abcd: 'claim',
+        v: 1,
+        item: formatItem(input.item),
+        state: 'held',
+        holder: repo.me,
+        gen,
+        at: now,
+        ttl: input.ttlMs ?? (st.kind === 'mine' && entry ? entry.claim.ttl : snap.settings.defaultTtl),
+        ...(input.note !== undefined ? { note: input.note } : st.kind === 'mine' && entry?.claim.note ? { note: entry.claim.note } : {}),
+      };
+      const r = await pushClaim(repo, { ref, lease, claim, message: `reserve ${claim.item} (generation ${gen})` });
+      if (r.ok) {
+        await repo.held.remember(ref, r.tip);
+        return {
+          item,
+          ref,
+          tip: r.tip,
+          gen,
+          holder: formatHolder(repo.me),
+          expiresAt: expiresAt(claim),
+          ttlMs: claim.ttl,
+          renewed: st.kind === 'mine',
+          ...(st.kind === 'takeable' ? { tookOverFrom: formatHolder(st.entry.claim.holder) } : {}),
+          waitedMs: clock.now() - started,
+        };
+      }
+      if (!r.claimMoved) throw new Error(`the remote refused the claim push for ${ref}: ${JSON.stringify(r.rejected)}`);
+      if (++lost > MAX_LOST_RACES && clock.now() >= deadline) throw refuseBusy(item, ref, st, started, clock.now(), input.waitMs);
+      continue; // someone else wrote the claim first: read again and judge the new holder
+    }
+    const t = clock.now();
+    if (t >= deadline) throw refuseBusy(item, ref, st, started, t, input.waitMs);
+    const wakeAt = st.kind === 'held' ? st.expiresAt + snap.settings.takeoverDelay : st.takeableAt;
+    await clock.sleep(Math.max(10, Math.min(jitter(WAIT_POLL_MS), wakeAt - t, deadline - t)));
+  }
+}
+
+/** Records this clone's sighting of another session's claim tip; returns when it was first seen. */
+async function watch(repo: Repo, entry: ClaimEntry | undefined, now: number): Promise<number | undefined> {
+  if (!entry || entry.claim.state !== 'held' || sameSession(entry.claim.holder, repo.me)) return undefined;
+  return repo.sightings.see(entry.ref, entry.tip, now);
+}
+
+function checkCap(repo: Repo, snap: Snapshot, ref: string, now: number): void {
+  const mine = [...snap.claims.values()].filter(
+    (e) => e.ref !== ref && e.claim.state === 'held' && e.claim.holder.person === repo.me.person && now < expiresAt(e.claim),
+  );
+  const cap = snap.settings.reservationCap;
+  if (mine.length >= cap) {
+    throw new CapReached(
+      `${repo.me.person} already holds ${mine.length} live reservations, the cap is ${cap}: ` +
+        `release one (abcd release <item>) or raise the cap (abcd settings reservation-cap <n>).`,
+      { person: repo.me.person, cap, held: mine.map((e) => e.item) },
+    );
+  }
+}
+
+function refuseBusy(item: string, ref: string, st: ClaimStanding, started: number, now: number, waitMs: number) {
+  if (st.kind !== 'held' && st.kind !== 'expired') {
+    return new Held(`${item} kept changing hands while abcd tried to take it; run abcd status and try again.`, { item, ref });
+  }
+  const c = st.entry.claim;
+  const holder = formatHolder(c.holder);
+  const claimData = { item, ref, holder, gen: c.gen, tip: st.entry.tip, expiresAt: formatInstant(expiresAt(c)) };
+  if (waitMs > 0) {
+    return new DeadlineReached(
+      `waited ${formatDuration(now - started)} for ${item}, held by ${holder} (generation ${c.gen}, ` +
+        `expires ${formatInstant(expiresAt(c))}); the --wait deadline of ${formatDuration(waitMs)} passed. ` +
+        'Try another item, or wait longer.',
+      { waitedOn: claimData, waitedMs: now - started, waitMs },
+    );
+  }
+  if (st.kind === 'held') {
+    return new Held(
+      `${item} is held by ${holder} (generation ${c.gen}) until ${formatInstant(st.expiresAt)} ` +
+        `(in ${formatDuration(st.expiresAt - now)})${c.note ? `, note: ${JSON.stringify(c.note)}` : ''}. ` +
+        'Pick another item, or wait with --wait <duration>.',
+      { ...claimData, expiresInMs: st.expiresAt - now },
+    );
+  }
+  return new TakeoverTooSoon(
+    `${item}'s claim by ${holder} expired ${formatDuration(now - expiresAt(c))} ago; it may be taken over from ` +
+      `${formatInstant(st.takeableAt)} (in ${formatDuration(st.takeableAt - now)}), once this clone has watched it ` +
+      'unchanged for the takeover delay. Run again then, or use --wait.',
+    { ...claimData, takeableAt: formatInstant(st.takeableAt), takeableInMs: st.takeableAt - now },
+  );
+}
+
+function jitter(ms: number): number {
+  return ms * (0.8 + Math.random() * 0.4);
+}

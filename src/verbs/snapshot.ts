@@ -1,0 +1,101 @@
+import { decodeClaim, type Claim } from '../records/claim.js';
+import { MAX_RECORD_BYTES } from '../records/envelope.js';
+import { classifyRef, isRefSafe, itemOfRef, SETTINGS_REF } from '../records/refs.js';
+import { DEFAULT_SETTINGS, decodeSettings, type Settings, type SettingsRecord } from '../records/settings.js';
+import { RecordInvalid, isRefusal, type Refusal } from '../refusals.js';
+import type { RawRecord } from '../remote/record-store.js';
+import type { Repo } from './repo.js';
+
+export interface ClaimEntry {
+  ref: string;
+  item: string;
+  tip: string;
+  claim: Claim;
+}
+
+/** A record this abcd could not use, and why (rule 3, corrupt records). */
+export interface RefusedEntry {
+  ref: string;
+  tip: string;
+  refusal: Refusal;
+}
+
+/** Everything read from the remote's records in one round trip. */
+export interface Snapshot {
+  readAt: number;
+  claims: Map<string, ClaimEntry>;
+  settings: Settings;
+  settingsEntry?: { tip: string; record: SettingsRecord };
+  refused: Map<string, RefusedEntry>;
+  /** Refs under abcd/ of kinds this abcd does not know (left alone). */
+  unknown: string[];
+  /** Raw records by ref, for kinds decoded by later layers (queue, ...). */
+  raw: Map<string, RawRecord>;
+}
+
+/** Fetches the record namespace (one round trip) and decodes every record. */
+export async function readSnapshot(repo: Repo): Promise<Snapshot> {
+  await repo.store.fetch();
+  const raws = await repo.store.readCached();
+  return decodeSnapshot(raws, repo.deps.clock.now());
+}
+
+export function decodeSnapshot(raws: readonly RawRecord[], readAt: number): Snapshot {
+  const snap: Snapshot = {
+    readAt,
+    claims: new Map(),
+    settings: { ...DEFAULT_SETTINGS },
+    refused: new Map(),
+    unknown: [],
+    raw: new Map(),
+  };
+  for (const raw of raws) {
+    snap.raw.set(raw.ref, raw);
+    const kind = isRefSafe(raw.ref) ? classifyRef(raw.ref) : undefined;
+    if (!kind) {
+      snap.unknown.push(raw.ref);
+      continue;
+    }
+    try {
+      if (kind.kind === 'claim') {
+        const claim = decodeClaim(raw.ref, blobOf(raw));
+        snap.claims.set(raw.ref, { ref: raw.ref, item: itemOfRef(raw.ref) ?? claim.item, tip: raw.tip, claim });
+      } else if (kind.kind === 'settings' && raw.ref === SETTINGS_REF) {
+        const record = decodeSettings(raw.ref, blobOf(raw));
+        snap.settingsEntry = { tip: raw.tip, record };
+        snap.settings = pickSettings(record);
+      }
+    } catch (e) {
+      if (!isRefusal(e)) throw e;
+      snap.refused.set(raw.ref, { ref: raw.ref, tip: raw.tip, refusal: e });
+    }
+  }
+  return snap;
+}
+
+/** A record's blob, or the refusal for a tip without a readable one. */
+export function blobOf(raw: RawRecord): Buffer {
+  if (raw.oversized !== undefined) {
+    throw new RecordInvalid(
+      `record ${raw.ref} is ${raw.oversized} bytes, over the ${MAX_RECORD_BYTES}-byte limit; it was not read. ` +
+        'Delete or rewrite that ref on the remote.',
+      { ref: raw.ref, reason: 'oversized', bytes: raw.oversized },
+    );
+  }
+  if (!raw.blob) {
+    throw new RecordInvalid(`record ${raw.ref} has no record.json in its tip ${raw.tip.slice(0, 12)}.`, {
+      ref: raw.ref,
+      reason: 'no-record-file',
+    });
+  }
+  return raw.blob;
+}
+
+function pickSettings(r: SettingsRecord): Settings {
+  return {
+    reservationCap: r.reservationCap,
+    defaultTtl: r.defaultTtl,
+    takeoverDelay: r.takeoverDelay,
+    doneRetention: r.doneRetention,
+  };
+}

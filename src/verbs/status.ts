@@ -1,0 +1,99 @@
+import { expiresAt } from '../records/claim.js';
+import { formatHolder, sameSession } from '../records/holder.js';
+import type { Settings } from '../records/settings.js';
+import { standing } from './claim-rules.js';
+import { pruneBestEffort } from './prune.js';
+import type { Repo } from './repo.js';
+import { readSnapshot } from './snapshot.js';
+
+export interface ClaimView {
+  item: string;
+  ref: string;
+  state: 'held' | 'released' | 'done';
+  holder: string;
+  gen: number;
+  tip: string;
+  at: number;
+  ageMs: number;
+  ttlMs: number;
+  expiresAt: number;
+  expiresInMs: number;
+  /** Held but past its expiry: its holder stopped renewing. */
+  stale: boolean;
+  /** When this clone may take it over (stale claims only). */
+  takeableAt?: number;
+  mine: boolean;
+  note?: string;
+  branch?: string;
+  head?: string;
+}
+
+export interface RefusedView {
+  ref: string;
+  code: string;
+  exit: number;
+  message: string;
+  data: Record<string, unknown>;
+}
+
+export interface StatusData {
+  remote: string;
+  readAt: number;
+  session: string;
+  claims: ClaimView[];
+  settings: Settings;
+  refused: RefusedView[];
+  pruned: number;
+}
+
+/** Everyone's state in one round trip, after the coordination pass (sightings, pruning). */
+export async function status(repo: Repo): Promise<StatusData> {
+  const snap = await readSnapshot(repo);
+  const now = repo.deps.clock.now();
+  const claims: ClaimView[] = [];
+  for (const e of snap.claims.values()) {
+    const c = e.claim;
+    const exp = expiresAt(c);
+    const mine = sameSession(c.holder, repo.me);
+    const stale = c.state === 'held' && now >= exp;
+    const seen = stale && !mine ? await repo.sightings.see(e.ref, e.tip, now) : undefined;
+    const st = stale && !mine ? standing(e, repo.me, now, snap.settings, seen) : undefined;
+    claims.push({
+      item: e.item,
+      ref: e.ref,
+      state: c.state,
+      holder: formatHolder(c.holder),
+      gen: c.gen,
+      tip: e.tip,
+      at: c.at,
+      ageMs: now - c.at,
+      ttlMs: c.ttl,
+      expiresAt: exp,
+      expiresInMs: exp - now,
+      stale,
+      mine,
+      ...(st?.kind === 'expired' ? { takeableAt: st.takeableAt } : st?.kind === 'takeable' ? { takeableAt: now } : {}),
+      ...(c.note ? { note: c.note } : {}),
+      ...(c.branch ? { branch: c.branch } : {}),
+      ...(c.head ? { head: c.head } : {}),
+    });
+  }
+  claims.sort((a, b) => (a.item < b.item ? -1 : a.item > b.item ? 1 : 0));
+  const refused = [...snap.refused.values()].map((r) => ({
+    ref: r.ref,
+    code: r.refusal.code,
+    exit: r.refusal.exit,
+    message: r.refusal.message,
+    data: r.refusal.data,
+  }));
+  const pruned = await pruneBestEffort(repo, snap);
+  return {
+    remote: repo.store.remote,
+    readAt: snap.readAt,
+    session: formatHolder(repo.me),
+    claims,
+    settings: snap.settings,
+    refused,
+    pruned,
+  };
+}

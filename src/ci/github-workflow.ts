@@ -1,0 +1,106 @@
+// The GitHub Actions workflow `abcd init --ci github` writes. Plain text from a template:
+// abcd carries no YAML library at run time, and test/init-ci.test.ts parses the output.
+
+/** First line of every CI file abcd writes; `init` recognises its own files by it. */
+export const GENERATED_MARKER = '# abcd lanes: written by `abcd init';
+
+export const GITHUB_WORKFLOW_PATH = '.github/workflows/abcd-lanes.yml';
+
+export interface LaneCiOptions {
+  /** The job's hard limit in minutes; ABCD_JOB_DEADLINE is derived from it. */
+  timeoutMinutes?: number;
+  /** How the job gets abcd. */
+  installCommand?: string;
+}
+
+export const DEFAULT_TIMEOUT_MINUTES = 60;
+export const DEFAULT_INSTALL_COMMAND = 'npm install --global abcd';
+
+// The first step starts after the runner has set the job up (image, checkout of actions);
+// its clock stands in for the job's start, so the deadline is moved this much earlier.
+const JOB_SETUP_MARGIN_SECONDS = 120;
+
+// An Actions expression; kept out of the template literal's own ${...} syntax.
+const expr = (e: string): string => '${{ ' + e + ' }}';
+
+export function renderGithubWorkflow(o: LaneCiOptions = {}): string {
+  const minutes = o.timeoutMinutes ?? DEFAULT_TIMEOUT_MINUTES;
+  const install = o.installCommand ?? DEFAULT_INSTALL_COMMAND;
+  return `${GENERATED_MARKER} --ci github\`; edit freely, \`--force\` rewrites it.
+#
+# Runs abcd's unattended lanes here rather than on the person's computer, where their own
+# GitHub login is within reach (rule 4). Dispatch it with an item to build that item, or
+# without one to drain every ready item; the schedule and pushes to other branches drain.
+#
+# Set once by the person (\`abcd setup-app\` walks through the App):
+#   - variable ABCD_APP_ID and secret ABCD_APP_PRIVATE_KEY: the GitHub App lanes push with;
+#   - variable ABCD_AGENT: the agent command a lane runs each cycle;
+#   - the secret your agent needs for its model, added to the lane step's env below.
+# Never map GITHUB_TOKEN or GH_TOKEN into this job's environment: the login check finds it
+# and refuses, and git would send it instead of the App's token.
+name: abcd lanes
+
+on:
+  workflow_dispatch:
+    inputs:
+      item:
+        description: "Item to build (fix-login or github:issue:123); empty drains every ready item"
+        type: string
+        required: false
+        default: ""
+  schedule:
+    - cron: "17 */6 * * *"
+  # Lanes push work branches and records under abcd/ with the App's token, and a push made
+  # with an App token starts workflows: without this each lane would start the next.
+  push:
+    branches-ignore:
+      - "abcd/**"
+
+# The job's own token only reads; every push goes through the App's token.
+permissions:
+  contents: read
+
+jobs:
+  lane:
+    runs-on: ubuntu-latest
+    timeout-minutes: ${minutes}
+    # One lane per item at a time. A newer run waits rather than cancel the one in flight
+    # (preserve and coalesce); GitHub keeps only the newest pending run of a group.
+    concurrency:
+      group: abcd-lane-${expr("inputs.item || 'drain'")}
+      cancel-in-progress: false
+    steps:
+      - name: Work out the job's deadline
+        # ABCD_JOB_DEADLINE (RFC 3339) lets a timed lane end its last cycle before GitHub
+        # kills the job at timeout-minutes (${minutes}; change both together).
+        run: |
+          deadline=$(( $(date -u +%s) + ${minutes} * 60 - ${JOB_SETUP_MARGIN_SECONDS} ))
+          echo "ABCD_JOB_DEADLINE=$(date -u -d "@$deadline" +%Y-%m-%dT%H:%M:%SZ)" >> "$GITHUB_ENV"
+      - uses: actions/checkout@v4
+        with:
+          # Otherwise the job's token stays in .git/config and git sends it instead of the
+          # App's token abcd hands git for each push.
+          persist-credentials: false
+          fetch-depth: 0
+      - uses: actions/setup-node@v4
+        with:
+          node-version: 20
+      - name: Install abcd
+        run: ${install}
+      - name: Run the lane
+        env:
+          # Through the environment, never pasted into the script: an item cannot inject shell.
+          ABCD_ITEM: ${expr('inputs.item')}
+          ABCD_AGENT: ${expr('vars.ABCD_AGENT')}
+          ABCD_APP_ID: ${expr('vars.ABCD_APP_ID')}
+          # abcd writes the key to a 0600 file outside the workspace, keeps it out of the
+          # agent's environment, and mints a short-lived token from it for each cycle.
+          ABCD_APP_PRIVATE_KEY: ${expr('secrets.ABCD_APP_PRIVATE_KEY')}
+        run: |
+          if [ -n "$ABCD_ITEM" ]; then
+            abcd build "$ABCD_ITEM" --agent "$ABCD_AGENT" --lifecycle timed
+          else
+            abcd drain --agent "$ABCD_AGENT" --lifecycle timed
+          fi
+`;
+}

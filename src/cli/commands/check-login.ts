@@ -1,0 +1,46 @@
+import type { Argv } from 'yargs';
+import type { Command } from '../command.js';
+
+/** `abcd check-login`: rule 4's login check on its own, as an unattended lane runs it. */
+export const checkLogin: Command = {
+  command: 'check-login',
+  describe: "look for the person's forge login where an unattended lane would refuse to start (exit 7 if found)",
+  examples: [
+    ['abcd check-login', 'check the host of the shared remote (github.com if it has none)'],
+    ['abcd check-login --hostname ghe.example.com --json', 'check a GitHub Enterprise host, answer in JSON'],
+  ],
+  builder: (y: Argv) =>
+    y.option('hostname', { type: 'string', describe: 'the forge host to check (default: the remote\'s host)' }),
+  async run(args, deps) {
+    const { homedir } = await import('node:os');
+    const { Git } = await import('../../remote/git.js');
+    const { assertNoLogin, describeGate } = await import('../../credentials/login-check.js');
+    const { redactUrl } = await import('../../credentials/forge-host.js');
+    const hostname = typeof args.hostname === 'string' && args.hostname !== '' ? args.hostname : undefined;
+    let remoteUrl: string | undefined;
+    if (!hostname) {
+      const r = await new Git(deps.cwd, deps.env).run(['remote', 'get-url', deps.remote]);
+      if (r.exitCode === 0) remoteUrl = r.stdout.toString().trim();
+    }
+    // gh treats GH_HOST as the person's GitHub host, so it counts as a configured Enterprise host.
+    const enterpriseHosts = deps.env.GH_HOST ? [deps.env.GH_HOST] : [];
+    const gate = await assertNoLogin({
+      attended: false,
+      hostname,
+      remoteUrl,
+      enterpriseHosts,
+      env: deps.env,
+      home: deps.env.HOME || homedir(),
+    });
+    const remote = remoteUrl === undefined ? undefined : redactUrl(remoteUrl);
+    let text = describeGate(gate);
+    if (gate.status === 'clear' && remoteUrl === undefined && !hostname) {
+      text += `\n  (remote "${deps.remote}" has no URL here, so github.com was checked)`;
+    }
+    if (gate.status !== 'clear') {
+      const reason = gate.status === 'not-applicable' ? gate.reason : 'attended';
+      return { json: { applies: false, reason, remote }, text };
+    }
+    return { json: { applies: true, host: gate.host, findings: [], unknown: gate.unknown, remote }, text };
+  },
+};

@@ -1,0 +1,76 @@
+// reserve / push / fence over file:// and over a real smart-HTTP server.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanupTemp } from './harness/git-env.js';
+import { makeSession, type Session } from './harness/session.js';
+import { makeTransportRemote, type TransportRemote } from './harness/transport.js';
+
+const CLAIM = (id: string) => `refs/heads/abcd/claims/local/item/${id}`;
+
+describe.each(['file', 'http'] as const)('claims over %s', (transport) => {
+  let remote: TransportRemote;
+  let a: Session;
+  let b: Session;
+  beforeAll(async () => {
+    remote = await makeTransportRemote(transport);
+    [a, b] = await Promise.all([makeSession(remote.cloneUrl, 'alice'), makeSession(remote.cloneUrl, 'bob')]);
+    const s = await a.abcd(['settings', 'takeover-delay', '500ms']);
+    expect(s.code, s.stderr).toBe(0);
+  });
+  afterAll(async () => {
+    await remote.stop();
+    await cleanupTemp();
+  });
+
+  it('a holder pushes its work branch and a tag with the claim renewal in one push', async () => {
+    expect((await a.abcd(['reserve', 'feature'])).code).toBe(0);
+    await a.git(['checkout', '-q', '-b', 'work/feature']);
+    const head = await a.commit('feature.txt', 'one\n');
+    const r = await a.abcd(['push', 'feature', '--tag', 'feature-v1', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json).toMatchObject({ ok: true, branch: 'work/feature', head, gen: 1 });
+    const refs = await remote.refs();
+    expect(refs.get('refs/heads/work/feature')).toBe(head);
+    expect(refs.get('refs/tags/feature-v1')).toBe(head);
+    expect(refs.get(CLAIM('feature'))).toBe(r.json.claimTip);
+  });
+
+  it('a session that never held the claim cannot push under it (exit 3)', async () => {
+    await b.git(['checkout', '-q', '-b', 'work/intruder']);
+    await b.commit('intruder.txt', 'x\n');
+    const before = await remote.refs();
+    const r = await b.abcd(['push', 'feature', '--json']);
+    expect(r.code).toBe(3);
+    expect(r.json.refusal).toMatchObject({ code: 'not-holder', data: { item: 'feature', holder: expect.stringContaining('alice') } });
+    expect(await remote.refs()).toEqual(before);
+  });
+
+  it('a holder whose claim expired and was taken over is fenced: exit 5, branch and tags unchanged', async () => {
+    expect((await a.abcd(['reserve', 'fenced-item', '--ttl', '1s'])).code).toBe(0);
+    await a.git(['checkout', '-q', '-b', 'work/fenced']);
+    const first = await a.commit('fenced.txt', 'first\n');
+    expect((await a.abcd(['push', 'fenced-item'])).code).toBe(0);
+    const taken = await b.abcd(['reserve', 'fenced-item', '--wait', '20s', '--json']);
+    expect(taken.code, taken.stderr).toBe(0);
+    expect(taken.json.tookOverFrom).toContain('alice');
+    const before = await remote.refs();
+    await a.commit('fenced.txt', 'second\n');
+    const r = await a.abcd(['push', 'fenced-item', '--tag', 'fenced-v2', '--json']);
+    expect(r.code).toBe(5);
+    expect(r.json.refusal).toMatchObject({ code: 'fenced', data: { item: 'fenced-item', holder: expect.stringContaining('bob') } });
+    const after = await remote.refs();
+    expect(after.get('refs/heads/work/fenced')).toBe(first);
+    expect(after.has('refs/tags/fenced-v2')).toBe(false);
+    expect(after).toEqual(before);
+  });
+
+  it('renew and release need the claim; release frees the item for others', async () => {
+    expect((await a.abcd(['reserve', 'shared'])).code).toBe(0);
+    expect((await b.abcd(['renew', 'shared'])).code).toBe(3);
+    const renewed = await a.abcd(['renew', 'shared', '--ttl', '2h', '--json']);
+    expect(renewed.json).toMatchObject({ ok: true, gen: 1, state: 'held' });
+    expect((await a.abcd(['release', 'shared'])).code).toBe(0);
+    const r = await b.abcd(['reserve', 'shared', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json.holder).toContain('bob');
+  });
+});

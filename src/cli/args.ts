@@ -8,7 +8,13 @@ import { MAX_NOTE_CHARS } from '../records/limits.js';
 const MIN_TTL_MS = 1000;
 
 export function itemArg(value: unknown): ItemKey {
-  return parseItem(String(value ?? ''));
+  // yargs turns a stray "-x" into a flag, leaving no string: say so rather than "".
+  if (typeof value !== 'string' || value === '') {
+    throw new UsageError('no item given; an item is a slug such as fix-login and cannot start with "-".', {
+      reason: 'missing or starts with "-"',
+    });
+  }
+  return parseItem(value);
 }
 
 export function ttlArg(value: unknown): number | undefined {

@@ -17,13 +17,17 @@ export async function main(argv: readonly string[]): Promise<void> {
   };
   let code = 0;
   try {
-    let parser: Argv = yargs([...argv])
+    const isGate = argv.find((a) => !a.startsWith('-')) === 'gate';
+    const args = isGate ? [...argv] : withoutFirstDashDash(argv);
+    let parser: Argv = yargs(args)
       .scriptName('abcd')
       .usage('abcd <verb> [options]\n\nCoordinate headless agent sessions through records on the shared git remote.')
       .option('json', { type: 'boolean', default: false, describe: 'one JSON object on stdout' })
       .option('debug', { type: 'boolean', default: false, describe: 'show stacks of internal errors' })
       .option('remote', { type: 'string', default: 'origin', describe: 'the shared git remote' })
-      .parserConfiguration({ 'populate--': true })
+      // Only `gate` runs a command after "--". For every other verb an unknown "-x" is an
+      // argument, so `abcd reserve -odd` reaches the item check and is refused by name.
+      .parserConfiguration(isGate ? { 'populate--': true } : { 'unknown-options-as-args': true })
       .strict()
       .demandCommand(1, 'name a verb: abcd --help lists them')
       .recommendCommands()
@@ -47,6 +51,7 @@ export async function main(argv: readonly string[]): Promise<void> {
           const deps: Deps = { cwd: process.cwd(), env: process.env, clock: systemClock, out, remote: g.remote };
           const result = await c.run(g, deps);
           reportResult(result, { json: g.json, out });
+          if (result.exitCode !== undefined) code = result.exitCode;
         },
       );
     }
@@ -55,4 +60,9 @@ export async function main(argv: readonly string[]): Promise<void> {
     code = reportFailure(e, { json: wantsJson, debug, out });
   }
   process.exitCode = code;
+}
+
+function withoutFirstDashDash(argv: readonly string[]): string[] {
+  const i = argv.indexOf('--');
+  return i < 0 ? [...argv] : [...argv.slice(0, i), ...argv.slice(i + 1)];
 }

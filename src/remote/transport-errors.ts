@@ -20,11 +20,12 @@ export function looksUnreachable(stderr: string): boolean {
   return UNREACHABLE.some((re) => re.test(stderr));
 }
 
-/** The last meaningful line of git's stderr, for a message. */
+/** git's own explanation from its stderr: the first fatal/error line, else the last line. */
 export function lastLine(stderr: string): string {
   const lines = stderr
     .split('\n')
     .map((l) => l.trim())
     .filter(Boolean);
-  return lines.at(-1) ?? '(git printed nothing)';
+  const fatal = lines.find((l) => /^(fatal|error):/.test(l));
+  return (fatal ?? lines.at(-1) ?? '(git printed nothing)').replace(/\.+$/, '');
 }

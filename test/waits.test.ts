@@ -1,0 +1,86 @@
+// Deadlines, the takeover rule, the cap, settings, and a dead remote.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanupTemp } from './harness/git-env.js';
+import { makeRemote, type BareRemote } from './harness/remote.js';
+import { makeSession, type Session } from './harness/session.js';
+
+// A loaded 2-core machine can be slow to start node; a deadline may be late by this much.
+const SLACK_MS = 2500;
+
+describe('waits and rules', () => {
+  let remote: BareRemote;
+  let a: Session;
+  let b: Session;
+  beforeAll(async () => {
+    remote = await makeRemote();
+    [a, b] = await Promise.all([makeSession(remote.url, 'alice'), makeSession(remote.url, 'bob')]);
+  });
+  afterAll(cleanupTemp);
+
+  it('reserve --wait 2s on a held item exits 4 once the deadline passes, naming the claim and the wait', async () => {
+    expect((await a.abcd(['reserve', 'busy', '--ttl', '1h'])).code).toBe(0);
+    const t0 = Date.now();
+    const r = await b.abcd(['reserve', 'busy', '--wait', '2s', '--json']);
+    const took = Date.now() - t0;
+    expect(r.code).toBe(4);
+    expect(took).toBeGreaterThanOrEqual(2000);
+    expect(took).toBeLessThan(2000 + SLACK_MS);
+    expect(r.json.refusal).toMatchObject({
+      code: 'deadline',
+      data: { waitMs: 2000, waitedOn: { item: 'busy', holder: expect.stringContaining('alice') } },
+    });
+    expect(r.json.refusal.data.waitedMs).toBeGreaterThanOrEqual(2000);
+    expect(r.json.refusal.message).toMatch(/waited 2(\.\d)?s for busy, held by alice/);
+  });
+
+  it('an expired claim not yet watched for the takeover delay is refused with exit 3 saying when', async () => {
+    expect((await a.abcd(['settings', 'takeover-delay', '3s'])).code).toBe(0);
+    expect((await a.abcd(['reserve', 'lapsing', '--ttl', '1s'])).code).toBe(0);
+    await new Promise((r) => setTimeout(r, 1200));
+    const r = await b.abcd(['reserve', 'lapsing', '--json']);
+    expect(r.code).toBe(3);
+    expect(r.json.refusal).toMatchObject({ code: 'takeover-too-soon', data: { item: 'lapsing', takeableAt: expect.any(String) } });
+    expect(r.json.refusal.data.takeableInMs).toBeGreaterThan(1000);
+    // The sighting was recorded: after the delay, the same session takes it over.
+    await new Promise((res) => setTimeout(res, r.json.refusal.data.takeableInMs + 200));
+    const later = await b.abcd(['reserve', 'lapsing', '--json']);
+    expect(later.code, later.stdout).toBe(0);
+    expect(later.json.tookOverFrom).toContain('alice');
+    expect((await a.abcd(['settings', 'takeover-delay', '60s'])).code).toBe(0);
+  });
+
+  it('the reservation cap per person is enforced from the settings record', async () => {
+    expect((await a.abcd(['settings', 'reservation-cap', '2', '--json'])).json).toMatchObject({ ok: true, changed: 'reservation-cap' });
+    const carol = await makeSession(remote.url, 'carol');
+    expect((await carol.abcd(['reserve', 'c1'])).code).toBe(0);
+    expect((await carol.abcd(['reserve', 'c2'])).code).toBe(0);
+    const r = await carol.abcd(['reserve', 'c3', '--json']);
+    expect(r.code).toBe(3);
+    expect(r.json.refusal).toMatchObject({ code: 'cap-reached', data: { cap: 2, held: ['c1', 'c2'] } });
+    expect((await remote.refs()).has('refs/heads/abcd/claims/local/item/c3')).toBe(false);
+    expect((await carol.abcd(['release', 'c1'])).code).toBe(0);
+    expect((await carol.abcd(['reserve', 'c3'])).code).toBe(0);
+  });
+
+  it('settings reads back what was written and refuses bad values with exit 2', async () => {
+    const r = await b.abcd(['settings', '--json']);
+    expect(r.json).toMatchObject({ ok: true, settings: { reservationCap: 2, takeoverDelay: 60_000 }, by: expect.stringContaining('alice') });
+    expect((await b.abcd(['settings', 'default-ttl', 'soon'])).code).toBe(2);
+    expect((await b.abcd(['settings', 'colour', 'red'])).code).toBe(2);
+    expect((await b.abcd(['reserve', 'x', '--ttl', '500ms'])).code).toBe(2);
+  });
+
+  it('an unreachable remote is exit 8 with outcome unchanged, and nothing is written', async () => {
+    const d = await makeSession(remote.url, 'dora');
+    await d.git(['remote', 'set-url', 'origin', 'file:///nonexistent/remote.git']);
+    for (const args of [['reserve', 'offline'], ['status'], ['release', 'offline']]) {
+      const r = await d.abcd([...args, '--json']);
+      expect(r.code, args.join(' ')).toBe(8);
+      expect(r.json.refusal).toMatchObject({ code: 'remote-unavailable', data: { outcome: 'unchanged' } });
+    }
+    await d.git(['remote', 'set-url', 'origin', 'http://127.0.0.1:9/remote.git']);
+    const r = await d.abcd(['reserve', 'offline', '--json']);
+    expect(r.code).toBe(8);
+    expect((await remote.refs()).has('refs/heads/abcd/claims/local/item/offline')).toBe(false);
+  });
+});

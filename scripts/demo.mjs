@@ -40,7 +40,7 @@ try {
   const sessions = ['ada', 'grace', 'linus'].map((name) => {
     const home = join(root, name);
     mkdirSync(home);
-    const env = { ...base, HOME: home, ABCD_SESSION: name, ABCD_MACHINE_DIR: join(home, 'machine') };
+    const env = { ...base, HOME: home, ABCD_SESSION: name, ABCD_MACHINE_DIR: join(root, 'machine') };
     const dir = join(home, 'work');
     git(root, ['clone', '-q', `file://${remote}`, dir], env);
     git(dir, ['config', 'user.email', `${name}@example.com`], env);
@@ -77,6 +77,12 @@ try {
 
   step('one session releases its item');
   console.log(`${losers[1].name}: ${(await abcd(losers[1], ['release', mine.get(losers[1].name)])).out}`);
+
+  step('the two holders land their work at once: the queue takes them in turn, each rebased onto main');
+  const landers = sessions.filter((s) => s !== losers[1]);
+  const lands = await Promise.all(landers.map((s) => abcd(s, ['land', mine.get(s.name), '--wait', '2m'])));
+  lands.forEach((r, i) => console.log(`${landers[i].name}: exit ${r.code}: ${r.out}`));
+  console.log(git(root, ['--git-dir', remote, 'log', '--oneline', 'main']));
 
   step('abcd status: everyone\'s state in one round trip');
   console.log((await abcd(sessions[0], ['status'])).out);

@@ -43,12 +43,15 @@ export class RecordStore {
     private readonly sleep: (ms: number) => Promise<void>,
   ) {}
 
-  /** One round trip: mirrors every record ref into the local cache, pruning deleted ones. */
-  async fetch(): Promise<void> {
-    const spec = `+${RECORD_PREFIX}*:${cachePrefix(this.remote)}*`;
+  /**
+   * One round trip: mirrors every record ref into the local cache, pruning deleted ones.
+   * `also` are further refspecs fetched in the same round trip (land fetches main with it).
+   */
+  async fetch(also: readonly string[] = []): Promise<void> {
+    const spec = [`+${RECORD_PREFIX}*:${cachePrefix(this.remote)}*`, ...also];
     const args = ['fetch', '--no-tags', '--prune', '--no-write-fetch-head', '--no-auto-maintenance', '--quiet'];
     for (let attempt = 0; ; attempt++) {
-      const r = await this.git.run([...args, this.remote, spec], { timeoutMs: this.timeoutMs });
+      const r = await this.git.run([...args, this.remote, ...spec], { timeoutMs: this.timeoutMs });
       if (r.exitCode === 0) return;
       const lockContention = /cannot lock ref|unable to create .*\.lock|unable to update local ref/i.test(r.stderr);
       if (lockContention && attempt < FETCH_LOCK_RETRIES) {

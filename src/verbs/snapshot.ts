@@ -1,6 +1,7 @@
 import { decodeClaim, type Claim } from '../records/claim.js';
 import { MAX_RECORD_BYTES } from '../records/envelope.js';
 import { classifyRef, isRefSafe, itemOfRef, SETTINGS_REF } from '../records/refs.js';
+import { decodeQueue, type QueueRecord } from '../records/queue.js';
 import { DEFAULT_SETTINGS, decodeSettings, type Settings, type SettingsRecord } from '../records/settings.js';
 import { RecordInvalid, isRefusal, type Refusal } from '../refusals.js';
 import type { RawRecord } from '../remote/record-store.js';
@@ -11,6 +12,13 @@ export interface ClaimEntry {
   item: string;
   tip: string;
   claim: Claim;
+}
+
+export interface QueueEntry {
+  ref: string;
+  item: string;
+  tip: string;
+  entry: QueueRecord;
 }
 
 /** A record this abcd could not use, and why (rule 3, corrupt records). */
@@ -24,6 +32,7 @@ export interface RefusedEntry {
 export interface Snapshot {
   readAt: number;
   claims: Map<string, ClaimEntry>;
+  queue: Map<string, QueueEntry>;
   settings: Settings;
   settingsEntry?: { tip: string; record: SettingsRecord };
   refused: Map<string, RefusedEntry>;
@@ -34,8 +43,8 @@ export interface Snapshot {
 }
 
 /** Fetches the record namespace (one round trip) and decodes every record. */
-export async function readSnapshot(repo: Repo): Promise<Snapshot> {
-  await repo.store.fetch();
+export async function readSnapshot(repo: Repo, also: readonly string[] = []): Promise<Snapshot> {
+  await repo.store.fetch(also);
   const raws = await repo.store.readCached();
   return decodeSnapshot(raws, repo.deps.clock.now());
 }
@@ -44,6 +53,7 @@ export function decodeSnapshot(raws: readonly RawRecord[], readAt: number): Snap
   const snap: Snapshot = {
     readAt,
     claims: new Map(),
+    queue: new Map(),
     settings: { ...DEFAULT_SETTINGS },
     refused: new Map(),
     unknown: [],
@@ -60,6 +70,9 @@ export function decodeSnapshot(raws: readonly RawRecord[], readAt: number): Snap
       if (kind.kind === 'claim') {
         const claim = decodeClaim(raw.ref, blobOf(raw));
         snap.claims.set(raw.ref, { ref: raw.ref, item: itemOfRef(raw.ref) ?? claim.item, tip: raw.tip, claim });
+      } else if (kind.kind === 'queue') {
+        const entry = decodeQueue(raw.ref, blobOf(raw));
+        snap.queue.set(raw.ref, { ref: raw.ref, item: itemOfRef(raw.ref) ?? entry.item, tip: raw.tip, entry });
       } else if (kind.kind === 'settings' && raw.ref === SETTINGS_REF) {
         const record = decodeSettings(raw.ref, blobOf(raw));
         snap.settingsEntry = { tip: raw.tip, record };

@@ -2,6 +2,7 @@ import { expiresAt } from '../records/claim.js';
 import { formatHolder, sameSession } from '../records/holder.js';
 import type { Settings } from '../records/settings.js';
 import { standing } from './claim-rules.js';
+import { isAlive, queueOrder } from './land/queue-order.js';
 import { pruneBestEffort } from './prune.js';
 import type { Repo } from './repo.js';
 import { readSnapshot } from './snapshot.js';
@@ -26,6 +27,7 @@ export interface ClaimView {
   note?: string;
   branch?: string;
   head?: string;
+  landed?: { main: string; tip: string };
 }
 
 export interface RefusedView {
@@ -36,11 +38,24 @@ export interface RefusedView {
   data: Record<string, unknown>;
 }
 
+export interface QueueView {
+  position: number;
+  item: string;
+  holder: string;
+  branch: string;
+  head: string;
+  main: string;
+  since: number;
+  /** False when the holder's claim lapsed: the entry is skipped, not waited on. */
+  alive: boolean;
+}
+
 export interface StatusData {
   remote: string;
   readAt: number;
   session: string;
   claims: ClaimView[];
+  queue: QueueView[];
   settings: Settings;
   refused: RefusedView[];
   pruned: number;
@@ -76,6 +91,7 @@ export async function status(repo: Repo): Promise<StatusData> {
       ...(c.note ? { note: c.note } : {}),
       ...(c.branch ? { branch: c.branch } : {}),
       ...(c.head ? { head: c.head } : {}),
+      ...(c.landed ? { landed: c.landed } : {}),
     });
   }
   claims.sort((a, b) => (a.item < b.item ? -1 : a.item > b.item ? 1 : 0));
@@ -86,12 +102,23 @@ export async function status(repo: Repo): Promise<StatusData> {
     message: r.refusal.message,
     data: r.refusal.data,
   }));
+  const queue = queueOrder(snap.queue.values()).map((q, i) => ({
+    position: i + 1,
+    item: q.item,
+    holder: formatHolder(q.entry.holder),
+    branch: q.entry.branch,
+    head: q.entry.head,
+    main: q.entry.main,
+    since: q.entry.at,
+    alive: isAlive(q, snap, now),
+  }));
   const pruned = await pruneBestEffort(repo, snap);
   return {
     remote: repo.store.remote,
     readAt: snap.readAt,
     session: formatHolder(repo.me),
     claims,
+    queue,
     settings: snap.settings,
     refused,
     pruned,

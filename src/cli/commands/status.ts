@@ -1,6 +1,28 @@
 import type { Command } from '../command.js';
 import { formatDuration, formatInstant, inOrAgo, paint, table } from '../render.js';
 import type { StatusData } from '../../verbs/status.js';
+import type { Deps } from '../../deps.js';
+import { tmpdir } from 'node:os';
+import { slotsArg } from './gate.js';
+
+interface GateSummary {
+  dir: string;
+  slots: number;
+  holders: number;
+  waiters: number;
+}
+
+/** This computer's load gate, as `abcd gate --status` shows it in full. */
+async function gateSummary(deps: Deps): Promise<GateSummary> {
+  const [{ gateDir, machineDir }, { systemGateDeps }, { readGate }] = await Promise.all([
+    import('../../machine/gate-paths.js'),
+    import('../../machine/gate-process.js'),
+    import('../../machine/gate.js'),
+  ]);
+  const dir = gateDir(machineDir(deps.env, tmpdir()));
+  const view = readGate(dir, systemGateDeps(deps.clock, process.pid));
+  return { dir, slots: slotsArg(undefined, deps), holders: view.holders.length, waiters: view.waiters.length };
+}
 
 export const status: Command = {
   command: 'status',
@@ -13,11 +35,12 @@ export const status: Command = {
   async run(_args, deps) {
     const [{ openRepo }, { status: run }] = await Promise.all([import('../../verbs/repo.js'), import('../../verbs/status.js')]);
     const s = await run(await openRepo(deps));
-    return { json: toJson(s), text: toText(s, deps.out.isTTY) };
+    const gate = await gateSummary(deps);
+    return { json: toJson(s, gate), text: toText(s, gate, deps.out.isTTY) };
   },
 };
 
-function toJson(s: StatusData): Record<string, unknown> {
+function toJson(s: StatusData, gateJson: GateSummary): Record<string, unknown> {
   return {
     remote: s.remote,
     readAt: formatInstant(s.readAt),
@@ -28,13 +51,15 @@ function toJson(s: StatusData): Record<string, unknown> {
       expiresAt: formatInstant(c.expiresAt),
       ...(c.takeableAt !== undefined ? { takeableAt: formatInstant(c.takeableAt) } : {}),
     })),
+    queue: s.queue.map((q) => ({ ...q, since: formatInstant(q.since) })),
+    gate: gateJson,
     settings: s.settings,
     refused: s.refused,
     pruned: s.pruned,
   };
 }
 
-function toText(s: StatusData, tty: boolean): string {
+function toText(s: StatusData, gate: GateSummary, tty: boolean): string {
   const out: string[] = [];
   if (s.claims.length === 0) out.push(`no claims on ${s.remote}`);
   else {
@@ -49,6 +74,13 @@ function toText(s: StatusData, tty: boolean): string {
     ]);
     out.push(table(['ITEM', 'HOLDER', 'STATE', 'AGE', 'EXPIRES', 'STALE', 'NOTE'], rows));
   }
+  if (s.queue.length) {
+    const rows = s.queue.map((q) => [String(q.position), q.item, q.holder, q.head.slice(0, 12), `${formatDuration(s.readAt - q.since)} ago`, q.alive ? '' : 'dead (skipped)']);
+    out.push('', `land queue onto ${s.queue[0]!.main}:`, table(['#', 'ITEM', 'HOLDER', 'HEAD', 'WAITING SINCE', ''], rows));
+  }
+  const landed = s.claims.filter((c) => c.state === 'done' && c.landed);
+  if (landed.length) out.push('', ...landed.map((c) => `landed ${c.item} on ${c.landed!.main} at ${c.landed!.tip.slice(0, 12)} (${formatDuration(c.ageMs)} ago)`));
+  out.push('', `load gate: ${gate.holders} of ${gate.slots} slot(s) held, ${gate.waiters} waiting (${gate.dir})`);
   for (const r of s.refused) out.push(paint(tty, 'red', `refused ${r.ref}: ${r.message}`));
   if (s.pruned) out.push(`pruned ${s.pruned} released or expired record(s)`);
   return out.join('\n');

@@ -1,0 +1,63 @@
+import { tmpdir } from 'node:os';
+import type { Command } from '../command.js';
+import type { Deps } from '../../deps.js';
+import type { GateRunner } from '../../verbs/land/land.js';
+import { durationArg, itemArg } from '../args.js';
+import { formatDuration } from '../render.js';
+import { slotsArg } from './gate.js';
+
+// DESIGN.md: land waits in the queue for at most this long unless told otherwise.
+const DEFAULT_WAIT_MS = 30 * 60_000;
+
+export const land: Command = {
+  command: 'land <item> [branch]',
+  describe: 'enqueue fenced by the claim, wait for the turn, test on the main tip, and land in one atomic push',
+  examples: [
+    ['abcd land fix-login', 'land the current branch onto main under the claim on fix-login'],
+    ['abcd land fix-login work/fix-login --wait 10m --strategy merge', 'merge instead of rebase; give up after 10 minutes'],
+  ],
+  builder: (y) =>
+    y
+      .positional('item', { type: 'string', describe: 'the item this session holds' })
+      .positional('branch', { type: 'string', describe: 'the work branch (default: the current branch)' })
+      .option('wait', { type: 'string', describe: 'how long to wait for the queue (default 30m)' })
+      .option('strategy', { choices: ['rebase', 'merge'] as const, default: 'rebase' as const, describe: 'how the work comes onto main' })
+      .option('keep', { type: 'boolean', default: false, describe: 'keep the claim held after landing instead of marking it done' }),
+  async run(args, deps) {
+    const input = {
+      item: itemArg(args.item),
+      ...(args.branch !== undefined ? { branch: String(args.branch) } : {}),
+      waitMs: durationArg(args.wait, '--wait', DEFAULT_WAIT_MS),
+      strategy: args.strategy === 'merge' ? ('merge' as const) : ('rebase' as const),
+      keep: Boolean(args.keep),
+    };
+    const [{ openRepo }, { land: run }] = await Promise.all([import('../../verbs/repo.js'), import('../../verbs/land/land.js')]);
+    const r = await run(await openRepo(deps), input, await machineGate(deps));
+    const checks = r.checks.length ? `, checks passed (${r.checks.map((c) => `${c.command} ${formatDuration(c.durationMs)}`).join('; ')})` : ', no checks configured';
+    return {
+      json: { ...r, enqueuedAt: new Date(r.enqueuedAt).toISOString() },
+      text: `landed ${r.item} on ${r.main}: ${r.previousTip.slice(0, 12)} -> ${r.tip.slice(0, 12)} after ${r.attempts} attempt(s)${checks}; claim ${r.claim}`,
+    };
+  },
+};
+
+/** The checks run under this computer's load gate. */
+async function machineGate(deps: Deps): Promise<GateRunner> {
+  const [{ gateDir, machineDir }, { systemGateDeps }, { acquireGate }] = await Promise.all([
+    import('../../machine/gate-paths.js'),
+    import('../../machine/gate-process.js'),
+    import('../../machine/gate.js'),
+  ]);
+  const dir = gateDir(machineDir(deps.env, tmpdir()));
+  const slots = slotsArg(undefined, deps);
+  const gateDeps = systemGateDeps(deps.clock, process.pid);
+  return async (label, untilMs, fn) => {
+    const lease = await acquireGate({ dir, slots, waitMs: Math.max(0, untilMs - deps.clock.now()), label, deps: gateDeps });
+    try {
+      return await fn();
+    } finally {
+      await lease.release();
+    }
+  };
+}
+

@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { decodeRecord, encodeRecord } from './envelope.js';
+import { HolderSchema } from './holder.js';
+
+const OID = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
+
+/** A land queue entry (`abcd/queue/<item>`): written in the same atomic push as a claim renewal. */
+export const QueueSchema = z.object({
+  abcd: z.literal('queue'),
+  v: z.literal(1),
+  item: z.string().min(1).max(200),
+  holder: HolderSchema,
+  /** The work branch on the remote and the head to land. */
+  branch: z.string().min(1).max(255),
+  head: z.string().regex(OID),
+  /** The branch it lands on. */
+  main: z.string().min(1).max(255),
+  strategy: z.enum(['rebase', 'merge']),
+  /** Enqueue time on the writer's clock: the queue's fairness order is (at, item). */
+  at: z.number().int().nonnegative(),
+});
+export type QueueRecord = z.infer<typeof QueueSchema>;
+
+export function decodeQueue(ref: string, blob: Buffer | string): QueueRecord {
+  return decodeRecord(ref, 'queue', QueueSchema, blob);
+}
+
+export function encodeQueue(q: QueueRecord): string {
+  return encodeRecord(QueueSchema.parse(q));
+}

@@ -1,0 +1,79 @@
+import type { Claim } from '../../records/claim.js';
+import { Fenced } from '../../refusals.js';
+import { pushClaim, type ClaimPush, type RecordWrite } from '../claim-write.js';
+import { fencedAfterPush } from '../holding.js';
+import type { Repo } from '../repo.js';
+import type { RefUpdate } from '../../remote/record-store.js';
+
+// Renew when a third of the ttl has passed: two more chances before expiry if one fails.
+const RENEW_FRACTION = 3;
+// Never renew more often than this, whatever the ttl.
+const MIN_RENEW_INTERVAL_MS = 500;
+
+/**
+ * Keeps this session's claim alive while a long act (queue wait, checks) runs, and owns the
+ * claim's current tip: every push under the claim goes through `push`, one at a time, so a
+ * renewal and the landing never lease the same tip. A renewal that finds the claim moved
+ * aborts `signal`.
+ */
+export class ClaimKeeper {
+  private chain: Promise<unknown> = Promise.resolve();
+  private readonly abort = new AbortController();
+  private stopped = false;
+  private loop?: Promise<void>;
+  fenced?: Fenced;
+
+  constructor(
+    private readonly repo: Repo,
+    private readonly ref: string,
+    private readonly item: string,
+    public tip: string,
+    public claim: Claim,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
+
+  start(): void {
+    const interval = Math.max(MIN_RENEW_INTERVAL_MS, Math.floor(this.claim.ttl / RENEW_FRACTION));
+    this.loop = (async () => {
+      while (!this.stopped && !this.fenced) {
+        await this.repo.deps.clock.sleep(interval, this.abort.signal);
+        if (this.stopped) return;
+        await this.push((claim) => ({ claim, message: `renew ${claim.item} while landing (generation ${claim.gen})` })).catch(() => {
+          // A failed renewal (remote briefly away) is retried next interval; a fence aborts.
+        });
+      }
+    })();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.abort.abort();
+    await this.loop;
+    await this.chain.catch(() => undefined);
+  }
+
+  /** Pushes the claim's next generation (built by `next` from the current one) with more refs, exclusively. */
+  push(next: (claim: Claim) => { claim: Claim; message: string; records?: RecordWrite[]; extra?: RefUpdate[] }): Promise<ClaimPush> {
+    const run = async (): Promise<ClaimPush> => {
+      if (this.fenced) throw this.fenced;
+      const base: Claim = { ...this.claim, gen: this.claim.gen + 1, at: this.repo.deps.clock.now() };
+      const step = next(base);
+      const r = await pushClaim(this.repo, { ref: this.ref, lease: this.tip, ...step });
+      if (r.ok) {
+        this.tip = r.tip;
+        this.claim = step.claim;
+      } else if (r.claimMoved) {
+        this.fenced = fencedAfterPush(this.item, this.ref, this.tip, r.remoteTip);
+        this.abort.abort();
+        throw this.fenced;
+      }
+      return r;
+    };
+    const p = this.chain.then(run, run);
+    this.chain = p.catch(() => undefined);
+    return p;
+  }
+}

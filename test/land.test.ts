@@ -1,0 +1,155 @@
+// abcd land: a fenced, fair queue onto main with checks on the exact tree that lands.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { cleanupTemp, git, isolatedEnv, tempDir } from './harness/git-env.js';
+import { makeRemote, writeRawRecord, type BareRemote } from './harness/remote.js';
+import { makeSession, type Session } from './harness/session.js';
+
+// A loaded 2-core machine can be slow to start node; a deadline may be late by this much.
+const SLACK_MS = 3000;
+
+async function landRemote(checks: string): Promise<{ remote: BareRemote; machine: string; log: string }> {
+  const remote = await makeRemote();
+  const root = await tempDir('land');
+  const env = isolatedEnv(root);
+  const seed = join(root, 'seed');
+  await git(root, ['clone', '-q', remote.url, seed], env);
+  await git(seed, ['config', 'commit.gpgsign', 'false'], env);
+  await git(seed, ['config', 'user.email', 'owner@example.com'], env);
+  const { mkdir, writeFile } = await import('node:fs/promises');
+  await mkdir(join(seed, '.abcd'));
+  await writeFile(join(seed, '.abcd/config.json'), JSON.stringify({ land: { checks } }));
+  await git(seed, ['add', '.'], env);
+  await git(seed, ['commit', '-q', '-m', 'configure land checks'], env);
+  await git(seed, ['push', '-q', 'origin', 'main'], env);
+  return { remote, machine: join(root, 'machine'), log: join(root, 'checks.log') };
+}
+
+async function sessionOn(r: { remote: BareRemote; machine: string; log: string }, name: string, env: Record<string, string> = {}) {
+  return makeSession(r.remote.url, name, { env: { ABCD_MACHINE_DIR: r.machine, ABCD_GATE_SLOTS: '2', CHECK_LOG: r.log, ...env } });
+}
+
+async function workOn(s: Session, item: string, file: string, content: string): Promise<string> {
+  expect((await s.abcd(['reserve', item])).code).toBe(0);
+  await s.git(['checkout', '-q', '-b', `work/${item}`]);
+  return s.commit(file, content, `${item}: ${file}`);
+}
+
+const MAIN = 'refs/heads/main';
+
+describe('land', () => {
+  afterAll(cleanupTemp);
+
+  it('five sessions land five items at once: all land, in queue order, each tested on the exact commit', async () => {
+    const r = await landRemote('git rev-parse HEAD >> "$CHECK_LOG" && test -z "$(git status --porcelain)"');
+    const sessions = await Promise.all([0, 1, 2, 3, 4].map((i) => sessionOn(r, `lander${i}`)));
+    await Promise.all(sessions.map((s, i) => workOn(s, `item-${i}`, `file-${i}.txt`, `${i}\n`)));
+    const runs = await Promise.all(sessions.map((s, i) => s.abcd(['land', `item-${i}`, '--json', '--wait', '3m'], { timeoutMs: 200_000 })));
+    for (const run of runs) expect(run.code, run.stdout + run.stderr).toBe(0);
+    const env = sessions[0]!.env;
+    const mainTip = (await r.remote.refs()).get(MAIN)!;
+    const log = (await git(r.remote.dir, ['log', '--first-parent', '--format=%H %s', mainTip], env)).split('\n').reverse();
+    const landed = log.slice(2); // initial, configure
+    expect(landed).toHaveLength(5);
+    const byQueue = runs.map((x) => x.json).sort((a, b) => Date.parse(a.enqueuedAt) - Date.parse(b.enqueuedAt) || (a.item < b.item ? -1 : 1));
+    expect(landed.map((l) => l.split(' ')[0])).toEqual(byQueue.map((j) => j.tip));
+    const tested = new Set((await readFile(r.log, 'utf8')).trim().split('\n'));
+    for (const j of byQueue) expect(tested.has(j.tip), `${j.item} landed ${j.tip} untested`).toBe(true);
+    const files = await git(r.remote.dir, ['ls-tree', '--name-only', mainTip], env);
+    for (let i = 0; i < 5; i++) expect(files).toContain(`file-${i}.txt`);
+    const refs = await r.remote.refs();
+    expect([...refs.keys()].filter((k) => k.startsWith('refs/heads/abcd/queue/'))).toEqual([]);
+    const status = await sessions[0]!.abcd(['status', '--json']);
+    expect(status.json.claims.filter((c: { state: string }) => c.state === 'done')).toHaveLength(5);
+  }, 300_000);
+
+  it('two conflicting lands: one lands, the other is refused naming the file, its work branch untouched', async () => {
+    const r = await landRemote('true');
+    const [a, b] = await Promise.all([sessionOn(r, 'ann'), sessionOn(r, 'ben')]);
+    const aHead = await workOn(a, 'readme-a', 'README.md', 'ann was here\n');
+    const bHead = await workOn(b, 'readme-b', 'README.md', 'ben was here\n');
+    const [ra, rb] = await Promise.all([a.abcd(['land', 'readme-a', '--json']), b.abcd(['land', 'readme-b', '--json'])]);
+    const [won, lost, loser] = ra.code === 0 ? [ra, rb, { s: b, item: 'readme-b', head: bHead }] : [rb, ra, { s: a, item: 'readme-a', head: aHead }];
+    expect(won.code, won.stderr).toBe(0);
+    expect(lost.code, lost.stdout).toBe(3);
+    expect(lost.json.refusal).toMatchObject({ code: 'conflict', data: { files: ['README.md'] } });
+    const refs = await r.remote.refs();
+    expect(refs.get(MAIN)).toBe(won.json.tip);
+    expect(refs.get(`refs/heads/work/${loser.item}`)).toBe(loser.head);
+    expect(await loser.s.git(['rev-parse', `work/${loser.item}`])).toBe(loser.head);
+    expect(await loser.s.git(['status', '--porcelain'])).toBe('');
+    expect([...refs.keys()].filter((k) => k.startsWith('refs/heads/abcd/queue/'))).toEqual([]);
+  }, 120_000);
+
+  it('a holder whose claim was taken over cannot enqueue or land (exit 5); main unchanged', async () => {
+    const r = await landRemote('true');
+    const [a, b] = await Promise.all([sessionOn(r, 'amy'), sessionOn(r, 'bo')]);
+    expect((await a.abcd(['settings', 'takeover-delay', '500ms'])).code).toBe(0);
+    expect((await a.abcd(['reserve', 'taken', '--ttl', '1s'])).code).toBe(0);
+    await a.git(['checkout', '-q', '-b', 'work/taken']);
+    await a.commit('taken.txt', 'amy\n');
+    expect((await b.abcd(['reserve', 'taken', '--wait', '20s'])).code).toBe(0);
+    const before = await r.remote.refs();
+    const run = await a.abcd(['land', 'taken', '--json']);
+    expect(run.code, run.stdout).toBe(5);
+    expect(run.json.refusal).toMatchObject({ code: 'fenced', data: { item: 'taken' } });
+    expect(await r.remote.refs()).toEqual(before);
+  }, 120_000);
+
+  it('a failing check lands nothing, names the check and its exit code, and the queue moves on', async () => {
+    const r = await landRemote('test ! -f bad.txt || exit 7');
+    const [a, b] = await Promise.all([sessionOn(r, 'cat'), sessionOn(r, 'dan')]);
+    await workOn(a, 'bad', 'bad.txt', 'breaks the check\n');
+    await workOn(b, 'good', 'good.txt', 'fine\n');
+    const before = (await r.remote.refs()).get(MAIN);
+    const bad = await a.abcd(['land', 'bad', '--json']);
+    expect(bad.code).toBe(3);
+    expect(bad.json.refusal).toMatchObject({ code: 'check-failed', data: { check: 'test ! -f bad.txt || exit 7', exitCode: 7 } });
+    const refs = await r.remote.refs();
+    expect(refs.get(MAIN)).toBe(before);
+    expect(refs.has('refs/heads/abcd/queue/local/item/bad')).toBe(false);
+    const good = await b.abcd(['land', 'good', '--json', '--wait', '20s']);
+    expect(good.code, good.stdout).toBe(0);
+    expect((await r.remote.refs()).get(MAIN)).toBe(good.json.tip);
+  }, 120_000);
+
+  it('a dead queue head (claim expired) does not block the entries behind it', async () => {
+    const r = await landRemote('true');
+    const b = await sessionOn(r, 'eve');
+    const ghost = { person: 'ghost@example.com', host: 'gone', session: 'ghost' };
+    const long = Date.now() - 3_600_000;
+    await writeRawRecord(r.remote.dir, 'refs/heads/abcd/claims/local/item/ghost', JSON.stringify({
+      abcd: 'claim', v: 1, item: 'local:item:ghost', state: 'held', holder: ghost, gen: 0, at: long, ttl: 60_000,
+    }));
+    await writeRawRecord(r.remote.dir, 'refs/heads/abcd/queue/local/item/ghost', JSON.stringify({
+      abcd: 'queue', v: 1, item: 'local:item:ghost', holder: ghost, branch: 'work/ghost', head: 'a'.repeat(40), main: 'main', strategy: 'rebase', at: long,
+    }));
+    await workOn(b, 'alive', 'alive.txt', 'x\n');
+    const t0 = Date.now();
+    const run = await b.abcd(['land', 'alive', '--json', '--wait', '30s']);
+    expect(run.code, run.stdout).toBe(0);
+    expect(Date.now() - t0).toBeLessThan(20_000);
+    expect((await r.remote.refs()).has('refs/heads/abcd/queue/local/item/ghost')).toBe(false);
+  }, 120_000);
+
+  it('land --wait 2s behind a long check exits 4 at the deadline naming the entry it waited on', async () => {
+    const r = await landRemote('sleep "${CHECK_SLEEP:-0}"');
+    const a = await sessionOn(r, 'fay', { CHECK_SLEEP: '8' });
+    const b = await sessionOn(r, 'gus');
+    await workOn(a, 'slow', 'slow.txt', 'x\n');
+    await workOn(b, 'quick', 'quick.txt', 'y\n');
+    const slow = a.abcd(['land', 'slow', '--json']);
+    for (let i = 0; i < 100 && !(await r.remote.refs()).has('refs/heads/abcd/queue/local/item/slow'); i++) {
+      await new Promise((res) => setTimeout(res, 100));
+    }
+    const t0 = Date.now();
+    const quick = await b.abcd(['land', 'quick', '--json', '--wait', '2s']);
+    const took = Date.now() - t0;
+    expect(quick.code, quick.stdout).toBe(4);
+    expect(quick.json.refusal).toMatchObject({ code: 'deadline', data: { item: 'quick', waitedOn: { item: 'slow', holder: expect.stringContaining('fay') } } });
+    expect(took).toBeGreaterThanOrEqual(2000);
+    expect(took).toBeLessThan(2000 + SLACK_MS);
+    expect((await slow).code).toBe(0);
+  }, 120_000);
+});

@@ -1,0 +1,102 @@
+// What a lane asks for its forge credential. A TokenSource keeps the token in memory with its
+// expiry and mints or refreshes a new one before it lapses, so a lane that runs for hours never
+// hands git a token about to die. Secrets are read in this (host) process only.
+import type { Clock, Env } from '../deps.js';
+import { UsageError } from '../refusals.js';
+import { appPaths, githubUrls, keyPath, loadAppConfig, loadPrivateKey, type AppConfig } from './app-config.js';
+import { assertPrivate } from './app-private-file.js';
+import { sameStamp, stampOf, type FileStamp } from './token-file.js';
+import { LANE_PERMISSIONS, mintInstallationToken, type Permission } from './token-installation.js';
+import { freshUserToken } from './token-user.js';
+import type { LockOptions } from './token-lock.js';
+
+/**
+ * Renew this long before expiry: longer than any single git push or forge call a lane makes
+ * with the token in hand, so it never lapses mid-call.
+ */
+export const REFRESH_MARGIN_MS = 5 * 60_000;
+
+export type TokenKind = 'user' | 'installation';
+
+export interface AppToken {
+  token: string;
+  /** Milliseconds since the epoch. */
+  expiresAt: number;
+  kind: TokenKind;
+  /** user: the person's login (GET /user); installation: the App's bot, `<slug>[bot]`. */
+  holder: string;
+}
+
+export interface TokenSource {
+  readonly kind: TokenKind;
+  /** A token valid for at least the margin; concurrent calls share one mint or refresh. */
+  get(): Promise<AppToken>;
+}
+
+export interface TokenSourceOptions {
+  env: Env;
+  clock: Clock;
+  /** Default 'user': the person's token through the App. */
+  kind?: TokenKind;
+  /** Required for 'installation': the one repository the token is limited to. */
+  repository?: { owner: string; repo: string };
+  permissions?: Readonly<Record<string, Permission>>;
+  refreshMarginMs?: number;
+  httpTimeoutMs?: number;
+  lock?: Omit<LockOptions, 'clock'>;
+}
+
+export function createTokenSource(o: TokenSourceOptions): TokenSource {
+  const kind = o.kind ?? 'user';
+  if (kind === 'installation' && !o.repository) {
+    throw new UsageError('an installation token needs the repository it is limited to (owner/repo).');
+  }
+  const margin = o.refreshMarginMs ?? REFRESH_MARGIN_MS;
+  const paths = appPaths(o.env);
+  let config: AppConfig | undefined;
+  let cached: AppToken | undefined;
+  let stamp: FileStamp | undefined;
+  let pending: Promise<AppToken> | undefined;
+
+  async function stillGood(t: AppToken): Promise<boolean> {
+    if (t.expiresAt - margin <= o.clock.now()) return false;
+    // Another process that refreshed the pair killed this token: notice by the file's stamp.
+    return kind === 'installation' || sameStamp(stamp, await stampOf(paths.userToken));
+  }
+
+  async function obtain(): Promise<AppToken> {
+    config ??= await loadAppConfig(paths);
+    const urls = githubUrls(o.env, config);
+    if (kind === 'user') {
+      // The key is not needed for user tokens, but one others can read is unsafe all the same.
+      await assertPrivate(keyPath(paths, config), "the App's private key");
+      const t = await freshUserToken({ paths, config, urls, clock: o.clock, httpTimeoutMs: o.httpTimeoutMs, lock: o.lock }, margin);
+      stamp = t.stamp;
+      return { token: t.token.token, expiresAt: t.token.expiresAt, kind, holder: t.token.login };
+    }
+    const { owner, repo } = o.repository!;
+    const privateKey = await loadPrivateKey(paths, config);
+    const t = await mintInstallationToken({
+      config,
+      privateKey,
+      urls,
+      owner,
+      repo,
+      permissions: o.permissions ?? LANE_PERMISSIONS,
+      httpTimeoutMs: o.httpTimeoutMs,
+    });
+    return { ...t, kind };
+  }
+
+  return {
+    kind,
+    async get() {
+      if (cached && (await stillGood(cached))) return cached;
+      pending ??= obtain().finally(() => {
+        pending = undefined;
+      });
+      cached = await pending;
+      return cached;
+    },
+  };
+}

@@ -93,7 +93,8 @@ describe('credential channel', () => {
     await server.holdReceivePack(1500);
     const seen = new Map<number, { cmdline: string; environ: string }>();
     let pushing = true;
-    const push = withCredential(channelOptions(), (e) => pushMain(e)).finally(() => (pushing = false));
+    // The answer is held so the short-lived helper is alive for the scan even on a loaded machine.
+    const push = withCredential(channelOptions({ answerDelayMs: 400 }), (e) => pushMain(e)).finally(() => (pushing = false));
     while (pushing) {
       for (const pid of await descendants(process.pid)) {
         const cmdline = await readProc(pid, 'cmdline');

@@ -135,14 +135,16 @@ describe('land', () => {
 
   it('land --wait 2s behind a long check exits 4 at the deadline naming the entry it waited on', async () => {
     const r = await landRemote('sleep "${CHECK_SLEEP:-0}"');
-    const a = await sessionOn(r, 'fay', { CHECK_SLEEP: '8' });
+    const a = await sessionOn(r, 'fay', { CHECK_SLEEP: '12' });
     const b = await sessionOn(r, 'gus');
     await workOn(a, 'slow', 'slow.txt', 'x\n');
     await workOn(b, 'quick', 'quick.txt', 'y\n');
     const slow = a.abcd(['land', 'slow', '--json']);
-    for (let i = 0; i < 100 && !(await r.remote.refs()).has('refs/heads/abcd/queue/local/item/slow'); i++) {
+    // On a loaded machine the slow land may take a while to enqueue; quick must come after it.
+    for (let i = 0; i < 600 && !(await r.remote.refs()).has('refs/heads/abcd/queue/local/item/slow'); i++) {
       await new Promise((res) => setTimeout(res, 100));
     }
+    expect((await r.remote.refs()).has('refs/heads/abcd/queue/local/item/slow')).toBe(true);
     const t0 = Date.now();
     const quick = await b.abcd(['land', 'quick', '--json', '--wait', '2s']);
     const took = Date.now() - t0;

@@ -1,4 +1,4 @@
-import yargs from 'yargs';
+import yargs from './yargs.js';
 import type { Argv } from 'yargs';
 import { systemClock, type Deps } from '../deps.js';
 import { UsageError } from '../refusals.js';

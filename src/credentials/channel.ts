@@ -34,6 +34,8 @@ export interface CredentialChannelOptions {
   baseEnv?: Env;
   /** Where the socket's directory is made (default: the system's temporary directory). */
   tmpDir?: string;
+  /** Holds each answer this long; tests use it to inspect the live helper process. */
+  answerDelayMs?: number;
 }
 
 export interface CredentialChannel {
@@ -62,7 +64,7 @@ export async function openCredentialChannel(o: CredentialChannelOptions): Promis
   const server = createServer({ allowHalfOpen: true }, (socket) => {
     open.add(socket);
     socket.on('close', () => open.delete(socket));
-    serve(socket, (request) => {
+    serve(socket, o.answerDelayMs ?? 0, (request) => {
       if (answered >= MAX_ANSWERS_PER_CHANNEL) return null;
       if (o.host !== undefined && request.get('host') !== o.host) return null;
       answered += 1;
@@ -112,13 +114,14 @@ export async function withCredential<T>(
 }
 
 /** Reads one request, writes the answer (or nothing), ends the connection. */
-function serve(socket: Socket, answer: (request: Map<string, string>) => string | null): void {
+function serve(socket: Socket, delayMs: number, answer: (request: Map<string, string>) => string | null): void {
   let text = '';
   let done = false;
   const respond = (): void => {
     if (done) return;
     done = true;
-    socket.end(answer(parseAttributes(text)) ?? '');
+    const reply = answer(parseAttributes(text)) ?? '';
+    setTimeout(() => socket.end(reply), delayMs);
   };
   socket.setEncoding('utf8');
   socket.setTimeout(CHANNEL_IO_TIMEOUT_MS, () => socket.destroy());

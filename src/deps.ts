@@ -24,6 +24,8 @@ export interface Deps {
   readonly out: Output;
   /** Name of the shared remote (default origin). */
   readonly remote: string;
+  /** How to start this abcd again (git runs `abcd credential` as its helper). */
+  readonly self?: { node: string; script: string };
 }
 
 export const systemClock: Clock = {

@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import yargs from './yargs.js';
 import type { Argv } from 'yargs';
 import { systemClock, type Deps } from '../deps.js';
@@ -48,7 +49,8 @@ export async function main(argv: readonly string[]): Promise<void> {
         },
         async (args) => {
           const g = args as unknown as Record<string, unknown> & GlobalArgs;
-          const deps: Deps = { cwd: process.cwd(), env: process.env, clock: systemClock, out, remote: g.remote };
+          const self = { node: process.execPath, script: fileURLToPath(new URL('../../bin/abcd', import.meta.url)) };
+          const deps: Deps = { cwd: process.cwd(), env: process.env, clock: systemClock, out, remote: g.remote, self };
           const result = await c.run(g, deps);
           reportResult(result, { json: g.json, out });
           if (result.exitCode !== undefined) code = result.exitCode;

@@ -1,8 +1,8 @@
-import { RemoteUnavailable } from '../refusals.js';
+import { RemoteUnavailable, UnsafeEnvironment } from '../refusals.js';
 import { cachePrefix, fromCacheRef, RECORD_FILE, RECORD_PREFIX } from '../records/refs.js';
 import type { Git } from './git.js';
 import { isRejected, parsePushPorcelain, type PorcelainRef } from './porcelain.js';
-import { lastLine, looksUnreachable } from './transport-errors.js';
+import { lastLine, looksUnauthorized, looksUnreachable } from './transport-errors.js';
 
 /** A record ref as mirrored from the remote, with its blob when it has one. */
 export interface RawRecord {
@@ -29,6 +29,12 @@ export type PushResult =
   | { ok: true }
   | { ok: false; rejected: PorcelainRef[]; remoteTips: Map<string, string | null> };
 
+/**
+ * Runs one network git call with the credentials it needs (abcd's App token through the
+ * credential channel on a forge); absent on remotes where git's own credentials apply.
+ */
+export type NetworkAuth = <T>(call: (env: Record<string, string>) => Promise<T>) => Promise<T>;
+
 // Concurrent fetches into one clone's cache can meet each other's ref locks; retry briefly.
 const FETCH_LOCK_RETRIES = 6;
 // Blobs larger than this are not read into memory (the decoder refuses them anyway).
@@ -41,7 +47,13 @@ export class RecordStore {
     readonly remote: string,
     private readonly timeoutMs: number,
     private readonly sleep: (ms: number) => Promise<void>,
+    private readonly auth?: NetworkAuth,
   ) {}
+
+  private net(args: readonly string[]) {
+    const run = (env: Record<string, string>) => this.git.run(args, { timeoutMs: this.timeoutMs, env });
+    return this.auth ? this.auth(run) : run({});
+  }
 
   /**
    * One round trip: mirrors every record ref into the local cache, pruning deleted ones.
@@ -51,7 +63,7 @@ export class RecordStore {
     const spec = [`+${RECORD_PREFIX}*:${cachePrefix(this.remote)}*`, ...also];
     const args = ['fetch', '--no-tags', '--prune', '--no-write-fetch-head', '--no-auto-maintenance', '--quiet'];
     for (let attempt = 0; ; attempt++) {
-      const r = await this.git.run([...args, this.remote, ...spec], { timeoutMs: this.timeoutMs });
+      const r = await this.net([...args, this.remote, ...spec]);
       if (r.exitCode === 0) return;
       const lockContention = /cannot lock ref|unable to create .*\.lock|unable to update local ref/i.test(r.stderr);
       if (lockContention && attempt < FETCH_LOCK_RETRIES) {
@@ -86,7 +98,7 @@ export class RecordStore {
     if (opts.atomic) args.push('--atomic');
     for (const u of updates) if (u.lease !== undefined) args.push(`--force-with-lease=${u.ref}:${u.lease ?? ''}`);
     args.push(this.remote, ...updates.map((u) => (u.newOid === null ? `:${u.ref}` : `${u.newOid}:${u.ref}`)));
-    const r = await this.git.run(args, { timeoutMs: this.timeoutMs });
+    const r = await this.net(args);
     if (r.exitCode === 0) return { ok: true };
     const porcelain = parsePushPorcelain(r.stdout.toString());
     const neverConnected = porcelain.length === 0 && !r.timedOut && looksUnreachable(r.stderr);
@@ -107,7 +119,7 @@ export class RecordStore {
 
   /** The remote's current tips of the given refs (null: absent). One round trip. */
   async remoteTips(refs: readonly string[]): Promise<Map<string, string | null>> {
-    const r = await this.git.run(['ls-remote', this.remote, ...refs], { timeoutMs: this.timeoutMs });
+    const r = await this.net(['ls-remote', this.remote, ...refs]);
     if (r.exitCode !== 0) throw this.unreachable('read refs from', r, 'unknown');
     const tips = new Map<string, string | null>(refs.map((ref) => [ref, null]));
     for (const line of r.stdout.toString().split('\n')) {
@@ -118,6 +130,13 @@ export class RecordStore {
   }
 
   private unreachable(act: string, r: { stderr: string; timedOut: boolean }, outcome: 'unchanged' | 'unknown') {
+    if (!r.timedOut && looksUnauthorized(r.stderr)) {
+      return new UnsafeEnvironment(
+        `remote "${this.remote}" refused the credentials git offered to ${act} it (${lastLine(r.stderr)}). ` +
+          'On a forge, abcd sends its App token (abcd setup-app); elsewhere, check your git credentials. Nothing was changed.',
+        { remote: this.remote, outcome, git: lastLine(r.stderr) },
+      );
+    }
     const why = r.timedOut ? `git timed out after ${Math.round(this.timeoutMs / 1000)}s` : lastLine(r.stderr);
     const next =
       outcome === 'unknown'

@@ -29,3 +29,16 @@ export function lastLine(stderr: string): string {
   const fatal = lines.find((l) => /^(fatal|error):/.test(l));
   return (fatal ?? lines.at(-1) ?? '(git printed nothing)').replace(/\.+$/, '');
 }
+
+// git's words for a remote that answered but refused the credentials it was given (or had none).
+const UNAUTHORIZED = [
+  /authentication failed/i,
+  /could not read (username|password)/i,
+  /terminal prompts disabled/i,
+  /returned error: 40[13]/i,
+  /permission denied \(publickey/i,
+];
+
+export function looksUnauthorized(stderr: string): boolean {
+  return UNAUTHORIZED.some((re) => re.test(stderr));
+}

@@ -8,7 +8,10 @@ import type { Holder } from '../records/holder.js';
 import { UsageError } from '../refusals.js';
 import { Git } from '../remote/git.js';
 import type { Signature } from '../remote/objects.js';
-import { RecordStore } from '../remote/record-store.js';
+import { RecordStore, type NetworkAuth } from '../remote/record-store.js';
+import { detectForge, type Forge } from '../forges/forge.js';
+import type { TokenSource } from '../credentials/token-source.js';
+import { existsSync } from 'node:fs';
 
 // A network git call that takes longer than this is treated as a dead remote (exit 8).
 const NETWORK_TIMEOUT_MS = 30_000;
@@ -24,6 +27,10 @@ export interface Repo {
   readonly author: Signature;
   readonly sightings: Sightings;
   readonly held: HeldMemory;
+  /** A plain git remote, or GitHub (land opens a pull request there). */
+  readonly forge: Forge;
+  /** abcd's App token on a forge where the person set one up (abcd setup-app). */
+  readonly tokens?: TokenSource;
 }
 
 /** Opens the clone at deps.cwd: two local git calls, no network. */
@@ -52,7 +59,9 @@ export async function openRepo(deps: Deps): Promise<Repo> {
   }
   const session = await sessionId(deps.env, gitDir);
   const abcdDir = join(commonDir, 'abcd');
-  const store = new RecordStore(git, deps.remote, NETWORK_TIMEOUT_MS, (ms) => deps.clock.sleep(ms));
+  const forge = detectForge(values.get(`remote.${deps.remote}.url`), deps.env);
+  const { tokens, auth } = await forgeCredentials(deps, forge);
+  const store = new RecordStore(git, deps.remote, NETWORK_TIMEOUT_MS, (ms) => deps.clock.sleep(ms), auth);
   return {
     deps,
     git,
@@ -63,7 +72,26 @@ export async function openRepo(deps: Deps): Promise<Repo> {
     author: { name: values.get('user.name') || email, email },
     sightings: new Sightings(join(abcdDir, 'sightings')),
     held: new HeldMemory(join(abcdDir, 'held', session)),
+    forge,
+    ...(tokens ? { tokens } : {}),
   };
+}
+
+/**
+ * On GitHub with an App set up, git's network calls carry the App token through the
+ * credential channel. Without one, git's own credentials apply (the person's session);
+ * lanes, which must never use those, refuse before they get here.
+ */
+async function forgeCredentials(deps: Deps, forge: Forge): Promise<{ tokens?: TokenSource; auth?: NetworkAuth }> {
+  if (forge.kind !== 'github' || !deps.self) return {};
+  const { appPaths } = await import('../credentials/app-config.js');
+  if (!existsSync(appPaths(deps.env).app)) return {};
+  const [{ createTokenSource }, { forgeAuth }] = await Promise.all([
+    import('../credentials/token-source.js'),
+    import('../credentials/forge-auth.js'),
+  ]);
+  const tokens = createTokenSource({ env: deps.env, clock: deps.clock });
+  return { tokens, auth: forgeAuth({ tokens, gitHost: forge.gitHost, launcher: deps.self, baseEnv: deps.env }) };
 }
 
 function parseConfigZ(text: string): Map<string, string> {

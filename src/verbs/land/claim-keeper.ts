@@ -55,6 +55,13 @@ export class ClaimKeeper {
     await this.chain.catch(() => undefined);
   }
 
+  /** Runs `fn` with no push under the claim in flight, so it sees a settled tip. */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const p = this.chain.then(fn, fn);
+    this.chain = p.catch(() => undefined);
+    return p;
+  }
+
   /** Pushes the claim's next generation (built by `next` from the current one) with more refs, exclusively. */
   push(next: (claim: Claim) => { claim: Claim; message: string; records?: RecordWrite[]; extra?: RefUpdate[] }): Promise<ClaimPush> {
     const run = async (): Promise<ClaimPush> => {

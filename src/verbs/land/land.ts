@@ -31,7 +31,10 @@ export interface LandResult {
   item: string;
   main: string;
   tip: string;
-  previousTip: string;
+  /** main's tip the landing was tested on (git forge only). */
+  previousTip?: string;
+  /** GitHub: the pull request, how it merged, and the unfenced window of rule 2. */
+  github?: { number: number; url?: string; via: string; fenceWindowMs: number };
   head: string;
   branch: string;
   attempts: number;
@@ -49,6 +52,10 @@ const QUEUE_POLL_MS = 1000;
 
 /** Enqueues the item fenced by its claim, waits its turn, tests, and lands it in one atomic push. */
 export async function land(repo: Repo, input: LandInput, gate: GateRunner): Promise<LandResult> {
+  if (repo.forge.kind === 'github') {
+    const { landGithub } = await import('./land-github.js');
+    return landGithub(repo, input, repo.forge);
+  }
   const { clock } = repo.deps;
   const started = clock.now();
   const deadline = started + input.waitMs;

@@ -1,0 +1,16 @@
+import type { Env } from '../deps.js';
+import type { NetworkAuth } from '../remote/record-store.js';
+import { withCredential, type HelperLauncher } from './channel.js';
+import type { TokenSource } from './token-source.js';
+
+/**
+ * Every network git call on a forge gets the App token for that one invocation, through the
+ * credential channel (rule 4): fresh from the token source, so a long lane never sends an
+ * expired one.
+ */
+export function forgeAuth(o: { tokens: TokenSource; gitHost: string; launcher: HelperLauncher; baseEnv: Env }): NetworkAuth {
+  return async (call) => {
+    const { token } = await o.tokens.get();
+    return withCredential({ token, launcher: o.launcher, host: o.gitHost, baseEnv: o.baseEnv }, call);
+  };
+}

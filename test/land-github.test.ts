@@ -1,0 +1,142 @@
+// abcd land on a GitHub remote, end to end through bin/abcd: git over a real smart-HTTP server
+// that demands the App token (sent only through abcd's credential channel), the REST/GraphQL
+// calls against a local stub that checks every stub was used.
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { cleanupTemp, tempDir } from './harness/git-env.js';
+import { bearerDigest, GitHubStub, pullStateAnswer, restPull } from './harness/github-stub.js';
+import { startHttpGitServer, type HttpGitServer } from './harness/http-server.js';
+import { makeRemote, writeRawRecord, type BareRemote } from './harness/remote.js';
+import { makeSession, type Session } from './harness/session.js';
+
+const TOKEN = 'ghu_landTestToken0123456789abcdefABCDEF';
+const MERGE_COMMIT = 'e'.repeat(40);
+
+describe('land on GitHub', () => {
+  let remote: BareRemote;
+  let server: HttpGitServer;
+  let stub: GitHubStub;
+  let owner: string;
+  let repo: string;
+  let a: Session;
+
+  beforeAll(async () => {
+    remote = await makeRemote();
+    // Served as <owner>/<repo>: the bare repo's parent folder is the owner.
+    owner = basename(dirname(remote.dir));
+    repo = basename(remote.dir).replace(/\.git$/, '');
+    server = await startHttpGitServer({ root: dirname(dirname(remote.dir)), auth: { user: 'x-access-token', password: TOKEN } });
+    stub = await GitHubStub.start();
+    const config = await tempDir('abcd-config');
+    await chmod(config, 0o700);
+    await writeFile(join(config, 'app.json'), JSON.stringify({ v: 1, appId: 1, clientId: 'Iv1.test' }), { mode: 0o600 });
+    await writeFile(
+      join(config, 'user-token.json'),
+      JSON.stringify({ v: 1, token: TOKEN, expiresAt: Date.now() + 8 * 3_600_000, refreshToken: 'ghr_refresh', login: 'person' }),
+      { mode: 0o600 },
+    );
+    const url = server.url(`${owner}/${basename(remote.dir)}`);
+    a = await makeSession(url.replace('http://', `http://x-access-token:${TOKEN}@`), 'ada', {
+      env: {
+        ABCD_CONFIG_DIR: config,
+        ABCD_GITHUB_HOSTS: '127.0.0.1',
+        ABCD_GITHUB_API_URL: stub.url,
+        ABCD_GITHUB_GRAPHQL_URL: stub.graphqlUrl,
+      },
+    });
+    // From here on git has no credential of its own for the server: only abcd's channel.
+    await a.git(['remote', 'set-url', 'origin', url]);
+  });
+  afterEach(() => {
+    try {
+      stub.verify();
+      for (const r of stub.requests) expect(r.authorization).toBe(bearerDigest(TOKEN));
+    } finally {
+      stub.reset();
+    }
+  });
+  afterAll(async () => {
+    await stub.stop();
+    await server.stop();
+    await cleanupTemp();
+  });
+
+  it('pushes through the channel, opens the pull request, enqueues with the expected head, and marks the claim done', async () => {
+    expect((await a.abcd(['reserve', 'gh-item'])).code).toBe(0);
+    await a.git(['checkout', '-q', '-b', 'work/gh-item']);
+    const head = await a.commit('gh.txt', 'github\n');
+    const pulls = `/repos/${owner}/${repo}/pulls`;
+    stub.on({ method: 'GET', path: pulls, query: { head: `${owner}:work/gh-item`, state: 'open' }, reply: { body: [] } });
+    stub.on({
+      method: 'POST',
+      path: pulls,
+      assert: (r) => expect(r.body).toMatchObject({ head: 'work/gh-item', base: 'main' }),
+      reply: { status: 201, body: restPull({ number: 7, head, branch: 'work/gh-item' }) },
+    });
+    stub.on({
+      method: 'POST',
+      path: '/graphql',
+      operation: 'AbcdPullRequestState',
+      times: 'many',
+      // The stub counts from 1: the first read is before the enqueue, every later one sees it merged.
+      reply: (_r, n) => ({
+        body: pullStateAnswer({ number: 7, head }, n === 1 ? {} : { state: 'MERGED', merged: true, mergeCommit: { oid: MERGE_COMMIT } }),
+      }),
+    });
+    stub.on({
+      method: 'POST',
+      path: '/graphql',
+      operation: 'AbcdEnqueue',
+      assert: (r) => expect((r.body as { variables: unknown }).variables).toEqual({ pullRequestId: 'PR_node7', expectedHeadOid: head }),
+      reply: { body: { data: { enqueuePullRequest: { mergeQueueEntry: { id: 'MQE_1', state: 'QUEUED', position: 1 } } } } },
+    });
+    const r = await a.abcd(['land', 'gh-item', '--json', '--wait', '60s']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.json).toMatchObject({ tip: MERGE_COMMIT, claim: 'done', github: { number: 7, via: 'merge-queue' } });
+    expect(r.stdout + r.stderr).not.toContain(TOKEN);
+    const refs = await remote.refs();
+    expect(refs.get('refs/heads/work/gh-item')).toBe(head);
+    const status = await a.abcd(['status', '--json']);
+    expect(status.json.claims.find((c: { item: string }) => c.item === 'gh-item')).toMatchObject({ state: 'done', landed: { tip: MERGE_COMMIT } });
+    const pushes = (await server.requests()).filter((q) => q.path.endsWith('git-receive-pack') && q.method === 'POST');
+    expect(pushes.length).toBeGreaterThan(0);
+    expect(pushes.every((q) => q.user === 'x-access-token' && q.authorized)).toBe(true);
+  });
+
+  it('a claim taken over just before the enqueue is fenced (exit 5) and nothing is enqueued', async () => {
+    expect((await a.abcd(['reserve', 'gh-fenced'])).code).toBe(0);
+    await a.git(['checkout', '-q', '-b', 'work/gh-fenced']);
+    const head = await a.commit('fenced.txt', 'x\n');
+    const pulls = `/repos/${owner}/${repo}/pulls`;
+    stub.on({ method: 'GET', path: pulls, query: { head: `${owner}:work/gh-fenced`, state: 'open' }, reply: { body: [restPull({ number: 8, head, branch: 'work/gh-fenced', title: 'gh-fenced', body: null })] } });
+    stub.on({ method: 'PATCH', path: `${pulls}/8`, reply: { body: restPull({ number: 8, head, branch: 'work/gh-fenced', title: 'gh-fenced' }) } });
+    // While GitHub answers the state read, another session takes the claim over on the remote.
+    const ref = 'refs/heads/abcd/claims/local/item/gh-fenced';
+    stub.on({
+      method: 'POST',
+      path: '/graphql',
+      operation: 'AbcdPullRequestState',
+      reply: () => ({ body: pullStateAnswer({ number: 8, head }), delayMs: 300 }),
+      assert: () => {
+        void writeRawRecord(remote.dir, ref, JSON.stringify({
+          abcd: 'claim', v: 1, item: 'local:item:gh-fenced', state: 'held',
+          holder: { person: 'bo@example.com', host: 'h', session: 'bo' }, gen: 9, at: Date.now(), ttl: 3_600_000,
+        }));
+      },
+    });
+    const r = await a.abcd(['land', 'gh-fenced', '--json', '--wait', '30s']);
+    expect(r.code, r.stdout + r.stderr).toBe(5);
+    expect(r.json.refusal).toMatchObject({ code: 'fenced', data: { item: 'gh-fenced' } });
+    expect(stub.requests.some((q) => q.operation === 'AbcdEnqueue')).toBe(false);
+  });
+
+  it('without an App token set up, git has no credential for the forge: exit 7 naming setup-app, nothing written', async () => {
+    const before = await remote.refs();
+    const r = await a.abcd(['reserve', 'no-token', '--json'], { env: { ABCD_CONFIG_DIR: await tempDir('empty-config') } });
+    expect(r.code, r.stdout + r.stderr).toBe(7);
+    expect(r.json.refusal).toMatchObject({ code: 'unsafe-environment', data: { outcome: 'unchanged' } });
+    expect(r.json.refusal.message).toContain('abcd setup-app');
+    expect(await remote.refs()).toEqual(before);
+  });
+});

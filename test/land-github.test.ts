@@ -131,6 +131,18 @@ describe('land on GitHub', () => {
     expect(stub.requests.some((q) => q.operation === 'AbcdEnqueue')).toBe(false);
   });
 
+  it('a change under .github/workflows without the App\'s workflows permission is refused (exit 7) before any push', async () => {
+    expect((await a.abcd(['reserve', 'gh-workflow'])).code).toBe(0);
+    await a.git(['checkout', '-q', '-b', 'work/gh-workflow', 'main']);
+    await mkdir(join(a.dir, '.github/workflows'), { recursive: true });
+    await a.commit('.github/workflows/ci.yml', 'on: push\n');
+    const before = await remote.refs();
+    const r = await a.abcd(['land', 'gh-workflow', '--json']);
+    expect(r.code, r.stdout + r.stderr).toBe(7);
+    expect(r.json.refusal).toMatchObject({ code: 'unsafe-environment', data: { reason: 'workflows-permission', paths: ['.github/workflows/ci.yml'] } });
+    expect(await remote.refs()).toEqual(before);
+  });
+
   it('without an App token set up, git has no credential for the forge: exit 7 naming setup-app, nothing written', async () => {
     const before = await remote.refs();
     const r = await a.abcd(['reserve', 'no-token', '--json'], { env: { ABCD_CONFIG_DIR: await tempDir('empty-config') } });

@@ -23,6 +23,11 @@ export const AppConfigSchema = z.object({
   /** GitHub Enterprise: the REST root and the web root (for /login/...). */
   apiUrl: z.url().optional(),
   webUrl: z.url().optional(),
+  /**
+   * The repository permissions the person granted the App when registering it (GitHub does not
+   * report them for a user token): `{"workflows": "write"}` lets lanes push workflow changes.
+   */
+  permissions: z.record(z.string(), z.enum(['read', 'write'])).optional(),
 });
 export type AppConfig = z.infer<typeof AppConfigSchema>;
 

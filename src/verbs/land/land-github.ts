@@ -33,7 +33,8 @@ export async function landGithub(repo: Repo, input: LandInput, forge: Extract<Fo
     );
   }
   const target = await resolveLandTarget(repo, input.branch);
-  const held = await requireMine(repo, await readSnapshot(repo), ref, item);
+  const held = await requireMine(repo, await readSnapshot(repo, [target.fetchSpec]), ref, item);
+  await checkWorkflowPermission(repo, target.head, await target.mainTip());
   const keeper = new ClaimKeeper(repo, ref, item, held.tip, held.claim);
   const pushed = await keeper.push((claim) => ({
     claim: { ...claim, branch: target.branch, head: target.head },
@@ -100,4 +101,15 @@ export async function landGithub(repo: Repo, input: LandInput, forge: Extract<Fo
   } finally {
     await keeper.stop();
   }
+}
+
+/** GitHub refuses an App's push that touches .github/workflows without that permission: say so first. */
+async function checkWorkflowPermission(repo: Repo, head: string, mainTip: string): Promise<void> {
+  const changed = (await repo.git.must(['diff', '--name-only', `${mainTip}...${head}`])).split('\n').filter(Boolean);
+  const [{ appPaths, loadAppConfig }, { assertWorkflowPermission }] = await Promise.all([
+    import('../../credentials/app-config.js'),
+    import('../../forges/github/workflow-permission.js'),
+  ]);
+  const config = await loadAppConfig(appPaths(repo.deps.env));
+  assertWorkflowPermission({ changedPaths: changed, permissions: config.permissions ?? {} });
 }

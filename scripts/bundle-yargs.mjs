@@ -9,6 +9,6 @@ await build({
   input: target,
   platform: 'node',
   logLevel: 'warn',
-  output: { file: tmp, format: 'esm', codeSplitting: false },
+  output: { file: tmp, format: 'esm', codeSplitting: false, minify: true },
 });
 await rename(tmp, target);

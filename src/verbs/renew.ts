@@ -3,7 +3,6 @@ import { shortItem, type ItemKey } from '../records/item.js';
 import { claimRef } from '../records/refs.js';
 import { pushClaim } from './claim-write.js';
 import { fencedAfterPush, requireMine } from './holding.js';
-import { pruneBestEffort } from './prune.js';
 import type { Repo } from './repo.js';
 import { readSnapshot } from './snapshot.js';
 
@@ -35,10 +34,10 @@ export async function stepClaim(
   const verb = input.state === 'held' ? 'renew' : 'release';
   const r = await pushClaim(repo, { ref, lease: entry.tip, claim, message: `${verb} ${claim.item} (generation ${claim.gen})` });
   if (!r.ok) throw fencedAfterPush(item, ref, entry.tip, r.remoteTip);
+  // The released record is pruned by a later reader (status), not here: a delete right after
+  // the write would cost this verb a third round trip.
   if (input.state === 'released') {
     await repo.held.forget(ref);
-    snap.claims.set(ref, { ...entry, tip: r.tip, claim });
-    await pruneBestEffort(repo, snap);
   } else {
     await repo.held.remember(ref, r.tip);
   }

@@ -1,0 +1,187 @@
+// Shared helpers for the benchmarks: isolated sandboxes, timing, remotes, record building.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const NODE = process.execPath;
+/** The real git, found before any sandbox puts a wrapper first on PATH. */
+export const REAL_GIT = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+export const CLAIM_PREFIX = 'refs/heads/abcd/claims/local/item/';
+export const RAW_SPEC = '+refs/heads/abcd/*:refs/bench/*';
+
+const sandboxes = [];
+
+/**
+ * A private copy of the build (bin/, dist/, package.json; node_modules linked), so a rebuild
+ * in the working tree during a run cannot mix two versions into one set of figures.
+ */
+function snapshotBuild() {
+  const from = resolve(import.meta.dirname, '..');
+  const to = mkdtempSync(join(tmpdir(), 'abcd-bench-build-'));
+  sandboxes.push(to);
+  for (const p of ['bin', 'dist', 'package.json']) cpSync(join(from, p), join(to, p), { recursive: true });
+  symlinkSync(join(from, 'node_modules'), join(to, 'node_modules'));
+  return to;
+}
+export const BUILD = snapshotBuild();
+export const ABCD = join(BUILD, 'bin/abcd');
+
+/** A temp dir with its own HOME and a clean git environment; removed by cleanupAll(). */
+export function sandbox(name) {
+  const root = mkdtempSync(join(tmpdir(), `abcd-bench-${name}-`));
+  sandboxes.push(root);
+  const home = join(root, 'home');
+  mkdirSync(home);
+  // No auto-gc/maintenance anywhere, so no run pays for a random repack (abcd's own fetch
+  // passes --no-auto-maintenance already; this keeps the raw-git baselines equally lean).
+  writeFileSync(join(home, '.gitconfig'), '[maintenance]\n\tauto = false\n[gc]\n\tauto = 0\n');
+  const env = {
+    PATH: process.env.PATH,
+    HOME: home,
+    GIT_CONFIG_NOSYSTEM: '1',
+    LANG: 'C',
+    ABCD_SESSION: 'bench',
+    ABCD_MACHINE_DIR: join(root, 'machine'),
+  };
+  return { root, env };
+}
+
+export function cleanupAll() {
+  for (const d of sandboxes.splice(0)) rmSync(d, { recursive: true, force: true });
+}
+
+/** Runs a command; throws unless it exits with one of `ok` codes. Returns {code, stdout, stderr, ms}. */
+export function run(cmd, args, { cwd, env, input, ok = [0] } = {}) {
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(cmd, args, { cwd, env, input, encoding: 'utf8', maxBuffer: 256 << 20 });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (r.error) throw r.error;
+  if (!ok.includes(r.status)) {
+    throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}: ${r.stderr || r.stdout}`);
+  }
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr, ms };
+}
+
+export const git = (cwd, args, env, opts = {}) => run(REAL_GIT, ['-C', cwd, ...args], { env, ...opts });
+export const abcd = (cwd, args, env, opts = {}) => run(NODE, [ABCD, ...args], { cwd, env, ...opts });
+
+export function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+export const ms = (x) => (x >= 1000 ? `${(x / 1000).toFixed(2)} s` : `${Math.round(x)} ms`);
+export const ratio = (a, b) => `${(a / b).toFixed(2)}x`;
+export const mark = (pass) => (pass ? 'yes' : '**NO**');
+
+/** Markdown table from a header row and rows. */
+export function table(head, rows) {
+  const line = (cells) => `| ${cells.join(' | ')} |`;
+  return [line(head), line(head.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+/** A bare remote with one commit on main. */
+export function makeRemote(root, env) {
+  const bare = join(root, 'remote.git');
+  git(root, ['init', '-q', '--bare', '-b', 'main', bare], env);
+  const seed = join(root, 'seed');
+  git(root, ['init', '-q', '-b', 'main', seed], env);
+  writeFileSync(join(seed, 'README.md'), '# bench\n');
+  git(seed, ['add', '.'], env);
+  git(seed, ['-c', 'user.name=seed', '-c', 'user.email=seed@example.com', 'commit', '-q', '-m', 'initial'], env);
+  git(seed, ['push', '-q', bare, 'main'], env);
+  return bare;
+}
+
+/** A clone that has only main (never fetched abcd refs), set up for abcd. */
+export function cloneFor(bare, dir, env, email = 'bench@example.com') {
+  git(dirOf(dir), ['clone', '-q', '--single-branch', '--branch', 'main', `file://${bare}`, dir], env);
+  git(dir, ['config', 'user.email', email], env);
+  git(dir, ['config', 'user.name', email.split('@')[0]], env);
+  git(dir, ['config', 'commit.gpgsign', 'false'], env);
+  return dir;
+}
+
+const dirOf = (p) => resolve(p, '..');
+
+/** Writes n held, live claim records into the bare remote with one `git fast-import`, then packs refs. */
+export function fastImportClaims(bare, n, env) {
+  const now = Date.now();
+  const sec = Math.floor(now / 1000);
+  const parts = [];
+  for (let i = 0; i < n; i++) {
+    const json = JSON.stringify({
+      abcd: 'claim',
+      v: 1,
+      item: `local:item:item-${i}`,
+      state: 'held',
+      holder: { person: 'p@example.com', host: 'h', session: 's' },
+      gen: 0,
+      at: now,
+      ttl: 86_400_000,
+    });
+    parts.push(
+      `blob\nmark :${i + 1}\ndata ${Buffer.byteLength(json)}\n${json}\n` +
+        `commit ${CLAIM_PREFIX}item-${i}\ncommitter bench <bench@example.com> ${sec} +0000\ndata 5\nclaim\n` +
+        `M 100644 :${i + 1} record.json\n\n`,
+    );
+  }
+  git(bare, ['fast-import', '--quiet'], env, { input: parts.join('') });
+  // A hosted remote keeps its refs packed; 10k loose ref files would slow every advertisement.
+  git(bare, ['pack-refs', '--all'], env);
+}
+
+/** Objects in a repository (loose + packed), to see whether a run fetched anything. */
+export function objectCount(dir, env) {
+  const v = Object.fromEntries(
+    git(dir, ['count-objects', '-v'], env)
+      .stdout.trim()
+      .split('\n')
+      .map((l) => l.split(': ')),
+  );
+  return Number(v.count) + Number(v['in-pack']);
+}
+
+/** A `git` wrapper first on PATH that logs each argv (one JSON array a line), then execs the real git. */
+export function gitLogger(root) {
+  const dir = join(root, 'wrapper');
+  mkdirSync(dir);
+  const log = join(root, 'git-argv.log');
+  const script = join(dir, 'git');
+  // Plain sh, so the wrapper adds no node start-up; "$*" puts the subcommand after -C <dir>.
+  writeFileSync(script, `#!/bin/sh\nprintf '%s\\n' "$*" >> "$BENCH_GIT_LOG"\nexec '${REAL_GIT}' "$@"\n`);
+  chmodSync(script, 0o755);
+  return {
+    env: (env) => ({ ...env, PATH: `${dir}:${env.PATH}`, BENCH_GIT_LOG: log }),
+    /** Returns and clears the argvs logged so far. */
+    take() {
+      let text = '';
+      try {
+        text = readFileSync(log, 'utf8');
+      } catch {}
+      writeFileSync(log, '');
+      return text.split('\n').filter(Boolean);
+    },
+  };
+}
+
+const NETWORK = new Set(['fetch', 'push', 'ls-remote', 'clone', 'pull']);
+
+/** The git subcommand of a logged argv line (skips -C <dir> and -c k=v). */
+export function subcommand(line) {
+  const a = line.split(' ');
+  for (let i = 0; i < a.length; i++) {
+    if (a[i] === '-C' || a[i] === '-c') i++;
+    else if (!a[i].startsWith('-')) return a[i];
+  }
+  return '?';
+}
+
+/** Counts spawns: {total, trips, local, cmds: 'fetch, push, ...'}. */
+export function classify(lines) {
+  const cmds = lines.map(subcommand);
+  const trips = cmds.filter((c) => NETWORK.has(c)).length;
+  return { total: cmds.length, trips, local: cmds.length - trips, cmds };
+}

@@ -1,0 +1,41 @@
+// 3. Start-up: `abcd --help` against `node -e 0`; `abcd status` on an empty remote against node + raw fetch.
+import { join } from 'node:path';
+import { abcd, cloneFor, git, makeRemote, mark, median, ms, NODE, RAW_SPEC, ratio, run, sandbox, table } from './lib.mjs';
+
+const REPS = 11;
+
+export async function benchStartup() {
+  const { root, env } = sandbox('startup');
+  const bare = makeRemote(root, env);
+  const clone = cloneFor(bare, join(root, 'clone'), env);
+  // node's own start-up depends on the caller's environment (NODE_EXTRA_CA_CERTS loads a CA
+  // bundle before any code runs): measured both clean and with this shell's NODE_* variables.
+  const nodeVars = Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('NODE_')));
+  const envNode = { ...env, ...nodeVars };
+  const probes = {
+    node: () => run(NODE, ['-e', '0'], { env }).ms,
+    help: () => abcd(clone, ['--help'], env).ms,
+    status: () => abcd(clone, ['status'], env).ms,
+    fetch: () => git(clone, ['fetch', '-q', 'origin', RAW_SPEC], env).ms,
+    ...(Object.keys(nodeVars).length
+      ? { nodeInherited: () => run(NODE, ['-e', '0'], { env: envNode }).ms, helpInherited: () => abcd(clone, ['--help'], envNode).ms }
+      : {}),
+  };
+  for (const p of Object.values(probes)) p(); // warm the page cache
+  const t = Object.fromEntries(Object.keys(probes).map((k) => [k, []]));
+  for (let rep = 0; rep < REPS; rep++) for (const [k, p] of Object.entries(probes)) t[k].push(p());
+  const m = Object.fromEntries(Object.entries(t).map(([k, xs]) => [k, median(xs)]));
+  const floor = m.node + m.fetch;
+  const helpRow = (label, help, node) => [label, ms(help), `\`node -e 0\` ${ms(node)}`, ratio(help, node), `≤ 2.5x: ${mark(help / node <= 2.5)}`];
+  const rows = [helpRow('`abcd --help`', m.help, m.node)];
+  if (m.helpInherited) rows.push(helpRow(`\`abcd --help\` with ${Object.keys(nodeVars).join(', ')}`, m.helpInherited, m.nodeInherited));
+  rows.push(['`abcd status`, empty remote', ms(m.status), `\`node -e 0\` + \`git fetch\` ${ms(floor)} (${ms(m.node)} + ${ms(m.fetch)})`, ratio(m.status, floor), '']);
+  return [
+    '## 3. Start-up',
+    '',
+    `Medians of ${REPS}, interleaved, clean environment unless named. Empty remote: no \`refs/heads/abcd/*\` at all.`,
+    '',
+    table(['command', 'time', 'baseline (same run)', 'ratio', 'goal'], rows),
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,138 @@
+// 2. `abcd status` with 1k and 10k claims, cold and warm, against a raw `git fetch` of the same refs.
+// 4. Where a warm 10k status spends its time (trace2 of abcd's own git calls + in-process decode).
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import {
+  abcd, BUILD, cloneFor, fastImportClaims, git, makeRemote, mark, median, ms, NODE, objectCount, RAW_SPEC, ratio, run, sandbox,
+  table,
+} from './lib.mjs';
+
+const SIZES = [
+  { n: 1000, cold: 5, warmPerCold: 2, goal: {} },
+  { n: 10000, cold: 3, warmPerCold: 2, goal: { warm: 1500, cold: 4000 } },
+];
+
+export async function benchStatusScale() {
+  const out = ['## 2. `abcd status` at scale', ''];
+  const rows = [];
+  let breakdown = '';
+  for (const size of SIZES) {
+    const { root, env } = sandbox(`status-${size.n}`);
+    const bare = makeRemote(root, env);
+    const t0 = Date.now();
+    fastImportClaims(bare, size.n, env);
+    const built = Date.now() - t0;
+    const t = { cold: { abcd: [], raw: [] }, warm: { abcd: [], raw: [] } };
+    let warmFetched = 0;
+    for (let rep = 0; rep < size.cold; rep++) {
+      const mine = cloneFor(bare, join(root, `abcd-${rep}`), env);
+      const raw = cloneFor(bare, join(root, `raw-${rep}`), env);
+      const status = () => {
+        const r = abcd(mine, ['status'], env);
+        const lines = r.stdout.split('\n').length;
+        if (lines < size.n) throw new Error(`abcd status listed ${lines} lines for ${size.n} claims`);
+        return r.ms;
+      };
+      const fetch = () => git(raw, ['fetch', '-q', 'origin', RAW_SPEC], env).ms;
+      // Alternate which goes first, so neither always meets a warmer page cache.
+      if (rep % 2) t.cold.raw.push(fetch()), t.cold.abcd.push(status());
+      else t.cold.abcd.push(status()), t.cold.raw.push(fetch());
+      for (let w = 0; w < size.warmPerCold; w++) {
+        const before = objectCount(mine, env);
+        t.warm.abcd.push(status());
+        warmFetched += objectCount(mine, env) - before;
+        t.warm.raw.push(fetch());
+      }
+      if (size.n === 10000 && rep === size.cold - 1) breakdown = await whereTimeGoes(mine, env, root, median(t.warm.abcd));
+      rmSync(mine, { recursive: true, force: true });
+      rmSync(raw, { recursive: true, force: true });
+    }
+    for (const kind of ['cold', 'warm']) {
+      const a = median(t[kind].abcd);
+      const r = median(t[kind].raw);
+      const goal = size.goal[kind];
+      rows.push([
+        size.n.toLocaleString('en'),
+        kind,
+        ms(a),
+        ms(r),
+        ratio(a, r),
+        goal ? `< ${ms(goal)}: ${mark(a < goal)}${r >= goal ? ' (raw git alone misses it)' : ''}` : '',
+      ]);
+    }
+    out.push(`${size.n} records built with one \`git fast-import\` + \`pack-refs\` in ${ms(built)}; ` +
+      `objects fetched by the warm runs: ${warmFetched} ${mark(warmFetched === 0)}.`);
+  }
+  out.push(
+    '',
+    'Cold: a fresh `--single-branch` clone that never fetched abcd refs. Warm: the same clone again, nothing changed.',
+    `Raw: \`git fetch origin '${RAW_SPEC}'\` in its own fresh clone, interleaved with abcd in the same run. Medians.`,
+    '',
+    table(['records', 'cache', 'abcd status', 'raw git fetch', 'ratio', 'goal'], rows),
+    '',
+  );
+  return { scale: out.join('\n'), breakdown };
+}
+
+/** Runs one warm status under GIT_TRACE2_EVENT and splits its time by git command, decode and the rest. */
+async function whereTimeGoes(clone, env, root, warmMedian) {
+  const trace = join(root, 'trace2.json');
+  const total = abcd(clone, ['status'], { ...env, GIT_TRACE2_EVENT: trace }).ms;
+  const argvOf = new Map();
+  const gitMs = new Map();
+  for (const line of readFileSync(trace, 'utf8').split('\n').filter(Boolean)) {
+    const e = JSON.parse(line);
+    if (e.sid.includes('/')) continue; // a child of abcd's git (upload-pack, ...): counted in its parent
+    if (e.event === 'start') argvOf.set(e.sid, e.argv);
+    if (e.event === 'exit') {
+      const argv = argvOf.get(e.sid) ?? [];
+      const name = argv[argv.indexOf('-C') + 2] ?? '?';
+      gitMs.set(name, (gitMs.get(name) ?? 0) + e.t_abs * 1000);
+    }
+  }
+  const decodeMs = await decodeTime(clone, env);
+  const nodeMs = median([0, 1, 2].map(() => run(NODE, ['-e', '0'], { env }).ms));
+  const importMs = median([0, 1, 2].map(() => run(NODE, ['--input-type=module', '-e', IMPORTS], { cwd: BUILD, env }).ms)) - nodeMs;
+  const gitSum = [...gitMs.values()].reduce((s, x) => s + x, 0);
+  const rows = [...gitMs].map(([name, t]) => [`git ${name}`, ms(t)]);
+  rows.push(
+    ['decode 10k records (zod, in-process)', ms(decodeMs)],
+    ['`node -e 0` start-up', ms(nodeMs)],
+    ['module imports (yargs, zod, execa, abcd)', ms(importMs)],
+    ['rest: spawning, fetch/list/batch I/O, sorting, rendering 10k rows', ms(Math.max(0, total - gitSum - decodeMs - nodeMs - importMs))],
+    ['**total (this traced run)**', `**${ms(total)}**`],
+  );
+  return [
+    '## 4. Where a warm 10k `abcd status` spends its time',
+    '',
+    `One traced run (untraced warm median ${ms(warmMedian)}). git times are trace2 \`t_abs\` of each git process abcd spawned;`,
+    '`rev-parse` and `config` run in parallel, so the sum slightly overstates them.',
+    '',
+    table(['stage', 'time'], rows),
+    '',
+  ].join('\n');
+}
+
+// What `abcd status` loads before it does any work, in a fresh node (the import alone, not run).
+const IMPORTS = ['cli/main.js', 'verbs/repo.js', 'verbs/status.js']
+  .map((p) => `await import('./dist/${p}');`)
+  .concat("await import('execa');")
+  .join(' ');
+
+/** Median time of abcd's own decodeSnapshot over the clone's cached records (imported from dist/). */
+async function decodeTime(clone, env) {
+  const dist = (p) => import(pathToFileURL(join(BUILD, 'dist', p)).href);
+  const { Git } = await dist('remote/git.js');
+  const { RecordStore } = await dist('remote/record-store.js');
+  const { decodeSnapshot } = await dist('verbs/snapshot.js');
+  const store = new RecordStore(new Git(clone, env), 'origin', 30_000, async () => {});
+  const raws = await store.readCached();
+  const times = [0, 1, 2].map(() => {
+    const t0 = performance.now();
+    const snap = decodeSnapshot(raws, Date.now());
+    if (snap.claims.size !== raws.length) throw new Error(`decoded ${snap.claims.size} of ${raws.length}`);
+    return performance.now() - t0;
+  });
+  return median(times);
+}

@@ -1,0 +1,56 @@
+// The record namespace stays proportional to live work: status prunes dead records with leases.
+import { afterAll, describe, expect, it } from 'vitest';
+import { cleanupTemp } from './harness/git-env.js';
+import { makeRemote, writeRawRecord } from './harness/remote.js';
+import { makeSession } from './harness/session.js';
+import { systemClock } from '../src/deps.js';
+import { openRepo } from '../src/verbs/repo.js';
+import { readSnapshot } from '../src/verbs/snapshot.js';
+import { pruneBestEffort } from '../src/verbs/prune.js';
+
+const ref = (id: string) => `refs/heads/abcd/claims/local/item/${id}`;
+const DAY = 86_400_000;
+
+function claim(id: string, state: string, at: number, ttl = 60_000) {
+  return JSON.stringify({
+    abcd: 'claim', v: 1, item: `local:item:${id}`, state, gen: 1, at, ttl,
+    holder: { person: 'old@example.com', host: 'h', session: 'old' },
+  });
+}
+
+describe('pruning', () => {
+  afterAll(cleanupTemp);
+
+  it('status deletes released, long-expired and old done claims, and keeps live and recent done ones', async () => {
+    const remote = await makeRemote();
+    const now = Date.now();
+    await writeRawRecord(remote.dir, ref('released'), claim('released', 'released', now));
+    await writeRawRecord(remote.dir, ref('expired-long-ago'), claim('expired-long-ago', 'held', now - 2 * DAY));
+    await writeRawRecord(remote.dir, ref('expired-just-now'), claim('expired-just-now', 'held', now - 120_000));
+    await writeRawRecord(remote.dir, ref('done-old'), claim('done-old', 'done', now - 20 * DAY));
+    await writeRawRecord(remote.dir, ref('done-recent'), claim('done-recent', 'done', now - DAY));
+    await writeRawRecord(remote.dir, ref('live'), claim('live', 'held', now, 3_600_000));
+    const s = await makeSession(remote.url, 'pam');
+    const r = await s.abcd(['status', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json.pruned).toBe(3);
+    const left = [...(await remote.refs()).keys()].filter((k) => k.startsWith('refs/heads/abcd/claims/')).sort();
+    expect(left).toEqual([ref('done-recent'), ref('expired-just-now'), ref('live')]);
+  });
+
+  it('a record rewritten after it was read is not pruned (the delete carries a lease)', async () => {
+    const remote = await makeRemote();
+    const [s, t] = [await makeSession(remote.url, 'quinn'), await makeSession(remote.url, 'ruth')];
+    expect((await s.abcd(['reserve', 'comeback'])).code).toBe(0);
+    expect((await s.abcd(['release', 'comeback'])).code).toBe(0);
+    const deps = { cwd: t.dir, env: t.env, clock: systemClock, out: { stdout() {}, stderr() {}, isTTY: false }, remote: 'origin' };
+    const repo = await openRepo(deps);
+    const stale = await readSnapshot(repo);
+    expect(stale.claims.get(ref('comeback'))?.claim.state).toBe('released');
+    // Between t's read and its prune, s takes the item again.
+    expect((await s.abcd(['reserve', 'comeback'])).code).toBe(0);
+    expect(await pruneBestEffort(repo, stale)).toBe(0);
+    expect((await remote.refs()).has(ref('comeback'))).toBe(true);
+    expect((await t.abcd(['status', '--json'])).json.claims.find((c: { item: string }) => c.item === 'comeback').state).toBe('held');
+  });
+});

@@ -5,6 +5,8 @@ import type { Deps } from '../deps.js';
 export interface Result {
   json: Record<string, unknown>;
   text: string;
+  /** The process's exit code when the verb succeeded but passes on a command's own (abcd gate). */
+  exitCode?: number;
 }
 
 /** Options every verb accepts. */

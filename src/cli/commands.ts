@@ -3,10 +3,14 @@ import { reserve } from './commands/reserve.js';
 import { renew } from './commands/renew.js';
 import { release } from './commands/release.js';
 import { push } from './commands/push.js';
+import { land } from './commands/land.js';
 import { status } from './commands/status.js';
 import { settings } from './commands/settings.js';
 import { init } from './commands/init.js';
 import { checkLogin } from './commands/check-login.js';
+import { gate } from './commands/gate.js';
+import { setupApp } from './commands/setup-app.js';
+import { credential } from './commands/credential.js';
 
 /** Every verb, in the order `abcd --help` lists them. One line per verb. */
 export const commands: readonly Command[] = [
@@ -14,8 +18,12 @@ export const commands: readonly Command[] = [
   renew,
   release,
   push,
+  land,
   status,
   settings,
   init,
   checkLogin,
+  setupApp,
+  gate,
+  credential,
 ];

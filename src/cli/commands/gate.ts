@@ -1,0 +1,71 @@
+import { availableParallelism, tmpdir } from 'node:os';
+import type { Command } from '../command.js';
+import type { Deps } from '../../deps.js';
+import { UsageError } from '../../refusals.js';
+import { parseInstant } from '../../time/duration.js';
+import { durationArg } from '../args.js';
+import { formatDuration, formatInstant, table } from '../render.js';
+
+// Waiting longer than this for a machine slot means something is wrong; rule 1 wants an end.
+const DEFAULT_WAIT_MS = 10 * 60_000;
+
+export const gate: Command = {
+  command: 'gate',
+  describe: "run a heavy command under the machine's load gate (first come, first served by ticket)",
+  examples: [
+    ['abcd gate --wait 20m -- npm test', 'run the tests once one of the machine\'s slots is free; give up after 20 minutes'],
+    ['abcd gate --status', 'who holds the gate and who waits, in ticket order'],
+  ],
+  builder: (y) =>
+    y
+      .option('slots', { type: 'number', describe: 'jobs at once on this computer (default: ABCD_GATE_SLOTS, else half the CPUs)' })
+      .option('wait', { type: 'string', describe: 'how long to wait for a slot (e.g. 90s, 20m); default 10m' })
+      .option('status', { type: 'boolean', default: false, describe: 'list holders and waiters instead of running' }),
+  async run(args, deps) {
+    const argv = ((args['--'] as unknown[] | undefined) ?? []).map(String);
+    const slots = slotsArg(args.slots, deps);
+    const [{ gateDir, machineDir }, { systemGateDeps }] = await Promise.all([
+      import('../../machine/gate-paths.js'),
+      import('../../machine/gate-process.js'),
+    ]);
+    const dir = gateDir(machineDir(deps.env, tmpdir()));
+    const gateDeps = systemGateDeps(deps.clock, process.pid);
+    if (args.status) {
+      if (argv.length) throw new UsageError('--status lists the gate; it runs no command. Drop one or the other.', { argv });
+      const { readGate } = await import('../../machine/gate.js');
+      const { describeHolder } = await import('../../machine/gate-refusal.js');
+      const view = readGate(dir, gateDeps);
+      const now = deps.clock.now();
+      const holders = view.holders.map((e) => ({ ...describeHolder(e, now), since: formatInstant(e.holding?.since ?? e.at) }));
+      const waiters = view.waiters.map((e) => ({ pid: e.pid, ticket: e.ticket, command: e.command, waitedMs: now - e.at, until: formatInstant(e.until) }));
+      const rows = [
+        ...holders.map((h) => ['holding', String(h.ticket), String(h.pid), formatDuration(h.forMs), h.command]),
+        ...waiters.map((w) => ['waiting', String(w.ticket), String(w.pid), formatDuration(w.waitedMs), w.command]),
+      ];
+      const head = `load gate ${dir}: ${holders.length} of ${slots} slot(s) held, ${waiters.length} waiting`;
+      const text = rows.length ? `${head}\n${table(['STATE', 'TICKET', 'PID', 'FOR', 'COMMAND'], rows)}` : head;
+      return { json: { gate: dir, slots, holders, waiters }, text };
+    }
+    if (argv.length === 0) throw new UsageError('name the command to run after --, e.g. abcd gate -- npm test', {});
+    const waitMs = waitArg(args.wait, deps);
+    const { runGated } = await import('../../machine/gate-run.js');
+    const r = await runGated({ dir, slots, waitMs, deps: gateDeps, argv, cwd: deps.cwd, env: deps.env, stdout: args.json ? 'stderr' : 'inherit' });
+    return { json: { gate: dir, command: argv, ...r }, text: '', exitCode: r.exitCode };
+  },
+};
+
+/** --wait, cut short by the job's own end (ABCD_JOB_DEADLINE) so the gate never outlives it. */
+function waitArg(value: unknown, deps: Deps): number {
+  const wait = durationArg(value, '--wait', DEFAULT_WAIT_MS);
+  const job = deps.env.ABCD_JOB_DEADLINE;
+  return job ? Math.max(0, Math.min(wait, parseInstant(job, 'ABCD_JOB_DEADLINE') - deps.clock.now())) : wait;
+}
+
+/** --slots, else ABCD_GATE_SLOTS, else half the CPUs (at least one). */
+export function slotsArg(value: unknown, deps: Deps): number {
+  const [raw, name] = value !== undefined ? [String(value), '--slots'] : [deps.env.ABCD_GATE_SLOTS, 'ABCD_GATE_SLOTS'];
+  if (raw === undefined || raw === '') return Math.max(1, Math.floor(availableParallelism() / 2));
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`${name} is "${raw}"; it must be a whole number of at least 1.`, { [name]: raw });
+  return n;
+}

@@ -1,4 +1,4 @@
-import { availableParallelism, tmpdir } from 'node:os';
+import { availableParallelism } from 'node:os';
 import type { Command } from '../command.js';
 import type { Deps } from '../../deps.js';
 import { UsageError } from '../../refusals.js';
@@ -23,13 +23,8 @@ export const gate: Command = {
       .option('status', { type: 'boolean', default: false, describe: 'list holders and waiters instead of running' }),
   async run(args, deps) {
     const argv = ((args['--'] as unknown[] | undefined) ?? []).map(String);
-    const slots = slotsArg(args.slots, deps);
-    const [{ gateDir, machineDir }, { systemGateDeps }] = await Promise.all([
-      import('../../machine/gate-paths.js'),
-      import('../../machine/gate-process.js'),
-    ]);
-    const dir = gateDir(machineDir(deps.env, tmpdir()));
-    const gateDeps = systemGateDeps(deps.clock, process.pid);
+    const { machineGateContext } = await import('../machine-gate.js');
+    const { dir, slots, gateDeps } = await machineGateContext(deps, args.slots);
     if (args.status) {
       if (argv.length) throw new UsageError('--status lists the gate; it runs no command. Drop one or the other.', { argv });
       const { readGate } = await import('../../machine/gate.js');

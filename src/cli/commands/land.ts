@@ -1,10 +1,9 @@
-import { tmpdir } from 'node:os';
 import type { Command } from '../command.js';
 import type { Deps } from '../../deps.js';
 import type { GateRunner } from '../../verbs/land/land.js';
 import { durationArg, itemArg } from '../args.js';
 import { formatDuration } from '../render.js';
-import { slotsArg } from './gate.js';
+import { machineGateContext } from '../machine-gate.js';
 
 // DESIGN.md: land waits in the queue for at most this long unless told otherwise.
 const DEFAULT_WAIT_MS = 30 * 60_000;
@@ -45,14 +44,7 @@ export const land: Command = {
 
 /** The checks run under this computer's load gate. */
 async function machineGate(deps: Deps): Promise<GateRunner> {
-  const [{ gateDir, machineDir }, { systemGateDeps }, { acquireGate }] = await Promise.all([
-    import('../../machine/gate-paths.js'),
-    import('../../machine/gate-process.js'),
-    import('../../machine/gate.js'),
-  ]);
-  const dir = gateDir(machineDir(deps.env, tmpdir()));
-  const slots = slotsArg(undefined, deps);
-  const gateDeps = systemGateDeps(deps.clock, process.pid);
+  const [{ dir, slots, gateDeps }, { acquireGate }] = await Promise.all([machineGateContext(deps), import('../../machine/gate.js')]);
   return async (label, untilMs, fn) => {
     const lease = await acquireGate({ dir, slots, waitMs: Math.max(0, untilMs - deps.clock.now()), label, deps: gateDeps });
     try {

@@ -2,8 +2,7 @@ import type { Command } from '../command.js';
 import { formatDuration, formatInstant, inOrAgo, paint, table } from '../render.js';
 import type { StatusData } from '../../verbs/status.js';
 import type { Deps } from '../../deps.js';
-import { tmpdir } from 'node:os';
-import { slotsArg } from './gate.js';
+import { machineGateContext } from '../machine-gate.js';
 
 interface GateSummary {
   dir: string;
@@ -14,14 +13,9 @@ interface GateSummary {
 
 /** This computer's load gate, as `abcd gate --status` shows it in full. */
 async function gateSummary(deps: Deps): Promise<GateSummary> {
-  const [{ gateDir, machineDir }, { systemGateDeps }, { readGate }] = await Promise.all([
-    import('../../machine/gate-paths.js'),
-    import('../../machine/gate-process.js'),
-    import('../../machine/gate.js'),
-  ]);
-  const dir = gateDir(machineDir(deps.env, tmpdir()));
-  const view = readGate(dir, systemGateDeps(deps.clock, process.pid));
-  return { dir, slots: slotsArg(undefined, deps), holders: view.holders.length, waiters: view.waiters.length };
+  const [{ dir, slots, gateDeps }, { readGate }] = await Promise.all([machineGateContext(deps), import('../../machine/gate.js')]);
+  const view = readGate(dir, gateDeps);
+  return { dir, slots, holders: view.holders.length, waiters: view.waiters.length };
 }
 
 export const status: Command = {

@@ -152,6 +152,34 @@ describe('land', () => {
     expect(quick.json.refusal).toMatchObject({ code: 'deadline', data: { item: 'quick', waitedOn: { item: 'slow', holder: expect.stringContaining('fay') } } });
     expect(took).toBeGreaterThanOrEqual(2000);
     expect(took).toBeLessThan(2000 + SLACK_MS);
+    expect((await r.remote.refs()).has('refs/heads/abcd/queue/local/item/quick')).toBe(false);
     expect((await slow).code).toBe(0);
   }, 120_000);
+
+  it('main moving during the check means a re-test on the new tip; moving every time ends in exit 4 naming the re-tests', async () => {
+    // The check itself pushes a commit to main from another clone: main moves under the land.
+    const bypass = 'if [ "$(cat "$MOVES" 2>/dev/null || echo 0)" -lt "$MAX_MOVES" ]; then ' +
+      'echo $(( $(cat "$MOVES" 2>/dev/null || echo 0) + 1 )) > "$MOVES"; ' +
+      'git -C "$OTHER" pull -q --rebase origin main && git -C "$OTHER" commit -q --allow-empty -m bypass && git -C "$OTHER" push -q origin HEAD:main; fi';
+    const r = await landRemote(bypass);
+    const other = await sessionOn(r, 'oscar');
+    const once = await sessionOn(r, 'pia', { OTHER: other.dir, MOVES: join(other.dir, '..', 'moves-once'), MAX_MOVES: '1' });
+    await workOn(once, 'retest', 'retest.txt', 'x\n');
+    const ok = await once.abcd(['land', 'retest', '--json']);
+    expect(ok.code, ok.stdout + ok.stderr).toBe(0);
+    expect(ok.json.attempts).toBe(2);
+    const env = once.env;
+    const log = await git(r.remote.dir, ['log', '--format=%s', 'main'], env);
+    expect(log.split('\n').slice(0, 2)).toEqual(['retest: retest.txt', 'bypass']);
+
+    const always = await sessionOn(r, 'quin', { OTHER: other.dir, MOVES: join(other.dir, '..', 'moves-always'), MAX_MOVES: '99' });
+    await workOn(always, 'never', 'never.txt', 'y\n');
+    const refused = await always.abcd(['land', 'never', '--json']);
+    expect(refused.code, refused.stdout).toBe(4);
+    expect(refused.json.refusal).toMatchObject({ code: 'deadline', data: { item: 'never', attempts: 3, main: 'main' } });
+    expect(await git(r.remote.dir, ['log', '--format=%s', '-1', 'main'], env)).toBe('bypass');
+    // Giving up takes the entry out of the queue, so it cannot block the entries behind it.
+    expect((await r.remote.refs()).has('refs/heads/abcd/queue/local/item/never')).toBe(false);
+  }, 180_000);
 });
+

@@ -1,17 +1,16 @@
 import type { Claim } from '../../records/claim.js';
-import { formatHolder } from '../../records/holder.js';
 import { formatItem, shortItem, type ItemKey } from '../../records/item.js';
 import { encodeQueue, type QueueRecord } from '../../records/queue.js';
 import { claimRef, queueRef } from '../../records/refs.js';
-import { Conflict, DeadlineReached, Fenced, isRefusal } from '../../refusals.js';
-import { formatDuration, formatInstant, parseDuration } from '../../time/duration.js';
+import { Conflict, DeadlineReached, Fenced } from '../../refusals.js';
+import { parseDuration } from '../../time/duration.js';
 import { requireMine } from '../holding.js';
 import type { Repo } from '../repo.js';
-import { readSnapshot, type QueueEntry } from '../snapshot.js';
+import { readSnapshot } from '../snapshot.js';
 import { readLandConfig, runChecks, type CheckRun } from './checks.js';
 import { ClaimKeeper } from './claim-keeper.js';
 import { turnOf } from './queue-order.js';
-import { pruneQueue } from './prune-queue.js';
+import { leaveQueue, waitForTurn } from './turn.js';
 import { resolveLandTarget, type LandTarget } from './target.js';
 import { integrate, withWorktree } from './worktree.js';
 
@@ -47,8 +46,6 @@ export interface LandResult {
 // Re-tests on a new main tip before the land gives up (exit 4): main moving under every
 // attempt means the queue is being bypassed.
 const MAX_ATTEMPTS = 3;
-// How often a waiting land re-reads the queue (one round trip each).
-const QUEUE_POLL_MS = 1000;
 
 /** Enqueues the item fenced by its claim, waits its turn, tests, and lands it in one atomic push. */
 export async function land(repo: Repo, input: LandInput, gate: GateRunner): Promise<LandResult> {
@@ -91,6 +88,17 @@ export async function land(repo: Repo, input: LandInput, gate: GateRunner): Prom
   let myEntryTip = enq.written.get(qref)!;
   keeper.start();
   try {
+    return await landInTurn();
+  } catch (e) {
+    // However a land ends without landing (conflict, failing check, deadline, re-tests used up),
+    // its entry leaves the queue: a live claim would otherwise keep a dead entry at the front.
+    if (!keeper.fenced && !(e instanceof Fenced)) await leaveQueue(keeper, qref, myEntryTip);
+    throw e;
+  } finally {
+    await keeper.stop();
+  }
+
+  async function landInTurn(): Promise<LandResult> {
     for (let attempt = 1; ; attempt++) {
       snap = await waitForTurn(repo, { item, qref, myEntryTip, deadline, started, keeper, fetchSpec: target.fetchSpec });
       const mainTip = await target.mainTip();
@@ -110,8 +118,6 @@ export async function land(repo: Repo, input: LandInput, gate: GateRunner): Prom
         }));
       } catch (e) {
         if (keeper.fenced) throw keeper.fenced;
-        // A conflict or a failing check leaves the queue to the next entry; the claim stays held.
-        if (isRefusal(e) && (e.code === 'conflict' || e.code === 'check-failed')) await leaveQueue(keeper, qref, myEntryTip);
         throw e;
       }
       // Fairness: an entry enqueued earlier may have become visible while this one tested.
@@ -153,52 +159,7 @@ export async function land(repo: Repo, input: LandInput, gate: GateRunner): Prom
         );
       }
     }
-  } finally {
-    await keeper.stop();
   }
-}
-
-async function waitForTurn(
-  repo: Repo,
-  o: { item: string; qref: string; myEntryTip: string; deadline: number; started: number; keeper: ClaimKeeper; fetchSpec: string },
-) {
-  const { clock } = repo.deps;
-  for (;;) {
-    const snap = await readSnapshot(repo, [o.fetchSpec]);
-    if (o.keeper.fenced) throw o.keeper.fenced;
-    const mine = snap.queue.get(o.qref);
-    if (!mine || mine.tip !== o.myEntryTip) {
-      throw new Fenced(`${o.item}'s queue entry was removed or rewritten by another session; nothing landed.`, { item: o.item, ref: o.qref });
-    }
-    const now = clock.now();
-    const { turn, dead } = turnOf(snap, o.qref, now);
-    if (dead.length) await pruneQueue(repo, dead);
-    if (turn.kind === 'mine') return snap;
-    if (turn.kind === 'gone') throw new Fenced(`${o.item}'s queue entry is gone; nothing landed.`, { item: o.item });
-    if (now >= o.deadline) throw waitedTooLong(o.item, turn.ahead, turn.position, now - o.started);
-    await clock.sleep(Math.min(QUEUE_POLL_MS, o.deadline - now), o.keeper.signal);
-  }
-}
-
-function waitedTooLong(item: string, ahead: QueueEntry, position: number, waitedMs: number): DeadlineReached {
-  const a = ahead.entry;
-  return new DeadlineReached(
-    `waited ${formatDuration(waitedMs)} in the land queue for ${item}, behind ${position} live entr${position === 1 ? 'y' : 'ies'}; ` +
-      `first ${ahead.item} by ${formatHolder(a.holder)} (head ${a.head.slice(0, 12)}, queued ${formatInstant(a.at)}). ` +
-      'Nothing landed and the entry was left for a later land; run abcd land again with a longer --wait.',
-    {
-      item,
-      waitedMs,
-      waitedOn: { item: ahead.item, ref: ahead.ref, holder: formatHolder(a.holder), head: a.head, queuedAt: formatInstant(a.at) },
-      position,
-    },
-  );
-}
-
-async function leaveQueue(keeper: ClaimKeeper, qref: string, lease: string): Promise<void> {
-  await keeper
-    .push((claim) => ({ claim, message: `leave the land queue`, records: [{ ref: qref, lease, content: null, message: 'dequeue' }] }))
-    .catch(() => undefined); // best-effort: a dead entry is skipped by others anyway once the claim lapses
 }
 
 function refusedEnqueue(item: string, target: LandTarget, rejected: { ref: string; reason?: string; summary: string }[]): Conflict {

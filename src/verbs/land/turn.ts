@@ -1,0 +1,55 @@
+import { formatHolder } from '../../records/holder.js';
+import { DeadlineReached, Fenced } from '../../refusals.js';
+import { formatDuration, formatInstant } from '../../time/duration.js';
+import type { Repo } from '../repo.js';
+import { readSnapshot, type QueueEntry } from '../snapshot.js';
+import type { ClaimKeeper } from './claim-keeper.js';
+import { pruneQueue } from './prune-queue.js';
+import { turnOf } from './queue-order.js';
+
+// How often a waiting land re-reads the queue (one round trip each).
+const QUEUE_POLL_MS = 1000;
+
+/** Waits until the entry at `qref` is first among the live entries, or its deadline (exit 4). */
+export async function waitForTurn(
+  repo: Repo,
+  o: { item: string; qref: string; myEntryTip: string; deadline: number; started: number; keeper: ClaimKeeper; fetchSpec: string },
+) {
+  const { clock } = repo.deps;
+  for (;;) {
+    const snap = await readSnapshot(repo, [o.fetchSpec]);
+    if (o.keeper.fenced) throw o.keeper.fenced;
+    const mine = snap.queue.get(o.qref);
+    if (!mine || mine.tip !== o.myEntryTip) {
+      throw new Fenced(`${o.item}'s queue entry was removed or rewritten by another session; nothing landed.`, { item: o.item, ref: o.qref });
+    }
+    const now = clock.now();
+    const { turn, dead } = turnOf(snap, o.qref, now);
+    if (dead.length) await pruneQueue(repo, dead);
+    if (turn.kind === 'mine') return snap;
+    if (turn.kind === 'gone') throw new Fenced(`${o.item}'s queue entry is gone; nothing landed.`, { item: o.item });
+    if (now >= o.deadline) throw waitedTooLong(o.item, turn.ahead, turn.position, now - o.started);
+    await clock.sleep(Math.min(QUEUE_POLL_MS, o.deadline - now), o.keeper.signal);
+  }
+}
+
+function waitedTooLong(item: string, ahead: QueueEntry, position: number, waitedMs: number): DeadlineReached {
+  const a = ahead.entry;
+  return new DeadlineReached(
+    `waited ${formatDuration(waitedMs)} in the land queue for ${item}, behind ${position} live entr${position === 1 ? 'y' : 'ies'}; ` +
+      `first ${ahead.item} by ${formatHolder(a.holder)} (head ${a.head.slice(0, 12)}, queued ${formatInstant(a.at)}). ` +
+      'Nothing landed and the entry left the queue; run abcd land again with a longer --wait.',
+    {
+      item,
+      waitedMs,
+      waitedOn: { item: ahead.item, ref: ahead.ref, holder: formatHolder(a.holder), head: a.head, queuedAt: formatInstant(a.at) },
+      position,
+    },
+  );
+}
+
+export async function leaveQueue(keeper: ClaimKeeper, qref: string, lease: string): Promise<void> {
+  await keeper
+    .push((claim) => ({ claim, message: `leave the land queue`, records: [{ ref: qref, lease, content: null, message: 'dequeue' }] }))
+    .catch(() => undefined); // best-effort: a dead entry is skipped by others anyway once the claim lapses
+}

@@ -61,7 +61,19 @@ export function decodeSnapshot(raws: readonly RawRecord[], readAt: number): Snap
   };
   for (const raw of raws) {
     snap.raw.set(raw.ref, raw);
-    const kind = isRefSafe(raw.ref) ? classifyRef(raw.ref) : undefined;
+    if (!isRefSafe(raw.ref)) {
+      const shown = JSON.stringify(raw.ref.slice(0, 200));
+      snap.refused.set(raw.ref, {
+        ref: raw.ref,
+        tip: raw.tip,
+        refusal: new RecordInvalid(`record ref ${shown} is not a safe ref name; abcd leaves it alone. Delete it on the remote.`, {
+          ref: raw.ref,
+          reason: 'ref-name',
+        }),
+      });
+      continue;
+    }
+    const kind = classifyRef(raw.ref);
     if (!kind) {
       snap.unknown.push(raw.ref);
       continue;

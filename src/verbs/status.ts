@@ -58,6 +58,8 @@ export interface StatusData {
   queue: QueueView[];
   settings: Settings;
   refused: RefusedView[];
+  /** Refs under abcd/ of a kind this abcd does not know (a newer abcd's, or stray): left alone. */
+  unknown: string[];
   pruned: number;
 }
 
@@ -121,6 +123,7 @@ export async function status(repo: Repo): Promise<StatusData> {
     queue,
     settings: snap.settings,
     refused,
+    unknown: snap.unknown,
     pruned,
   };
 }

@@ -49,6 +49,7 @@ function toJson(s: StatusData, gateJson: GateSummary): Record<string, unknown> {
     gate: gateJson,
     settings: s.settings,
     refused: s.refused,
+    unknown: s.unknown,
     pruned: s.pruned,
   };
 }
@@ -76,6 +77,7 @@ function toText(s: StatusData, gate: GateSummary, tty: boolean): string {
   if (landed.length) out.push('', ...landed.map((c) => `landed ${c.item} on ${c.landed!.main} at ${c.landed!.tip.slice(0, 12)} (${formatDuration(c.ageMs)} ago)`));
   out.push('', `load gate: ${gate.holders} of ${gate.slots} slot(s) held, ${gate.waiters} waiting (${gate.dir})`);
   for (const r of s.refused) out.push(paint(tty, 'red', `refused ${r.ref}: ${r.message}`));
+  if (s.unknown.length) out.push(`${s.unknown.length} ref(s) under abcd/ of a kind this abcd does not know, left alone: ${s.unknown.slice(0, 5).join(', ')}`);
   if (s.pruned) out.push(`pruned ${s.pruned} released or expired record(s)`);
   return out.join('\n');
 }

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import yargs from './yargs.js';
+import yargs from 'yargs';
 import type { Argv } from 'yargs';
 import { systemClock, type Deps } from '../deps.js';
 import { UsageError } from '../refusals.js';

@@ -4,6 +4,7 @@ import type { Deps } from '../../deps.js';
 import { UsageError } from '../../refusals.js';
 import { parseInstant } from '../../time/duration.js';
 import { durationArg } from '../args.js';
+import { machineGateContext } from '../machine-gate.js';
 import { formatDuration, formatInstant, table } from '../render.js';
 
 // Waiting longer than this for a machine slot means something is wrong; rule 1 wants an end.
@@ -23,7 +24,6 @@ export const gate: Command = {
       .option('status', { type: 'boolean', default: false, describe: 'list holders and waiters instead of running' }),
   async run(args, deps) {
     const argv = ((args['--'] as unknown[] | undefined) ?? []).map(String);
-    const { machineGateContext } = await import('../machine-gate.js');
     const { dir, slots, gateDeps } = await machineGateContext(deps, args.slots);
     if (args.status) {
       if (argv.length) throw new UsageError('--status lists the gate; it runs no command. Drop one or the other.', { argv });

@@ -11,6 +11,7 @@ import { readLandConfig, runChecks, type CheckRun } from './checks.js';
 import { ClaimKeeper } from './claim-keeper.js';
 import { turnOf } from './queue-order.js';
 import { leaveQueue, waitForTurn } from './turn.js';
+import { pruneQueue } from './prune-queue.js';
 import { resolveLandTarget, type LandTarget } from './target.js';
 import { integrate, withWorktree } from './worktree.js';
 
@@ -85,7 +86,13 @@ export async function land(repo: Repo, input: LandInput, gate: GateRunner): Prom
       extra: [{ ref: `refs/heads/${target.branch}`, newOid: target.head }],
     }));
   if (!enq.ok) throw refusedEnqueue(item, target, enq.rejected);
-  let myEntryTip = enq.written.get(qref)!;
+  const myEntryTip = enq.written.get(qref)!;
+  // The read made before enqueueing, plus this entry: if nothing live is ahead, the first turn
+  // needs no second read (the re-read just before landing still catches a late earlier entry).
+  snap.queue.set(qref, { ref: qref, item, tip: myEntryTip, entry });
+  const first = turnOf(snap, qref, clock.now());
+  let firstTurnKnown = first.turn.kind === 'mine';
+  if (firstTurnKnown && first.dead.length) await pruneQueue(repo, first.dead);
   keeper.start();
   try {
     return await landInTurn();
@@ -100,7 +107,8 @@ export async function land(repo: Repo, input: LandInput, gate: GateRunner): Prom
 
   async function landInTurn(): Promise<LandResult> {
     for (let attempt = 1; ; attempt++) {
-      snap = await waitForTurn(repo, { item, qref, myEntryTip, deadline, started, keeper, fetchSpec: target.fetchSpec });
+      if (!firstTurnKnown) await waitForTurn(repo, { item, qref, myEntryTip, deadline, started, keeper, fetchSpec: target.fetchSpec });
+      firstTurnKnown = false;
       const mainTip = await target.mainTip();
       const config = await readLandConfig(repo.git, mainTip, (t) => parseDuration(t, 'land.timeout'));
       let tip: string;

@@ -1,13 +1,38 @@
 #!/usr/bin/env node
-// Runs every benchmark once (build first: npm run bench), prints a Markdown summary and
-// writes it to bench/results.md. Every ratio is against raw git or `node -e 0` from this run.
-import { writeFileSync } from 'node:fs';
+// Runs the benchmarks once (build first: npm run bench), prints a Markdown summary and
+// merges it into bench/results.md. Every ratio is against raw git or `node -e 0` from this run.
+//
+//   node bench/run.mjs              every part; results.md is rewritten
+//   node bench/run.mjs land verbs   only these parts; their sections replace the same-numbered
+//                                   sections of results.md, the others are kept
+// Parts: verbs (section 1), status (2, 4), startup (3), land (5, 6).
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { cleanupAll, git, REAL_GIT } from './lib.mjs';
+import { benchLand } from './land.mjs';
 import { benchStartup } from './startup.mjs';
 import { benchStatusScale } from './status-scale.mjs';
 import { benchVerbs } from './verbs.mjs';
+
+const PARTS = {
+  verbs: async () => [await benchVerbs()],
+  status: async () => {
+    const { scale, breakdown } = await benchStatusScale();
+    return [scale, breakdown];
+  },
+  startup: async () => [await benchStartup()],
+  land: async () => [await benchLand()],
+};
+const asked = process.argv.slice(2);
+for (const p of asked) {
+  if (!(p in PARTS)) {
+    console.error(`unknown part "${p}"; parts: ${Object.keys(PARTS).join(', ')}`);
+    process.exit(2);
+  }
+}
+const parts = asked.length ? Object.keys(PARTS).filter((p) => asked.includes(p)) : Object.keys(PARTS);
+const partial = parts.length < Object.keys(PARTS).length;
 
 const started = Date.now();
 const loadBefore = loadavg()[0].toFixed(1);
@@ -15,24 +40,48 @@ process.on('SIGINT', () => {
   cleanupAll();
   process.exit(130);
 });
-const sections = [];
+const fresh = [];
 try {
-  sections.push(await benchVerbs());
-  const { scale, breakdown } = await benchStatusScale();
-  sections.push(scale, await benchStartup(), breakdown);
+  for (const p of parts) fresh.push(...(await PARTS[p]()));
 } finally {
   cleanupAll();
 }
+
 const gitVersion = git('.', ['--version'], process.env).stdout.trim();
-const head = [
-  '# abcd benchmarks',
-  '',
+const runLine =
   `${new Date().toISOString().slice(0, 16)}Z, node ${process.version}, ${gitVersion} (${REAL_GIT}), ` +
-    `${cpus().length} CPUs, whole run ${Math.round((Date.now() - started) / 1000)} s, ` +
-    `load average ${loadBefore} before, ${loadavg()[0].toFixed(1)} after. ` +
-    'Machines are noisy: compare ratios, not absolute times.',
-  '',
-].join('\n');
-const md = [head, ...sections].join('\n');
-process.stdout.write(md);
-writeFileSync(join(import.meta.dirname, 'results.md'), md);
+  `${cpus().length} CPUs, whole run ${Math.round((Date.now() - started) / 1000)} s, ` +
+  `load average ${loadBefore} before, ${loadavg()[0].toFixed(1)} after.`;
+const NOISE = 'Machines are noisy: compare ratios, not absolute times.';
+const PARTIAL = 'Partial run';
+
+const resultsPath = join(import.meta.dirname, 'results.md');
+let head = ['# abcd benchmarks', '', `${runLine} ${NOISE}`, ''].join('\n');
+let sections = fresh.flatMap((s) => splitSections(s).sections).sort((x, y) => numberOf(x) - numberOf(y));
+if (partial && existsSync(resultsPath)) {
+  // Keep the sections this run did not produce, replace those it did (by their number).
+  const old = splitSections(readFileSync(resultsPath, 'utf8'));
+  const numbers = new Set(fresh.flatMap((s) => splitSections(s).sections.map(numberOf)));
+  const kept = old.sections.filter((s) => !numbers.has(numberOf(s)));
+  sections = [...kept, ...sections].sort((x, y) => numberOf(x) - numberOf(y));
+  const oldHead = old.head.split('\n').filter((l) => !l.startsWith(PARTIAL));
+  while (oldHead.length && oldHead.at(-1) === '') oldHead.pop();
+  const nums = [...numbers].sort((x, y) => x - y).join(', ');
+  head = [...oldHead, '', `${PARTIAL} (\`${parts.join(' ')}\`), sections ${nums} only: ${runLine}`, ''].join('\n');
+}
+const md = [head, ...sections.map((s) => s.replace(/\n*$/, '\n'))].join('\n');
+process.stdout.write(partial ? [head, ...fresh].join('\n') : md);
+writeFileSync(resultsPath, md);
+
+/** Splits Markdown at its `## ` headings: {head, sections}. */
+function splitSections(text) {
+  const chunks = text.split(/\n(?=## )/);
+  const head = chunks[0].startsWith('## ') ? '' : chunks.shift();
+  return { head, sections: chunks };
+}
+
+/** The number of a `## N. title` section (Infinity for an unnumbered one: kept last). */
+function numberOf(section) {
+  const m = /^## (\d+)\./.exec(section);
+  return m ? Number(m[1]) : Infinity;
+}

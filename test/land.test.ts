@@ -60,6 +60,8 @@ describe('land', () => {
     for (let i = 0; i < 5; i++) expect(files).toContain(`file-${i}.txt`);
     const refs = await r.remote.refs();
     expect([...refs.keys()].filter((k) => k.startsWith('refs/heads/abcd/queue/'))).toEqual([]);
+    // Each landed work branch went with its landing.
+    expect([...refs.keys()].filter((k) => k.startsWith('refs/heads/work/'))).toEqual([]);
     const status = await sessions[0]!.abcd(['status', '--json']);
     expect(status.json.claims.filter((c: { state: string }) => c.state === 'done')).toHaveLength(5);
   }, 300_000);

@@ -13,7 +13,7 @@ import { turnOf } from './queue-order.js';
 import { leaveQueue, waitForTurn } from './turn.js';
 import { pruneQueue } from './prune-queue.js';
 import { resolveLandTarget, type LandTarget } from './target.js';
-import { integrate, withWorktree } from './worktree.js';
+import { integrate, integrationStart, withWorktree } from './worktree.js';
 
 export interface LandInput {
   item: ItemKey;
@@ -114,8 +114,9 @@ export async function land(repo: Repo, input: LandInput, gate: GateRunner): Prom
       let tip: string;
       let checks: CheckRun[];
       try {
-        ({ tip, checks } = await withWorktree(repo, mainTip, async (wt) => {
-          const tip = await integrate(wt, { item, head: target.head, mainTip, strategy: input.strategy });
+        const how = { item, head: target.head, mainTip, strategy: input.strategy };
+        ({ tip, checks } = await withWorktree(repo, integrationStart(how), async (wt) => {
+          const tip = await integrate(wt, how);
           const env = { ...stringEnv(repo.deps.env), ABCD_LAND_ITEM: item, ABCD_LAND_TIP: tip };
           const checks = config.checks.length
             ? await gate(`land ${item}: ${config.checks.join(' && ')}`, deadline, () =>
@@ -138,7 +139,12 @@ export async function land(repo: Repo, input: LandInput, gate: GateRunner): Prom
         claim: input.keep ? claim : { ...claim, state: 'done', landed: { main: target.main, tip } },
         message: `land ${claim.item} on ${target.main} at ${tip.slice(0, 12)}`,
         records: [{ ref: qref, lease: myEntryTip, content: null, message: `dequeue ${entry.item}` }],
-        extra: [{ ref: `refs/heads/${target.main}`, newOid: tip, lease: mainTip }],
+        extra: [
+          { ref: `refs/heads/${target.main}`, newOid: tip, lease: mainTip },
+          // The landed work branch goes with the landing (the remote's branch count stays
+          // proportional to live work); --keep keeps it with the claim for more work.
+          ...(input.keep ? [] : [{ ref: `refs/heads/${target.branch}`, newOid: null, lease: target.head }]),
+        ],
       }));
       if (r.ok) {
         if (!input.keep) await repo.held.forget(ref);
@@ -155,6 +161,13 @@ export async function land(repo: Repo, input: LandInput, gate: GateRunner): Prom
           waitedMs: clock.now() - started,
           claim: input.keep ? 'held' : 'done',
         };
+      }
+      if (!input.keep && (r.remoteTips.get(`refs/heads/${target.branch}`) ?? null) !== target.head) {
+        throw new Conflict(
+          `${target.branch} moved on the remote while ${item} was landing (someone pushed to it outside abcd); nothing landed. ` +
+            'Bring your branch up to date with it and land again.',
+          { item, branch: target.branch, head: target.head },
+        );
       }
       if ((r.remoteTips.get(qref) ?? null) !== myEntryTip) {
         throw new Fenced(`${item}'s queue entry was removed while landing; nothing landed. Land again.`, { item, ref: qref });

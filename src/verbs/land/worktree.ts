@@ -18,15 +18,21 @@ export async function withWorktree<T>(repo: Repo, commit: string, fn: (wt: Git) 
   try {
     return await fn(new Git(dir, repo.deps.env));
   } finally {
-    await repo.git.run(['worktree', 'remove', '--force', dir]);
+    const removed = await repo.git.run(['worktree', 'remove', '--force', dir]);
     await rm(dir, { recursive: true, force: true });
-    await repo.git.run(['worktree', 'prune']);
+    // Only when git could not remove it itself: forget the worktree whose folder is gone.
+    if (removed.exitCode !== 0) await repo.git.run(['worktree', 'prune']);
   }
 }
 
+/** Where integrate() wants the worktree to start: the work head to rebase, main to merge into. */
+export function integrationStart(o: { head: string; mainTip: string; strategy: 'rebase' | 'merge' }): string {
+  return o.strategy === 'rebase' ? o.head : o.mainTip;
+}
+
 /**
- * Brings `head` onto `mainTip` in the worktree (which starts at mainTip) and returns the
- * commit that would land. A conflict aborts and names the files.
+ * Brings `head` onto `mainTip` in the worktree (which starts at integrationStart()) and
+ * returns the commit that would land. A conflict aborts and names the files.
  */
 export async function integrate(
   wt: Git,
@@ -34,7 +40,7 @@ export async function integrate(
 ): Promise<string> {
   const r =
     o.strategy === 'rebase'
-      ? await wt.run([...QUIET, 'checkout', '-q', '--detach', o.head]).then(() => wt.run([...QUIET, 'rebase', '-q', o.mainTip]))
+      ? await wt.run([...QUIET, 'rebase', '-q', o.mainTip])
       : await wt.run([...QUIET, 'merge', '-q', '--no-ff', '--no-edit', '-m', `land ${o.item}`, o.head]);
   if (r.exitCode !== 0) {
     const files = (await wt.run(['diff', '--name-only', '--diff-filter=U'])).stdout.toString().split('\n').filter(Boolean);

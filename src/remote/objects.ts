@@ -1,4 +1,5 @@
 import { RECORD_FILE } from '../records/refs.js';
+import type { Git } from './git.js';
 
 export interface Signature {
   name: string;
@@ -6,29 +7,23 @@ export interface Signature {
 }
 
 /**
- * Builds one record commit (a tree holding RECORD_FILE) in-process with isomorphic-git:
- * three loose objects without spawning git three times (ADR 0003). Loaded lazily: only
- * verbs that write pay for the import.
+ * Builds one record commit (a tree holding RECORD_FILE) with git's own plumbing: three short
+ * local processes, about 10 ms, against ~75 ms to import isomorphic-git and write the same
+ * objects in-process for the one or two records a verb writes (ADR 0003).
  */
 export async function writeRecordCommit(o: {
-  gitdir: string;
+  git: Git;
   content: string;
   parent: string | null;
   message: string;
   author: Signature;
   atMs: number;
 }): Promise<string> {
-  const [{ default: git }, { default: fs }] = await Promise.all([import('isomorphic-git'), import('node:fs')]);
-  const blob = await git.writeBlob({ fs, gitdir: o.gitdir, blob: Buffer.from(o.content) });
-  const tree = await git.writeTree({
-    fs,
-    gitdir: o.gitdir,
-    tree: [{ mode: '100644', path: RECORD_FILE, oid: blob, type: 'blob' }],
-  });
-  const sig = { ...o.author, timestamp: Math.floor(o.atMs / 1000), timezoneOffset: 0 };
-  return git.writeCommit({
-    fs,
-    gitdir: o.gitdir,
-    commit: { message: o.message, tree, parent: o.parent ? [o.parent] : [], author: sig, committer: sig },
-  });
+  const blob = await o.git.must(['hash-object', '-w', '--stdin'], { input: o.content });
+  const tree = await o.git.must(['mktree'], { input: `100644 blob ${blob}\t${RECORD_FILE}\n` });
+  const date = `@${Math.floor(o.atMs / 1000)} +0000`;
+  const who = { GIT_AUTHOR_NAME: o.author.name, GIT_AUTHOR_EMAIL: o.author.email, GIT_AUTHOR_DATE: date };
+  const env = { ...who, GIT_COMMITTER_NAME: o.author.name, GIT_COMMITTER_EMAIL: o.author.email, GIT_COMMITTER_DATE: date };
+  const args = ['-c', 'commit.gpgsign=false', 'commit-tree', tree, ...(o.parent ? ['-p', o.parent] : []), '-F', '-'];
+  return o.git.must(args, { input: o.message, env });
 }

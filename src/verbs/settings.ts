@@ -31,7 +31,7 @@ export async function settings(repo: Repo, input: { key?: string; value?: string
   const now = repo.deps.clock.now();
   const record: SettingsRecord = { abcd: 'settings', v: 1, ...snap.settings, [spec.field]: value, at: now, by: repo.me };
   const tip = await writeRecordCommit({
-    gitdir: repo.commonDir,
+    git: repo.git,
     content: encodeSettings(record),
     parent: current?.tip ?? null,
     message: `settings: ${key} = ${input.value}`,

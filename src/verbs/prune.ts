@@ -9,21 +9,21 @@ const MAX_PRUNE_PER_PUSH = 200;
 /**
  * Deletes released and long-expired claim records, each with a lease on the tip read, in
  * a push of its own (never inside a reserve's). Best-effort: a lost lease means someone
- * wrote the record meanwhile, which is fine. Returns how many were pruned.
+ * wrote the record meanwhile, which is fine. Returns the refs it deleted.
  */
-export async function pruneBestEffort(repo: Repo, snap: Snapshot): Promise<number> {
+export async function pruneBestEffort(repo: Repo, snap: Snapshot): Promise<Set<string>> {
   const now = repo.deps.clock.now();
   const doomed: RefUpdate[] = [];
   for (const e of snap.claims.values()) {
     if (doomed.length >= MAX_PRUNE_PER_PUSH) break;
     if (isPrunable(e, now, snap.settings)) doomed.push({ ref: e.ref, newOid: null, lease: e.tip });
   }
-  if (doomed.length === 0) return 0;
+  if (doomed.length === 0) return new Set();
   try {
     const r = await repo.store.push(doomed, { atomic: false });
-    if (r.ok) return doomed.length;
-    return doomed.filter((u) => r.remoteTips.get(u.ref) === null).length;
+    const gone = r.ok ? doomed : doomed.filter((u) => r.remoteTips.get(u.ref) === null);
+    return new Set(gone.map((u) => u.ref));
   } catch {
-    return 0; // the remote went away: pruning waits for the next reader
+    return new Set(); // the remote went away: pruning waits for the next reader
   }
 }

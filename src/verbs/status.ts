@@ -67,8 +67,11 @@ export interface StatusData {
 export async function status(repo: Repo): Promise<StatusData> {
   const snap = await readSnapshot(repo);
   const now = repo.deps.clock.now();
+  // Pruned first, so the view shows what the remote holds now.
+  const pruned = await pruneBestEffort(repo, snap);
   const claims: ClaimView[] = [];
   for (const e of snap.claims.values()) {
+    if (pruned.has(e.ref)) continue;
     const c = e.claim;
     const exp = expiresAt(c);
     const mine = sameSession(c.holder, repo.me);
@@ -114,7 +117,6 @@ export async function status(repo: Repo): Promise<StatusData> {
     since: q.entry.at,
     alive: isAlive(q, snap, now),
   }));
-  const pruned = await pruneBestEffort(repo, snap);
   return {
     remote: repo.store.remote,
     readAt: snap.readAt,
@@ -124,6 +126,6 @@ export async function status(repo: Repo): Promise<StatusData> {
     settings: snap.settings,
     refused,
     unknown: snap.unknown,
-    pruned,
+    pruned: pruned.size,
   };
 }

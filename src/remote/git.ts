@@ -1,4 +1,5 @@
 import type { Env } from '../deps.js';
+import { boundGroup } from './bounded.js';
 
 export interface RunResult {
   exitCode: number;
@@ -38,21 +39,26 @@ export class Git {
   async run(args: readonly string[], opts: RunOptions = {}): Promise<RunResult> {
     const { execa } = await import('execa');
     const stdio = ['pipe', 'pipe', 'pipe', ...(opts.extraFds ?? [])] as const;
-    const r = await execa('git', ['-C', this.dir, ...args], {
+    const sub = execa('git', ['-C', this.dir, ...args], {
       reject: false,
       extendEnv: false,
       env: { ...this.env, ...opts.env },
       input: opts.input,
-      timeout: opts.timeoutMs ?? DEFAULT_LOCAL_TIMEOUT_MS,
       encoding: 'buffer',
       stripFinalNewline: false,
+      // Its own process group, so the timeout ends git's helpers and hooks too (bounded.ts).
+      detached: true,
       stdio: stdio as unknown as ['pipe', 'pipe', 'pipe'],
     });
+    const bound = boundGroup(sub.pid, opts.timeoutMs ?? DEFAULT_LOCAL_TIMEOUT_MS);
+    const r = await sub;
+    bound.done();
+    const timedOut = bound.fired === 'timeout';
     return {
-      exitCode: r.exitCode ?? (r.timedOut ? 124 : 1),
+      exitCode: timedOut ? 124 : (r.exitCode ?? 1),
       stdout: Buffer.from(r.stdout as Uint8Array),
       stderr: Buffer.from(r.stderr as Uint8Array).toString(),
-      timedOut: Boolean(r.timedOut),
+      timedOut,
     };
   }
 

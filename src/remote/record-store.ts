@@ -2,7 +2,7 @@ import { RemoteUnavailable, UnsafeEnvironment } from '../refusals.js';
 import { cachePrefix, fromCacheRef, RECORD_FILE, RECORD_PREFIX } from '../records/refs.js';
 import type { Git } from './git.js';
 import { isRejected, parsePushPorcelain, type PorcelainRef } from './porcelain.js';
-import { lastLine, looksUnauthorized, looksUnreachable } from './transport-errors.js';
+import { failedBeforeConnecting, lastLine, looksUnauthorized } from './transport-errors.js';
 
 /** A record ref as mirrored from the remote, with its blob when it has one. */
 export interface RawRecord {
@@ -45,13 +45,15 @@ export class RecordStore {
   constructor(
     private readonly git: Git,
     readonly remote: string,
-    private readonly timeoutMs: number,
+    /** The timeout of the next network git call (derived from the verb's deadline). */
+    private readonly timeoutMs: () => number,
     private readonly sleep: (ms: number) => Promise<void>,
     private readonly auth?: NetworkAuth,
   ) {}
 
   private net(args: readonly string[]) {
-    const run = (env: Record<string, string>) => this.git.run(args, { timeoutMs: this.timeoutMs, env });
+    const timeoutMs = this.timeoutMs();
+    const run = (env: Record<string, string>) => this.git.run(args, { timeoutMs, env });
     return this.auth ? this.auth(run) : run({});
   }
 
@@ -101,19 +103,21 @@ export class RecordStore {
     const r = await this.net(args);
     if (r.exitCode === 0) return { ok: true };
     const porcelain = parsePushPorcelain(r.stdout.toString());
-    const neverConnected = porcelain.length === 0 && !r.timedOut && looksUnreachable(r.stderr);
+    const beforeConnecting = porcelain.length === 0 && !r.timedOut && failedBeforeConnecting(r.stderr);
+    if (beforeConnecting) throw this.unreachable('push to', r, 'unchanged');
     let remoteTips: Map<string, string | null>;
     try {
       remoteTips = await this.remoteTips(updates.map((u) => u.ref));
-    } catch (e) {
-      if (neverConnected) throw this.unreachable('push to', r, 'unchanged');
+    } catch {
       throw this.unreachable('confirm a push to', r, 'unknown');
     }
     // The exit code said no, but an atomic push that reached the remote is all or nothing:
     // if every ref is where we sent it, it went through (HTTP can cut porcelain short).
     if (updates.every((u) => (remoteTips.get(u.ref) ?? null) === u.newOid)) return { ok: true };
     const rejected = porcelain.filter(isRejected);
-    if (rejected.length === 0 && neverConnected) throw this.unreachable('push to', r, 'unchanged');
+    // No ref says why and the refs are not where we sent them: a killed or cut-off push the
+    // remote may still be finishing. Its outcome is unknown, never "nothing changed".
+    if (rejected.length === 0) throw this.unreachable('finish a push to', r, 'unknown');
     return { ok: false, rejected, remoteTips };
   }
 
@@ -137,7 +141,7 @@ export class RecordStore {
         { remote: this.remote, outcome, git: lastLine(r.stderr) },
       );
     }
-    const why = r.timedOut ? `git timed out after ${Math.round(this.timeoutMs / 1000)}s` : lastLine(r.stderr);
+    const why = r.timedOut ? 'git timed out' : lastLine(r.stderr);
     const next =
       outcome === 'unknown'
         ? 'The push may or may not have happened: run "abcd status" once the remote answers.'

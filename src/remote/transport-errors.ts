@@ -1,23 +1,18 @@
-// Recognises git's messages for a remote that could not be reached, as opposed to a
-// remote that answered and refused.
-const UNREACHABLE = [
-  /unable to access/i,
-  /could not read from remote repository/i,
-  /does not appear to be a git repository/i,
-  /connection refused/i,
+// Recognises git's messages for a remote that could not be reached or refused git's
+// credentials, as opposed to a remote that answered and refused a ref.
+
+// Failures that happen before git sends anything: a push that failed so can have changed nothing.
+const BEFORE_CONNECTING = [
   /could not resolve host/i,
-  /the remote end hung up/i,
-  /connection (timed out|reset)/i,
+  /connection refused/i,
   /failed to connect/i,
-  /no such file or directory/i,
+  /does not appear to be a git repository/i,
   /repository .* not found/i,
-  /protocol error/i,
-  /early eof/i,
-  /http 5\d\d|returned error: 5\d\d/i,
+  /no such file or directory/i,
 ];
 
-export function looksUnreachable(stderr: string): boolean {
-  return UNREACHABLE.some((re) => re.test(stderr));
+export function failedBeforeConnecting(stderr: string): boolean {
+  return BEFORE_CONNECTING.some((re) => re.test(stderr));
 }
 
 /** git's own explanation from its stderr: the first fatal/error line, else the last line. */

@@ -3,6 +3,8 @@ import { writeRecordCommit } from '../remote/objects.js';
 import type { RefUpdate } from '../remote/record-store.js';
 import type { PorcelainRef } from '../remote/porcelain.js';
 import type { Repo } from './repo.js';
+import { Conflict, RemoteUnavailable, type Refusal } from '../refusals.js';
+import { fencedAfterPush } from './holding.js';
 
 /** Another record written in the same push as the claim (a queue entry, a receipt). */
 export interface RecordWrite {
@@ -45,15 +47,51 @@ export async function pushClaim(
   );
   const updates: RefUpdate[] = writes.map((w, i) => ({ ref: w.ref, newOid: oids[i] ?? null, lease: w.lease }));
   updates.push(...(o.extra ?? []));
-  const r = await repo.store.push(updates, { atomic: true });
   const tip = updates[0]!.newOid!;
+  let r;
+  try {
+    r = await repo.store.push(updates, { atomic: true });
+  } catch (e) {
+    // The push may have landed: say which generation, so a keeper can recognise its own write.
+    if (e instanceof RemoteUnavailable && e.data.outcome === 'unknown') e.data.attemptedTip = tip;
+    throw e;
+  }
   if (r.ok) return { ok: true, tip, written: new Map(updates.map((u) => [u.ref, u.newOid])) };
   const remoteTip = r.remoteTips.get(o.ref) ?? null;
   return {
     ok: false,
-    claimMoved: remoteTip !== o.lease,
+    claimMoved: claimMoved(r.remoteTips, o),
     remoteTip,
     remoteTips: r.remoteTips,
-    rejected: r.rejected.filter((p) => p.ref !== o.ref && p.reason !== 'atomic push failed'),
+    // Lines for refs that failed only because another ref did are noise.
+    rejected: r.rejected.filter((p) => p.reason !== 'atomic push failed' && !(p.ref === o.ref && claimMoved(r.remoteTips, o))),
   };
+}
+
+function claimMoved(tips: Map<string, string | null>, o: { ref: string; lease: string | null }): boolean {
+  return (tips.get(o.ref) ?? null) !== o.lease;
+}
+
+/**
+ * The refusal for a claim push the remote refused: Fenced (exit 5) when the claim moved on,
+ * otherwise Conflict (exit 3) naming each refused ref and git's reason (a hook, protection).
+ */
+export function refusePush(item: string, ref: string, lease: string | null, r: Extract<ClaimPush, { ok: false }>): Refusal {
+  if (r.claimMoved) return fencedAfterPush(item, ref, lease ?? '', r.remoteTip);
+  const why = r.rejected.map((p) => `${p.ref} (${p.reason ?? p.summary})`).join(', ') || 'no reason given';
+  return new Conflict(
+    `the remote refused ${why}; nothing changed (the push was atomic). ` +
+      'If a hook or branch protection refuses it, ask the repository owner; if a branch moved, fetch and rebase.',
+    { item, rejected: r.rejected.map((p) => ({ ref: p.ref, reason: p.reason ?? p.summary })) },
+  );
+}
+
+/**
+ * The work branch's update in a push under the claim. When the claim recorded this branch's
+ * head, the remote branch is leased on it, so a rebased branch can replace what this session
+ * pushed before (and nothing else); otherwise git's fast-forward rule applies.
+ */
+export function workBranchUpdate(claim: Claim, branch: string, head: string): RefUpdate {
+  const lease = claim.branch === branch && claim.head ? { lease: claim.head } : {};
+  return { ref: `refs/heads/${branch}`, newOid: head, ...lease };
 }

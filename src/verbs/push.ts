@@ -1,10 +1,10 @@
 import { expiresAt, type Claim } from '../records/claim.js';
 import { shortItem, type ItemKey } from '../records/item.js';
 import { claimRef, isRefSafe } from '../records/refs.js';
-import { Conflict, UsageError } from '../refusals.js';
+import { UsageError } from '../refusals.js';
 import type { RefUpdate } from '../remote/record-store.js';
-import { pushClaim } from './claim-write.js';
-import { fencedAfterPush, requireMine } from './holding.js';
+import { pushClaim, refusePush, workBranchUpdate } from './claim-write.js';
+import { requireMine } from './holding.js';
 import type { Repo } from './repo.js';
 import { readSnapshot } from './snapshot.js';
 
@@ -35,7 +35,7 @@ export async function pushWork(repo: Repo, input: PushInput): Promise<PushResult
     throw new UsageError(`"${branch}" cannot be a work branch (not ref-safe, or inside abcd's record namespace abcd/).`, { branch });
   }
   const head = await resolve(repo, `${branchRef}^{commit}`, `branch ${branch} does not exist in this clone`);
-  const extra: RefUpdate[] = [{ ref: branchRef, newOid: head }];
+  const extra: RefUpdate[] = [];
   for (const t of input.tags) {
     const tagRef = `refs/tags/${t}`;
     if (!isRefSafe(tagRef)) throw new UsageError(`"${t}" is not a valid tag name.`, { tag: t });
@@ -44,6 +44,7 @@ export async function pushWork(repo: Repo, input: PushInput): Promise<PushResult
   }
   const snap = await readSnapshot(repo);
   const entry = await requireMine(repo, snap, ref, item);
+  extra.unshift(workBranchUpdate(entry.claim, branch, head));
   const claim: Claim = { ...entry.claim, gen: entry.claim.gen + 1, at: repo.deps.clock.now(), branch, head };
   const r = await pushClaim(repo, {
     ref,
@@ -52,15 +53,7 @@ export async function pushWork(repo: Repo, input: PushInput): Promise<PushResult
     extra,
     message: `push ${branch} under ${claim.item} (generation ${claim.gen})`,
   });
-  if (!r.ok) {
-    if (r.claimMoved) throw fencedAfterPush(item, ref, entry.tip, r.remoteTip);
-    const why = r.rejected.map((p) => `${p.ref} (${p.reason ?? p.summary})`).join(', ') || 'no reason given';
-    throw new Conflict(
-      `the remote refused ${why}; the claim was not renewed and nothing changed. If the remote's branch has ` +
-        'commits yours lacks, fetch and rebase onto it; a tag that exists already needs another name.',
-      { item, branch, rejected: r.rejected.map((p) => ({ ref: p.ref, reason: p.reason ?? p.summary })) },
-    );
-  }
+  if (!r.ok) throw refusePush(item, ref, entry.tip, r);
   await repo.held.remember(ref, r.tip);
   return { item, branch, head, tags: input.tags, claimTip: r.tip, gen: claim.gen, expiresAt: expiresAt(claim) };
 }

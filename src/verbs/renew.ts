@@ -1,8 +1,8 @@
 import { expiresAt, type Claim } from '../records/claim.js';
 import { shortItem, type ItemKey } from '../records/item.js';
 import { claimRef } from '../records/refs.js';
-import { pushClaim } from './claim-write.js';
-import { fencedAfterPush, requireMine } from './holding.js';
+import { pushClaim, refusePush } from './claim-write.js';
+import { requireMine } from './holding.js';
 import type { Repo } from './repo.js';
 import { readSnapshot } from './snapshot.js';
 
@@ -33,7 +33,7 @@ export async function stepClaim(
   };
   const verb = input.state === 'held' ? 'renew' : 'release';
   const r = await pushClaim(repo, { ref, lease: entry.tip, claim, message: `${verb} ${claim.item} (generation ${claim.gen})` });
-  if (!r.ok) throw fencedAfterPush(item, ref, entry.tip, r.remoteTip);
+  if (!r.ok) throw refusePush(item, ref, entry.tip, r);
   // The released record is pruned by a later reader (status), not here: a delete right after
   // the write would cost this verb a third round trip.
   if (input.state === 'released') {

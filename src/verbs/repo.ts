@@ -6,6 +6,7 @@ import { sessionId } from '../machine/session.js';
 import { Sightings } from '../machine/sightings.js';
 import type { Holder } from '../records/holder.js';
 import { UsageError } from '../refusals.js';
+import { parseDuration } from '../time/duration.js';
 import { Git } from '../remote/git.js';
 import type { Signature } from '../remote/objects.js';
 import { RecordStore, type NetworkAuth } from '../remote/record-store.js';
@@ -13,8 +14,11 @@ import { detectForge, type Forge } from '../forges/forge.js';
 import type { TokenSource } from '../credentials/token-source.js';
 import { existsSync } from 'node:fs';
 
-// A network git call that takes longer than this is treated as a dead remote (exit 8).
+// A network git call that takes longer than this is treated as a dead remote (exit 8);
+// ABCD_NETWORK_TIMEOUT overrides it. A verb with a deadline shortens it to the time left,
+// but never below the floor, so a verb without --wait still works on a slow network.
 const NETWORK_TIMEOUT_MS = 30_000;
+const NETWORK_TIMEOUT_FLOOR_MS = 10_000;
 
 /** Everything a verb needs about the clone it runs in. */
 export interface Repo {
@@ -31,6 +35,8 @@ export interface Repo {
   readonly forge: Forge;
   /** abcd's App token on a forge where the person set one up (abcd setup-app). */
   readonly tokens?: TokenSource;
+  /** Network git calls from now on end by `untilMs` where they can (the verb's deadline). */
+  limitNetworkTo(untilMs: number): void;
 }
 
 /** Opens the clone at deps.cwd: two local git calls, no network. */
@@ -61,7 +67,10 @@ export async function openRepo(deps: Deps): Promise<Repo> {
   const abcdDir = join(commonDir, 'abcd');
   const forge = detectForge(values.get(`remote.${deps.remote}.url`), deps.env);
   const { tokens, auth } = await forgeCredentials(deps, forge);
-  const store = new RecordStore(git, deps.remote, NETWORK_TIMEOUT_MS, (ms) => deps.clock.sleep(ms), auth);
+  const cap = deps.env.ABCD_NETWORK_TIMEOUT ? parseDuration(deps.env.ABCD_NETWORK_TIMEOUT, 'ABCD_NETWORK_TIMEOUT') : NETWORK_TIMEOUT_MS;
+  let until = Infinity;
+  const timeout = () => Math.min(cap, Math.max(Math.min(cap, NETWORK_TIMEOUT_FLOOR_MS), until - deps.clock.now()));
+  const store = new RecordStore(git, deps.remote, timeout, (ms) => deps.clock.sleep(ms), auth);
   return {
     deps,
     git,
@@ -74,6 +83,9 @@ export async function openRepo(deps: Deps): Promise<Repo> {
     held: new HeldMemory(join(abcdDir, 'held', session)),
     forge,
     ...(tokens ? { tokens } : {}),
+    limitNetworkTo: (untilMs) => {
+      until = untilMs;
+    },
   };
 }
 

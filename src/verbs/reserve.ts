@@ -5,7 +5,7 @@ import { claimRef, SETTINGS_REF } from '../records/refs.js';
 import { CapReached, DeadlineReached, Held, TakeoverTooSoon } from '../refusals.js';
 import { formatDuration, formatInstant } from '../time/duration.js';
 import { standing, type ClaimStanding } from './claim-rules.js';
-import { pushClaim } from './claim-write.js';
+import { pushClaim, refusePush } from './claim-write.js';
 import type { Repo } from './repo.js';
 import { readSnapshot, type ClaimEntry, type Snapshot } from './snapshot.js';
 
@@ -41,6 +41,7 @@ export async function reserve(repo: Repo, input: ReserveInput): Promise<ReserveR
   const ref = claimRef(input.item);
   const started = clock.now();
   const deadline = started + input.waitMs;
+  repo.limitNetworkTo(deadline);
   for (let lost = 0; ; ) {
     const snap = await readSnapshot(repo);
     for (const r of [ref, SETTINGS_REF]) {
@@ -82,7 +83,7 @@ export async function reserve(repo: Repo, input: ReserveInput): Promise<ReserveR
           waitedMs: clock.now() - started,
         };
       }
-      if (!r.claimMoved) throw new Error(`the remote refused the claim push for ${ref}: ${JSON.stringify(r.rejected)}`);
+      if (!r.claimMoved) throw refusePush(item, ref, lease, r);
       if (++lost > MAX_LOST_RACES && clock.now() >= deadline) throw refuseBusy(item, ref, st, started, clock.now(), input.waitMs);
       continue; // someone else wrote the claim first: read again and judge the new holder
     }

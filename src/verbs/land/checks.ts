@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CheckFailed, UsageError } from '../../refusals.js';
 import type { Git } from '../../remote/git.js';
+import { boundGroup } from '../../remote/bounded.js';
 import { formatDuration } from '../../time/duration.js';
 
 export const CONFIG_PATH = '.abcd/config.json';
@@ -64,25 +65,28 @@ export async function runChecks(o: {
   const runs: CheckRun[] = [];
   for (const command of o.checks) {
     const t0 = o.now();
-    const r = await execa('sh', ['-c', command], {
+    const sub = execa('sh', ['-c', command], {
       cwd: o.cwd,
       env: o.env,
       extendEnv: false,
       reject: false,
       all: true,
-      timeout: o.timeoutMs,
-      cancelSignal: o.signal,
       stdin: 'ignore',
+      // Its own process group: a timeout or a fence ends everything the check started.
+      detached: true,
     });
-    const run = { command, exitCode: r.exitCode ?? (r.timedOut ? 124 : 1), durationMs: o.now() - t0 };
+    const bound = boundGroup(sub.pid, o.timeoutMs, o.signal);
+    const r = await sub;
+    bound.done();
+    const run = { command, exitCode: bound.fired ? 124 : (r.exitCode ?? 1), durationMs: o.now() - t0 };
     runs.push(run);
-    if (run.exitCode !== 0 || r.timedOut || r.isCanceled) {
-      const why = r.timedOut ? `timed out after ${formatDuration(o.timeoutMs)}` : r.isCanceled ? 'was stopped' : `exited ${run.exitCode}`;
+    if (run.exitCode !== 0 || bound.fired) {
+      const why = bound.fired === 'timeout' ? `timed out after ${formatDuration(o.timeoutMs)}` : bound.fired ? 'was stopped' : `exited ${run.exitCode}`;
       const tail = String(r.all ?? '').slice(-OUTPUT_TAIL_CHARS);
       throw new CheckFailed(`the check "${command}" ${why}; nothing landed. Its output ends:\n${tail}`, {
         check: command,
         exitCode: run.exitCode,
-        timedOut: Boolean(r.timedOut),
+        timedOut: bound.fired === 'timeout',
         output: tail,
       });
     }

@@ -1,5 +1,5 @@
 import type { Claim } from '../../records/claim.js';
-import { Fenced } from '../../refusals.js';
+import { Fenced, RemoteUnavailable } from '../../refusals.js';
 import { pushClaim, type ClaimPush, type RecordWrite } from '../claim-write.js';
 import { fencedAfterPush } from '../holding.js';
 import type { Repo } from '../repo.js';
@@ -22,6 +22,8 @@ export class ClaimKeeper {
   private stopped = false;
   private loop?: Promise<void>;
   fenced?: Fenced;
+  /** A generation pushed with an unknown outcome: the remote may hold it. */
+  private unsure?: { tip: string; claim: Claim };
 
   constructor(
     private readonly repo: Repo,
@@ -41,7 +43,9 @@ export class ClaimKeeper {
       while (!this.stopped && !this.fenced) {
         await this.repo.deps.clock.sleep(interval, this.abort.signal);
         if (this.stopped) return;
-        await this.push((claim) => ({ claim, message: `renew ${claim.item} while landing (generation ${claim.gen})` })).catch(() => {
+        await this.push((claim) => ({ claim, message: `renew ${claim.item} while landing (generation ${claim.gen})` }), {
+          unlessStopped: true,
+        }).catch(() => {
           // A failed renewal (remote briefly away) is retried next interval; a fence aborts.
         });
       }
@@ -63,16 +67,36 @@ export class ClaimKeeper {
   }
 
   /** Pushes the claim's next generation (built by `next` from the current one) with more refs, exclusively. */
-  push(next: (claim: Claim) => { claim: Claim; message: string; records?: RecordWrite[]; extra?: RefUpdate[] }): Promise<ClaimPush> {
+  push(
+    next: (claim: Claim) => { claim: Claim; message: string; records?: RecordWrite[]; extra?: RefUpdate[] },
+    opts: { unlessStopped?: boolean } = {},
+  ): Promise<ClaimPush> {
     const run = async (): Promise<ClaimPush> => {
       if (this.fenced) throw this.fenced;
+      // A renewal queued behind the landing has nothing left to keep alive.
+      if (opts.unlessStopped && this.stopped) return { ok: true, tip: this.tip, written: new Map() };
       const base: Claim = { ...this.claim, gen: this.claim.gen + 1, at: this.repo.deps.clock.now() };
       const step = next(base);
-      const r = await pushClaim(this.repo, { ref: this.ref, lease: this.tip, ...step });
+      let r: ClaimPush;
+      try {
+        r = await pushClaim(this.repo, { ref: this.ref, lease: this.tip, ...step });
+      } catch (e) {
+        // Outcome unknown: if that generation did land, the next push must not call it a fence.
+        const attempted = e instanceof RemoteUnavailable ? e.data.attemptedTip : undefined;
+        if (typeof attempted === 'string') this.unsure = { tip: attempted, claim: step.claim };
+        throw e;
+      }
       if (r.ok) {
         this.tip = r.tip;
         this.claim = step.claim;
+        this.unsure = undefined;
       } else if (r.claimMoved) {
+        if (this.unsure && r.remoteTip === this.unsure.tip) {
+          // Our own earlier write landed after all: adopt it and push again on top of it.
+          ({ tip: this.tip, claim: this.claim } = this.unsure);
+          this.unsure = undefined;
+          return run();
+        }
         this.fenced = fencedAfterPush(this.item, this.ref, this.tip, r.remoteTip);
         this.abort.abort();
         throw this.fenced;

@@ -3,11 +3,12 @@ import { GitHubClient } from '../../forges/github/client.js';
 import { landOnGithub } from '../../forges/github/land-github.js';
 import { formatItem, shortItem } from '../../records/item.js';
 import { claimRef } from '../../records/refs.js';
-import { Conflict, Fenced, UnsafeEnvironment } from '../../refusals.js';
+import { UnsafeEnvironment } from '../../refusals.js';
 import { fencedAfterPush, requireMine } from '../holding.js';
 import type { Repo } from '../repo.js';
 import { readSnapshot } from '../snapshot.js';
 import { ClaimKeeper } from './claim-keeper.js';
+import { refusePush, workBranchUpdate } from '../claim-write.js';
 import type { LandInput, LandResult } from './land.js';
 import { resolveLandTarget } from './target.js';
 
@@ -23,6 +24,7 @@ export async function landGithub(repo: Repo, input: LandInput, forge: Extract<Fo
   const { clock, env } = repo.deps;
   const started = clock.now();
   const deadline = started + input.waitMs;
+  repo.limitNetworkTo(deadline);
   const item = shortItem(input.item);
   const ref = claimRef(input.item);
   const tokens = repo.tokens;
@@ -39,15 +41,9 @@ export async function landGithub(repo: Repo, input: LandInput, forge: Extract<Fo
   const pushed = await keeper.push((claim) => ({
     claim: { ...claim, branch: target.branch, head: target.head },
     message: `push ${target.branch} to land ${claim.item} on ${target.main}`,
-    extra: [{ ref: `refs/heads/${target.branch}`, newOid: target.head }],
+    extra: [workBranchUpdate(held.claim, target.branch, target.head)],
   }));
-  if (!pushed.ok) {
-    throw new Conflict(`the remote refused ${target.branch}: fetch and rebase onto it, then land again.`, {
-      item,
-      branch: target.branch,
-      rejected: pushed.rejected,
-    });
-  }
+  if (!pushed.ok) throw refusePush(item, ref, held.tip, pushed);
   keeper.start();
   try {
     const api = env.ABCD_GITHUB_API_URL;
@@ -83,7 +79,7 @@ export async function landGithub(repo: Repo, input: LandInput, forge: Extract<Fo
       claim: input.keep ? claim : { ...claim, state: 'done', landed: { main: target.main, tip: landed.mergeCommit } },
       message: `landed ${claim.item} on ${target.main} through pull request #${landed.number}`,
     }));
-    if (!done.ok) throw new Fenced(`${item} merged as #${landed.number} but its claim could not be marked done.`, { item });
+    if (!done.ok) throw refusePush(item, ref, keeper.tip, done);
     if (!input.keep) await repo.held.forget(ref);
     return {
       item,

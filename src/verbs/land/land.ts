@@ -1,4 +1,5 @@
 import type { Claim } from '../../records/claim.js';
+import { sameSession } from '../../records/holder.js';
 import { formatItem, shortItem, type ItemKey } from '../../records/item.js';
 import { encodeQueue, type QueueRecord } from '../../records/queue.js';
 import { claimRef, queueRef } from '../../records/refs.js';
@@ -9,10 +10,11 @@ import type { Repo } from '../repo.js';
 import { readSnapshot } from '../snapshot.js';
 import { readLandConfig, runChecks, type CheckRun } from './checks.js';
 import { ClaimKeeper } from './claim-keeper.js';
+import { refusePush, workBranchUpdate } from '../claim-write.js';
 import { turnOf } from './queue-order.js';
 import { leaveQueue, waitForTurn } from './turn.js';
 import { pruneQueue } from './prune-queue.js';
-import { resolveLandTarget, type LandTarget } from './target.js';
+import { resolveLandTarget } from './target.js';
 import { integrate, integrationStart, withWorktree } from './worktree.js';
 
 export interface LandInput {
@@ -57,6 +59,7 @@ export async function land(repo: Repo, input: LandInput, gate: GateRunner): Prom
   const { clock } = repo.deps;
   const started = clock.now();
   const deadline = started + input.waitMs;
+  repo.limitNetworkTo(deadline);
   const item = shortItem(input.item);
   const ref = claimRef(input.item);
   const qref = queueRef(input.item);
@@ -75,17 +78,17 @@ export async function land(repo: Repo, input: LandInput, gate: GateRunner): Prom
     head: target.head,
     main: target.main,
     strategy: input.strategy,
-    at: old && old.entry.holder.session === repo.me.session ? old.entry.at : clock.now(),
+    at: old && sameSession(old.entry.holder, repo.me) ? old.entry.at : clock.now(),
   };
   const keeper = new ClaimKeeper(repo, ref, item, held.tip, held.claim);
   const enq = await keeper
     .push((claim) => ({
-      claim,
+      claim: { ...claim, branch: target.branch, head: target.head },
       message: `enqueue ${entry.item} to land on ${target.main}`,
       records: [{ ref: qref, lease: old?.tip ?? null, content: encodeQueue(entry), message: `queue ${entry.item}` }],
-      extra: [{ ref: `refs/heads/${target.branch}`, newOid: target.head }],
+      extra: [workBranchUpdate(held.claim, target.branch, target.head)],
     }));
-  if (!enq.ok) throw refusedEnqueue(item, target, enq.rejected);
+  if (!enq.ok) throw refusePush(item, ref, held.tip, enq);
   const myEntryTip = enq.written.get(qref)!;
   // The read made before enqueueing, plus this entry: if nothing live is ahead, the first turn
   // needs no second read (the re-read just before landing still catches a late earlier entry).
@@ -169,6 +172,8 @@ export async function land(repo: Repo, input: LandInput, gate: GateRunner): Prom
           { item, branch: target.branch, head: target.head },
         );
       }
+      // main did not move yet the push failed: a hook or protection refused it; re-testing won't help.
+      if ((r.remoteTips.get(`refs/heads/${target.main}`) ?? null) === mainTip) throw refusePush(item, ref, keeper.tip, r);
       if ((r.remoteTips.get(qref) ?? null) !== myEntryTip) {
         throw new Fenced(`${item}'s queue entry was removed while landing; nothing landed. Land again.`, { item, ref: qref });
       }
@@ -183,14 +188,6 @@ export async function land(repo: Repo, input: LandInput, gate: GateRunner): Prom
   }
 }
 
-function refusedEnqueue(item: string, target: LandTarget, rejected: { ref: string; reason?: string; summary: string }[]): Conflict {
-  const why = rejected.map((p) => `${p.ref} (${p.reason ?? p.summary})`).join(', ') || 'the queue entry changed meanwhile';
-  return new Conflict(
-    `could not enqueue ${item}: the remote refused ${why}. If ${target.branch} on the remote has commits yours lacks, ` +
-      'fetch and rebase, then land again.',
-    { item, branch: target.branch, rejected },
-  );
-}
 
 function stringEnv(env: Record<string, string | undefined>): Record<string, string> {
   const out: Record<string, string> = {};

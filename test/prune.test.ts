@@ -31,11 +31,28 @@ describe('pruning', () => {
     await writeRawRecord(remote.dir, ref('done-recent'), claim('done-recent', 'done', now - DAY));
     await writeRawRecord(remote.dir, ref('live'), claim('live', 'held', now, 3_600_000));
     const s = await makeSession(remote.url, 'pam');
+    expect((await s.abcd(['settings', 'takeover-delay', '500ms'])).code).toBe(0);
     const r = await s.abcd(['status', '--json']);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.json.pruned).toBe(3);
+    // A held claim is deleted only once this clone has watched it for the takeover delay.
+    expect(r.json.pruned).toBe(2);
+    expect((await remote.refs()).has(ref('expired-long-ago'))).toBe(true);
+    await new Promise((res) => setTimeout(res, 700));
+    expect((await s.abcd(['status', '--json'])).json.pruned).toBe(1);
     const left = [...(await remote.refs()).keys()].filter((k) => k.startsWith('refs/heads/abcd/claims/')).sort();
     expect(left).toEqual([ref('done-recent'), ref('expired-just-now'), ref('live')]);
+  });
+
+  it('nothing is pruned while the settings record cannot be read (its retention is unknown)', async () => {
+    const remote = await makeRemote();
+    await writeRawRecord(remote.dir, ref('released'), claim('released', 'released', Date.now()));
+    await writeRawRecord(remote.dir, 'refs/heads/abcd/settings', JSON.stringify({ abcd: 'settings', v: 2 }));
+    const s = await makeSession(remote.url, 'pat');
+    const r = await s.abcd(['status', '--json']);
+    expect(r.code).toBe(0);
+    expect(r.json.pruned).toBe(0);
+    expect(r.json.refused.map((x: { ref: string }) => x.ref)).toEqual(['refs/heads/abcd/settings']);
+    expect((await remote.refs()).has(ref('released'))).toBe(true);
   });
 
   it('a record rewritten after it was read is not pruned (the delete carries a lease)', async () => {

@@ -2,7 +2,7 @@
 import { parseItem, type ItemKey } from '../records/item.js';
 import { UsageError } from '../refusals.js';
 import { parseDuration } from '../time/duration.js';
-import { MAX_NOTE_CHARS } from '../records/limits.js';
+import { MAX_NOTE_CHARS, MAX_TTL_MS } from '../records/limits.js';
 
 // A claim shorter than this cannot be renewed in time by anything that does real work.
 const MIN_TTL_MS = 1000;
@@ -20,7 +20,9 @@ export function itemArg(value: unknown): ItemKey {
 export function ttlArg(value: unknown): number | undefined {
   if (value === undefined) return undefined;
   const ms = parseDuration(String(value), '--ttl');
-  if (ms < MIN_TTL_MS) throw new UsageError(`--ttl ${String(value)} is under the 1s minimum.`, { ttl: String(value) });
+  if (ms < MIN_TTL_MS || ms > MAX_TTL_MS) {
+    throw new UsageError(`--ttl ${String(value)} is outside 1s to 30d; renew a claim rather than hold it for longer.`, { ttl: String(value) });
+  }
   return ms;
 }
 
@@ -36,6 +38,6 @@ export function listArg(value: unknown): string[] {
 export function noteArg(v: unknown): string {
   const note = String(v);
   if (note.length > MAX_NOTE_CHARS) throw new UsageError(`--note is ${note.length} characters, over ${MAX_NOTE_CHARS}.`, {});
-  if (/[\u0000-\u0008\u000b-\u001f\u007f]/.test(note)) throw new UsageError('--note has control characters.', {});
+  if (/[\u0000-\u001f\u007f]/.test(note)) throw new UsageError('--note has control characters (newlines, tabs, escapes): write it on one line.', {});
   return note;
 }

@@ -28,3 +28,8 @@ export function inOrAgo(ms: number): string {
 }
 
 export { formatDuration, formatInstant };
+
+/** Text from a remote record, safe to print: control characters (terminal escapes) shown as '?'. */
+export function printable(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
+}

@@ -3,8 +3,7 @@ import { join } from 'node:path';
 import { UsageError } from '../refusals.js';
 import type { Env } from '../deps.js';
 import { readIfExists, writeAtomic } from './local-files.js';
-import { open } from 'node:fs/promises';
-import { mkdir } from 'node:fs/promises';
+import { link, mkdir, rm, writeFile } from 'node:fs/promises';
 
 const SESSION = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
@@ -27,11 +26,13 @@ export async function sessionId(env: Env, gitDir: string): Promise<string> {
   const kept = (await readIfExists(path))?.trim();
   if (kept && SESSION.test(kept)) return kept;
   const fresh = `s-${randomBytes(4).toString('hex')}`;
+  // Written whole to a temp file, then linked into place: link() fails if another first run
+  // won, and nobody ever reads a half-written id.
   await mkdir(join(gitDir, 'abcd'), { recursive: true });
+  const tmp = `${path}.${fresh}.tmp`;
+  await writeFile(tmp, fresh + '\n');
   try {
-    const fh = await open(path, 'wx');
-    await fh.writeFile(fresh + '\n');
-    await fh.close();
+    await link(tmp, path);
     return fresh;
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
@@ -39,5 +40,7 @@ export async function sessionId(env: Env, gitDir: string): Promise<string> {
     if (winner && SESSION.test(winner)) return winner;
     await writeAtomic(path, fresh + '\n');
     return fresh;
+  } finally {
+    await rm(tmp, { force: true });
   }
 }

@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { decodeRecord, encodeRecord } from './envelope.js';
-import { HolderSchema } from './holder.js';
+import { HolderSchema, PRINTABLE } from './holder.js';
 
-import { MAX_NOTE_CHARS } from './limits.js';
-const OID = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
+import { MAX_INSTANT_MS, MAX_NOTE_CHARS, MAX_TTL_MS, OID } from './limits.js';
 
 export const ClaimSchema = z.object({
   abcd: z.literal('claim'),
@@ -14,10 +13,10 @@ export const ClaimSchema = z.object({
   /** Orders generations for display; the tip commit is the fence. */
   gen: z.number().int().nonnegative(),
   /** Writer's clock, ms since the epoch. */
-  at: z.number().int().nonnegative(),
+  at: z.number().int().nonnegative().max(MAX_INSTANT_MS),
   /** Time to live from `at`, ms. */
-  ttl: z.number().int().min(1000),
-  note: z.string().max(MAX_NOTE_CHARS).optional(),
+  ttl: z.number().int().min(1000).max(MAX_TTL_MS),
+  note: z.string().max(MAX_NOTE_CHARS).regex(PRINTABLE).optional(),
   /** The work branch and its head, as last pushed under this claim. */
   branch: z.string().max(255).optional(),
   head: z.string().regex(OID).optional(),

@@ -1,11 +1,16 @@
 import { z } from 'zod';
 
 /** Who acts: the person (git user.email), the host, the session. */
+// No control characters: these strings reach people's terminals in messages and tables.
+const PRINTABLE = /^[^\u0000-\u001f\u007f]*$/;
+
 export const HolderSchema = z.object({
-  person: z.string().min(1).max(254),
-  host: z.string().min(1).max(253),
-  session: z.string().min(1).max(100),
+  person: z.string().min(1).max(254).regex(PRINTABLE),
+  host: z.string().min(1).max(253).regex(PRINTABLE),
+  session: z.string().min(1).max(100).regex(PRINTABLE),
 });
+
+export { PRINTABLE };
 export type Holder = z.infer<typeof HolderSchema>;
 
 export function formatHolder(h: Holder): string {

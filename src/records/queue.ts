@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { decodeRecord, encodeRecord } from './envelope.js';
 import { HolderSchema } from './holder.js';
+import { MAX_INSTANT_MS, OID } from './limits.js';
 
-const OID = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
 
 /** A land queue entry (`abcd/queue/<item>`): written in the same atomic push as a claim renewal. */
 export const QueueSchema = z.object({
@@ -17,7 +17,7 @@ export const QueueSchema = z.object({
   main: z.string().min(1).max(255),
   strategy: z.enum(['rebase', 'merge']),
   /** Enqueue time on the writer's clock: the queue's fairness order is (at, item). */
-  at: z.number().int().nonnegative(),
+  at: z.number().int().nonnegative().max(MAX_INSTANT_MS),
 });
 export type QueueRecord = z.infer<typeof QueueSchema>;
 

@@ -5,7 +5,7 @@ export const RECORD_PREFIX = 'refs/heads/abcd/';
 /** The file inside each record commit's tree. */
 export const RECORD_FILE = 'record.json';
 
-export type RecordKind = 'claim' | 'settings' | 'queue' | 'pending' | 'announce' | 'steer' | 'lanes';
+export type RecordKind = 'claim' | 'settings' | 'queue';
 
 export function claimRef(item: ItemKey): string {
   return `${RECORD_PREFIX}claims/${item.source}/${item.kind}/${item.id}`;
@@ -20,10 +20,6 @@ export const SETTINGS_REF = `${RECORD_PREFIX}settings`;
 /** Where a remote's records are mirrored in the local repository. */
 export function cachePrefix(remote: string): string {
   return `refs/abcd-cache/${remote}/`;
-}
-
-export function toCacheRef(remote: string, ref: string): string {
-  return cachePrefix(remote) + ref.slice(RECORD_PREFIX.length);
 }
 
 export function fromCacheRef(remote: string, cacheRef: string): string {

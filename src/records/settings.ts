@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { decodeRecord, encodeRecord } from './envelope.js';
 import { HolderSchema } from './holder.js';
+import { MAX_INSTANT_MS, MAX_TTL_MS } from './limits.js';
+
+// Upper bounds: a setting past them is a typo or an attack, and would break time arithmetic.
+const MAX_RESERVATION_CAP = 10_000;
+const MAX_TAKEOVER_DELAY_MS = 86_400_000;
+const MAX_DONE_RETENTION_MS = 366 * 86_400_000;
 
 export const DEFAULT_SETTINGS = {
   /** Live reservations one person may hold at once. */
@@ -16,22 +22,22 @@ export const DEFAULT_SETTINGS = {
 export const SettingsSchema = z.object({
   abcd: z.literal('settings'),
   v: z.literal(1),
-  reservationCap: z.number().int().min(1).max(10_000),
-  defaultTtl: z.number().int().min(1000),
-  takeoverDelay: z.number().int().min(0),
-  doneRetention: z.number().int().min(0),
-  at: z.number().int().nonnegative(),
+  reservationCap: z.number().int().min(1).max(MAX_RESERVATION_CAP),
+  defaultTtl: z.number().int().min(1000).max(MAX_TTL_MS),
+  takeoverDelay: z.number().int().min(0).max(MAX_TAKEOVER_DELAY_MS),
+  doneRetention: z.number().int().min(0).max(MAX_DONE_RETENTION_MS),
+  at: z.number().int().nonnegative().max(MAX_INSTANT_MS),
   by: HolderSchema,
 });
 export type SettingsRecord = z.infer<typeof SettingsSchema>;
 export type Settings = Pick<SettingsRecord, 'reservationCap' | 'defaultTtl' | 'takeoverDelay' | 'doneRetention'>;
 
-/** The CLI's names for each setting, and whether it is a duration. */
+/** The CLI's names for each setting, whether it is a duration, and its range. */
 export const SETTING_KEYS = {
-  'reservation-cap': { field: 'reservationCap', duration: false },
-  'default-ttl': { field: 'defaultTtl', duration: true },
-  'takeover-delay': { field: 'takeoverDelay', duration: true },
-  'done-retention': { field: 'doneRetention', duration: true },
+  'reservation-cap': { field: 'reservationCap', duration: false, min: 1, max: MAX_RESERVATION_CAP },
+  'default-ttl': { field: 'defaultTtl', duration: true, min: 1000, max: MAX_TTL_MS },
+  'takeover-delay': { field: 'takeoverDelay', duration: true, min: 0, max: MAX_TAKEOVER_DELAY_MS },
+  'done-retention': { field: 'doneRetention', duration: true, min: 0, max: MAX_DONE_RETENTION_MS },
 } as const;
 export type SettingKey = keyof typeof SETTING_KEYS;
 

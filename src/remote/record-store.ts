@@ -1,4 +1,5 @@
 import { RemoteUnavailable, UnsafeEnvironment } from '../refusals.js';
+import { MAX_RECORD_BYTES } from '../records/envelope.js';
 import { cachePrefix, fromCacheRef, RECORD_FILE, RECORD_PREFIX } from '../records/refs.js';
 import type { Git } from './git.js';
 import { isRejected, parsePushPorcelain, type PorcelainRef } from './porcelain.js';
@@ -12,6 +13,7 @@ export interface RawRecord {
   blob?: Buffer;
   /** Size of the blob when it was too large to read. */
   oversized?: number;
+  blobOid?: string;
 }
 
 /**
@@ -37,8 +39,6 @@ export type NetworkAuth = <T>(call: (env: Record<string, string>) => Promise<T>)
 
 // Concurrent fetches into one clone's cache can meet each other's ref locks; retry briefly.
 const FETCH_LOCK_RETRIES = 6;
-// Blobs larger than this are not read into memory (the decoder refuses them anyway).
-const MAX_READ_BYTES = 1024 * 1024;
 
 /** Reads and writes the `refs/heads/abcd/*` namespace of one remote. */
 export class RecordStore {
@@ -76,7 +76,10 @@ export class RecordStore {
     }
   }
 
-  /** Every cached record ref with its blob, in two local processes whatever the count. */
+  /**
+   * Every cached record ref with its blob, in three local processes whatever the count: the
+   * sizes first, so a huge blob on the remote is refused unread instead of filling memory.
+   */
   async readCached(): Promise<RawRecord[]> {
     const prefix = cachePrefix(this.remote);
     const list = await this.git.must(['for-each-ref', '--format=%(objectname) %(refname)', prefix]);
@@ -89,9 +92,19 @@ export class RecordStore {
       });
     if (refs.length === 0) return [];
     const input = refs.map((r) => `${r.tip}:${RECORD_FILE}\n`).join('');
-    const batch = await this.git.run(['cat-file', `--batch`], { input });
+    const sizes = (await this.git.must(['cat-file', '--batch-check'], { input })).split('\n');
+    const records: RawRecord[] = refs.map(({ ref, tip }, i) => {
+      const [oid, type, sizeText] = (sizes[i] ?? '').split(' ');
+      const size = Number(sizeText);
+      if (type !== 'blob' || !oid || !Number.isInteger(size)) return { ref, tip };
+      return size > MAX_RECORD_BYTES ? { ref, tip, oversized: size } : { ref, tip, blobOid: oid };
+    });
+    const wanted = records.filter((r) => r.blobOid);
+    if (wanted.length === 0) return records.map(withoutOid);
+    const batch = await this.git.run(['cat-file', '--batch'], { input: wanted.map((r) => `${r.blobOid}\n`).join('') });
     if (batch.exitCode !== 0) throw new Error(`git cat-file --batch failed: ${batch.stderr.trim()}`);
-    return parseBatch(batch.stdout, refs);
+    readBlobs(batch.stdout, wanted);
+    return records.map(withoutOid);
   }
 
   /** Pushes updates in one push (atomic unless told otherwise) and reports what the remote did. */
@@ -154,29 +167,20 @@ export class RecordStore {
   }
 }
 
-/** Splits `git cat-file --batch` output back into one blob per requested ref. */
-function parseBatch(out: Buffer, refs: ReadonlyArray<{ ref: string; tip: string }>): RawRecord[] {
-  const records: RawRecord[] = [];
+/** Fills each record's blob from `git cat-file --batch` output, in request order. */
+function readBlobs(out: Buffer, wanted: RawRecord[]): void {
   let pos = 0;
-  for (const { ref, tip } of refs) {
+  for (const r of wanted) {
     const nl = out.indexOf(10, pos);
-    if (nl < 0) throw new Error(`git cat-file --batch stopped early at ${ref}`);
-    const header = out.subarray(pos, nl).toString();
+    if (nl < 0) throw new Error(`git cat-file --batch stopped early at ${r.ref}`);
+    const size = Number(out.subarray(pos, nl).toString().split(' ')[2]);
     pos = nl + 1;
-    if (header.endsWith(' missing') || header.endsWith(' ambiguous')) {
-      records.push({ ref, tip });
-      continue;
-    }
-    const [, type, sizeText] = header.split(' ');
-    const size = Number(sizeText);
-    if (type !== 'blob' || !Number.isInteger(size)) {
-      pos += Number.isInteger(size) ? size + 1 : 0;
-      records.push({ ref, tip });
-      continue;
-    }
-    if (size > MAX_READ_BYTES) records.push({ ref, tip, oversized: size });
-    else records.push({ ref, tip, blob: Buffer.from(out.subarray(pos, pos + size)) });
+    r.blob = Buffer.from(out.subarray(pos, pos + size));
     pos += size + 1;
   }
-  return records;
+}
+
+function withoutOid(r: RawRecord): RawRecord {
+  const { blobOid: _oid, ...rest } = r;
+  return rest;
 }

@@ -6,7 +6,7 @@ const DURATION = /^(\d+)(ms|s|m|h|d)$/;
 /** Parses `500ms`, `90s`, `5m`, `2h`, `1d` into integer milliseconds. */
 export function parseDuration(text: string, what = 'duration'): number {
   const m = DURATION.exec(text.trim());
-  if (!m) {
+  if (!m || m[1]!.length > 12) {
     throw new UsageError(
       `${what} "${text}" is not a duration: write a whole number and a unit, e.g. 500ms, 90s, 5m, 2h`,
       { what, value: text },
@@ -45,5 +45,7 @@ export function parseInstant(text: string, what = 'deadline'): number {
 
 /** An instant as people read it in messages: 2026-11-30T13:45:10Z. */
 export function formatInstant(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const d = new Date(ms);
+  // Total: a time no Date can hold is shown as its number rather than crashing a reader.
+  return Number.isNaN(d.getTime()) ? `@${ms}ms` : d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }

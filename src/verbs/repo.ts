@@ -58,7 +58,7 @@ export async function openRepo(deps: Deps): Promise<Repo> {
   if (!email) {
     throw new UsageError('git user.email is not set; abcd names the person by it. Run: git config user.email you@example.com', {});
   }
-  if (!values.get(`remote.${deps.remote}.url`) && !isAbsolute(deps.remote) && !deps.remote.includes('://')) {
+  if (!values.get(`remote.${deps.remote}.url`)) {
     throw new UsageError(`this clone has no remote named "${deps.remote}": add it or pass --remote <name>.`, {
       remote: deps.remote,
     });

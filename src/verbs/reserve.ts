@@ -25,6 +25,7 @@ export interface ReserveResult {
   expiresAt: number;
   ttlMs: number;
   renewed: boolean;
+  reopened?: boolean;
   tookOverFrom?: string;
   waitedMs: number;
 }
@@ -65,7 +66,9 @@ export async function reserve(repo: Repo, input: ReserveInput): Promise<ReserveR
         gen,
         at: now,
         ttl: input.ttlMs ?? (st.kind === 'mine' && entry ? entry.claim.ttl : snap.settings.defaultTtl),
-        ...(input.note !== undefined ? { note: input.note } : st.kind === 'mine' && entry?.claim.note ? { note: entry.claim.note } : {}),
+        // Reserving what this session holds renews it: keep what push recorded, and the note.
+        ...(st.kind === 'mine' && entry ? pick(entry.claim) : {}),
+        ...(input.note !== undefined ? { note: input.note } : {}),
       };
       const r = await pushClaim(repo, { ref, lease, claim, message: `reserve ${claim.item} (generation ${gen})` });
       if (r.ok) {
@@ -79,6 +82,8 @@ export async function reserve(repo: Repo, input: ReserveInput): Promise<ReserveR
           expiresAt: expiresAt(claim),
           ttlMs: claim.ttl,
           renewed: st.kind === 'mine',
+          // The item had landed: reserving it again reopens it.
+          ...(entry?.claim.state === 'done' ? { reopened: true } : {}),
           ...(st.kind === 'takeable' ? { tookOverFrom: formatHolder(st.entry.claim.holder) } : {}),
           waitedMs: clock.now() - started,
         };
@@ -147,4 +152,8 @@ function refuseBusy(item: string, ref: string, st: ClaimStanding, started: numbe
 
 function jitter(ms: number): number {
   return ms * (0.8 + Math.random() * 0.4);
+}
+
+function pick(c: Claim): Partial<Claim> {
+  return { ...(c.note ? { note: c.note } : {}), ...(c.branch ? { branch: c.branch } : {}), ...(c.head ? { head: c.head } : {}) };
 }

@@ -3,7 +3,7 @@ import { SETTINGS_REF } from '../records/refs.js';
 import { encodeSettings, SETTING_KEYS, type SettingKey, type Settings, type SettingsRecord } from '../records/settings.js';
 import { Conflict, UsageError } from '../refusals.js';
 import { writeRecordCommit } from '../remote/objects.js';
-import { parseDuration } from '../time/duration.js';
+import { formatDuration, parseDuration } from '../time/duration.js';
 import type { Repo } from './repo.js';
 import { readSnapshot } from './snapshot.js';
 
@@ -27,7 +27,10 @@ export async function settings(repo: Repo, input: { key?: string; value?: string
   if (input.value === undefined) return base;
   const spec = SETTING_KEYS[key];
   const value = spec.duration ? parseDuration(input.value, key) : parseCount(input.value, key);
-  if (key === 'default-ttl' && value < 1000) throw new UsageError('default-ttl must be at least 1s.', { key, value });
+  if (value < spec.min || value > spec.max) {
+    const show = (n: number) => (spec.duration ? formatDuration(n) : String(n));
+    throw new UsageError(`${key} must be from ${show(spec.min)} to ${show(spec.max)}, got ${input.value}.`, { key, value: input.value });
+  }
   const now = repo.deps.clock.now();
   const record: SettingsRecord = { abcd: 'settings', v: 1, ...snap.settings, [spec.field]: value, at: now, by: repo.me };
   const tip = await writeRecordCommit({
@@ -53,8 +56,6 @@ function checkKey(key: string): SettingKey {
 }
 
 function parseCount(text: string, key: string): number {
-  if (!/^\d{1,5}$/.test(text) || Number(text) < 1) {
-    throw new UsageError(`${key} must be a whole number from 1, got "${text}".`, { key, value: text });
-  }
+  if (!/^\d{1,9}$/.test(text)) throw new UsageError(`${key} must be a whole number, got "${text}".`, { key, value: text });
   return Number(text);
 }

@@ -38,8 +38,6 @@ export interface Snapshot {
   refused: Map<string, RefusedEntry>;
   /** Refs under abcd/ of kinds this abcd does not know (left alone). */
   unknown: string[];
-  /** Raw records by ref, for kinds decoded by later layers (queue, ...). */
-  raw: Map<string, RawRecord>;
 }
 
 /** Fetches the record namespace (one round trip) and decodes every record. */
@@ -57,10 +55,8 @@ export function decodeSnapshot(raws: readonly RawRecord[], readAt: number): Snap
     settings: { ...DEFAULT_SETTINGS },
     refused: new Map(),
     unknown: [],
-    raw: new Map(),
   };
   for (const raw of raws) {
-    snap.raw.set(raw.ref, raw);
     if (!isRefSafe(raw.ref)) {
       const shown = JSON.stringify(raw.ref.slice(0, 200));
       snap.refused.set(raw.ref, {

@@ -24,7 +24,7 @@ export const reserve: Command = {
     };
     const [{ openRepo }, { reserve: run }] = await Promise.all([import('../../verbs/repo.js'), import('../../verbs/reserve.js')]);
     const r = await run(await openRepo(deps), input);
-    const how = r.tookOverFrom ? ` (taken over from ${r.tookOverFrom})` : r.renewed ? ' (renewed)' : '';
+    const how = r.tookOverFrom ? ` (taken over from ${r.tookOverFrom})` : r.renewed ? ' (renewed)' : r.reopened ? ' (it had landed: reopened)' : '';
     return {
       json: { ...r, expiresAt: formatInstant(r.expiresAt) },
       text: `reserved ${r.item}${how} until ${formatInstant(r.expiresAt)} (${formatDuration(r.ttlMs)}) as ${r.holder}`,

@@ -1,5 +1,5 @@
 import type { Command } from '../command.js';
-import { formatDuration, formatInstant, inOrAgo, paint, table } from '../render.js';
+import { formatDuration, formatInstant, inOrAgo, paint, printable, table } from '../render.js';
 import type { StatusData } from '../../verbs/status.js';
 import type { Deps } from '../../deps.js';
 import { machineGateContext } from '../machine-gate.js';
@@ -60,17 +60,17 @@ function toText(s: StatusData, gate: GateSummary, tty: boolean): string {
   else {
     const rows = s.claims.map((c) => [
       c.mine ? paint(tty, 'bold', c.item) : c.item,
-      c.holder,
+      printable(c.holder),
       c.state,
       formatDuration(c.ageMs),
       c.state === 'held' ? inOrAgo(c.expiresInMs) : '-',
       c.stale ? paint(tty, 'yellow', c.takeableAt ? `stale, takeable ${inOrAgo(c.takeableAt - s.readAt)}` : 'stale') : '',
-      c.note ?? '',
+      printable(c.note ?? ''),
     ]);
     out.push(table(['ITEM', 'HOLDER', 'STATE', 'AGE', 'EXPIRES', 'STALE', 'NOTE'], rows));
   }
   if (s.queue.length) {
-    const rows = s.queue.map((q) => [String(q.position), q.item, q.holder, q.head.slice(0, 12), `${formatDuration(s.readAt - q.since)} ago`, q.alive ? '' : 'dead (skipped)']);
+    const rows = s.queue.map((q) => [String(q.position), q.item, printable(q.holder), q.head.slice(0, 12), `${formatDuration(s.readAt - q.since)} ago`, q.alive ? '' : 'dead (skipped)']);
     out.push('', `land queue onto ${s.queue[0]!.main}:`, table(['#', 'ITEM', 'HOLDER', 'HEAD', 'WAITING SINCE', ''], rows));
   }
   const landed = s.claims.filter((c) => c.state === 'done' && c.landed);

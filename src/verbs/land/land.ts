@@ -12,9 +12,9 @@ import { readLandConfig, runChecks, type CheckRun } from './checks.js';
 import { ClaimKeeper } from './claim-keeper.js';
 import { refusePush, workBranchUpdate } from '../claim-write.js';
 import { turnOf } from './queue-order.js';
-import { leaveQueue, waitForTurn } from './turn.js';
+import { entryGone, leaveQueue, waitForTurn } from './turn.js';
 import { pruneQueue } from './prune-queue.js';
-import { resolveLandTarget } from './target.js';
+import { readWithMain, resolveLandTarget } from './target.js';
 import { integrate, integrationStart, withWorktree } from './worktree.js';
 
 export interface LandInput {
@@ -64,7 +64,7 @@ export async function land(repo: Repo, input: LandInput, gate: GateRunner): Prom
   const ref = claimRef(input.item);
   const qref = queueRef(input.item);
   const target = await resolveLandTarget(repo, input.branch);
-  let snap = await readSnapshot(repo, [target.fetchSpec]);
+  const snap = await readWithMain(repo, target);
   const held = await requireMine(repo, snap, ref, item);
   const refusedEntry = snap.refused.get(qref);
   if (refusedEntry) throw refusedEntry.refusal;
@@ -175,7 +175,7 @@ export async function land(repo: Repo, input: LandInput, gate: GateRunner): Prom
       // main did not move yet the push failed: a hook or protection refused it; re-testing won't help.
       if ((r.remoteTips.get(`refs/heads/${target.main}`) ?? null) === mainTip) throw refusePush(item, ref, keeper.tip, r);
       if ((r.remoteTips.get(qref) ?? null) !== myEntryTip) {
-        throw new Fenced(`${item}'s queue entry was removed while landing; nothing landed. Land again.`, { item, ref: qref });
+        throw entryGone(item, qref);
       }
       if (attempt >= MAX_ATTEMPTS) {
         throw new DeadlineReached(

@@ -9,15 +9,20 @@ export function queueOrder(entries: Iterable<QueueEntry>): QueueEntry[] {
 }
 
 /**
- * An entry is alive while its holder still holds the item's claim and the claim has not
- * expired. A dead entry is skipped, never waited on (its holder stopped renewing).
+ * An entry is alive while its holder still holds the item's claim and the claim is not past
+ * expiry plus the takeover delay (the same grace a takeover gives, so modest clock skew does
+ * not kill a live entry). A dead entry is skipped, never waited on. An entry whose claim this
+ * abcd cannot read counts as alive: a reader never acts on what it cannot read.
  */
 export function isAlive(q: QueueEntry, snap: Snapshot, now: number): boolean {
   const item = classifyRef(q.ref)?.item;
-  const claim = item ? snap.claims.get(claimRef(item)) : undefined;
+  if (!item) return true;
+  const ref = claimRef(item);
+  if (snap.refused.has(ref)) return true;
+  const claim = snap.claims.get(ref);
   if (!claim) return false;
   const c = claim.claim;
-  return c.state === 'held' && sameSession(c.holder, q.entry.holder) && now < expiresAt(c);
+  return c.state === 'held' && sameSession(c.holder, q.entry.holder) && now < expiresAt(c) + snap.settings.takeoverDelay;
 }
 
 export type Turn = { kind: 'mine' } | { kind: 'behind'; ahead: QueueEntry; position: number } | { kind: 'gone' };

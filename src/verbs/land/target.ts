@@ -1,5 +1,6 @@
 import { isRefSafe } from '../../records/refs.js';
-import { UsageError } from '../../refusals.js';
+import { RemoteUnavailable, UsageError } from '../../refusals.js';
+import { readSnapshot, type Snapshot } from '../snapshot.js';
 import type { Repo } from '../repo.js';
 
 /** What a land moves where: the work branch's head onto the remote's main branch. */
@@ -39,4 +40,23 @@ export async function resolveLandTarget(repo: Repo, branchArg: string | undefine
     fetchSpec: `+refs/heads/${main}:${cacheRef}`,
     mainTip: () => repo.git.must(['rev-parse', '--verify', cacheRef]),
   };
+}
+
+/**
+ * Reads the records together with main. A remote without that branch is a usage problem
+ * (name it, or set the remote's HEAD), not an unreachable remote.
+ */
+export async function readWithMain(repo: Repo, target: LandTarget): Promise<Snapshot> {
+  try {
+    return await readSnapshot(repo, [target.fetchSpec]);
+  } catch (e) {
+    if (e instanceof RemoteUnavailable && /couldn't find remote ref/i.test(String(e.data.git))) {
+      throw new UsageError(
+        `the remote has no branch ${target.main} to land on. If its main branch has another name, run ` +
+          `git remote set-head ${repo.store.remote} --auto (abcd lands on the remote's HEAD), then land again.`,
+        { main: target.main },
+      );
+    }
+    throw e;
+  }
 }

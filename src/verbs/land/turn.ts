@@ -1,5 +1,5 @@
 import { formatHolder } from '../../records/holder.js';
-import { DeadlineReached, Fenced } from '../../refusals.js';
+import { Conflict, DeadlineReached } from '../../refusals.js';
 import { formatDuration, formatInstant } from '../../time/duration.js';
 import type { Repo } from '../repo.js';
 import { readSnapshot, type QueueEntry } from '../snapshot.js';
@@ -22,14 +22,12 @@ export async function waitForTurn(
     const snap = await readSnapshot(repo, [o.fetchSpec]);
     if (o.keeper.fenced) throw o.keeper.fenced;
     const mine = snap.queue.get(o.qref);
-    if (!mine || mine.tip !== o.myEntryTip) {
-      throw new Fenced(`${o.item}'s queue entry was removed or rewritten by another session; nothing landed.`, { item: o.item, ref: o.qref });
-    }
+    if (!mine || mine.tip !== o.myEntryTip) throw entryGone(o.item, o.qref);
     const now = clock.now();
     const { turn, dead } = turnOf(snap, o.qref, now);
     if (dead.length) await pruneQueue(repo, dead);
     if (turn.kind === 'mine') return snap;
-    if (turn.kind === 'gone') throw new Fenced(`${o.item}'s queue entry is gone; nothing landed.`, { item: o.item });
+    if (turn.kind === 'gone') throw entryGone(o.item, o.qref);
     if (now >= o.deadline) throw waitedTooLong(o.item, turn.ahead, turn.position, now - o.started);
     const poll = turn.position === 1 ? NEXT_IN_LINE_POLL_MS : QUEUE_POLL_MS;
     await clock.sleep(Math.min(poll, o.deadline - now), o.keeper.signal);
@@ -55,4 +53,16 @@ export async function leaveQueue(keeper: ClaimKeeper, qref: string, lease: strin
   await keeper
     .push((claim) => ({ claim, message: `leave the land queue`, records: [{ ref: qref, lease, content: null, message: 'dequeue' }] }))
     .catch(() => undefined); // best-effort: a dead entry is skipped by others anyway once the claim lapses
+}
+
+/**
+ * This session's queue entry was removed by another reader (to it, the entry looked dead)
+ * while the claim stayed this session's: not a fence, and nothing landed.
+ */
+export function entryGone(item: string, ref: string): Conflict {
+  return new Conflict(
+    `${item}'s queue entry was removed or rewritten by another session while it waited (its claim looked lapsed to them); ` +
+      `nothing landed. Run abcd land ${item} again.`,
+    { item, ref },
+  );
 }

@@ -9,8 +9,10 @@ import { reportFailure, reportResult } from './report.js';
 
 /** The CLI entry: parse, run one verb, report, exit. The only place that touches process. */
 export async function main(argv: readonly string[]): Promise<void> {
-  const wantsJson = argv.includes('--json');
-  const debug = argv.includes('--debug');
+  // abcd's own options end at "--" (what follows belongs to the command `gate` runs).
+  const own = argv.includes('--') ? argv.slice(0, argv.indexOf('--')) : argv;
+  const wantsJson = own.includes('--json');
+  const debug = own.includes('--debug');
   const out = {
     stdout: (t: string) => process.stdout.write(t),
     stderr: (t: string) => process.stderr.write(t),
@@ -18,7 +20,7 @@ export async function main(argv: readonly string[]): Promise<void> {
   };
   let code = 0;
   try {
-    const isGate = argv.find((a) => !a.startsWith('-')) === 'gate';
+    const isGate = verbOf(own) === 'gate';
     const args = isGate ? [...argv] : withoutFirstDashDash(argv);
     let parser: Argv = yargs(args)
       .scriptName('abcd')
@@ -67,4 +69,14 @@ export async function main(argv: readonly string[]): Promise<void> {
 function withoutFirstDashDash(argv: readonly string[]): string[] {
   const i = argv.indexOf('--');
   return i < 0 ? [...argv] : [...argv.slice(0, i), ...argv.slice(i + 1)];
+}
+
+/** The verb: the first word that is neither an option nor the value of --remote. */
+function verbOf(argv: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--remote') i++;
+    else if (!a.startsWith('-')) return a;
+  }
+  return undefined;
 }

@@ -26,6 +26,8 @@ export interface Deps {
   readonly remote: string;
   /** How to start this abcd again (git runs `abcd credential` as its helper). */
   readonly self?: { node: string; script: string };
+  /** Aborted when the process is asked to stop (SIGINT, SIGTERM): long verbs undo and end. */
+  readonly signal?: AbortSignal;
 }
 
 export const systemClock: Clock = {

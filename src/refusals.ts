@@ -6,7 +6,7 @@ export type RefusalData = Record<string, unknown>;
 
 export abstract class Refusal extends Error {
   abstract readonly code: string;
-  abstract readonly exit: 2 | 3 | 4 | 5 | 6 | 7 | 8;
+  abstract readonly exit: 2 | 3 | 4 | 5 | 6 | 7 | 8 | 130;
   readonly data: RefusalData;
 
   constructor(message: string, data: RefusalData = {}) {
@@ -85,6 +85,12 @@ export class RecordTooNew extends Refusal {
 export class UnsafeEnvironment extends Refusal {
   readonly code = 'unsafe-environment';
   readonly exit = 7;
+}
+
+/** Stopped by a signal (SIGINT, SIGTERM) after undoing what it could; 130 as shells report it. */
+export class Interrupted extends Refusal {
+  readonly code = 'interrupted';
+  readonly exit = 130;
 }
 
 export type Outcome = 'unchanged' | 'unknown';

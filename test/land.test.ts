@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupTemp, git, isolatedEnv, tempDir } from './harness/git-env.js';
 import { makeRemote, writeRawRecord, type BareRemote } from './harness/remote.js';
-import { makeSession, type Session } from './harness/session.js';
+import { ABCD_BIN, makeSession, type Session } from './harness/session.js';
 
 // A loaded 2-core machine can be slow to start node; a deadline may be late by this much.
 const SLACK_MS = 3000;
@@ -183,5 +183,26 @@ describe('land', () => {
     // Giving up takes the entry out of the queue, so it cannot block the entries behind it.
     expect((await r.remote.refs()).has('refs/heads/abcd/queue/local/item/never')).toBe(false);
   }, 180_000);
+
+  it('a land stopped by SIGTERM during its check leaves the queue and its worktree, and ends the check', async () => {
+    const r = await landRemote('echo $$ > "$CHECK_LOG.pid"; sleep 30');
+    const s = await sessionOn(r, 'tess');
+    await workOn(s, 'stopped', 'stopped.txt', 'x\n');
+    const before = (await r.remote.refs()).get(MAIN);
+    const { execa } = await import('execa');
+    const run = execa(process.execPath, [ABCD_BIN, 'land', 'stopped', '--json'], { cwd: s.dir, env: s.env, extendEnv: false, reject: false });
+    const { existsSync } = await import('node:fs');
+    for (let i = 0; i < 300 && !existsSync(`${r.log}.pid`); i++) await new Promise((res) => setTimeout(res, 100));
+    const checkPid = Number((await readFile(`${r.log}.pid`, 'utf8')).trim());
+    run.kill('SIGTERM');
+    const done = await run;
+    expect(done.exitCode, String(done.stdout) + String(done.stderr)).toBe(130);
+    expect(JSON.parse(String(done.stdout))).toMatchObject({ ok: false, refusal: { code: 'interrupted' } });
+    const refs = await r.remote.refs();
+    expect(refs.get(MAIN)).toBe(before);
+    expect(refs.has('refs/heads/abcd/queue/local/item/stopped')).toBe(false);
+    expect((await s.git(['worktree', 'list'])).split('\n')).toHaveLength(1);
+    expect(() => process.kill(checkPid, 0)).toThrow();
+  }, 120_000);
 });
 

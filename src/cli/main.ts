@@ -52,7 +52,7 @@ export async function main(argv: readonly string[]): Promise<void> {
         async (args) => {
           const g = args as unknown as Record<string, unknown> & GlobalArgs;
           const self = { node: process.execPath, script: fileURLToPath(new URL('../../bin/abcd', import.meta.url)) };
-          const deps: Deps = { cwd: process.cwd(), env: process.env, clock: systemClock, out, remote: g.remote, self };
+          const deps: Deps = { cwd: process.cwd(), env: process.env, clock: systemClock, out, remote: g.remote, self, signal: stopSignal() };
           const result = await c.run(g, deps);
           reportResult(result, { json: g.json, out });
           if (result.exitCode !== undefined) code = result.exitCode;
@@ -79,4 +79,23 @@ function verbOf(argv: readonly string[]): string | undefined {
     else if (!a.startsWith('-')) return a;
   }
   return undefined;
+}
+
+// How long a stopped verb may take to undo its work (leave the land queue, remove a worktree).
+const STOP_GRACE_MS = 5000;
+
+/**
+ * Turns SIGINT/SIGTERM into an abort the verb can act on (land leaves the queue instead of
+ * blocking it until its claim lapses). A verb that does not finish within the grace, or a
+ * second signal, ends the process.
+ */
+function stopSignal(): AbortSignal {
+  const ac = new AbortController();
+  const stop = () => {
+    if (ac.signal.aborted) process.exit(130);
+    ac.abort();
+    setTimeout(() => process.exit(130), STOP_GRACE_MS).unref();
+  };
+  process.on('SIGINT', stop).on('SIGTERM', stop);
+  return ac.signal;
 }

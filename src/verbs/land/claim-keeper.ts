@@ -25,13 +25,24 @@ export class ClaimKeeper {
   /** A generation pushed with an unknown outcome: the remote may hold it. */
   private unsure?: { tip: string; claim: Claim };
 
+  /** Set when the process was asked to stop: the land undoes and ends. */
+  interrupted = false;
+
   constructor(
     private readonly repo: Repo,
     private readonly ref: string,
     private readonly item: string,
     public tip: string,
     public claim: Claim,
-  ) {}
+  ) {
+    const outer = repo.deps.signal;
+    const onStop = () => {
+      this.interrupted = true;
+      this.abort.abort();
+    };
+    if (outer?.aborted) onStop();
+    else outer?.addEventListener('abort', onStop, { once: true });
+  }
 
   get signal(): AbortSignal {
     return this.abort.signal;

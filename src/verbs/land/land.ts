@@ -12,7 +12,7 @@ import { readLandConfig, runChecks, type CheckRun } from './checks.js';
 import { ClaimKeeper } from './claim-keeper.js';
 import { refusePush, workBranchUpdate } from '../claim-write.js';
 import { turnOf } from './queue-order.js';
-import { entryGone, leaveQueue, waitForTurn } from './turn.js';
+import { entryGone, interrupted, leaveQueue, waitForTurn } from './turn.js';
 import { pruneQueue } from './prune-queue.js';
 import { readWithMain, resolveLandTarget } from './target.js';
 import { integrate, integrationStart, withWorktree } from './worktree.js';
@@ -130,8 +130,10 @@ export async function land(repo: Repo, input: LandInput, gate: GateRunner): Prom
         }));
       } catch (e) {
         if (keeper.fenced) throw keeper.fenced;
+        if (keeper.interrupted) throw interrupted(item);
         throw e;
       }
+      if (keeper.interrupted) throw interrupted(item);
       // Fairness: an entry enqueued earlier may have become visible while this one tested.
       const again = turnOf(await readSnapshot(repo), qref, clock.now()).turn;
       if (again.kind === 'behind') {

@@ -1,5 +1,5 @@
 import { formatHolder } from '../../records/holder.js';
-import { Conflict, DeadlineReached } from '../../refusals.js';
+import { Conflict, DeadlineReached, Interrupted } from '../../refusals.js';
 import { formatDuration, formatInstant } from '../../time/duration.js';
 import type { Repo } from '../repo.js';
 import { readSnapshot, type QueueEntry } from '../snapshot.js';
@@ -19,6 +19,7 @@ export async function waitForTurn(
 ) {
   const { clock } = repo.deps;
   for (;;) {
+    if (o.keeper.interrupted) throw interrupted(o.item);
     const snap = await readSnapshot(repo, [o.fetchSpec]);
     if (o.keeper.fenced) throw o.keeper.fenced;
     const mine = snap.queue.get(o.qref);
@@ -65,4 +66,8 @@ export function entryGone(item: string, ref: string): Conflict {
       `nothing landed. Run abcd land ${item} again.`,
     { item, ref },
   );
+}
+
+export function interrupted(item: string): Interrupted {
+  return new Interrupted(`abcd land ${item} was stopped by a signal; nothing landed and its entry left the queue.`, { item });
 }

@@ -43,6 +43,16 @@ describe('pruning', () => {
     expect(left).toEqual([ref('done-recent'), ref('expired-just-now'), ref('live')]);
   });
 
+  it('a reserve prunes in a push of its own once ten records are due, so a remote without status readers stays bounded', async () => {
+    const remote = await makeRemote();
+    for (let i = 0; i < 10; i++) await writeRawRecord(remote.dir, ref(`old-${i}`), claim(`old-${i}`, 'released', Date.now()));
+    const s = await makeSession(remote.url, 'pia');
+    const r = await s.abcd(['reserve', 'fresh', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const left = [...(await remote.refs()).keys()].filter((k) => k.startsWith('refs/heads/abcd/claims/'));
+    expect(left).toEqual([ref('fresh')]);
+  });
+
   it('nothing is pruned while the settings record cannot be read (its retention is unknown)', async () => {
     const remote = await makeRemote();
     await writeRawRecord(remote.dir, ref('released'), claim('released', 'released', Date.now()));

@@ -25,12 +25,13 @@ describe('reserve race', () => {
       const item = `race-${round}`;
       const runs = await Promise.all(sessions.map((s) => s.abcd(['reserve', item, '--json'], { timeoutMs: 110_000 })));
       const winners = runs.flatMap((r, i) => (r.code === 0 ? [i] : []));
-      expect(winners, `round ${round}: ${runs.map((r) => r.code).join(',')}`).toHaveLength(1);
+      const odd = runs.filter((r) => r.code !== 0 && r.code !== 3).map((r) => r.stdout + r.stderr);
+      expect(winners, `round ${round}: ${runs.map((r) => r.code).join(',')} ${odd.join(' | ')}`).toHaveLength(1);
       const winner = runs[winners[0]!]!.json.holder as string;
       expect(winner).toContain(`/racer${winners[0]}`);
       for (const [i, r] of runs.entries()) {
         if (i === winners[0]) continue;
-        expect(r.code, `${sessions[i]!.name}: ${r.stderr}`).toBe(3);
+        expect(r.code, `${sessions[i]!.name}: ${r.stdout} ${r.stderr}`).toBe(3);
         expect(r.json.refusal).toMatchObject({ code: 'held', data: { item, holder: winner } });
       }
       expect((await remote.refs()).get(`refs/heads/abcd/claims/local/item/${item}`)).toBe(runs[winners[0]!]!.json.tip);

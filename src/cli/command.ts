@@ -7,6 +7,8 @@ export interface Result {
   text: string;
   /** The process's exit code when the verb succeeded but passes on a command's own (abcd gate). */
   exitCode?: number;
+  /** The verb already wrote its output (status --watch): report nothing more. */
+  printed?: boolean;
 }
 
 /** Options every verb accepts. */

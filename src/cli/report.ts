@@ -4,6 +4,7 @@ import type { Result } from './command.js';
 
 /** Writes a verb's answer: one JSON object with --json, else its text. */
 export function reportResult(result: Result, o: { json: boolean; out: Output }): void {
+  if (result.printed) return;
   if (o.json) o.out.stdout(JSON.stringify({ ok: true, ...result.json }) + '\n');
   else if (result.text) o.out.stdout(result.text.endsWith('\n') ? result.text : result.text + '\n');
 }

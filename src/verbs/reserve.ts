@@ -4,7 +4,8 @@ import { formatItem, shortItem, type ItemKey } from '../records/item.js';
 import { claimRef, SETTINGS_REF } from '../records/refs.js';
 import { CapReached, DeadlineReached, Held, TakeoverTooSoon } from '../refusals.js';
 import { formatDuration, formatInstant } from '../time/duration.js';
-import { standing, type ClaimStanding } from './claim-rules.js';
+import { isPrunable, standing, type ClaimStanding } from './claim-rules.js';
+import { pruneBestEffort } from './prune.js';
 import { pushClaim, refusePush } from './claim-write.js';
 import type { Repo } from './repo.js';
 import { readSnapshot, type ClaimEntry, type Snapshot } from './snapshot.js';
@@ -73,6 +74,7 @@ export async function reserve(repo: Repo, input: ReserveInput): Promise<ReserveR
       const r = await pushClaim(repo, { ref, lease, claim, message: `reserve ${claim.item} (generation ${gen})` });
       if (r.ok) {
         await repo.held.remember(ref, r.tip);
+        await pruneIfMany(repo, snap, now);
         return {
           item,
           ref,
@@ -97,6 +99,16 @@ export async function reserve(repo: Repo, input: ReserveInput): Promise<ReserveR
     const wakeAt = st.kind === 'held' ? st.expiresAt + snap.settings.takeoverDelay : st.takeableAt;
     await clock.sleep(Math.max(10, Math.min(jitter(WAIT_POLL_MS), wakeAt - t, deadline - t)));
   }
+}
+
+// A reserve prunes only when this many records are due: the extra round trip is then worth it,
+// and a remote where nobody runs status still stays bounded.
+const PRUNE_WHEN_DUE = 10;
+
+async function pruneIfMany(repo: Repo, snap: Snapshot, now: number): Promise<void> {
+  let due = 0;
+  for (const e of snap.claims.values()) if (isPrunable(e, now, snap.settings)) due++;
+  if (due >= PRUNE_WHEN_DUE) await pruneBestEffort(repo, snap);
 }
 
 /** Records this clone's sighting of another session's claim tip; returns when it was first seen. */

@@ -3,6 +3,7 @@ import { formatDuration, formatInstant, inOrAgo, paint, printable, table } from 
 import type { StatusData } from '../../verbs/status.js';
 import type { Deps } from '../../deps.js';
 import { machineGateContext } from '../machine-gate.js';
+import { durationArg } from '../args.js';
 
 interface GateSummary {
   dir: string;
@@ -24,15 +25,33 @@ export const status: Command = {
   examples: [
     ['abcd status', 'a table of every claim'],
     ['abcd status --json', 'the same as one stable JSON object'],
+    ['abcd status --watch 5s', 'redraw every 5 seconds until Ctrl-C (one JSON line per read with --json)'],
   ],
-  builder: (y) => y,
-  async run(_args, deps) {
+  builder: (y) =>
+    y.option('watch', { type: 'string', describe: 'read again at this interval (default 2s) until stopped' }),
+  async run(args, deps) {
     const [{ openRepo }, { status: run }] = await Promise.all([import('../../verbs/repo.js'), import('../../verbs/status.js')]);
-    const s = await run(await openRepo(deps));
-    const gate = await gateSummary(deps);
-    return { json: toJson(s, gate), text: toText(s, gate, deps.out.isTTY) };
+    const repo = await openRepo(deps);
+    const once = async () => {
+      const s = await run(repo);
+      const gate = await gateSummary(deps);
+      return { json: toJson(s, gate), text: toText(s, gate, deps.out.isTTY) };
+    };
+    if (args.watch === undefined) return once();
+    // A display loop, not a wait: it ends when the person stops it (SIGINT/SIGTERM).
+    const every = Math.max(MIN_WATCH_MS, durationArg(args.watch === '' ? '2s' : args.watch, '--watch', 2000));
+    for (;;) {
+      const r = await once();
+      if (args.json) deps.out.stdout(JSON.stringify({ ok: true, ...r.json }) + '\n');
+      else deps.out.stdout((deps.out.isTTY ? '\u001b[H\u001b[2J' : '\n') + r.text + '\n');
+      await deps.clock.sleep(every, deps.signal);
+      if (deps.signal?.aborted) return { json: r.json, text: '', printed: true };
+    }
   },
 };
+
+// Watching faster than this only loads the remote.
+const MIN_WATCH_MS = 500;
 
 function toJson(s: StatusData, gateJson: GateSummary): Record<string, unknown> {
   return {

@@ -43,7 +43,8 @@ export async function reserve(repo: Repo, input: ReserveInput): Promise<ReserveR
   const ref = claimRef(input.item);
   const started = clock.now();
   const deadline = started + input.waitMs;
-  repo.limitNetworkTo(deadline);
+  // Without a wait there is no deadline to shorten git's timeouts toward: give them full time.
+  if (input.waitMs > 0) repo.limitNetworkTo(deadline);
   for (let lost = 0; ; ) {
     const snap = await readSnapshot(repo);
     for (const r of [ref, SETTINGS_REF]) {

@@ -24,7 +24,8 @@ export async function landGithub(repo: Repo, input: LandInput, forge: Extract<Fo
   const { clock, env } = repo.deps;
   const started = clock.now();
   const deadline = started + input.waitMs;
-  repo.limitNetworkTo(deadline);
+  // Without a wait there is no deadline to shorten git's timeouts toward: give them full time.
+  if (input.waitMs > 0) repo.limitNetworkTo(deadline);
   const item = shortItem(input.item);
   const ref = claimRef(input.item);
   const tokens = repo.tokens;

@@ -59,7 +59,8 @@ export async function land(repo: Repo, input: LandInput, gate: GateRunner): Prom
   const { clock } = repo.deps;
   const started = clock.now();
   const deadline = started + input.waitMs;
-  repo.limitNetworkTo(deadline);
+  // Without a wait there is no deadline to shorten git's timeouts toward: give them full time.
+  if (input.waitMs > 0) repo.limitNetworkTo(deadline);
   const item = shortItem(input.item);
   const ref = claimRef(input.item);
   const qref = queueRef(input.item);

@@ -72,7 +72,12 @@ export class Git {
   }
 }
 
-/** Every git call runs non-interactively and in the C locale, so its output can be parsed. */
+/**
+ * Every git call runs non-interactively and in the C locale, so its output can be parsed.
+ * git runs in a new session (detached), with no controlling terminal: ssh cannot prompt for a
+ * passphrase or a host key and fails at once, as BatchMode would, without abcd overriding the
+ * person's own GIT_SSH_COMMAND or core.sshCommand.
+ */
 export function gitEnvironment(env: Env): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
@@ -80,6 +85,5 @@ export function gitEnvironment(env: Env): Record<string, string> {
   out.GCM_INTERACTIVE = 'never';
   out.LC_ALL = 'C';
   out.LANGUAGE = 'C';
-  if (!out.GIT_SSH_COMMAND) out.GIT_SSH_COMMAND = 'ssh -o BatchMode=yes';
   return out;
 }

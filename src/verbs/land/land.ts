@@ -113,22 +113,30 @@ export async function land(repo: Repo, input: LandInput, gate: GateRunner): Prom
     for (let attempt = 1; ; attempt++) {
       if (!firstTurnKnown) await waitForTurn(repo, { item, qref, myEntryTip, deadline, started, keeper, fetchSpec: target.fetchSpec });
       firstTurnKnown = false;
-      const mainTip = await target.mainTip();
-      const config = await readLandConfig(repo.git, mainTip, (t) => parseDuration(t, 'land.timeout'));
-      let tip: string;
-      let checks: CheckRun[];
-      try {
+      const first = await readLandConfig(repo.git, await target.mainTip(), (t) => parseDuration(t, 'land.timeout'));
+      // Integrate and test under the gate, on main as it is once a slot is ours: testing the tip
+      // read before a long gate wait would only earn a re-test.
+      const testOnMain = async () => {
+        if (first.checks.length) await repo.store.fetch([target.fetchSpec]);
+        const mainTip = await target.mainTip();
+        const config = first.checks.length ? await readLandConfig(repo.git, mainTip, (t) => parseDuration(t, 'land.timeout')) : first;
         const how = { item, head: target.head, mainTip, strategy: input.strategy };
-        ({ tip, checks } = await withWorktree(repo, integrationStart(how), async (wt) => {
+        return withWorktree(repo, integrationStart(how), async (wt) => {
           const tip = await integrate(wt, how);
           const env = { ...stringEnv(repo.deps.env), ABCD_LAND_ITEM: item, ABCD_LAND_TIP: tip };
           const checks = config.checks.length
-            ? await gate(`land ${item}: ${config.checks.join(' && ')}`, deadline, () =>
-                runChecks({ cwd: wt.dir, checks: config.checks, env, timeoutMs: config.timeoutMs, signal: keeper.signal, now: () => clock.now() }),
-              )
+            ? await runChecks({ cwd: wt.dir, checks: config.checks, env, timeoutMs: config.timeoutMs, signal: keeper.signal, now: () => clock.now() })
             : [];
-          return { tip, checks };
-        }));
+          return { tip, checks, mainTip };
+        });
+      };
+      let tip: string;
+      let checks: CheckRun[];
+      let mainTip: string;
+      try {
+        ({ tip, checks, mainTip } = first.checks.length
+          ? await gate(`land ${item}: ${first.checks.join(' && ')}`, deadline, testOnMain)
+          : await testOnMain());
       } catch (e) {
         if (keeper.fenced) throw keeper.fenced;
         if (keeper.interrupted) throw interrupted(item);

@@ -3,6 +3,13 @@
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
+/** The variables that are set, as a child process's environment wants them. */
+export function definedEnv(env: Env): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
+  return out;
+}
+
 export interface Clock {
   /** Milliseconds since the epoch on this machine's wall clock. */
   now(): number;

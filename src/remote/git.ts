@@ -1,4 +1,4 @@
-import type { Env } from '../deps.js';
+import { definedEnv, type Env } from '../deps.js';
 import { boundGroup } from './bounded.js';
 
 export interface RunResult {
@@ -79,8 +79,7 @@ export class Git {
  * person's own GIT_SSH_COMMAND or core.sshCommand.
  */
 export function gitEnvironment(env: Env): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
+  const out = definedEnv(env);
   out.GIT_TERMINAL_PROMPT = '0';
   out.GCM_INTERACTIVE = 'never';
   out.LC_ALL = 'C';

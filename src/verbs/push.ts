@@ -5,6 +5,7 @@ import { UsageError } from '../refusals.js';
 import type { RefUpdate } from '../remote/record-store.js';
 import { pushClaim, refusePush, workBranchUpdate } from './claim-write.js';
 import { requireMine } from './holding.js';
+import { resolveWorkBranch } from './work-branch.js';
 import type { Repo } from './repo.js';
 import { readSnapshot } from './snapshot.js';
 
@@ -29,12 +30,7 @@ export interface PushResultData {
 export async function pushWork(repo: Repo, input: PushInput): Promise<PushResultData> {
   const item = shortItem(input.item);
   const ref = claimRef(input.item);
-  const branch = input.branch ?? (await currentBranch(repo));
-  const branchRef = `refs/heads/${branch}`;
-  if (!isRefSafe(branchRef) || branch.startsWith('abcd/')) {
-    throw new UsageError(`"${branch}" cannot be a work branch (not ref-safe, or inside abcd's record namespace abcd/).`, { branch });
-  }
-  const head = await resolve(repo, `${branchRef}^{commit}`, `branch ${branch} does not exist in this clone`);
+  const { branch, head } = await resolveWorkBranch(repo, input.branch, 'push');
   const extra: RefUpdate[] = [];
   for (const t of input.tags) {
     const tagRef = `refs/tags/${t}`;
@@ -56,17 +52,4 @@ export async function pushWork(repo: Repo, input: PushInput): Promise<PushResult
   if (!r.ok) throw refusePush(item, ref, entry.tip, r);
   await repo.held.remember(ref, r.tip);
   return { item, branch, head, tags: input.tags, claimTip: r.tip, gen: claim.gen, expiresAt: expiresAt(claim) };
-}
-
-async function currentBranch(repo: Repo): Promise<string> {
-  const r = await repo.git.run(['symbolic-ref', '--short', '-q', 'HEAD']);
-  const name = r.stdout.toString().trim();
-  if (r.exitCode !== 0 || !name) throw new UsageError('HEAD is detached: name the branch to push (abcd push <item> <branch>).', {});
-  return name;
-}
-
-async function resolve(repo: Repo, rev: string, missing: string): Promise<string> {
-  const r = await repo.git.run(['rev-parse', '--verify', '-q', rev]);
-  if (r.exitCode !== 0) throw new UsageError(`${missing}.`, { rev });
-  return r.stdout.toString().trim();
 }

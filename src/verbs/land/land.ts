@@ -7,6 +7,7 @@ import { Conflict, DeadlineReached, Fenced } from '../../refusals.js';
 import { parseDuration } from '../../time/duration.js';
 import { requireMine } from '../holding.js';
 import type { Repo } from '../repo.js';
+import { definedEnv } from '../../deps.js';
 import { readSnapshot } from '../snapshot.js';
 import { readLandConfig, runChecks, type CheckRun } from './checks.js';
 import { ClaimKeeper } from './claim-keeper.js';
@@ -123,7 +124,7 @@ export async function land(repo: Repo, input: LandInput, gate: GateRunner): Prom
         const how = { item, head: target.head, mainTip, strategy: input.strategy };
         return withWorktree(repo, integrationStart(how), async (wt) => {
           const tip = await integrate(wt, how);
-          const env = { ...stringEnv(repo.deps.env), ABCD_LAND_ITEM: item, ABCD_LAND_TIP: tip };
+          const env = { ...definedEnv(repo.deps.env), ABCD_LAND_ITEM: item, ABCD_LAND_TIP: tip };
           const checks = config.checks.length
             ? await runChecks({ cwd: wt.dir, checks: config.checks, env, timeoutMs: config.timeoutMs, signal: keeper.signal, now: () => clock.now() })
             : [];
@@ -197,11 +198,4 @@ export async function land(repo: Repo, input: LandInput, gate: GateRunner): Prom
       }
     }
   }
-}
-
-
-function stringEnv(env: Record<string, string | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
-  return out;
 }

@@ -1,4 +1,4 @@
-import { isRefSafe } from '../../records/refs.js';
+import { resolveWorkBranch } from '../work-branch.js';
 import { RemoteUnavailable, UsageError } from '../../refusals.js';
 import { readSnapshot, type Snapshot } from '../snapshot.js';
 import type { Repo } from '../repo.js';
@@ -17,25 +17,18 @@ export interface LandTarget {
 
 export async function resolveLandTarget(repo: Repo, branchArg: string | undefined): Promise<LandTarget> {
   const remote = repo.store.remote;
-  const [cur, sym] = await Promise.all([
-    branchArg ? Promise.resolve(branchArg) : repo.git.run(['symbolic-ref', '--short', '-q', 'HEAD']).then((r) => r.stdout.toString().trim()),
+  const [{ branch, head }, sym] = await Promise.all([
+    resolveWorkBranch(repo, branchArg, 'land'),
     repo.git.run(['symbolic-ref', '-q', `refs/remotes/${remote}/HEAD`]),
   ]);
-  const branch = cur;
-  if (!branch) throw new UsageError('HEAD is detached: name the branch to land (abcd land <item> <branch>).', {});
-  if (!isRefSafe(`refs/heads/${branch}`) || branch.startsWith('abcd/')) {
-    throw new UsageError(`"${branch}" cannot be a work branch (not ref-safe, or inside abcd's record namespace abcd/).`, { branch });
-  }
   const prefix = `refs/remotes/${remote}/`;
   const symText = sym.stdout.toString().trim();
   const main = sym.exitCode === 0 && symText.startsWith(prefix) ? symText.slice(prefix.length) : 'main';
   if (branch === main) throw new UsageError(`land a work branch, not ${main} itself: abcd land <item> <work-branch>.`, { branch });
-  const h = await repo.git.run(['rev-parse', '--verify', '-q', `refs/heads/${branch}^{commit}`]);
-  if (h.exitCode !== 0) throw new UsageError(`branch ${branch} does not exist in this clone.`, { branch });
   const cacheRef = `refs/abcd-land/${remote}/${main}`;
   return {
     branch,
-    head: h.stdout.toString().trim(),
+    head,
     main,
     fetchSpec: `+refs/heads/${main}:${cacheRef}`,
     mainTip: () => repo.git.must(['rev-parse', '--verify', cacheRef]),

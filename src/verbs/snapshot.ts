@@ -5,6 +5,7 @@ import { decodeQueue, type QueueRecord } from '../records/queue.js';
 import { DEFAULT_SETTINGS, decodeSettings, type Settings, type SettingsRecord } from '../records/settings.js';
 import { RecordInvalid, isRefusal, type Refusal } from '../refusals.js';
 import type { RawRecord } from '../remote/record-store.js';
+import { sanitizeLine } from '../text/sanitize.js';
 import type { Repo } from './repo.js';
 
 export interface ClaimEntry {
@@ -58,7 +59,7 @@ export function decodeSnapshot(raws: readonly RawRecord[], readAt: number): Snap
   };
   for (const raw of raws) {
     if (!isRefSafe(raw.ref)) {
-      const shown = JSON.stringify(raw.ref.slice(0, 200));
+      const shown = JSON.stringify(sanitizeLine(raw.ref, 200));
       snap.refused.set(raw.ref, {
         ref: raw.ref,
         tip: raw.tip,
@@ -98,13 +99,13 @@ export function decodeSnapshot(raws: readonly RawRecord[], readAt: number): Snap
 export function blobOf(raw: RawRecord): Buffer {
   if (raw.oversized !== undefined) {
     throw new RecordInvalid(
-      `record ${raw.ref} is ${raw.oversized} bytes, over the ${MAX_RECORD_BYTES}-byte limit; it was not read. ` +
+      `record ${sanitizeLine(raw.ref)} is ${raw.oversized} bytes, over the ${MAX_RECORD_BYTES}-byte limit; it was not read. ` +
         'Delete or rewrite that ref on the remote.',
       { ref: raw.ref, reason: 'oversized', bytes: raw.oversized },
     );
   }
   if (!raw.blob) {
-    throw new RecordInvalid(`record ${raw.ref} has no record.json in its tip ${raw.tip.slice(0, 12)}.`, {
+    throw new RecordInvalid(`record ${sanitizeLine(raw.ref)} has no record.json in its tip ${raw.tip.slice(0, 12)}.`, {
       ref: raw.ref,
       reason: 'no-record-file',
     });

@@ -68,6 +68,7 @@ function toJson(s: StatusData, gateJson: GateSummary): Record<string, unknown> {
     queue: s.queue.map((q) => ({ ...q, since: formatInstant(q.since) })),
     gate: gateJson,
     settings: s.settings,
+    settingsTrust: s.settingsTrust,
     refused: s.refused,
     unknown: s.unknown,
     pruned: s.pruned,
@@ -95,6 +96,9 @@ function toText(s: StatusData, gate: GateSummary, tty: boolean): string {
   }
   const landed = s.claims.filter((c) => c.state === 'done' && c.landed);
   if (landed.length) out.push('', ...landed.map((c) => `landed ${printable(c.item)} on ${printable(c.landed!.main)} at ${c.landed!.tip.slice(0, 12)} (${formatDuration(c.ageMs)} ago)`));
+  if (!s.settingsTrust.protected) {
+    out.push('', paint(tty, 'yellow', `settings are unprotected: anyone who can push to the remote can change them (list your signing key in ${s.settingsTrust.signers})`));
+  }
   out.push('', `load gate: ${gate.holders} of ${gate.slots} slot(s) held, ${gate.waiters} waiting (${gate.dir})`);
   for (const r of s.refused) out.push(paint(tty, 'red', `refused ${printable(r.ref)}: ${printable(r.message)}`));
   if (s.unknown.length) out.push(`${s.unknown.length} ref(s) under abcd/ of a kind this abcd does not know, left alone: ${s.unknown.slice(0, 5).map(printable).join(', ')}`);

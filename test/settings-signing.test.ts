@@ -6,7 +6,7 @@ import { chmod, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupTemp, git, isolatedEnv, tempDir } from './harness/git-env.js';
+import { cleanupTemp, isolatedEnv, tempDir } from './harness/git-env.js';
 import { makeRemote, type BareRemote } from './harness/remote.js';
 import { makeSession, type Session } from './harness/session.js';
 
@@ -194,4 +194,53 @@ describe('settings are the person\'s alone', () => {
   });
 });
 
-void git;
+
+
+describe('settings signed with OpenPGP', () => {
+  let remote: BareRemote;
+  let alice: Session;
+  let gnupgHome: string;
+  const gpg = (args: string[]) => execa('gpg', ['--batch', '--passphrase', '', ...args], { env: { ...alice.env, GNUPGHOME: gnupgHome }, extendEnv: false });
+  const fingerprint = async (who: string) =>
+    (await gpg(['--list-keys', '--with-colons', who])).stdout.split('\n').find((l) => l.startsWith('fpr'))!.split(':')[9]!;
+
+  beforeAll(async () => {
+    remote = await makeRemote();
+    gnupgHome = join(await tempDir('gpg'), 'g');
+    await mkdir(gnupgHome, { mode: 0o700 });
+    alice = await makeSession(remote.url, 'alice', { person: 'alice@example.com', env: { GNUPGHOME: gnupgHome } });
+    await gpg(['--quick-gen-key', 'Alice <alice@example.com>', 'ed25519', 'sign', 'never']);
+    // Another key in the same keyring: git calls its signatures good, the list does not.
+    await gpg(['--quick-gen-key', 'Mallory <mallory@example.com>', 'ed25519', 'sign', 'never']);
+  });
+  afterAll(async () => {
+    await execa('gpgconf', ['--kill', 'gpg-agent'], { env: { ...alice.env, GNUPGHOME: gnupgHome }, extendEnv: false, reject: false });
+    await cleanupTemp();
+  });
+
+  it('a generation signed by the listed gpg key counts; one signed by another key in the keyring does not', async () => {
+    const aliceFpr = await fingerprint('alice@example.com');
+    await writeSigners(alice, [`alice@example.com gpg ${aliceFpr}`]);
+    await alice.git(['config', 'gpg.format', 'openpgp']);
+    await alice.git(['config', 'user.signingkey', aliceFpr]);
+    const w = await alice.abcd(['settings', 'takeover-delay', '2m', '--json']);
+    expect(w.json).toMatchObject({ ok: true, signed: true, protected: true });
+    const good = (await remoteTip(remote))!;
+    // Mallory's key is in the same keyring, so git verify-commit itself would accept it.
+    await alice.git(['config', 'user.signingkey', await fingerprint('mallory@example.com')]);
+    const refused = await alice.abcd(['settings', 'takeover-delay', '0s', '--json']);
+    expect(refused.json.refusal).toMatchObject({ code: 'unsafe-environment', data: { reason: 'settings-signer-not-allowed' } });
+    expect(await remoteTip(remote)).toBe(good);
+    // Written behind abcd's back (no list in that clone): readers with the list ignore it.
+    const other = await makeSession(remote.url, 'mallory', { person: 'mallory@example.com', env: { GNUPGHOME: gnupgHome } });
+    await other.git(['config', 'gpg.format', 'openpgp']);
+    await other.git(['config', 'user.signingkey', await fingerprint('mallory@example.com')]);
+    expect((await other.abcd(['settings', 'takeover-delay', '0s', '--json'])).json).toMatchObject({ ok: true, signed: true });
+    const forged = (await remoteTip(remote))!;
+    expect(await execa('git', ['-C', remote.dir, 'verify-commit', forged], { env: { ...alice.env, GNUPGHOME: gnupgHome }, extendEnv: false, reject: false }).then((r) => r.exitCode)).toBe(0);
+    const st = await alice.abcd(['status', '--json']);
+    expect(st.json.settings.takeoverDelay).toBe(120_000);
+    expect(st.json.settingsTrust.generation).toBe(good);
+    expect(st.json.refused[0]).toMatchObject({ ref: SETTINGS_REF, data: { reason: 'settings-untrusted', tip: forged, using: good } });
+  });
+});

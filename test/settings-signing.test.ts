@@ -192,6 +192,21 @@ describe('settings are the person\'s alone', () => {
     expect(r.json.refusal.data).toMatchObject({ reason: 'allowed-signers-writable', path: signers });
     await chmod(signers, 0o644);
   });
+
+  it('a ref moved back to an older signed generation, or deleted, does not undo what this clone saw', async () => {
+    const newest = (await remoteTip(remote))!;
+    expect((await alice.abcd(['status', '--json'])).json.settings.reservationCap).toBe(4);
+    // Someone with push access moves the ref back to the first signed generation (cap 7).
+    await execa('git', ['-C', remote.dir, 'update-ref', SETTINGS_REF, signedTip], { env: isolatedEnv(remote.dir), extendEnv: false });
+    const back = await alice.abcd(['status', '--json']);
+    expect(back.json.settings.reservationCap).toBe(4);
+    expect(back.json.settingsTrust.generation).toBe(newest);
+    expect(back.json.refused[0]).toMatchObject({ ref: SETTINGS_REF, data: { reason: 'settings-rolled-back', tip: signedTip, using: newest } });
+    await execa('git', ['-C', remote.dir, 'update-ref', '-d', SETTINGS_REF], { env: isolatedEnv(remote.dir), extendEnv: false });
+    const gone = await alice.abcd(['status', '--json']);
+    expect(gone.json.settings.reservationCap).toBe(4);
+    expect(gone.json.refused[0]).toMatchObject({ ref: SETTINGS_REF, data: { reason: 'settings-rolled-back', using: newest } });
+  });
 });
 
 

@@ -3,13 +3,13 @@
 // ref's first-parent history back to the newest valid generation and uses it, listing the
 // ignored tip; verdicts are cached by commit under the git dir, so the common read (tip already
 // verified) starts no process at all.
-import { readFile, rename, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RECORD_FILE, SETTINGS_REF } from '../records/refs.js';
 import { DEFAULT_SETTINGS, decodeSettings, pickSettings, type SettingsRecord } from '../records/settings.js';
 import { isRefusal, RecordInvalid } from '../refusals.js';
 import type { Repo } from './repo.js';
 import { readAllowedSigners, allowedSignersPath, type AllowedSigners } from './settings-signers.js';
+import { readTrustCache, trustCachePath, writeTrustCache, type TrustCache } from './settings-trust-cache.js';
 import { listGenerations, verifyGeneration, writeSshSigners, type Verdict } from './settings-verify.js';
 import type { RefusedEntry, Snapshot } from './snapshot.js';
 
@@ -17,8 +17,6 @@ import type { RefusedEntry, Snapshot } from './snapshot.js';
 // (one rev-list reads them all), signed ones cost a git verify-commit each.
 const MAX_GENERATIONS_WALKED = 1000;
 const MAX_SIGNATURES_VERIFIED = 16;
-// Verdicts kept in the cache file; older ones are verified again if ever needed.
-const MAX_CACHED_VERDICTS = 256;
 
 export interface SettingsTrust {
   /** Whether the person keeps an allowed-signers list (settings count only when signed). */
@@ -29,9 +27,10 @@ export interface SettingsTrust {
   generation?: string;
 }
 
-interface VerdictCache {
-  list: string;
-  verdicts: Record<string, Verdict>;
+/** A generation that counts: its commit, and its record unless the snapshot already holds it. */
+interface Generation {
+  oid: string;
+  record?: SettingsRecord;
 }
 
 /**
@@ -42,31 +41,57 @@ interface VerdictCache {
 export async function applySettingsTrust(repo: Repo, snap: Snapshot): Promise<void> {
   const list = await readAllowedSigners(repo.deps.env);
   const signers = list?.path ?? allowedSignersPath(repo.deps.env);
-  const tip = snap.settingsTip;
-  if (!list || !tip) {
-    snap.settingsTrust = { protected: Boolean(list), signers, ...(snap.settingsEntry ? { generation: snap.settingsEntry.tip } : {}) };
+  if (!list) {
+    snap.settingsTrust = { protected: false, signers, ...(snap.settingsEntry ? { generation: snap.settingsEntry.tip } : {}) };
     return;
   }
-  const cachePath = join(repo.commonDir, 'abcd', 'settings-trust.json');
-  const cache = await readCache(cachePath, list.hash);
-  const before = JSON.stringify(cache.verdicts);
-  const found = await findValidGeneration(repo, { tip, list, cache, decodedTip: snap.settingsEntry?.tip === tip });
-  if (JSON.stringify(cache.verdicts) !== before) await writeCache(cachePath, cache);
+  const tip = snap.settingsTip;
+  const cachePath = trustCachePath(repo);
+  const cache = await readTrustCache(cachePath, list.hash);
+  const before = JSON.stringify(cache);
+  let found = tip ? await findValidGeneration(repo, { tip, list, cache }) : undefined;
+  const foundAt = found?.record?.at ?? (found?.oid === snap.settingsEntry?.tip ? snap.settingsEntry?.record.at : undefined);
+  const rollback = await keepNewestSeen(repo, { cache, found, foundAt, tipRefused: Boolean(tip) && found?.oid === tip && foundAt === undefined });
+  if (rollback) found = rollback;
+  if (JSON.stringify(cache) !== before) await writeTrustCache(cachePath, cache);
   snap.settingsTrust = { protected: true, signers, ...(found ? { generation: found.oid } : {}) };
   // The tip is the person's: what decodeSnapshot made of it stands (a record, or its refusal).
-  if (found?.oid === tip) return;
-  // The tip is not the person's: whatever it holds (even unreadable) is ignored, not refused.
+  if (tip && found?.oid === tip) return;
+  // The tip is not the person's, or older than what this clone saw: ignored, not refused.
   snap.refused.delete(SETTINGS_REF);
   snap.settings = found?.record ? pickSettings(found.record) : { ...DEFAULT_SETTINGS };
   if (found?.record) snap.settingsEntry = { tip: found.oid, record: found.record };
   else delete snap.settingsEntry;
-  snap.settingsIgnored = ignoredEntry({ tip, verdict: cache.verdicts[tip] ?? 'untrusted', using: found?.oid, signers });
+  const verdict = rollback ? 'rolled-back' : tip ? (cache.verdicts[tip] ?? 'untrusted') : undefined;
+  if (verdict) snap.settingsIgnored = ignoredEntry({ tip: tip ?? '', verdict, using: found?.oid, signers });
+}
+
+/**
+ * A valid generation older (by its signed `at`) than the newest this clone has seen, or no
+ * valid generation where it saw one, means the ref was moved back or deleted: the person only
+ * ever writes forward. Returns the newest seen to use instead, or undefined when `found` stands.
+ */
+async function keepNewestSeen(
+  repo: Repo,
+  o: { cache: TrustCache; found?: Generation; foundAt?: number; tipRefused: boolean },
+): Promise<Generation | undefined> {
+  const { cache, found, foundAt } = o;
+  const newest = cache.newest;
+  if (o.tipRefused) return undefined;
+  if (found && foundAt !== undefined && (!newest || foundAt >= newest.at || found.oid === newest.oid)) {
+    cache.newest = { oid: found.oid, at: foundAt };
+    return undefined;
+  }
+  if (!newest) return undefined;
+  const kept = await readGeneration(repo, newest.oid);
+  if (!kept) delete cache.newest; // its objects are gone: nothing left to hold on to
+  return kept;
 }
 
 async function findValidGeneration(
   repo: Repo,
-  o: { tip: string; list: AllowedSigners; cache: VerdictCache; decodedTip: boolean },
-): Promise<{ oid: string; record?: SettingsRecord } | undefined> {
+  o: { tip: string; list: AllowedSigners; cache: TrustCache },
+): Promise<Generation | undefined> {
   const { tip, list, cache } = o;
   // The common read: the tip was verified before, and the snapshot already decoded it.
   if (cache.verdicts[tip] === 'good') return { oid: tip };
@@ -78,7 +103,7 @@ async function findValidGeneration(
     if (!verdict) {
       if (gen.sig && ++verified > MAX_SIGNATURES_VERIFIED) return undefined;
       verdict = await verifyGeneration({ git: repo.git, gen, list, sshFile });
-      cache.verdicts[gen.oid] = verdict;
+      rememberVerdict(cache, gen.oid, verdict);
     }
     if (verdict !== 'good') continue;
     if (gen.oid === tip) return { oid: tip };
@@ -89,7 +114,7 @@ async function findValidGeneration(
 }
 
 /** A signed generation's record; undefined when it cannot be read (the walk goes on past it). */
-async function readGeneration(repo: Repo, oid: string): Promise<{ oid: string; record: SettingsRecord } | undefined> {
+async function readGeneration(repo: Repo, oid: string): Promise<Generation | undefined> {
   const r = await repo.git.run(['cat-file', 'blob', `${oid}:${RECORD_FILE}`]);
   if (r.exitCode !== 0) return undefined;
   try {
@@ -109,43 +134,36 @@ export async function verifyOwnGeneration(repo: Repo, oid: string, list: Allowed
   if (list.sshLines.length) await writeSshSigners(sshFile, list);
   const [gen] = await listGenerations(repo.git, oid, 1);
   const verdict = gen ? await verifyGeneration({ git: repo.git, gen, list, sshFile }) : 'unsigned';
-  const cachePath = join(repo.commonDir, 'abcd', 'settings-trust.json');
-  const cache = await readCache(cachePath, list.hash);
-  cache.verdicts[oid] = verdict;
-  await writeCache(cachePath, cache);
+  const cachePath = trustCachePath(repo);
+  const cache = await readTrustCache(cachePath, list.hash);
+  rememberVerdict(cache, oid, verdict);
+  await writeTrustCache(cachePath, cache);
   return verdict;
 }
 
-function ignoredEntry(o: { tip: string; verdict: Verdict; using?: string; signers: string }): RefusedEntry {
-  const why = o.verdict === 'unsigned' ? 'is not signed' : 'is not signed by a key in the allowed-signers list';
+function ignoredEntry(o: { tip: string; verdict: Verdict | 'rolled-back'; using?: string; signers: string }): RefusedEntry {
+  const why =
+    o.verdict === 'unsigned'
+      ? 'is not signed'
+      : o.verdict === 'rolled-back'
+        ? 'is older than the newest one this clone has seen (the ref was moved back or deleted)'
+        : 'is not signed by a key in the allowed-signers list';
   const instead = o.using ? `the last valid generation ${o.using.slice(0, 12)}` : 'the defaults (no valid generation found)';
   return {
     ref: SETTINGS_REF,
     tip: o.tip,
     refusal: new RecordInvalid(
-      `settings generation ${o.tip.slice(0, 12)} ${why} (${o.signers}); abcd ignores it and uses ${instead}. ` +
+      `settings generation ${o.tip.slice(0, 12) || '(none: the ref is gone)'} ${why} (${o.signers}); abcd ignores it and uses ${instead}. ` +
         'Only the person changes the settings: run "abcd settings <key> <value>" with your signing key to write a valid one.',
-      { ref: SETTINGS_REF, reason: o.verdict === 'unsigned' ? 'settings-unsigned' : 'settings-untrusted', tip: o.tip, ...(o.using ? { using: o.using } : {}) },
+      { ref: SETTINGS_REF, reason: `settings-${o.verdict === 'good' ? 'untrusted' : o.verdict}`, tip: o.tip, ...(o.using ? { using: o.using } : {}) },
     ),
   };
 }
 
-async function readCache(path: string, list: string): Promise<VerdictCache> {
-  try {
-    const c = JSON.parse(await readFile(path, 'utf8')) as VerdictCache;
-    if (c && c.list === list && c.verdicts && typeof c.verdicts === 'object') return c;
-  } catch {
-    // Missing or torn by a crash: verdicts are only a cache, verified again.
-  }
-  return { list, verdicts: {} };
-}
-
-async function writeCache(path: string, cache: VerdictCache): Promise<void> {
-  const entries = Object.entries(cache.verdicts).slice(-MAX_CACHED_VERDICTS);
-  await mkdir(join(path, '..'), { recursive: true });
-  // Several processes may write at once: each renames a whole file, the last one wins, and a
-  // lost verdict is only verified again.
-  const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  await writeFile(tmp, JSON.stringify({ list: cache.list, verdicts: Object.fromEntries(entries) }));
-  await rename(tmp, path);
+/**
+ * Only verdicts that cannot change are kept: a good signature, or none at all. A failed check
+ * may be this machine's (gpg-agent down, a key not yet imported) and is made again next read.
+ */
+function rememberVerdict(cache: TrustCache, oid: string, verdict: Verdict): void {
+  if (verdict !== 'untrusted') cache.verdicts[oid] = verdict;
 }

@@ -2,9 +2,11 @@ import { decodeClaim, type Claim } from '../records/claim.js';
 import { MAX_RECORD_BYTES } from '../records/envelope.js';
 import { classifyRef, isRefSafe, itemOfRef, SETTINGS_REF } from '../records/refs.js';
 import { decodeQueue, type QueueRecord } from '../records/queue.js';
-import { DEFAULT_SETTINGS, decodeSettings, type Settings, type SettingsRecord } from '../records/settings.js';
+import { DEFAULT_SETTINGS, decodeSettings, pickSettings, type Settings, type SettingsRecord } from '../records/settings.js';
+import { applySettingsTrust, type SettingsTrust } from './settings-trust.js';
 import { RecordInvalid, isRefusal, type Refusal } from '../refusals.js';
 import type { RawRecord } from '../remote/record-store.js';
+import { sanitizeLine } from '../text/sanitize.js';
 import type { Repo } from './repo.js';
 
 export interface ClaimEntry {
@@ -34,7 +36,14 @@ export interface Snapshot {
   claims: Map<string, ClaimEntry>;
   queue: Map<string, QueueEntry>;
   settings: Settings;
+  /** The generation in force: the remote's tip, or the last validly signed one (ADR 0019). */
   settingsEntry?: { tip: string; record: SettingsRecord };
+  /** The remote's settings ref tip, whatever it holds: the lease a settings write states. */
+  settingsTip?: string;
+  /** Whether settings are protected by the person's signature, and which generation counts. */
+  settingsTrust?: SettingsTrust;
+  /** A settings tip ignored because it is not signed by the person (shown under refused). */
+  settingsIgnored?: RefusedEntry;
   refused: Map<string, RefusedEntry>;
   /** Refs under abcd/ of kinds this abcd does not know (left alone). */
   unknown: string[];
@@ -44,7 +53,9 @@ export interface Snapshot {
 export async function readSnapshot(repo: Repo, also: readonly string[] = []): Promise<Snapshot> {
   await repo.store.fetch(also);
   const raws = await repo.store.readCached();
-  return decodeSnapshot(raws, repo.deps.clock.now());
+  const snap = decodeSnapshot(raws, repo.deps.clock.now());
+  await applySettingsTrust(repo, snap);
+  return snap;
 }
 
 export function decodeSnapshot(raws: readonly RawRecord[], readAt: number): Snapshot {
@@ -58,7 +69,7 @@ export function decodeSnapshot(raws: readonly RawRecord[], readAt: number): Snap
   };
   for (const raw of raws) {
     if (!isRefSafe(raw.ref)) {
-      const shown = JSON.stringify(raw.ref.slice(0, 200));
+      const shown = JSON.stringify(sanitizeLine(raw.ref, 200));
       snap.refused.set(raw.ref, {
         ref: raw.ref,
         tip: raw.tip,
@@ -82,6 +93,7 @@ export function decodeSnapshot(raws: readonly RawRecord[], readAt: number): Snap
         const entry = decodeQueue(raw.ref, blobOf(raw));
         snap.queue.set(raw.ref, { ref: raw.ref, item: itemOfRef(raw.ref) ?? entry.item, tip: raw.tip, entry });
       } else if (kind.kind === 'settings' && raw.ref === SETTINGS_REF) {
+        snap.settingsTip = raw.tip;
         const record = decodeSettings(raw.ref, blobOf(raw));
         snap.settingsEntry = { tip: raw.tip, record };
         snap.settings = pickSettings(record);
@@ -98,25 +110,16 @@ export function decodeSnapshot(raws: readonly RawRecord[], readAt: number): Snap
 export function blobOf(raw: RawRecord): Buffer {
   if (raw.oversized !== undefined) {
     throw new RecordInvalid(
-      `record ${raw.ref} is ${raw.oversized} bytes, over the ${MAX_RECORD_BYTES}-byte limit; it was not read. ` +
+      `record ${sanitizeLine(raw.ref)} is ${raw.oversized} bytes, over the ${MAX_RECORD_BYTES}-byte limit; it was not read. ` +
         'Delete or rewrite that ref on the remote.',
       { ref: raw.ref, reason: 'oversized', bytes: raw.oversized },
     );
   }
   if (!raw.blob) {
-    throw new RecordInvalid(`record ${raw.ref} has no record.json in its tip ${raw.tip.slice(0, 12)}.`, {
+    throw new RecordInvalid(`record ${sanitizeLine(raw.ref)} has no record.json in its tip ${raw.tip.slice(0, 12)}.`, {
       ref: raw.ref,
       reason: 'no-record-file',
     });
   }
   return raw.blob;
-}
-
-function pickSettings(r: SettingsRecord): Settings {
-  return {
-    reservationCap: r.reservationCap,
-    defaultTtl: r.defaultTtl,
-    takeoverDelay: r.takeoverDelay,
-    doneRetention: r.doneRetention,
-  };
 }

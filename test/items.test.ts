@@ -54,6 +54,11 @@ describe('actionable(items, claims, pending)', () => {
     expect(actionable(items, claims, pending).map((i) => i.key.id)).toEqual(['old', 'api', 'docs']);
   });
 
+  it('among equals the oldest item comes first; an item of unknown age comes last', () => {
+    const aged = [{ ...doc('b', 'ready'), addedAt: 2000 }, { ...doc('a', 'ready') }, { ...doc('c', 'ready'), addedAt: 1000 }];
+    expect(actionable(aged, new Map(), new Set()).map((i) => i.key.id)).toEqual(['c', 'b', 'a']);
+  });
+
   it('a lane that leaves its own claim out sees its item as work', () => {
     expect(actionable(items, new Map(), new Set()).map((i) => i.key.id)).toEqual(['api', 'docs', 'held']);
   });
@@ -126,6 +131,19 @@ describe('abcd items', () => {
     expect(text.stdout).toMatch(/held\s+ready\s+held by holder@example.com/);
     expect(text.stdout).toContain('9 refused');
   }, 120_000);
+
+  it('says when each item entered main: the commit that last added its file', async () => {
+    const { s } = await withItems({ '.abcd/items/first.md': item('First') });
+    await writeFile(join(s.dir, '.abcd/items/second.md'), item('Second'));
+    await s.git(['add', '.']);
+    await execa('git', ['-C', s.dir, 'commit', '-q', '-m', 'second'], { env: { ...s.env, GIT_COMMITTER_DATE: '2030-01-01T00:00:00Z' }, extendEnv: false });
+    await s.git(['push', '-q', 'origin', 'main']);
+    const r = await s.abcd(['items', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const by = Object.fromEntries(r.json.items.map((i: { slug: string; addedAt: string }) => [i.slug, i.addedAt]));
+    expect(Date.parse(by.second)).toBe(Date.parse('2030-01-01T00:00:00Z'));
+    expect(Date.parse(by.first)).toBeLessThan(Date.parse(by.second));
+  }, 60_000);
 
   it('reads 3 items and 60 items with the same number of git processes (one cat-file for all)', async () => {
     const counts: number[] = [];

@@ -96,6 +96,8 @@ describe('abcd items', () => {
       '.abcd/items/after-loop.md': item('After', 'ready', ['loop-a']),
       '.abcd/items/Bad_Name.md': item('Bad name'),
       '.abcd/items/no-front.md': 'just text\n',
+      '.abcd/items/hostile.md': '---\ntitle: "\\e[31mRed\\e]0;owned\\a title"\nstatus: done\n---\n',
+      '.abcd/items/hostile-key.md': '---\ntitle: t\nstatus: ready\n"\\e[2Jwipe": 1\n---\n',
       '.abcd/items/notes/extra.txt': 'a folder of notes is no item\n',
     });
     const other = await makeSession((await s.git(['remote', 'get-url', 'origin'])), 'holder');
@@ -104,7 +106,8 @@ describe('abcd items', () => {
     const r = await s.abcd(['items', '--json']);
     expect(r.code, r.stderr).toBe(0);
     const by = Object.fromEntries(r.json.items.map((i: { slug: string }) => [i.slug, i]));
-    expect(Object.keys(by).sort()).toEqual(['after-loop', 'api', 'held', 'setup', 'ui']);
+    expect(Object.keys(by).sort()).toEqual(['after-loop', 'api', 'held', 'hostile', 'setup', 'ui']);
+    expect(by.hostile.title).toBe('\u001b[31mRed\u001b]0;owned\u0007 title');
     expect(by.setup).toMatchObject({ status: 'done', readiness: 'done', claim: null });
     expect(by.api).toMatchObject({ key: 'local:item:api', status: 'ready', readiness: 'ready', dependsOn: ['local:item:setup'] });
     expect(by.ui).toMatchObject({ readiness: 'blocked', blockedBy: ['local:item:api'] });
@@ -121,15 +124,19 @@ describe('abcd items', () => {
       'loop-b.md': { reason: 'cycle' },
       'Bad_Name.md': { reason: 'name', key: null },
       'no-front.md': { reason: 'front-matter' },
+      'hostile-key.md': { reason: 'unknown-key' },
     });
-    expect(Object.keys(refused)).toHaveLength(9);
+    expect(Object.keys(refused)).toHaveLength(10);
     expect(refused['typo-key.md'].message).toContain('depend_on');
 
     const text = await s.abcd(['items']);
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/ui\s+ready\s+blocked by api/);
     expect(text.stdout).toMatch(/held\s+ready\s+held by holder@example.com/);
-    expect(text.stdout).toContain('9 refused');
+    expect(text.stdout).toContain('10 refused');
+    // Hostile text from item files reaches the terminal without its escapes.
+    expect(text.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
+    expect(text.stdout).toContain('?[31mRed?]0;owned? title');
   }, 120_000);
 
   it('says when each item entered main: the commit that last added its file', async () => {

@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { markDone, parseItemFile } from '../src/items/item-file.js';
+import { LocalItemSource } from '../src/items/local-source.js';
+import { Git } from '../src/remote/git.js';
 import { actionable, type LiveClaims } from '../src/items/readiness.js';
 import type { ItemDoc } from '../src/items/source.js';
 import { parseItem } from '../src/records/item.js';
@@ -174,6 +176,28 @@ describe('abcd items', () => {
     }
     expect(counts[1]).toBe(counts[0]);
   }, 120_000);
+});
+
+describe('LocalItemSource', () => {
+  it('a source read again after main moved keeps the ages it knew and learns the new ones', async () => {
+    const { s } = await withItems({ '.abcd/items/first.md': item('First') });
+    const source = new LocalItemSource(new Git(s.dir, s.env));
+    const tip1 = await s.git(['rev-parse', 'HEAD']);
+    const one = await source.list(tip1);
+    expect(one.items.map((i) => i.key.id)).toEqual(['first']);
+    const firstAt = one.items[0]!.addedAt!;
+    expect(firstAt).toBeGreaterThan(0);
+    await writeFile(join(s.dir, '.abcd/items/second.md'), item('Second'));
+    await s.git(['add', '.']);
+    await execa('git', ['-C', s.dir, 'commit', '-q', '-m', 'second'], { env: { ...s.env, GIT_COMMITTER_DATE: '2031-05-05T00:00:00Z' }, extendEnv: false });
+    const two = await source.list(await s.git(['rev-parse', 'HEAD']));
+    expect(two.items.map((i) => [i.key.id, i.addedAt])).toEqual([
+      ['first', firstAt],
+      ['second', Date.parse('2031-05-05T00:00:00Z')],
+    ]);
+    // Back to the older tip (a reader of an older main): still right.
+    expect((await source.list(tip1)).items.map((i) => i.key.id)).toEqual(['first']);
+  });
 });
 
 describe('a landing marks its item done in the landed commit', () => {

@@ -25,6 +25,9 @@ interface TreeEntry {
 export class LocalItemSource implements ItemSource {
   readonly source = 'local';
 
+  /** The last `addedAt` read: main's tip and each item path's arrival (ms). */
+  private added: { tip: string; map: Map<string, number> } | undefined;
+
   constructor(private readonly git: Git) {}
 
   async list(mainTip: string): Promise<ItemListing> {
@@ -83,20 +86,31 @@ export class LocalItemSource implements ItemSource {
   }
 
   /**
-   * When each item file last entered main: one `git log` over the items folder, newest first,
-   * so the first time a path shows is its latest addition (a file removed and added again
-   * counts from its return).
+   * When each item file last entered main: `git log` over the items folder, newest first, so
+   * the first time a path shows is its latest addition (a file removed and added again counts
+   * from its return). A lane polls main: the next read logs only the commits since the last
+   * one (main only moves forward under land; after a rewrite an age may be approximate, which
+   * only affects the order items are taken in).
    */
   private async readAddedAt(commit: string): Promise<Map<string, number>> {
-    const r = await this.git.run(['log', '--format=%x01%ct', '--name-only', '--diff-filter=A', '--no-renames', commit, '--', `${ITEMS_DIR}/`]);
+    const since = this.added;
+    if (since?.tip === commit) return since.map;
+    const range = since ? [`${since.tip}..${commit}`] : [commit];
+    const r = await this.git.run(['log', '--format=%x01%ct', '--name-only', '--diff-filter=A', '--no-renames', ...range, '--', `${ITEMS_DIR}/`]);
+    if (r.exitCode !== 0 && since) {
+      this.added = undefined; // the old tip is gone (gc after a rewrite): read it all again
+      return this.readAddedAt(commit);
+    }
     if (r.exitCode !== 0) throw new Error(`git log of ${ITEMS_DIR} at ${commit} failed (exit ${r.exitCode}): ${r.stderr.trim()}`);
-    const out = new Map<string, number>();
+    const fresh = new Map<string, number>();
     let at = 0;
     for (const line of r.stdout.toString('utf8').split('\n')) {
       if (line.startsWith('\u0001')) at = Number(line.slice(1)) * 1000;
-      else if (line !== '' && !out.has(line)) out.set(line, at);
+      else if (line !== '' && !fresh.has(line)) fresh.set(line, at);
     }
-    return out;
+    const map = new Map([...(since?.map ?? []), ...fresh]);
+    this.added = { tip: commit, map };
+    return map;
   }
 
   /** Every blob in one `cat-file --batch`; contents by object id. */

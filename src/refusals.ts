@@ -63,6 +63,21 @@ export class ForgeRejected extends Refusal {
   readonly exit = 3;
 }
 
+/** The computer's model budget pool is at or below zero: no new lane cycle starts. */
+export class BudgetExhausted extends Refusal {
+  readonly code = 'budget-exhausted';
+  readonly exit = 3;
+}
+
+/** An item file on main that cannot be read (front matter, dependencies, name); the others still read. */
+export class ItemInvalid extends Refusal {
+  readonly code = 'item-invalid';
+  readonly exit = 2;
+  constructor(message: string, data: RefusalData & { path: string; reason: string }) {
+    super(message, data);
+  }
+}
+
 /** A wait reached its deadline. data names what was waited on and for how long. */
 export class DeadlineReached extends Refusal {
   readonly code = 'deadline';

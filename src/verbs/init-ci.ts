@@ -7,15 +7,15 @@ import { GITLAB_CI_PATH, GITLAB_INCLUDE_PATH, renderGitlabCi } from '../ci/gitla
 import type { Env } from '../deps.js';
 import { UsageError } from '../refusals.js';
 import { Git } from '../remote/git.js';
-
-export const CONFIG_PATH = '.abcd/config.json';
+import { CONFIG_PATH, DEFAULT_REPO_CONFIG, renderRepoConfig } from '../config/repo-config.js';
 
 /**
- * The smallest useful repository config. `land.checks` is the shell command `abcd land`
- * runs under the load gate before it lands (empty: no checks). It holds no secret: the
- * App's key and tokens live in the person's own config, outside the repository.
+ * The smallest useful repository config (src/config/repo-config.ts holds its one schema).
+ * `land.checks` is the shell command `abcd land` runs under the load gate before it lands
+ * (empty: no checks). It holds no secret: the App's key and tokens live in the person's own
+ * config, outside the repository.
  */
-export const DEFAULT_CONFIG = { land: { checks: '' } };
+export { CONFIG_PATH, DEFAULT_REPO_CONFIG as DEFAULT_CONFIG } from '../config/repo-config.js';
 
 export type CiKind = 'github' | 'gitlab';
 
@@ -68,7 +68,7 @@ export async function initRepository(input: InitInput): Promise<InitResult> {
     });
   }
   const root = top.stdout.toString().trim();
-  const plans: Plan[] = [{ path: CONFIG_PATH, text: JSON.stringify(DEFAULT_CONFIG, null, 2) + '\n', overwrite: false }];
+  const plans: Plan[] = [{ path: CONFIG_PATH, text: renderRepoConfig(DEFAULT_REPO_CONFIG), overwrite: false }];
   let next: string | undefined;
   if (input.ci === 'github') {
     plans.push({ path: GITHUB_WORKFLOW_PATH, text: renderGithubWorkflow(), overwrite: input.force });

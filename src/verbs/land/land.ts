@@ -68,6 +68,8 @@ export async function land(repo: Repo, input: LandInput, gate: GateRunner): Prom
   const target = await resolveLandTarget(repo, input.branch);
   const snap = await readWithMain(repo, target);
   const held = await requireMine(repo, snap, ref, item);
+  // A config the schema refuses (a typo) refuses the land here, before anything is enqueued.
+  await readLandConfig(repo.git, await target.mainTip(), (t) => parseDuration(t, 'land.timeout'));
   const refusedEntry = snap.refused.get(qref);
   if (refusedEntry) throw refusedEntry.refusal;
   const old = snap.queue.get(qref);
@@ -121,7 +123,7 @@ export async function land(repo: Repo, input: LandInput, gate: GateRunner): Prom
         if (first.checks.length) await repo.store.fetch([target.fetchSpec]);
         const mainTip = await target.mainTip();
         const config = first.checks.length ? await readLandConfig(repo.git, mainTip, (t) => parseDuration(t, 'land.timeout')) : first;
-        const how = { item, head: target.head, mainTip, strategy: input.strategy };
+        const how = { item, head: target.head, mainTip, strategy: input.strategy, markDone: !input.keep };
         return withWorktree(repo, integrationStart(how), async (wt) => {
           const tip = await integrate(wt, how);
           const env = { ...definedEnv(repo.deps.env), ABCD_LAND_ITEM: item, ABCD_LAND_TIP: tip };

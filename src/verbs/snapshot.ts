@@ -4,6 +4,7 @@ import { classifyRef, isRefSafe, itemOfRef, SETTINGS_REF } from '../records/refs
 import { decodeQueue, type QueueRecord } from '../records/queue.js';
 import { DEFAULT_SETTINGS, decodeSettings, type Settings, type SettingsRecord } from '../records/settings.js';
 import { RecordInvalid, isRefusal, type Refusal } from '../refusals.js';
+import { formatItem, type ItemKey } from '../records/item.js';
 import { decodePending, type PendingRecord } from '../records/pending.js';
 import { decodeLaneResult, type LaneResultRecord } from '../records/lane-result.js';
 import type { RawRecord } from '../remote/record-store.js';
@@ -25,6 +26,7 @@ export interface QueueEntry {
 
 export interface PendingEntry {
   ref: string;
+  /** The canonical key (local:item:fix-login), from the ref. */
   item: string;
   tip: string;
   request: PendingRecord;
@@ -103,7 +105,7 @@ export function decodeSnapshot(raws: readonly RawRecord[], readAt: number): Snap
         const entry = decodeQueue(raw.ref, blobOf(raw));
         snap.queue.set(raw.ref, { ref: raw.ref, item: itemOfRef(raw.ref) ?? entry.item, tip: raw.tip, entry });
       } else if (kind.kind === 'pending' || kind.kind === 'lane') {
-        decodeLaneRecord(raw, kind.kind, snap);
+        decodeLaneRecord(raw, kind.kind, snap, kind.item);
       } else if (kind.kind === 'settings' && raw.ref === SETTINGS_REF) {
         const record = decodeSettings(raw.ref, blobOf(raw));
         snap.settingsEntry = { tip: raw.tip, record };
@@ -118,10 +120,10 @@ export function decodeSnapshot(raws: readonly RawRecord[], readAt: number): Snap
 }
 
 /** The lanes' records: pending slots and run results. Throws a refusal for a bad one. */
-function decodeLaneRecord(raw: RawRecord, kind: 'pending' | 'lane', snap: Snapshot): void {
+function decodeLaneRecord(raw: RawRecord, kind: 'pending' | 'lane', snap: Snapshot, item?: ItemKey): void {
   if (kind === 'pending') {
     const request = decodePending(raw.ref, blobOf(raw));
-    snap.pending.set(raw.ref, { ref: raw.ref, item: itemOfRef(raw.ref) ?? request.item, tip: raw.tip, request });
+    snap.pending.set(raw.ref, { ref: raw.ref, item: item ? formatItem(item) : request.item, tip: raw.tip, request });
   } else {
     snap.lanes.set(raw.ref, { ref: raw.ref, tip: raw.tip, result: decodeLaneResult(raw.ref, blobOf(raw)) });
   }

@@ -8,7 +8,7 @@ import type { CycleRecord, LaneResultRecord } from '../records/lane-result.js';
 import { formatItem, shortItem, type ItemKey } from '../records/item.js';
 import { claimRef } from '../records/refs.js';
 import { sameSession } from '../records/holder.js';
-import { DeadlineReached, UsageError, isRefusal, type Refusal } from '../refusals.js';
+import { DeadlineReached, Interrupted, isRefusal, type Refusal } from '../refusals.js';
 import type { GateRunner } from '../verbs/land/land.js';
 import type { Repo } from '../verbs/repo.js';
 import { readSnapshot, type Snapshot } from '../verbs/snapshot.js';
@@ -58,15 +58,14 @@ export async function runLane(repo: Repo, input: LaneRunInput): Promise<LaneRunR
   const main = await resolveMain(repo);
   let snap = await readSnapshot(repo, [main.fetchSpec]);
   const cfg = (await readRepoConfig(repo.git, await main.tip())).lanes ?? {};
-  const s = laneSettings(input, cfg, env, clock.now());
-  if (input.verb === 'build' && input.item) {
-    const busy = await heldByOther(repo, snap, input.item);
-    if (busy && !input.waitMs) {
-      const pending = await requestFollowUp(repo, { snap, item: input.item, holder: busy, ...(input.note !== undefined ? { note: input.note } : {}), requesters: s.requesters });
-      return { verb: 'build', outcome: 'pending', exit: 0, pending };
-    }
-    if (busy) snap = await waitUntilFree(repo, input.item, main.fetchSpec, Math.min(clock.now() + input.waitMs!, s.deadline));
+  // A request for a held item needs no agent, sandbox or deadline: it only leaves a note.
+  const busy = input.verb === 'build' && input.item ? await heldByOther(repo, snap, input.item) : undefined;
+  if (busy && input.item && !input.waitMs) {
+    const pending = await requestFollowUp(repo, { snap, item: input.item, holder: busy, ...(input.note !== undefined ? { note: input.note } : {}), requesters: cfg.requesters ?? [] });
+    return { verb: 'build', outcome: 'pending', exit: 0, pending };
   }
+  const s = laneSettings(input, cfg, env, clock.now());
+  if (busy && input.item) snap = await waitUntilFree(repo, input.item, main.fetchSpec, Math.min(clock.now() + input.waitMs!, s.deadline));
   const { sandbox, warning } = await chooseSandbox(s.sandbox, { env, attended: input.attended });
   const login = await checkLaneLogin(repo, input.attended);
   return runWith(repo, input, s, { main, sandbox, login, ...(warning ? { warning } : {}) });
@@ -166,7 +165,7 @@ async function waitUntilFree(repo: Repo, item: ItemKey, fetchSpec: string, until
       });
     }
     await clock.sleep(Math.min(WAIT_POLL_MS, until - clock.now()), repo.deps.signal);
-    if (repo.deps.signal?.aborted) throw new UsageError('stopped while waiting', {});
+    if (repo.deps.signal?.aborted) throw new Interrupted(`stopped while waiting for ${shortItem(item)}; nothing was built.`, { item: formatItem(item) });
   }
 }
 

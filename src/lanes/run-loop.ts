@@ -13,7 +13,7 @@ import { takeClaim } from './claim.js';
 import { cycleFits, type RunContext } from './context.js';
 import { runCycle } from './cycle.js';
 import { laneRepo } from './lane-repo.js';
-import { acceptsRequest } from './requesters.js';
+import { followUpItems } from './receipts.js';
 import type { RunRecorder } from './recorder.js';
 
 export interface LoopOptions {
@@ -64,8 +64,8 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
       const snap = await readSnapshot(ctx.repo, [ctx.main.fetchSpec]);
       const listing = await ctx.source.list(await ctx.main.tip());
       const now = clock.now();
-      const pending = new Set<string>();
-      for (const p of snap.pending.values()) if (acceptsRequest(p.request.requester, ctx.repo.me, o.requesters)) pending.add(p.item);
+      // Follow-ups: pending slots (less those a receipt covers: the run in flight absorbed them) and open steers.
+      const pending = await followUpItems(ctx.repo, snap, o.requesters);
       const ready = actionable(listing.items, liveClaims(snap.claims.values(), now), pending);
       if (o.lifecycle === 'once') found ??= discovered(listing.items, ready, bound);
       const cands = ready.filter((i) => {

@@ -1,8 +1,10 @@
 // abcd build: a cycle that does not land says why, releases the claim and leaves nothing
 // running; an explicit timed lifecycle without room for one cycle refuses before anything.
+import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ABCD_BIN } from './harness/session.js';
 import { cleanupTemp } from './harness/git-env.js';
-import { COMMITTING_AGENT, itemStatus, laneSession, processesWith, remoteWithItems } from './harness/lanes.js';
+import { agentProcesses, COMMITTING_AGENT, itemStatus, laneSession, processesWith, remoteWithItems } from './harness/lanes.js';
 
 describe('build', () => {
   afterAll(cleanupTemp);
@@ -49,5 +51,24 @@ describe('build', () => {
     const d = await s.abcd(['drain', '--json', '--lifecycle', 'timed', '--agent', COMMITTING_AGENT], { env: { ABCD_JOB_DEADLINE: new Date(Date.now() + 30_000).toISOString() } });
     expect(d.code, d.stdout + d.stderr).toBe(4);
     expect([...(await remote.refs()).keys()]).toEqual(before);
+  });
+
+  it('SIGTERM stops the agent, releases the claim, publishes the result and exits 130', async () => {
+    const remote = await remoteWithItems([{ slug: 'stop' }, { slug: 'later' }]);
+    const s = await laneSession(remote, 'builder');
+    const marker = `term-marker-${process.pid}-${Date.now()}`;
+    const p = execa(process.execPath, [ABCD_BIN, 'drain', '--json', '--agent', `sleep 600 # ${marker}`], { cwd: s.dir, env: s.env, extendEnv: false, reject: false });
+    const end = Date.now() + 60_000;
+    while ((await agentProcesses(marker)).length === 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 200));
+    p.kill('SIGTERM');
+    const r = await p;
+    expect(r.exitCode, String(r.stdout) + String(r.stderr)).toBe(130);
+    const json = JSON.parse(String(r.stdout).trim().split('\n').at(-1)!);
+    expect(json.refusal.code).toBe('interrupted');
+    expect(json.refusal.data.result.record).toMatchObject({ state: 'finished', end: 'interrupted', cycles: [{ outcome: 'cancelled' }] });
+    expect(await processesWith(marker)).toEqual([]);
+    const status = await s.abcd(['status', '--json']);
+    expect(status.json.claims.filter((c: { state: string }) => c.state === 'held')).toEqual([]);
+    expect(status.json.lanes).toMatchObject([{ state: 'finished', end: 'interrupted' }]);
   });
 });

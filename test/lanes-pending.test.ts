@@ -47,6 +47,9 @@ describe('preserve and coalesce', () => {
     expect(slots).toEqual(['refs/heads/abcd/pending/local/item/page']);
     const slot = JSON.parse((await execa('git', ['-C', remote.dir, 'show', `${slots[0]}:record.json`])).stdout);
     expect(slot).toMatchObject({ note: 'third', coalesced: 3 });
+    const seen = await asker.abcd(['status', '--json']);
+    expect(seen.json.pending).toMatchObject([{ item: 'local:item:page', note: 'third', coalesced: 3 }]);
+    expect(seen.json.lanes).toMatchObject([{ verb: 'build', state: 'running', current: [{ item: 'page' }] }]);
     await writeFile(go, '');
     const r = await run;
     expect(r.code, r.stdout + r.stderr).toBe(0);
@@ -61,5 +64,8 @@ describe('preserve and coalesce', () => {
     expect(second).toMatch(/^abcd-mailbox v1 follow-up .*: third$/);
     expect(second).not.toMatch(/first|second|obey/);
     expect([...(await remote.refs()).keys()].filter((x) => x.startsWith('refs/heads/abcd/pending/'))).toEqual([]);
+    const after = await asker.abcd(['status', '--json']);
+    expect(after.json.pending).toEqual([]);
+    expect(after.json.lanes).toMatchObject([{ state: 'finished', landed: 2, notLanded: 0 }]);
   }, 150_000);
 });

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupTemp } from './harness/git-env.js';
-import { COMMITTING_AGENT, itemStatus, laneSession, mainSubjects, processesWith, remoteWithItems } from './harness/lanes.js';
+import { agentProcesses, COMMITTING_AGENT, itemStatus, laneSession, mainSubjects, processesWith, remoteWithItems } from './harness/lanes.js';
 import { ABCD_BIN } from './harness/session.js';
 
 async function until(what: string, ok: () => Promise<boolean>, ms = 60_000): Promise<void> {
@@ -65,7 +65,7 @@ describe('lane safety', () => {
     expect((await a.abcd(['settings', 'takeover-delay', '1s'])).code).toBe(0);
     const marker = `crash-marker-${process.pid}-${Date.now()}`;
     const doomed = execa(process.execPath, [ABCD_BIN, 'drain', '--ttl', '3s', '--agent', `sleep 600 # ${marker}`], { cwd: a.dir, env: a.env, extendEnv: false, reject: false });
-    await until('the agent to start', async () => (await processesWith(`sleep 600 # ${marker}`)).length > 0);
+    await until('the agent to start', async () => (await agentProcesses(marker)).length > 0);
     doomed.kill('SIGKILL');
     await doomed;
     await until('the agent to die with its lane', async () => (await processesWith(marker)).length === 0, 10_000);

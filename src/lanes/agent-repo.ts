@@ -65,14 +65,13 @@ export async function collectAgentWork(o: { lane: Git; env: Env; laneGitDir: str
     else base = named;
   }
   const tree = await snapshotTree(new Git(wt, { ...o.env, GIT_DIR: o.laneGitDir }), wt, join(o.cycleDir, 'index'), base);
-  const baseTree = await o.lane.must(['rev-parse', `${base}^{tree}`]);
+  const [baseTree, runTree] = (await o.lane.must(['rev-parse', `${base}^{tree}`, `${o.runHead}^{tree}`])).split('\n');
   let head = base;
   if (tree !== baseTree) {
     const date = `@${Math.floor(o.atMs / 1000)} +0000`;
     const env = { GIT_AUTHOR_NAME: o.who.name, GIT_AUTHOR_EMAIL: o.who.email, GIT_AUTHOR_DATE: date, GIT_COMMITTER_NAME: o.who.name, GIT_COMMITTER_EMAIL: o.who.email, GIT_COMMITTER_DATE: date };
     head = await o.lane.must(['commit-tree', '--no-gpg-sign', tree, '-p', base, '-F', '-'], { input: `${o.item}: what the agent left uncommitted\n`, env });
   }
-  const runTree = await o.lane.must(['rev-parse', `${o.runHead}^{tree}`]);
   const changed = head !== o.runHead && tree !== runTree;
   return { ...(changed ? { head } : {}), ...(base !== o.runHead ? { agentHead: base } : {}), ...(ignored ? { ignored } : {}) };
 }

@@ -24,8 +24,15 @@ import { mailboxLine } from './mailbox.js';
 // A land inside a cycle waits in the queue at most this long (land's own default).
 const LAND_WAIT_MS = 30 * 60_000;
 
-export async function runCycle(ctx: RunContext, lane: Repo, item: ItemDoc, taken: Taken, n: number): Promise<CycleRecord> {
+export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, taken: Taken, n: number): Promise<CycleRecord> {
   const { clock } = ctx.repo.deps;
+  // The cycle's own stop signal, following the run's: the keepers listen on it, and it is
+  // dropped with the cycle (listeners on the run's signal would pile up over a long drain).
+  const scope = new AbortController();
+  const follow = () => scope.abort();
+  if (ctx.signal?.aborted) follow();
+  else ctx.signal?.addEventListener('abort', follow, { once: true });
+  const lane: Repo = { ...laneOfRun, deps: { ...laneOfRun.deps, signal: scope.signal } };
   const startedAt = clock.now();
   const key = formatItem(item.key);
   const short = shortItem(item.key);
@@ -95,6 +102,7 @@ export async function runCycle(ctx: RunContext, lane: Repo, item: ItemDoc, taken
     await rm(cycleDir, { recursive: true, force: true });
     await ctx.repo.git.run(['update-ref', '-d', `refs/heads/${branch}`]);
     if (!landing || !(await landedDone(lane, taken.ref))) await releaseClaim(lane, item.key, 'the cycle did not land');
+    ctx.signal?.removeEventListener('abort', follow);
   }
 }
 

@@ -19,7 +19,7 @@ import { laneSettings, type LaneFlags, type LaneSettings } from './options.js';
 import { RunRecorder } from './recorder.js';
 import { requestFollowUp, type PendingOutcome } from './request.js';
 import { runLanes } from './run-loop.js';
-import { chooseSandbox, secretPlaces } from './sandbox.js';
+import { chooseSandbox, probeBwrap, secretPlaces } from './sandbox.js';
 import { checkLaneLogin } from './login.js';
 
 export interface LaneRunInput extends LaneFlags {
@@ -55,6 +55,8 @@ const WAIT_POLL_MS = 1000;
 
 export async function runLane(repo: Repo, input: LaneRunInput): Promise<LaneRunResult> {
   const { clock, env } = repo.deps;
+  // bubblewrap's probe (a process) runs while the remote is read.
+  const probe = probeBwrap(env);
   const main = await resolveMain(repo);
   let snap = await readSnapshot(repo, [main.fetchSpec]);
   const cfg = (await readRepoConfig(repo.git, await main.tip())).lanes ?? {};
@@ -66,12 +68,12 @@ export async function runLane(repo: Repo, input: LaneRunInput): Promise<LaneRunR
   }
   const s = laneSettings(input, cfg, env, clock.now());
   if (busy && input.item) snap = await waitUntilFree(repo, input.item, main.fetchSpec, Math.min(clock.now() + input.waitMs!, s.deadline));
-  const { sandbox, warning } = await chooseSandbox(s.sandbox, { env, attended: input.attended });
-  const login = await checkLaneLogin(repo, input.attended);
-  return runWith(repo, input, s, { main, sandbox, login, ...(warning ? { warning } : {}) });
+  await probe;
+  const [{ sandbox, warning }, login] = await Promise.all([chooseSandbox(s.sandbox, { env, attended: input.attended }), checkLaneLogin(repo, input.attended)]);
+  return runWith(repo, input, s, { main, sandbox, login, first: snap, ...(warning ? { warning } : {}) });
 }
 
-async function runWith(repo: Repo, input: LaneRunInput, s: LaneSettings, o: { main: Awaited<ReturnType<typeof resolveMain>>; sandbox: 'bwrap' | 'none'; login: string; warning?: string }): Promise<LaneRunResult> {
+async function runWith(repo: Repo, input: LaneRunInput, s: LaneSettings, o: { main: Awaited<ReturnType<typeof resolveMain>>; sandbox: 'bwrap' | 'none'; login: string; first: Snapshot; warning?: string }): Promise<LaneRunResult> {
   const { clock, env } = repo.deps;
   const runId = newRunId(clock.now());
   const home = env.HOME || homedir();
@@ -94,13 +96,14 @@ async function runWith(repo: Repo, input: LaneRunInput, s: LaneSettings, o: { ma
   };
   const lanes = input.verb === 'build' ? 1 : s.lanes;
   const rec = new RunRecorder(repo, { runId, verb: input.verb, holder: repo.me, lifecycle: s.lifecycle, lanes, startedAt: clock.now() });
-  await rec.start();
+  rec.start();
   const loop = await runLanes(ctx, rec, {
     lifecycle: s.lifecycle,
     lanes,
     idleMs: s.idleMs,
     maxCycles: s.maxCycles,
     requesters: s.requesters,
+    first: o.first,
     ...(input.item ? { bound: input.item } : {}),
   });
   const stop = loop.stop;

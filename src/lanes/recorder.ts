@@ -8,12 +8,16 @@ import type { Repo } from '../verbs/repo.js';
 
 // A running record is rewritten at least this often, so status can tell a lane that died.
 const HEARTBEAT_MS = 60_000;
+// Changes this close together go out in one write (a cycle's end and the run's end, lanes
+// finishing together): each write is a push.
+const COALESCE_MS = 300;
 
 export class RunRecorder {
   private tip: string | null = null;
   private writing: Promise<void> = Promise.resolve();
   private dirty = false;
   private timer?: NodeJS.Timeout;
+  private soon?: NodeJS.Timeout;
   /** The last write's failure, if any (the final publish reports it). */
   lastError?: Error;
   readonly record: LaneResultRecord;
@@ -29,23 +33,30 @@ export class RunRecorder {
     return laneRef(this.record.runId);
   }
 
-  start(): Promise<void> {
+  /** The first write comes with the first claim (or the end): a run that finds no work writes once. */
+  start(): void {
     this.timer = setInterval(() => void this.publish(), HEARTBEAT_MS);
     this.timer.unref();
-    return this.publish();
   }
 
   working(item: string, on: boolean): void {
     const now = this.repo.deps.clock.now();
     const rest = this.record.current.filter((c) => c.item !== item);
     this.record.current = on ? [...rest, { item, since: now }] : rest;
-    void this.publish();
+    if (on) this.publishSoon();
   }
 
   addCycle(c: CycleRecord): void {
     this.record.cycles = [...this.record.cycles, c].slice(-MAX_RESULT_CYCLES);
     this.record.usage += c.usage ?? 0;
-    void this.publish();
+    this.publishSoon();
+  }
+
+  private publishSoon(): void {
+    this.soon ??= setTimeout(() => {
+      this.soon = undefined;
+      void this.publish();
+    }, COALESCE_MS);
   }
 
   defer(item: string, why: string): void {
@@ -56,6 +67,8 @@ export class RunRecorder {
   /** The last write: state finished and how the run ended. Awaited. */
   async finish(end: string): Promise<void> {
     clearInterval(this.timer);
+    clearTimeout(this.soon);
+    this.soon = undefined;
     this.record.state = 'finished';
     this.record.current = [];
     this.record.end = end;

@@ -8,7 +8,7 @@ import type { ItemDoc } from '../items/source.js';
 import { formatItem, shortItem, type ItemKey } from '../records/item.js';
 import type { CycleRecord } from '../records/lane-result.js';
 import { Interrupted, isRefusal, type Refusal } from '../refusals.js';
-import { readSnapshot } from '../verbs/snapshot.js';
+import { readSnapshot, type Snapshot } from '../verbs/snapshot.js';
 import { takeClaim } from './claim.js';
 import { cycleFits, type RunContext } from './context.js';
 import { runCycle } from './cycle.js';
@@ -24,6 +24,8 @@ export interface LoopOptions {
   /** build: the one item the run is bound to. */
   bound?: ItemKey;
   requesters: readonly string[];
+  /** The read the run's entry just made: the first check uses it instead of a second round trip. */
+  first?: Snapshot;
 }
 
 export interface LoopOutcome {
@@ -47,6 +49,7 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
   let stop: Refusal | Error | undefined;
   let cycleNo = 0;
   const bound = o.bound ? formatItem(o.bound) : undefined;
+  let preread = o.first;
 
   const worker = async (n: number) => {
     const lane = laneRepo(ctx.repo, ctx.runId, n);
@@ -61,7 +64,8 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
         stop ??= budget.refusal;
         return;
       }
-      const snap = await readSnapshot(ctx.repo, [ctx.main.fetchSpec]);
+      const snap = preread ?? (await readSnapshot(ctx.repo, [ctx.main.fetchSpec]));
+      preread = undefined;
       const listing = await ctx.source.list(await ctx.main.tip());
       const now = clock.now();
       // Follow-ups: pending slots (less those a receipt covers: the run in flight absorbed them) and open steers.

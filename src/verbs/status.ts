@@ -7,6 +7,7 @@ import { pruneBestEffort } from './prune.js';
 import type { Repo } from './repo.js';
 import type { SettingsTrust } from './settings-trust.js';
 import { readSnapshot } from './snapshot.js';
+import { laneViews, pruneLaneRecords, type LaneView, type PendingView } from '../lanes/lane-views.js';
 
 export interface ClaimView {
   item: string;
@@ -64,6 +65,10 @@ export interface StatusData {
   /** Refs under abcd/ of a kind this abcd does not know (a newer abcd's, or stray): left alone. */
   unknown: string[];
   pruned: number;
+  /** Lane runs: running ones first, then recent results. */
+  lanes: LaneView[];
+  /** Pending follow-up requests, one per item. */
+  pending: PendingView[];
 }
 
 /** Everyone's state in one round trip, after the coordination pass (sightings, pruning). */
@@ -72,6 +77,11 @@ export async function status(repo: Repo): Promise<StatusData> {
   const now = repo.deps.clock.now();
   // Pruned first, so the view shows what the remote holds now.
   const pruned = await pruneBestEffort(repo, snap);
+  for (const ref of await pruneLaneRecords(repo, snap)) {
+    snap.lanes.delete(ref);
+    snap.pending.delete(ref);
+    pruned.add(ref);
+  }
   const claims: ClaimView[] = [];
   for (const e of snap.claims.values()) {
     if (pruned.has(e.ref)) continue;
@@ -131,5 +141,6 @@ export async function status(repo: Repo): Promise<StatusData> {
     refused,
     unknown: snap.unknown,
     pruned: pruned.size,
+    ...laneViews(snap, now),
   };
 }

@@ -58,3 +58,14 @@ export async function mainSubjects(remote: BareRemote): Promise<string[]> {
   const r = await execa('git', ['-C', remote.dir, 'log', '--reverse', '--format=%s', 'main']);
   return String(r.stdout).split('\n');
 }
+
+/** The agent's own processes (the sandbox and its shell), not the abcd process whose argv names it. */
+export async function agentProcesses(marker: string): Promise<number[]> {
+  const { readFile } = await import('node:fs/promises');
+  const out: number[] = [];
+  for (const pid of await processesWith(marker)) {
+    const cmd = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+    if (cmd && !cmd.includes('bin/abcd')) out.push(pid);
+  }
+  return out;
+}

@@ -1,5 +1,5 @@
 import { formatHolder, sameSession } from '../records/holder.js';
-import { Fenced, NotHolder } from '../refusals.js';
+import { ClaimEnded, Fenced, NotHolder } from '../refusals.js';
 import type { Repo } from './repo.js';
 import type { ClaimEntry, Snapshot } from './snapshot.js';
 
@@ -11,7 +11,12 @@ export async function requireMine(repo: Repo, snap: Snapshot, ref: string, item:
   const refused = snap.refused.get(ref);
   if (refused) throw refused.refusal;
   const entry = snap.claims.get(ref);
-  if (entry && entry.claim.state === 'held' && sameSession(entry.claim.holder, repo.me)) return entry;
+  if (entry && sameSession(entry.claim.holder, repo.me)) {
+    if (entry.claim.state === 'held') return entry;
+    // This session's own last generation (an act cut off after its push landed, e.g. by
+    // kill -9 before it could note so locally): say what happened, not "moved on".
+    throw claimEnded(repo, item, entry);
+  }
   const now = entry
     ? `it is now ${entry.claim.state} by ${formatHolder(entry.claim.holder)} (generation ${entry.claim.gen})`
     : 'it has no claim on the remote';
@@ -38,5 +43,24 @@ export function fencedAfterPush(item: string, ref: string, lease: string, remote
       `${remoteTip ? remoteTip.slice(0, 12) : 'no claim'}). The remote refused the whole push: nothing changed. ` +
       `Run abcd status to see the new holder.`,
     { item, ref, expected: lease, actual: remoteTip },
+  );
+}
+
+/** The refusal for an act under a claim this session itself released or landed. */
+function claimEnded(repo: Repo, item: string, entry: ClaimEntry): ClaimEnded {
+  const c = entry.claim;
+  const data = { item, ref: entry.ref, session: formatHolder(repo.me), state: c.state, gen: c.gen, tip: entry.tip };
+  if (c.state === 'done') {
+    const where = c.landed ? ` on ${c.landed.main} at ${c.landed.tip.slice(0, 12)}` : '';
+    return new ClaimEnded(
+      `${item} already landed${where}: this session's own generation ${c.gen} marked it done (an earlier run that ` +
+        `was cut off had finished). Nothing was pushed. To work on it again, abcd reserve ${item}.`,
+      { ...data, ...(c.landed ? { landed: c.landed } : {}) },
+    );
+  }
+  return new ClaimEnded(
+    `this session released ${item} itself (generation ${c.gen}; an earlier run that was cut off had finished). ` +
+      `Nothing was pushed. To work on it again, abcd reserve ${item}.`,
+    data,
   );
 }

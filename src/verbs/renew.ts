@@ -1,5 +1,6 @@
 import { expiresAt, type Claim } from '../records/claim.js';
 import { shortItem, type ItemKey } from '../records/item.js';
+import { sameSession } from '../records/holder.js';
 import { claimRef } from '../records/refs.js';
 import { pushClaim, refusePush } from './claim-write.js';
 import { requireMine } from './holding.js';
@@ -13,6 +14,8 @@ export interface ClaimStep {
   gen: number;
   state: Claim['state'];
   expiresAt: number;
+  /** The claim was already in this state, by this session's own last generation. */
+  already?: boolean;
 }
 
 /** Writes this session's claim's next generation: renewed (held, fresh `at`) or released. */
@@ -23,6 +26,13 @@ export async function stepClaim(
   const item = shortItem(input.item);
   const ref = claimRef(input.item);
   const snap = await readSnapshot(repo);
+  const current = snap.claims.get(ref);
+  if (input.state === 'released' && current?.claim.state === 'released' && sameSession(current.claim.holder, repo.me)) {
+    // Released by this session already (a run cut off after its push landed): done, not fenced.
+    await repo.held.forget(ref);
+    const c = current.claim;
+    return { item, ref, tip: current.tip, gen: c.gen, state: c.state, expiresAt: expiresAt(c), already: true };
+  }
   const entry = await requireMine(repo, snap, ref, item);
   const claim: Claim = {
     ...entry.claim,

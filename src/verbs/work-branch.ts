@@ -2,6 +2,7 @@ import { expiresAt } from '../records/claim.js';
 import { formatHolder } from '../records/holder.js';
 import { isRefSafe } from '../records/refs.js';
 import { BranchRefused, UsageError } from '../refusals.js';
+import { sanitizeLine } from '../text/sanitize.js';
 import { formatInstant } from '../time/duration.js';
 import type { Repo } from './repo.js';
 import type { Snapshot } from './snapshot.js';
@@ -57,7 +58,7 @@ export function refuseMainBranch(o: { item: string; branch: string; main: string
 export function refuseClaimedElsewhere(snap: Snapshot, o: { ref: string; item: string; branch: string }): void {
   for (const e of snap.claims.values()) {
     if (e.ref === o.ref || e.claim.state !== 'held' || e.claim.branch !== o.branch) continue;
-    const holder = formatHolder(e.claim.holder);
+    const holder = sanitizeLine(formatHolder(e.claim.holder));
     throw new BranchRefused(
       `${o.branch} is the work branch of ${e.item}, claimed by ${holder} (generation ${e.claim.gen}, until ` +
         `${formatInstant(expiresAt(e.claim))}): abcd will not push it under ${o.item}. Push your commits on a branch of ` +

@@ -1,7 +1,7 @@
 import type { Claim } from '../../records/claim.js';
 import { sameSession } from '../../records/holder.js';
 import { formatItem, shortItem, type ItemKey } from '../../records/item.js';
-import { encodeQueue, type QueueRecord } from '../../records/queue.js';
+import { encodeQueue, unknownQueueFields, type QueueRecord } from '../../records/queue.js';
 import { claimRef, queueRef } from '../../records/refs.js';
 import { Conflict, DeadlineReached, Fenced } from '../../refusals.js';
 import { parseDuration } from '../../time/duration.js';
@@ -72,6 +72,7 @@ export async function land(repo: Repo, input: LandInput, gate: GateRunner): Prom
   if (refusedEntry) throw refusedEntry.refusal;
   const old = snap.queue.get(qref);
   const entry: QueueRecord = {
+    ...(old ? unknownQueueFields(old.entry) : {}),
     abcd: 'queue',
     v: 1,
     item: formatItem(input.item),

@@ -86,6 +86,23 @@ describe('push rules', () => {
     expect(await remote.refs()).toEqual(before);
   });
 
+  it('land refuses a branch another live claim recorded too (a landing would delete it)', async () => {
+    const { remote, a, b } = await setup();
+    await ok(a, ['reserve', 'owner']);
+    await a.git(['checkout', '-q', '-b', 'work/owned']);
+    await a.commit('a.txt', 'alice\n');
+    await ok(a, ['push', 'owner']);
+    await ok(b, ['reserve', 'lander']);
+    await b.git(['fetch', '-q', 'origin', 'work/owned']);
+    await b.git(['checkout', '-q', '-b', 'work/owned', 'FETCH_HEAD']);
+    await b.commit('b.txt', 'bob on top\n');
+    const before = await remote.refs();
+    const r = await b.abcd(['land', 'lander', '--json']);
+    expect(r.code, r.stdout + r.stderr).toBe(3);
+    expect(r.json.refusal).toMatchObject({ code: 'branch-refused', data: { branch: 'work/owned', reason: 'claimed', claimedBy: { item: 'owner' } } });
+    expect(await remote.refs()).toEqual(before);
+  });
+
   it('only fast-forwards a branch this claim did not push: a rewrite of someone else’s branch is refused', async () => {
     const { remote, a, b } = await setup();
     await ok(a, ['reserve', 'left']);

@@ -2,6 +2,7 @@ import { formatHolder, sameSession } from '../records/holder.js';
 import { ClaimEnded, Fenced, NotHolder } from '../refusals.js';
 import type { Repo } from './repo.js';
 import type { ClaimEntry, Snapshot } from './snapshot.js';
+import { refuseClaimedElsewhere } from './work-branch.js';
 
 /**
  * The claim on `ref` if this session holds it. Otherwise a refusal: Fenced (exit 5) when
@@ -34,6 +35,16 @@ export async function requireMine(repo: Repo, snap: Snapshot, ref: string, item:
     );
   }
   throw new NotHolder(`this session (${formatHolder(repo.me)}) does not hold ${item}: ${now}. Run abcd reserve ${item} first.`, data);
+}
+
+/**
+ * The claim on `ref` if this session holds it (requireMine), for an act that pushes `branch`:
+ * refused when another item's held claim recorded that branch (ADR 0013).
+ */
+export async function requireMineOnBranch(repo: Repo, snap: Snapshot, o: { ref: string; item: string; branch: string }): Promise<ClaimEntry> {
+  const entry = await requireMine(repo, snap, o.ref, o.item);
+  refuseClaimedElsewhere(snap, o);
+  return entry;
 }
 
 /** The refusal for a claim that moved under a push this session made while holding it. */

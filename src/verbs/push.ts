@@ -4,8 +4,8 @@ import { claimRef, isRefSafe } from '../records/refs.js';
 import { UsageError } from '../refusals.js';
 import type { RefUpdate } from '../remote/record-store.js';
 import { pushClaim, refusePush, refuseWorkBranch, workBranchUpdate } from './claim-write.js';
-import { requireMine } from './holding.js';
-import { refuseClaimedElsewhere, refuseMainBranch, resolveMainBranch, resolveWorkBranch } from './work-branch.js';
+import { requireMineOnBranch } from './holding.js';
+import { refuseMainBranch, resolveMainBranch, resolveWorkBranch } from './work-branch.js';
 import type { Repo } from './repo.js';
 import { readSnapshot } from './snapshot.js';
 
@@ -43,8 +43,7 @@ export async function pushWork(repo: Repo, input: PushInput): Promise<PushResult
     extra.push({ ref: tagRef, newOid: local.exitCode === 0 ? local.stdout.toString().trim() : head });
   }
   const snap = await readSnapshot(repo);
-  const entry = await requireMine(repo, snap, ref, item);
-  refuseClaimedElsewhere(snap, { ref, item, branch });
+  const entry = await requireMineOnBranch(repo, snap, { ref, item, branch });
   const work = workBranchUpdate(entry.claim, branch, head);
   extra.unshift(work);
   const claim: Claim = { ...entry.claim, gen: entry.claim.gen + 1, at: repo.deps.clock.now(), branch, head };

@@ -5,7 +5,7 @@ import { encodeQueue, unknownQueueFields, type QueueRecord } from '../../records
 import { claimRef, queueRef } from '../../records/refs.js';
 import { Conflict, DeadlineReached, Fenced } from '../../refusals.js';
 import { parseDuration } from '../../time/duration.js';
-import { requireMine } from '../holding.js';
+import { requireMineOnBranch } from '../holding.js';
 import type { Repo } from '../repo.js';
 import { definedEnv } from '../../deps.js';
 import { readSnapshot } from '../snapshot.js';
@@ -67,7 +67,7 @@ export async function land(repo: Repo, input: LandInput, gate: GateRunner): Prom
   const qref = queueRef(input.item);
   const target = await resolveLandTarget(repo, input.branch);
   const snap = await readWithMain(repo, target);
-  const held = await requireMine(repo, snap, ref, item);
+  const held = await requireMineOnBranch(repo, snap, { ref, item, branch: target.branch });
   const refusedEntry = snap.refused.get(qref);
   if (refusedEntry) throw refusedEntry.refusal;
   const old = snap.queue.get(qref);

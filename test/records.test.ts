@@ -185,6 +185,18 @@ describe('records abcd refuses by name (issue 7, lie 12)', () => {
     expect(renew.code).toBe(5);
     expect(renew.json.refusal).toMatchObject({ code: 'fenced', data: { holder: expect.stringContaining('alice') } });
   });
+
+  it('release --force takes the item’s unreadable queue entry with it, in the same push', async () => {
+    const qref = 'refs/heads/abcd/queue/local/item/stuck';
+    await writeRawRecord(remote.dir, ref('stuck'), claim('stuck'));
+    await writeRawRecord(remote.dir, qref, '{"abcd": "queue", "v": 1, "item": ');
+    const r = await a.abcd(['release', 'stuck', '--force', '--json']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.json).toMatchObject({ cleared: true, dequeued: qref, replaced: { holder: expect.stringContaining('zoe') } });
+    const refs = await remote.refs();
+    expect(refs.has(qref)).toBe(false);
+    expect(refs.get(ref('stuck'))).toBe(r.json.tip);
+  });
 });
 
 describe('fields this abcd does not know survive every rewrite (issue 7, lie 11)', () => {

@@ -1,7 +1,7 @@
 import { unknownClaimFields, type Claim } from '../records/claim.js';
 import { formatHolder } from '../records/holder.js';
 import { formatItem, shortItem, type ItemKey } from '../records/item.js';
-import { claimRef } from '../records/refs.js';
+import { claimRef, queueRef } from '../records/refs.js';
 import { Conflict, UsageError } from '../refusals.js';
 import { pushClaim } from './claim-write.js';
 import type { Repo } from './repo.js';
@@ -16,6 +16,8 @@ export interface ForceReleaseResult {
   cleared: boolean;
   /** What was replaced: its holder and state when readable, else why abcd refused it. */
   replaced?: { tip: string; holder?: string; state?: Claim['state']; refused?: string };
+  /** The item's queue entry, deleted in the same push. */
+  dequeued?: string;
 }
 
 /**
@@ -59,15 +61,22 @@ export async function forceRelease(repo: Repo, input: { item: ItemKey }): Promis
     ttl: prev?.ttl ?? snap.settings.defaultTtl,
     cleared: replaced,
   };
-  const r = await pushClaim(repo, { ref, lease: tip, claim, message: `clear ${claim.item} (release --force by ${formatHolder(repo.me)})` });
+  // The item's queue entry goes in the same push: it cannot land without its claim, and one
+  // abcd refuses to read would otherwise stay until someone deletes it by hand.
+  const qref = queueRef(input.item);
+  const qtip = snap.queue.get(qref)?.tip ?? snap.refused.get(qref)?.tip;
+  const records = qtip ? [{ ref: qref, lease: qtip, content: null, message: `dequeue ${claim.item} (release --force)` }] : [];
+  const r = await pushClaim(repo, { ref, lease: tip, claim, records, message: `clear ${claim.item} (release --force by ${formatHolder(repo.me)})` });
   if (!r.ok) {
+    const what = r.claimMoved ? 'claim' : 'queue entry';
+    const now = r.remoteTips.get(r.claimMoved ? ref : qref) ?? null;
     throw new Conflict(
-      `${item}'s claim changed while clearing it (read ${tip.slice(0, 12)}, the remote has ` +
-        `${r.remoteTip ? r.remoteTip.slice(0, 12) : 'none'}); nothing changed. Run abcd status and judge it again.`,
-      { item, ref, expected: tip, actual: r.remoteTip },
+      `${item}'s ${what} changed while clearing it (read ${(r.claimMoved ? tip : qtip ?? '').slice(0, 12)}, the remote has ` +
+        `${now ? now.slice(0, 12) : 'none'}); nothing changed. Run abcd status and judge it again.`,
+      { item, ref: r.claimMoved ? ref : qref, expected: r.claimMoved ? tip : qtip, actual: now },
     );
   }
   await repo.held.forget(ref);
   const shown = { tip, ...(prev ? { holder: formatHolder(prev.holder), state: prev.state } : {}), ...(refusedWhy ? { refused: refusedWhy } : {}) };
-  return { item, ref, tip: r.tip, gen: claim.gen, cleared: true, replaced: shown };
+  return { item, ref, tip: r.tip, gen: claim.gen, cleared: true, replaced: shown, ...(qtip ? { dequeued: qref } : {}) };
 }

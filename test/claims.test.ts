@@ -1,6 +1,7 @@
 // reserve / push / fence over file:// and over a real smart-HTTP server.
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupTemp } from './harness/git-env.js';
 import { makeSession, type Session } from './harness/session.js';
@@ -131,5 +132,39 @@ describe('a retried act this session had already finished (issue 7, lie 8)', () 
       expect(r.json.refusal.message).toMatch(/already landed on main/);
     }
     expect(await remote.refs()).toEqual(before);
+  });
+  it('a push that finds the claim moved to this session’s own newer generation adopts it and pushes on top', async () => {
+    expect((await a.abcd(['reserve', 'raced'])).code).toBe(0);
+    await a.git(['checkout', '-q', '-b', 'work/raced']);
+    const head = await a.commit('raced.txt', 'raced\n');
+    // Once, just before the remote applies the push, another abcd process of this same session
+    // writes the claim's next generation (same holder), as a concurrent renew would.
+    const hook = join(remote.dir, 'hooks', 'pre-receive');
+    await writeFile(
+      hook,
+      [
+        '#!/bin/sh',
+        'while read old new ref; do',
+        '  [ "$ref" = refs/heads/abcd/claims/local/item/raced ] || continue',
+        '  [ -e "$GIT_DIR/raced-once" ] && exit 0',
+        '  touch "$GIT_DIR/raced-once"',
+        '  g() { env -u GIT_QUARANTINE_PATH -u GIT_OBJECT_DIRECTORY -u GIT_ALTERNATE_OBJECT_DIRECTORIES git "$@"; }',
+        '  c=$(g commit-tree "$old^{tree}" -p "$old" -m "renew by a concurrent process of this session")',
+        '  g update-ref "$ref" "$c" "$old"',
+        'done',
+        'exit 0',
+        '',
+      ].join('\n'),
+      { mode: 0o755 },
+    );
+    const r = await a.abcd(['push', 'raced', '--json']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const refs = await remote.refs();
+    expect(refs.get('refs/heads/work/raced')).toBe(head);
+    expect(refs.get(CLAIM('raced'))).toBe(r.json.claimTip);
+    // On top of the concurrent generation, not over it.
+    const parent = (await execa('git', ['-C', remote.dir, 'rev-parse', `${r.json.claimTip}^`])).stdout.trim();
+    expect(parent).not.toBe(r.json.claimTip);
+    expect((await execa('git', ['-C', remote.dir, 'log', '-1', '--format=%s', parent])).stdout).toMatch(/concurrent process/);
   });
 });

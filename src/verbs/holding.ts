@@ -5,6 +5,13 @@ import type { ClaimEntry, Snapshot } from './snapshot.js';
 import { refuseClaimedElsewhere } from './work-branch.js';
 
 /**
+ * Pushes in a row that may find the claim moved before an act gives up. Each retry reads
+ * again: a newer generation of this session's own (another abcd process of this session
+ * wrote it) is adopted and the act pushed on top of it; another holder's is fenced there.
+ */
+export const MAX_CLAIM_MOVES = 3;
+
+/**
  * The claim on `ref` if this session holds it. Otherwise a refusal: Fenced (exit 5) when
  * this session held it and the tip moved on, NotHolder (exit 3) when it never did.
  */

@@ -4,7 +4,7 @@ import { claimRef, isRefSafe } from '../records/refs.js';
 import { UsageError } from '../refusals.js';
 import type { RefUpdate } from '../remote/record-store.js';
 import { pushClaim, refusePush, refuseWorkBranch, workBranchUpdate } from './claim-write.js';
-import { requireMineOnBranch } from './holding.js';
+import { MAX_CLAIM_MOVES, requireMineOnBranch } from './holding.js';
 import { refuseMainBranch, resolveMainBranch, resolveWorkBranch } from './work-branch.js';
 import type { Repo } from './repo.js';
 import { readSnapshot } from './snapshot.js';
@@ -42,19 +42,23 @@ export async function pushWork(repo: Repo, input: PushInput): Promise<PushResult
     const local = await repo.git.run(['rev-parse', '--verify', '-q', tagRef]);
     extra.push({ ref: tagRef, newOid: local.exitCode === 0 ? local.stdout.toString().trim() : head });
   }
-  const snap = await readSnapshot(repo);
-  const entry = await requireMineOnBranch(repo, snap, { ref, item, branch });
-  const work = workBranchUpdate(entry.claim, branch, head);
-  extra.unshift(work);
-  const claim: Claim = { ...entry.claim, gen: entry.claim.gen + 1, at: repo.deps.clock.now(), branch, head };
-  const r = await pushClaim(repo, {
-    ref,
-    lease: entry.tip,
-    claim,
-    extra,
-    message: `push ${branch} under ${claim.item} (generation ${claim.gen})`,
-  });
-  if (!r.ok) throw (!r.claimMoved && refuseWorkBranch({ item, update: work, rejected: r.rejected })) || refusePush(item, ref, entry.tip, r);
-  await repo.held.remember(ref, r.tip);
-  return { item, branch, head, tags: input.tags, claimTip: r.tip, gen: claim.gen, expiresAt: expiresAt(claim) };
+  for (let attempt = 1; ; attempt++) {
+    const snap = await readSnapshot(repo);
+    const entry = await requireMineOnBranch(repo, snap, { ref, item, branch });
+    const work = workBranchUpdate(entry.claim, branch, head);
+    const claim: Claim = { ...entry.claim, gen: entry.claim.gen + 1, at: repo.deps.clock.now(), branch, head };
+    const r = await pushClaim(repo, {
+      ref,
+      lease: entry.tip,
+      claim,
+      extra: [work, ...extra],
+      message: `push ${branch} under ${claim.item} (generation ${claim.gen})`,
+    });
+    if (r.ok) {
+      await repo.held.remember(ref, r.tip);
+      return { item, branch, head, tags: input.tags, claimTip: r.tip, gen: claim.gen, expiresAt: expiresAt(claim) };
+    }
+    if (r.claimMoved && attempt < MAX_CLAIM_MOVES) continue;
+    throw (!r.claimMoved && refuseWorkBranch({ item, update: work, rejected: r.rejected })) || refusePush(item, ref, entry.tip, r);
+  }
 }

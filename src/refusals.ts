@@ -51,6 +51,22 @@ export class Conflict extends Refusal {
   readonly exit = 3;
 }
 
+/**
+ * A push aimed at a branch abcd never moves for it: the main branch (only land writes it), a
+ * record branch under abcd/, a branch another claim recorded, or a rewrite it may not make.
+ * data.reason says which; data.branch names the branch.
+ */
+export class BranchRefused extends Refusal {
+  readonly code = 'branch-refused';
+  readonly exit = 3;
+}
+
+/** The act needs a held claim, and this session itself already released or landed it. */
+export class ClaimEnded extends Refusal {
+  readonly code = 'claim-ended';
+  readonly exit = 3;
+}
+
 /** A configured check failed. */
 export class CheckFailed extends Refusal {
   readonly code = 'check-failed';

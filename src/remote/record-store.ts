@@ -13,6 +13,8 @@ export interface RawRecord {
   blob?: Buffer;
   /** Size of the blob when it was too large to read. */
   oversized?: number;
+  /** The tip's tree holds more than the record file (a record commit holds exactly one). */
+  extraFiles?: true;
   blobOid?: string;
 }
 
@@ -91,13 +93,16 @@ export class RecordStore {
         return { tip: l.slice(0, sp), ref: fromCacheRef(this.remote, l.slice(sp + 1)) };
       });
     if (refs.length === 0) return [];
-    const input = refs.map((r) => `${r.tip}:${RECORD_FILE}\n`).join('');
+    // Each tip's tree is sized in the same process: a tree holding only the record file has
+    // one known size, so a second file shows without listing any tree.
+    const input = refs.map((r) => `${r.tip}:${RECORD_FILE}\n${r.tip}^{tree}\n`).join('');
     const sizes = (await this.git.must(['cat-file', '--batch-check'], { input })).split('\n');
     const records: RawRecord[] = refs.map(({ ref, tip }, i) => {
-      const [oid, type, sizeText] = (sizes[i] ?? '').split(' ');
+      const [oid, type, sizeText] = (sizes[2 * i] ?? '').split(' ');
       const size = Number(sizeText);
-      if (type !== 'blob' || !oid || !Number.isInteger(size)) return { ref, tip };
-      return size > MAX_RECORD_BYTES ? { ref, tip, oversized: size } : { ref, tip, blobOid: oid };
+      const extra = holdsMoreThanRecord(sizes[2 * i + 1], tip) ? { extraFiles: true as const } : {};
+      if (type !== 'blob' || !oid || !Number.isInteger(size)) return { ref, tip, ...extra };
+      return size > MAX_RECORD_BYTES ? { ref, tip, oversized: size, ...extra } : { ref, tip, blobOid: oid, ...extra };
     });
     const wanted = records.filter((r) => r.blobOid);
     if (wanted.length === 0) return records.map(withoutOid);
@@ -178,6 +183,16 @@ function readBlobs(out: Buffer, wanted: RawRecord[]): void {
     r.blob = Buffer.from(out.subarray(pos, pos + size));
     pos += size + 1;
   }
+}
+
+/**
+ * Whether a tip's tree (its `cat-file --batch-check` line) is larger than one entry for the
+ * record file: "<6-digit mode> record.json\0" plus the raw object id.
+ */
+function holdsMoreThanRecord(line: string | undefined, tip: string): boolean {
+  const [, type, sizeText] = (line ?? '').split(' ');
+  if (type !== 'tree') return false;
+  return Number(sizeText) > 6 + 1 + RECORD_FILE.length + 1 + tip.length / 2;
 }
 
 function withoutOid(r: RawRecord): RawRecord {

@@ -127,8 +127,8 @@ export function blobOf(raw: RawRecord): Buffer {
     // abcd writes exactly one file; anything beside it was put there by something else.
     const item = itemOfRef(raw.ref);
     throw new RecordInvalid(
-      `record ${raw.ref} holds files besides record.json in its tip ${raw.tip.slice(0, 12)}; abcd did not write it ` +
-        `and does not act on it. Look at it (git show), then ${item ? `clear it with abcd release ${item} --force` : 'delete that ref'}.`,
+      `record ${sanitizeLine(raw.ref)} holds files besides record.json in its tip ${raw.tip.slice(0, 12)}; abcd did not write it ` +
+        `and does not act on it. Look at it (git show), then ${item ? `clear it with abcd release ${sanitizeLine(item)} --force` : 'delete that ref'}.`,
       { ref: raw.ref, reason: 'extra-files', tip: raw.tip },
     );
   }
@@ -151,16 +151,16 @@ function checkItemRecord<R extends { item: string; at: number }>(ref: string, ke
   const expected = key ? formatItem(key) : record.item;
   if (record.item !== expected) {
     throw new RecordInvalid(
-      `record ${ref} names item ${JSON.stringify(record.item.slice(0, 100))}, not ${expected} that its ref names; abcd ` +
-        `does not act on it. Clear it with abcd release ${key ? shortItem(key) : '<item>'} --force.`,
+      `record ${sanitizeLine(ref)} names item ${JSON.stringify(sanitizeLine(record.item, 100))}, not ${sanitizeLine(expected)} that its ref names; abcd ` +
+        `does not act on it. Clear it with abcd release ${key ? sanitizeLine(shortItem(key)) : '<item>'} --force.`,
       { ref, reason: 'item-mismatch', item: record.item.slice(0, 200), expected },
     );
   }
   if (record.at > readAt + FUTURE_MARGIN_MS) {
     throw new RecordInvalid(
-      `record ${ref} is dated ${formatInstant(record.at)}, more than ${formatDuration(FUTURE_MARGIN_MS)} past this ` +
+      `record ${sanitizeLine(ref)} is dated ${formatInstant(record.at)}, more than ${formatDuration(FUTURE_MARGIN_MS)} past this ` +
         `computer's clock (${formatInstant(readAt)}): the writer's clock or this one is wrong. abcd does not act on it. ` +
-        `Check both clocks; clear it with abcd release ${key ? shortItem(key) : '<item>'} --force.`,
+        `Check both clocks; clear it with abcd release ${key ? sanitizeLine(shortItem(key)) : '<item>'} --force.`,
       { ref, reason: 'future-dated', at: record.at, readAt, marginMs: FUTURE_MARGIN_MS },
     );
   }

@@ -1,4 +1,6 @@
 import { definedEnv, type Env } from '../deps.js';
+import { GitFailed } from '../refusals.js';
+import { sanitizeLine, sanitizeText } from '../text/sanitize.js';
 import { boundGroup } from './bounded.js';
 
 export interface RunResult {
@@ -65,11 +67,28 @@ export class Git {
   /** Runs a local command that must succeed; returns trimmed stdout. */
   async must(args: readonly string[], opts: RunOptions = {}): Promise<string> {
     const r = await this.run(args, opts);
-    if (r.exitCode !== 0) {
-      throw new Error(`git ${args.join(' ')} failed (exit ${r.exitCode}): ${r.stderr.trim()}`);
-    }
+    if (r.exitCode !== 0) throw gitFailed(this.dir, args, r);
     return r.stdout.toString().trim();
   }
+}
+
+// git's stderr for one failed command is a few lines; more is noise (a hook's whole output).
+const MAX_STDERR_CHARS = 4000;
+const MAX_ARG_CHARS = 200;
+
+/** A local git command that had to succeed and did not: the clone or git needs a person (exit 9). */
+export function gitFailed(dir: string, args: readonly string[], r: RunResult): GitFailed {
+  const shown = args.map((a) => sanitizeLine(a, MAX_ARG_CHARS));
+  const stderr = sanitizeText(r.stderr.trim()).slice(0, MAX_STDERR_CHARS);
+  const said = stderr.split('\n').filter((l) => l.trim() !== '');
+  const why = r.timedOut ? 'was killed at its timeout' : `failed (exit ${r.exitCode})`;
+  const detail = said.length ? `: ${sanitizeLine(said.slice(-2).join(' / '), 400)}` : '';
+  return new GitFailed(
+    `git ${shown.join(' ')} ${why} in ${sanitizeLine(dir)}${detail}. ` +
+      'This is git or the clone failing, not abcd: check it with "git fsck" and "git status" there ' +
+      '(a shallow clone needs "git fetch --unshallow"), or make a fresh clone.',
+    { args: shown, exitCode: r.exitCode, stderr, dir, timedOut: r.timedOut },
+  );
 }
 
 /**

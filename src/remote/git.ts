@@ -1,7 +1,7 @@
 import { definedEnv, type Env } from '../deps.js';
 import { GitFailed } from '../refusals.js';
 import { sanitizeLine, sanitizeText } from '../text/sanitize.js';
-import { boundGroup } from './bounded.js';
+import { boundGroup } from '../process/bounded.js';
 
 export interface RunResult {
   exitCode: number;

@@ -1,7 +1,7 @@
 import { definedEnv, type Env } from '../deps.js';
 import { GitFailed } from '../refusals.js';
 import { sanitizeLine, sanitizeText } from '../text/sanitize.js';
-import { boundGroup } from '../process/bounded.js';
+import { spawnProcess } from '../process/spawn.js';
 
 export interface RunResult {
   exitCode: number;
@@ -18,7 +18,7 @@ export interface RunOptions {
   /** Extra environment for this one invocation (the credential channel's config). */
   env?: Record<string, string>;
   /** Extra file descriptors from fd 3 on, e.g. a pipe carrying a token. */
-  extraFds?: ReadonlyArray<'pipe' | NodeJS.ReadableStream | number>;
+  extraFds?: ReadonlyArray<'pipe' | number>;
 }
 
 // A local git call that takes longer than this is stuck, not slow.
@@ -39,27 +39,19 @@ export class Git {
   }
 
   async run(args: readonly string[], opts: RunOptions = {}): Promise<RunResult> {
-    const { execa } = await import('execa');
-    const stdio = ['pipe', 'pipe', 'pipe', ...(opts.extraFds ?? [])] as const;
-    const sub = execa('git', ['-C', this.dir, ...args], {
-      reject: false,
-      extendEnv: false,
+    const r = await spawnProcess('git', ['-C', this.dir, ...args], {
       env: { ...this.env, ...opts.env },
-      input: opts.input,
-      encoding: 'buffer',
-      stripFinalNewline: false,
+      ...(opts.input !== undefined ? { input: opts.input } : {}),
+      ...(opts.extraFds ? { extraFds: opts.extraFds } : {}),
       // Its own process group, so the timeout ends git's helpers and hooks too (bounded.ts).
-      detached: true,
-      stdio: stdio as unknown as ['pipe', 'pipe', 'pipe'],
+      group: true,
+      timeoutMs: opts.timeoutMs ?? DEFAULT_LOCAL_TIMEOUT_MS,
     });
-    const bound = boundGroup(sub.pid, opts.timeoutMs ?? DEFAULT_LOCAL_TIMEOUT_MS);
-    const r = await sub;
-    bound.done();
-    const timedOut = bound.fired === 'timeout';
+    const timedOut = r.fired === 'timeout';
     return {
       exitCode: timedOut ? 124 : (r.exitCode ?? 1),
-      stdout: Buffer.from(r.stdout as Uint8Array),
-      stderr: Buffer.from(r.stderr as Uint8Array).toString(),
+      stdout: r.stdout,
+      stderr: r.startError ? `git could not start: ${r.startError.message}` : r.stderr.toString(),
       timedOut,
     };
   }

@@ -323,7 +323,7 @@ describe('config files', () => {
     const r = await refusalOf(createTokenSource({ env, clock: systemClock }).get());
     expect(r).toBeInstanceOf(UnsafeEnvironment);
     expect(r.message).toContain(`${app} is malformed`);
-    expect(r.message).toContain('clientId');
+    expect(r.message).toContain('appId');
     expect(r.message).toContain('Expected for example');
   });
 

@@ -56,6 +56,12 @@ async function refreshPair(d: UserTokenDeps, old: UserToken): Promise<UserToken>
       { path: d.paths.userToken, reason: 'refresh-token-expired', fix: 'abcd setup-app' },
     );
   }
+  if (!d.config.clientId) {
+    throw new UnsafeEnvironment(
+      `${d.paths.app} has no clientId, which refreshing the person's App token needs; ${SETUP_HINT} with --client-id.`,
+      { path: d.paths.app, reason: 'no-client-id', fix: 'abcd setup-app' },
+    );
+  }
   // The OAuth endpoints live on the web host (github.com), not the API host.
   const a = await callTokenEndpoint({
     base: d.urls.web,

@@ -8,8 +8,14 @@ export const GITLAB_INCLUDE_PATH = '.abcd/ci/gitlab-lanes.yml';
 export function renderGitlabCi(o: LaneCiOptions): string {
   const minutes = o.timeoutMinutes ?? DEFAULT_TIMEOUT_MINUTES;
   const install = o.installCommand;
-  // One script entry: the key is written and its variable dropped before abcd starts.
-  const appConfig = [...appConfigLines('$(mktemp -d)'), 'export ABCD_CONFIG_DIR="$dir"', 'unset LANE_APP_PRIVATE_KEY'].join('\n      ');
+  // One script entry: the key is written and its variable dropped before abcd starts. Only a
+  // GitHub remote needs the App, so without LANE_APP_ID nothing is written.
+  const appConfig = [
+    'if [ -n "$LANE_APP_ID" ]; then',
+    ...[...appConfigLines('$(mktemp -d)'), 'export ABCD_CONFIG_DIR="$dir"'].map((l) => `  ${l}`),
+    'fi',
+    'unset LANE_APP_PRIVATE_KEY',
+  ].join('\n      ');
   return `${GENERATED_MARKER} --ci gitlab\`; edit freely, \`--force\` rewrites it.
 #
 # Runs abcd's unattended lanes in GitLab CI rather than on the person's computer. Run a

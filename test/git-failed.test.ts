@@ -83,6 +83,25 @@ describe('local git failures are refusals with data, not bugs', () => {
     expect(f.data.stderr).toMatch(/0123456789abcdef/);
   });
 
+  it('a diff without a merge base (a shallow clone) is GitFailed whose message names the fix', async () => {
+    const remote = await makeRemote();
+    const s = await makeSession(remote.url, 'eve');
+    await s.git(['checkout', '-q', '-b', 'side']);
+    await s.commit('side.txt', 'side\n');
+    await s.git(['push', '-q', 'origin', 'side']);
+    await s.git(['checkout', '-q', 'main']);
+    await s.commit('main.txt', 'main\n');
+    await s.git(['push', '-q', 'origin', 'main']);
+    const shallow = join(s.dir, '..', 'shallow');
+    await s.git(['clone', '-q', '--depth', '1', '--no-single-branch', remote.url, shallow]);
+    const e = await new Git(shallow, s.env).must(['diff', '--name-only', 'origin/main...origin/side']).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(GitFailed);
+    const f = e as GitFailed;
+    expect(f.data.args).toEqual(['diff', '--name-only', 'origin/main...origin/side']);
+    expect(f.data.stderr).toMatch(/merge base/);
+    expect(f.message).toContain('git fetch --unshallow');
+  });
+
   it('sanitizes what git printed: no terminal escapes reach the message or data', async () => {
     const remote = await makeRemote();
     const s = await makeSession(remote.url, 'dee');

@@ -6,7 +6,7 @@ export type RefusalData = Record<string, unknown>;
 
 export abstract class Refusal extends Error {
   abstract readonly code: string;
-  abstract readonly exit: 2 | 3 | 4 | 5 | 6 | 7 | 8 | 130;
+  abstract readonly exit: 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 130;
   readonly data: RefusalData;
 
   constructor(message: string, data: RefusalData = {}) {
@@ -141,6 +141,23 @@ export class RecordInvalid extends Refusal {
   readonly exit = 8;
   constructor(message: string, data: RefusalData & { ref: string }) {
     super(message, { outcome: 'unchanged', ...data });
+  }
+}
+
+/**
+ * A local git command failed: a broken object store, a worktree that cannot be added, a diff
+ * without a merge base (a shallow clone). The clone or git itself needs a person, so it is not
+ * a bug in abcd (exit 1) nor a coordination refusal (exit 3): its own exit, 9 (ADR 0028).
+ * isomorphic-git's CommandFailed: the arguments, git's exit code and its stderr, sanitized.
+ */
+export class GitFailed extends Refusal {
+  readonly code = 'git-failed';
+  readonly exit = 9;
+  constructor(
+    message: string,
+    data: RefusalData & { args: string[]; exitCode: number; stderr: string; dir: string; timedOut: boolean },
+  ) {
+    super(message, data);
   }
 }
 

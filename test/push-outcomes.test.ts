@@ -2,6 +2,7 @@
 // refusal that is not a fence, never "nothing changed" for an outcome it cannot know.
 import { chmod, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupTemp, git, isolatedEnv } from './harness/git-env.js';
 import { makeRemote, type BareRemote } from './harness/remote.js';
@@ -78,6 +79,37 @@ describe('push outcomes', () => {
     }
     // The trials exercised what they are for: pushes that landed without an answer.
     expect(seen.filter((t) => t.landed && t.code === 8).length, text).toBeGreaterThan(0);
+  });
+
+  it('a remote whose server cannot write the repository says so (exit 8, outcome unchanged) for reserve, push and settings', async () => {
+    const remote = await makeRemote();
+    const s = await makeSession(remote.url, 'olga');
+    // Set up over file:// while the repository is writable: a held claim with a work branch.
+    expect((await s.abcd(['reserve', 'ro-work'])).code).toBe(0);
+    await s.git(['checkout', '-q', '-b', 'work/ro-work']);
+    await s.commit('ro.txt', 'ro\n');
+    // Then serve it by a git that cannot write it. Root writes anything, so as root the backend
+    // runs as nobody (the server's own user on many hosts); otherwise read-only modes suffice.
+    const asRoot = process.getuid?.() === 0;
+    await chmod(dirname(remote.dir), 0o755);
+    if (!asRoot) await execa('chmod', ['-R', 'a-w', join(remote.dir, 'objects'), join(remote.dir, 'refs')]);
+    const server = await startHttpGitServer({ root: dirname(remote.dir), ...(asRoot ? { backendUser: { uid: 65534, gid: 65534 } } : {}) });
+    await s.git(['remote', 'set-url', 'origin', server.url(basename(remote.dir))]);
+    const before = await remote.refs();
+    try {
+      for (const args of [['reserve', 'ro-new'], ['push', 'ro-work'], ['settings', 'reservation-cap', '3']]) {
+        const r = await s.abcd([...args, '--json']);
+        const what = `${args.join(' ')}: ${r.stdout}${r.stderr}`;
+        expect(r.code, what).toBe(8);
+        expect(r.json.refusal, what).toMatchObject({ code: 'remote-unavailable', data: { outcome: 'unchanged', reason: 'remote-cannot-store' } });
+        expect(r.json.refusal.message, what).toMatch(/cannot store what was pushed to it: remote unpack failed/);
+        expect(r.json.refusal.message, what).not.toMatch(/changed while writing/);
+      }
+      expect(await remote.refs()).toEqual(before);
+    } finally {
+      await server.stop();
+      if (!asRoot) await execa('chmod', ['-R', 'u+w', remote.dir]);
+    }
   });
 
   it('a rebased work branch replaces what this session pushed before (leased on the claim\'s head)', async () => {

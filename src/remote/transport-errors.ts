@@ -75,7 +75,7 @@ const CANNOT_STORE = [
 export function cannotStore(stderr: string, porcelainReasons: readonly string[]): string | undefined {
   const lines = stderr.split('\n').map((l) => l.trim());
   const said = lines.find((l) => CANNOT_STORE.some((re) => re.test(l)) && !/unpacker error/i.test(l));
-  if (said) return said.replace(/\.+$/, '');
+  if (said) return said.replace(/^(error|fatal|remote):\s*/i, '').replace(/\.+$/, '');
   const reason = porcelainReasons.find((r) => CANNOT_STORE.some((re) => re.test(r)));
   return reason ? `the remote answered "${reason}"` : undefined;
 }

@@ -1,6 +1,8 @@
 // Deadlines, the takeover rule, the cap, settings, and a dead remote.
+import { basename, dirname } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupTemp } from './harness/git-env.js';
+import { startHttpGitServer, type StallMode } from './harness/http-server.js';
 import { makeRemote, type BareRemote } from './harness/remote.js';
 import { makeSession, type Session } from './harness/session.js';
 
@@ -83,4 +85,38 @@ describe('waits and rules', () => {
     expect(r.code).toBe(8);
     expect((await remote.refs()).has('refs/heads/abcd/claims/local/item/offline')).toBe(false);
   });
+});
+
+// Rule 1 whatever the network does: a wait ends by its deadline plus at most one second.
+describe('a wait against a silent network ends by its deadline', () => {
+  afterAll(cleanupTemp);
+  const cases: Array<{ name: string; stall: StallMode; holdPushMs?: number; outcome: string }> = [
+    { name: 'takes the connection and never answers', stall: 'all', outcome: 'unchanged' },
+    { name: 'answers the ref advertisement, then never answers the fetch', stall: 'rpc', outcome: 'unchanged' },
+    { name: 'answers the fetch, then holds the push', stall: 'none', holdPushMs: 120_000, outcome: 'unknown' },
+  ];
+  for (const c of cases) {
+    it(`reserve --wait 2s against a server that ${c.name} ends within a second of the deadline, naming it`, async () => {
+      const remote = await makeRemote();
+      const server = await startHttpGitServer({ root: dirname(remote.dir) });
+      try {
+        const s = await makeSession(server.url(basename(remote.dir)), 'pia');
+        await server.stall(c.stall);
+        if (c.holdPushMs) await server.holdReceivePack(c.holdPushMs);
+        const t0 = Date.now();
+        const r = await s.abcd(['reserve', 'silent', '--wait', '2s', '--json']);
+        const took = Date.now() - t0;
+        expect(r.code, r.stdout + r.stderr).toBe(8);
+        expect(r.json.refusal).toMatchObject({ code: 'remote-unavailable', data: { outcome: c.outcome, waitMs: 2000 } });
+        // What abcd measured from the start of its wait: the deadline plus at most one second.
+        expect(r.json.refusal.data.waitedMs).toBeGreaterThanOrEqual(1900);
+        expect(r.json.refusal.data.waitedMs).toBeLessThanOrEqual(3000);
+        expect(r.json.refusal.message).toMatch(/deadline of this wait \(2s/);
+        // Around the whole process (node's start-up included): nowhere near the old 10 s floor.
+        expect(took).toBeLessThan(3000 + SLACK_MS);
+      } finally {
+        await server.stop();
+      }
+    });
+  }
 });

@@ -33,6 +33,8 @@ export interface HttpGitServerOptions {
    * repository it serves, which root itself could always write.
    */
   backendUser?: { uid: number; gid: number };
+  /** Run the server inside this network namespace (`ip netns exec`; root only). */
+  netns?: string;
 }
 
 export type StallMode = 'all' | 'rpc' | 'none';
@@ -93,7 +95,11 @@ export async function startHttpGitServer(options: HttpGitServerOptions): Promise
   delete env.ABCD_TEST_HTTP_AUTH;
   delete env.ABCD_TEST_HOLD_RECEIVE_PACK_MS;
 
-  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const [command, argv] = options.netns
+    ? ['ip', ['netns', 'exec', options.netns, process.execPath, ...args]]
+    : [process.execPath, args];
+  // `ip netns exec` execs node in place: the child's pid is the server's.
+  const child = spawn(command, argv, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr?.setEncoding('utf8');
   child.stderr?.on('data', (chunk: string) => {

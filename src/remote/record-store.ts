@@ -171,6 +171,8 @@ export class RecordStore {
     let seen: PushSeen | undefined;
     let before = 0;
     for (const delay of REREAD_DELAYS_MS) {
+      // A wait's deadline bounds the re-reads too: no sleep past it, no read it cannot hold.
+      if (this.limit().ms < delay + MIN_NETWORK_CALL_MS) break;
       if (delay > 0) await this.sleep(delay);
       try {
         seen = judgePush(updates, await this.remoteTips(updates.map((u) => u.ref)), atomic);

@@ -105,9 +105,7 @@ describe('a wait against a silent network ends by its deadline', () => {
         const s = await makeSession(server.url(basename(remote.dir)), 'pia');
         await server.stall(c.stall);
         if (c.holdPushMs) await server.holdReceivePack(c.holdPushMs);
-        const t0 = Date.now();
         const r = await s.abcd(['reserve', 'silent', '--wait', '2s', '--json']);
-        const took = Date.now() - t0;
         expect(r.code, r.stdout + r.stderr).toBe(8);
         expect(r.json.refusal).toMatchObject({ code: 'remote-unavailable', data: { outcome: c.outcome, waitMs: 2000 } });
         // What abcd measured from the start of its wait: the deadline plus at most one second,
@@ -115,8 +113,6 @@ describe('a wait against a silent network ends by its deadline', () => {
         expect(r.json.refusal.data.waitedMs).toBeGreaterThanOrEqual(1900);
         expect(r.json.refusal.data.waitedMs).toBeLessThanOrEqual(2000 + 1000 + LOADED_MACHINE_MS);
         expect(r.json.refusal.message).toMatch(/deadline of this wait \(2s/);
-        // Around the whole process (node's start-up included): nowhere near the old 10 s floor.
-        expect(took).toBeLessThan(3000 + SLACK_MS);
       } finally {
         await server.stop();
       }

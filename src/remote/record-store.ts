@@ -190,7 +190,8 @@ export class RecordStore {
   /** The remote's current tips of the given refs (null: absent). One round trip. */
   async remoteTips(refs: readonly string[]): Promise<Map<string, string | null>> {
     const r = await this.net(['ls-remote', this.remote, ...refs], 'read refs from');
-    if (r.exitCode !== 0) throw this.unreachable('read refs from', r, 'unknown');
+    // A read changes nothing; the push it confirms decides its own outcome.
+    if (r.exitCode !== 0) throw this.unreachable('read refs from', r, 'unchanged');
     const tips = new Map<string, string | null>(refs.map((ref) => [ref, null]));
     for (const line of r.stdout.toString().split('\n')) {
       const [oid, ref] = line.split('\t');

@@ -48,6 +48,17 @@ describe('push outcomes', () => {
     expect(took).toBeLessThan(5000);
   });
 
+  it('a push that landed but whose answer never finished is a success once the re-read sees it', async () => {
+    const remote = await makeRemote();
+    const s = await makeSession(remote.url, 'mira');
+    expect((await s.abcd(['reserve', 'landed-late'])).code).toBe(0);
+    // The refs are updated before post-receive runs; git then waits for the hook and is cut off.
+    await hook(remote, 'post-receive', 'sleep 6');
+    const r = await s.abcd(['renew', 'landed-late', '--json'], { env: { ABCD_NETWORK_TIMEOUT: '1s' } });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect((await remote.refs()).get('refs/heads/abcd/claims/local/item/landed-late')).toBe(r.json.tip);
+  });
+
   it('a server that dies 20 ms after receiving the push body never gets "nothing changed" when the claim was written', async () => {
     const remote = await makeRemote();
     const s = await makeSession(remote.url, 'lena');

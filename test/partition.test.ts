@@ -113,9 +113,14 @@ describe.skipIf(unavailable !== undefined)('partitions (network namespaces)', ()
     const [a, b] = await Promise.all([takeA, landB]);
     expect(a.r.code, a.r.stdout + a.r.stderr).toBe(0);
     expect(a.r.json.tookOverFrom).toContain('host1');
-    // Not before host1's claim (3 s, renewed until the cut, a renewal at most 1 s old) expired
-    // and the 2 s delay passed.
-    expect(a.tookAt - cutAt).toBeGreaterThanOrEqual(3000);
+    // Taken over from host1's last generation only after its expiry plus the 2 s delay, by the
+    // records' own clock (one machine), and after the cut.
+    const env = isolatedEnv(remote.dir);
+    const record = async (rev: string) => JSON.parse(await git(remote.dir, ['show', `${rev}:record.json`], env));
+    const [lost, took] = [await record(`${a.r.json.tip}^`), await record(a.r.json.tip)];
+    expect(lost.holder.session).toBe('host1');
+    expect(took.at).toBeGreaterThanOrEqual(lost.at + lost.ttl + 2000);
+    expect(a.tookAt).toBeGreaterThan(cutAt);
     expect(a.land.code, a.land.stdout + a.land.stderr).toBe(0);
     expect(b.code, b.stdout + b.stderr).toBe(0);
 
@@ -132,7 +137,6 @@ describe.skipIf(unavailable !== undefined)('partitions (network namespaces)', ()
     }
 
     // main holds each item's work exactly once, and never host1's A.
-    const env = isolatedEnv(remote.dir);
     const subjects = (await git(remote.dir, ['log', '--format=%s', 'main'], env)).split('\n');
     expect(subjects.filter((s) => s === 'A by host2')).toHaveLength(1);
     expect(subjects.filter((s) => s === 'B by host3')).toHaveLength(1);

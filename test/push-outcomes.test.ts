@@ -73,7 +73,7 @@ describe('push outcomes', () => {
       // http-backend outlives the server and may still be applying the push: let it finish.
       const ref = `refs/heads/abcd/claims/local/item/dying-${i}`;
       let landed = false;
-      for (let t = 0; t < 20 && !landed; t++) {
+      for (let t = 0; t < 50 && !landed; t++) {
         landed = (await remote.refs()).has(ref);
         if (!landed) await new Promise((res) => setTimeout(res, 100));
       }

@@ -211,8 +211,10 @@ export class RecordStore {
     }
     const d = r.timedOut ? r.limit.deadline : undefined;
     const waitedMs = d?.waitedMs();
+    const notStarted = r.limit.ms < MIN_NETWORK_CALL_MS;
     const why = d
-      ? `no answer before the deadline of this wait (${formatDuration(d.untilMs - d.startedAt)}, waited ${formatDuration(waitedMs ?? 0)})`
+      ? `${notStarted ? 'no time left to ask it' : 'no answer'} before the deadline of this wait ` +
+        `(${formatDuration(d.untilMs - d.startedAt)}, waited ${formatDuration(waitedMs ?? 0)})`
       : r.timedOut
         ? `git timed out after ${formatDuration(r.limit.ms)} (ABCD_NETWORK_TIMEOUT)`
         : lastLine(r.stderr);

@@ -7,6 +7,8 @@ command -v git >/dev/null || need+=(git)
 # Signed settings (test/settings-signing.test.ts): real ssh and OpenPGP keys.
 command -v ssh-keygen >/dev/null || need+=(openssh-client)
 command -v gpg >/dev/null || need+=(gnupg)
+# test/partition.test.ts builds network namespaces with ip (it skips, saying why, where it cannot).
+command -v ip >/dev/null || need+=(iproute2)
 if [ -f scripts/ensure-gh.sh ]; then bash scripts/ensure-gh.sh; fi
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq "${need[@]}"; else echo "missing: ${need[*]} (install them)"; exit 1; fi

@@ -9,6 +9,8 @@ command -v ssh-keygen >/dev/null || need+=(openssh-client)
 command -v gpg >/dev/null || need+=(gnupg)
 # Lanes run their agents under bubblewrap; the lane tests use the real thing.
 command -v bwrap >/dev/null || need+=(bubblewrap)
+# test/partition.test.ts builds network namespaces with ip (it skips, saying why, where it cannot).
+command -v ip >/dev/null || need+=(iproute2)
 if [ -f scripts/ensure-gh.sh ]; then bash scripts/ensure-gh.sh; fi
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq "${need[@]}"; else echo "missing: ${need[*]} (install them)"; exit 1; fi

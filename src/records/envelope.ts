@@ -74,3 +74,8 @@ export function decodeRecord<S extends z.ZodType>(
 export function encodeRecord(value: unknown): string {
   return JSON.stringify(value, null, 2) + '\n';
 }
+
+/** The top-level fields of a decoded record that `schema` does not name (kept by a loose schema). */
+export function extraFields(schema: { shape: Record<string, unknown> }, value: object): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(value).filter(([k]) => !Object.hasOwn(schema.shape, k)));
+}

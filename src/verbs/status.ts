@@ -8,6 +8,7 @@ import type { Repo } from './repo.js';
 import type { SettingsTrust } from './settings-trust.js';
 import { readSnapshot } from './snapshot.js';
 import { laneViews, pruneLaneRecords, type LaneView, type PendingView } from '../lanes/lane-views.js';
+import { pruneSteerRecords, steerViews, type ReceiptView, type SteerView } from '../lanes/steer-views.js';
 
 export interface ClaimView {
   item: string;
@@ -69,6 +70,10 @@ export interface StatusData {
   lanes: LaneView[];
   /** Pending follow-up requests, one per item. */
   pending: PendingView[];
+  /** Steer requests not yet delivered by a cycle that landed. */
+  steers: SteerView[];
+  /** Each item's latest receipt: which run absorbed which requests. */
+  receipts: ReceiptView[];
 }
 
 /** Everyone's state in one round trip, after the coordination pass (sightings, pruning). */
@@ -80,6 +85,11 @@ export async function status(repo: Repo): Promise<StatusData> {
   for (const ref of await pruneLaneRecords(repo, snap)) {
     snap.lanes.delete(ref);
     snap.pending.delete(ref);
+    pruned.add(ref);
+  }
+  for (const ref of await pruneSteerRecords(repo, snap)) {
+    snap.steers.delete(ref);
+    snap.receipts.delete(ref);
     pruned.add(ref);
   }
   const claims: ClaimView[] = [];
@@ -142,5 +152,6 @@ export async function status(repo: Repo): Promise<StatusData> {
     unknown: snap.unknown,
     pruned: pruned.size,
     ...laneViews(snap, now),
+    ...steerViews(snap),
   };
 }

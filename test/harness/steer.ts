@@ -7,16 +7,18 @@ import { makeRemote, type BareRemote } from './remote.js';
 import type { Session } from './session.js';
 
 /**
- * An agent that, until `<dir>/go` exists, copies its mailbox to `<dir>/mailbox-live`; then
- * commits a copy of it as mailbox-<ns>.txt (so it lands) and exits `exit`. Each start appends
- * a line to `<dir>/starts`.
+ * An agent that, until `<dir>/go` exists, copies its mailbox to `<at>/mailbox-live` (`at` is
+ * `dir`, or with perItem `<dir>/<item key with - for :>`); then commits a copy of it as
+ * mailbox-<ns>.txt (so it lands) and exits `exit`. Each start appends a line to `<at>/starts`.
  */
-export function mailboxAgent(dir: string, exit = 0): string {
+export function mailboxAgent(dir: string, o: { exit?: number; perItem?: boolean } = {}): string {
+  const at = o.perItem ? `D="${dir}/$(printf %s "$ABCD_ITEM" | tr : -)"; mkdir -p "$D"; ` : `D="${dir}"; `;
   return (
-    `echo "round \${ABCD_STEER_ROUND:-1} from \${ABCD_MAILBOX_FROM:-0}" >> ${dir}/starts; ` +
-    `while [ ! -f ${dir}/go ]; do cp "$ABCD_MAILBOX" ${dir}/mailbox-live; sleep 0.1; done; ` +
-    `cp "$ABCD_MAILBOX" ${dir}/mailbox-live; cp "$ABCD_MAILBOX" "mailbox-$(date +%s%N).txt"; ` +
-    `git add -A && git commit -qm "page: cycle"; exit ${exit}`
+    at +
+    `echo "round \${ABCD_STEER_ROUND:-1} from \${ABCD_MAILBOX_FROM:-0}" >> "$D/starts"; ` +
+    `while [ ! -f ${dir}/go ]; do cp "$ABCD_MAILBOX" "$D/mailbox-live"; sleep 0.1; done; ` +
+    `cp "$ABCD_MAILBOX" "$D/mailbox-live"; cp "$ABCD_MAILBOX" "mailbox-$(date +%s%N).txt"; ` +
+    `git add -A && git commit -qm "cycle"; exit ${o.exit ?? 0}`
   );
 }
 

@@ -16,7 +16,7 @@ describe('steer cap', () => {
     const remote = await remoteWithItems([{ slug: 'page' }], { lanes: { steer: { poll: '500ms' } } });
     const dir = await tempDir('steer-cap');
     const lane = await laneSession(remote, 'lane', { ABCD_SESSION: 'lane' });
-    const build = ['build', 'page', '--json', '--sandbox', 'none', '--agent-timeout', '100s', '--agent', mailboxAgent(dir)];
+    const build = ['build', 'page', '--json', '--sandbox', 'none', '--agent-timeout', '300s', '--agent', mailboxAgent(dir)];
     const run = lane.abcd(build, { timeoutMs: 150_000 });
     await until('the agent to start', async () => (await readFile(join(dir, 'starts'), 'utf8').catch(() => '')) !== '');
     const asker = await makeSession(remote.url, 'asker', { person: 'lane@example.com' });

@@ -22,7 +22,7 @@ describe('steering a lane in flight', () => {
     const remote = await remoteWithItems([{ slug: 'page' }], { lanes: { steer: { poll: '500ms' } } });
     const dir = await tempDir('steer');
     const lane = await laneSession(remote, 'lane', { ABCD_SESSION: 'lane' });
-    const run = lane.abcd(['build', 'page', '--json', '--sandbox', 'none', '--agent-timeout', '100s', '--agent', mailboxAgent(dir)], { timeoutMs: 150_000 });
+    const run = lane.abcd(['build', 'page', '--json', '--sandbox', 'none', '--agent-timeout', '300s', '--agent', mailboxAgent(dir)], { timeoutMs: 150_000 });
     await until('the agent to start', async () => (await readFile(join(dir, 'starts'), 'utf8').catch(() => '')) !== '');
 
     // The same person from another session: an amendment, delivered while the agent runs.

@@ -25,7 +25,7 @@ describe('receipts', () => {
     const dir = await tempDir('receipt');
     const lane = await laneSession(remote, 'lane', { ABCD_SESSION: 'lane' });
     // poll: after its cycles the drain looks again, and would run a follow-up for a pending slot.
-    const drain = lane.abcd(['drain', '--json', '--lifecycle', 'poll', '--idle', '3s', '--lanes', String(ITEMS.length), '--sandbox', 'none', '--agent-timeout', '100s', '--agent', mailboxAgent(dir, { perItem: true })], { timeoutMs: 150_000 });
+    const drain = lane.abcd(['drain', '--json', '--lifecycle', 'poll', '--idle', '3s', '--lanes', String(ITEMS.length), '--sandbox', 'none', '--agent-timeout', '300s', '--agent', mailboxAgent(dir, { perItem: true })], { timeoutMs: 150_000 });
     await until('every agent to start', () => ITEMS.every((i) => existsSync(join(dir, `local-item-${i}`, 'starts'))));
     // Another session of the person asks for a follow-up of each: the lane holds them, so each fills the pending slot.
     const asker = await makeSession(remote.url, 'asker', { person: 'lane@example.com' });

@@ -30,12 +30,12 @@ describe('receipts', () => {
     // Another session of the person asks for a follow-up of each: the lane holds them, so each fills the pending slot.
     const asker = await makeSession(remote.url, 'asker', { person: 'lane@example.com' });
     const tips = new Map<string, string>();
-    for (const slug of ITEMS) {
-      const r = await asker.abcd(['build', slug, '--json', '--note', `follow up ${slug}`]);
+    const asked = await Promise.all(ITEMS.map((slug) => asker.abcd(['build', slug, '--json', '--note', `follow up ${slug}`])));
+    asked.forEach((r, i) => {
       expect(r.code, r.stdout + r.stderr).toBe(0);
       expect(r.json).toMatchObject({ outcome: 'pending' });
-      tips.set(slug, r.json.pending.tip);
-    }
+      tips.set(ITEMS[i]!, r.json.pending.tip);
+    });
     for (const slug of ITEMS) {
       await until(`the note for ${slug} in flight`, async () => (await liveEnvelopes(join(dir, `local-item-${slug}`))).some((e) => e.includes(`| follow up ${slug}\n`)));
     }
@@ -64,11 +64,11 @@ describe('receipts', () => {
     const marked = join(dir, 'pending-runs');
     const agent = `echo "$ABCD_ITEM" >> ${marked}; cp "$ABCD_MAILBOX" "followup-$(printf %s "$ABCD_ITEM" | tr : -).txt"; git add -A && git commit -qm followup`;
     const results = new Map<string, any>();
-    for (const slug of ITEMS) {
-      const r = await runner.abcd(['build', slug, '--json', '--sandbox', 'none', '--agent', agent], { timeoutMs: 90_000 });
-      expect(r.code, `${slug}: ${r.stdout}${r.stderr}`).toBe(0);
-      results.set(slug, r.json);
-    }
+    const runs = await Promise.all(ITEMS.map((slug) => runner.abcd(['build', slug, '--json', '--sandbox', 'none', '--agent', agent], { timeoutMs: 120_000 })));
+    runs.forEach((r, i) => {
+      expect(r.code, `${ITEMS[i]}: ${r.stdout}${r.stderr}`).toBe(0);
+      results.set(ITEMS[i]!, r.json);
+    });
     const ran = existsSync(marked) ? (await execa('cat', [marked])).stdout.split('\n').filter(Boolean) : [];
     expect(ran.sort()).toEqual(['local:item:corrupted', 'local:item:other', 'local:item:removed']);
     // The covered one: no agent, no cycle, and its slot is gone (answered by the run in flight).

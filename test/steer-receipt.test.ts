@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupTemp, tempDir } from './harness/git-env.js';
-import { laneSession, remoteWithItems } from './harness/lanes.js';
+import { remoteWithItems } from './harness/lanes.js';
 import { writeRawRecord } from './harness/remote.js';
 import { makeSession } from './harness/session.js';
 import { liveEnvelopes, mailboxAgent, refsUnder, remoteRecord, until } from './harness/steer.js';
@@ -23,9 +23,14 @@ describe('receipts', () => {
   it('the pending run for an absorbed request skips; without a receipt it can use, it does the work', async () => {
     const remote = await remoteWithItems(ITEMS.map((slug) => ({ slug })), { lanes: { steer: { poll: '500ms' } } });
     const dir = await tempDir('receipt');
-    const lane = await laneSession(remote, 'lane', { ABCD_SESSION: 'lane' });
-    // poll: after its cycles the drain looks again, and would run a follow-up for a pending slot.
-    const drain = lane.abcd(['drain', '--json', '--lifecycle', 'poll', '--idle', '3s', '--lanes', String(ITEMS.length), '--sandbox', 'none', '--agent-timeout', '300s', '--agent', mailboxAgent(dir, { perItem: true })], { timeoutMs: 150_000 });
+    // A lane per item, each in its own clone (a fetch in a clone fails while another process
+    // there adds a worktree). poll: after its cycle each looks again, and would run a follow-up.
+    const lanes = await Promise.all(ITEMS.map((slug) => makeSession(remote.url, `lane-${slug}`, { person: 'lane@example.com', env: { ABCD_GATE_SLOTS: '4' } })));
+    const building = Promise.all(
+      ITEMS.map((slug, i) =>
+        lanes[i]!.abcd(['build', slug, '--json', '--lifecycle', 'poll', '--idle', '3s', '--sandbox', 'none', '--agent-timeout', '300s', '--agent', mailboxAgent(dir, { perItem: true })], { timeoutMs: 150_000 }),
+      ),
+    );
     await until('every agent to start', () => ITEMS.every((i) => existsSync(join(dir, `local-item-${i}`, 'starts'))));
     // Another session of the person asks for a follow-up of each: the lane holds them, so each fills the pending slot.
     const asker = await makeSession(remote.url, 'asker', { person: 'lane@example.com' });
@@ -40,13 +45,14 @@ describe('receipts', () => {
       await until(`the note for ${slug} in flight`, async () => (await liveEnvelopes(join(dir, `local-item-${slug}`))).some((e) => e.includes(`| follow up ${slug}\n`)));
     }
     await writeFile(join(dir, 'go'), '');
-    const d = await drain;
-    expect(d.code, d.stdout + d.stderr).toBe(0);
-    // One cycle per item: the drain's own next look found each slot covered by the receipt and removed it.
-    expect(d.json.record.cycles.map((c: { outcome: string }) => c.outcome)).toEqual(ITEMS.map(() => 'landed'));
-    for (const slug of ITEMS) {
+    const built = await building;
+    for (const [i, slug] of ITEMS.entries()) {
+      const b = built[i]!;
+      expect(b.code, b.stdout + b.stderr).toBe(0);
+      // One cycle: the lane's own next look found the slot covered by its receipt and removed it.
+      expect(b.json.record.cycles.map((c: { outcome: string }) => c.outcome)).toEqual(['landed']);
       const receipt = await remoteRecord(remote, receiptRef(slug));
-      expect(receipt).toMatchObject({ item: `local:item:${slug}`, runId: d.json.runId, consumed: [{ kind: 'pending', id: tips.get(slug) }] });
+      expect(receipt).toMatchObject({ item: `local:item:${slug}`, runId: b.json.runId, consumed: [{ kind: 'pending', id: tips.get(slug) }] });
       expect(await refsUnder(remote, pendingRef(slug))).toEqual([]);
       // Put the answered request back, as a lane stopped right after its landing leaves it.
       await execa('git', ['-C', remote.dir, 'update-ref', pendingRef(slug), tips.get(slug)!]);
@@ -59,12 +65,13 @@ describe('receipts', () => {
     await writeRawRecord(remote.dir, receiptRef('other'), JSON.stringify({ ...other, consumed: [{ kind: 'pending', id: 'f'.repeat(40) }] }));
 
     // The pending runs: a marker per agent start tells whether the agent ran.
-    // The person's CI, say: the same person, so the request is one it answers.
-    const runner = await makeSession(remote.url, 'runner', { person: 'lane@example.com', env: { ABCD_GATE_SLOTS: '4' } });
+    // The person's CI, say: the same person, so the request is one it answers; a clone per
+    // item (a fetch in a clone fails while another process there adds a worktree).
+    const runners = await Promise.all(ITEMS.map((slug) => makeSession(remote.url, `runner-${slug}`, { person: 'lane@example.com', env: { ABCD_GATE_SLOTS: '4' } })));
     const marked = join(dir, 'pending-runs');
     const agent = `echo "$ABCD_ITEM" >> ${marked}; cp "$ABCD_MAILBOX" "followup-$(printf %s "$ABCD_ITEM" | tr : -).txt"; git add -A && git commit -qm followup`;
     const results = new Map<string, any>();
-    const runs = await Promise.all(ITEMS.map((slug) => runner.abcd(['build', slug, '--json', '--sandbox', 'none', '--agent', agent], { timeoutMs: 120_000 })));
+    const runs = await Promise.all(ITEMS.map((slug, i) => runners[i]!.abcd(['build', slug, '--json', '--sandbox', 'none', '--agent', agent], { timeoutMs: 120_000 })));
     runs.forEach((r, i) => {
       expect(r.code, `${ITEMS[i]}: ${r.stdout}${r.stderr}`).toBe(0);
       results.set(ITEMS[i]!, r.json);

@@ -48,6 +48,9 @@ describe('build', () => {
     expect(r.json.refusal).toMatchObject({ code: 'deadline' });
     expect(r.json.refusal.data.neededMs).toBeGreaterThan(r.json.refusal.data.remainingMs);
     expect([...(await remote.refs()).keys()]).toEqual(before);
+    const missing = await s.abcd(['build', 'nosuch', '--json', '--agent', COMMITTING_AGENT]);
+    expect(missing.code).toBe(2);
+    expect(missing.json.refusal.message).toMatch(/no item nosuch on main/);
     const d = await s.abcd(['drain', '--json', '--lifecycle', 'timed', '--agent', COMMITTING_AGENT], { env: { ABCD_JOB_DEADLINE: new Date(Date.now() + 30_000).toISOString() } });
     expect(d.code, d.stdout + d.stderr).toBe(4);
     expect([...(await remote.refs()).keys()]).toEqual(before);

@@ -8,7 +8,7 @@ import type { CycleRecord, LaneResultRecord } from '../records/lane-result.js';
 import { formatItem, shortItem, type ItemKey } from '../records/item.js';
 import { claimRef } from '../records/refs.js';
 import { sameSession } from '../records/holder.js';
-import { DeadlineReached, Interrupted, isRefusal, type Refusal } from '../refusals.js';
+import { DeadlineReached, Interrupted, UsageError, isRefusal, type Refusal } from '../refusals.js';
 import type { GateRunner } from '../verbs/land/land.js';
 import type { Repo } from '../verbs/repo.js';
 import { readSnapshot, type Snapshot } from '../verbs/snapshot.js';
@@ -59,7 +59,9 @@ export async function runLane(repo: Repo, input: LaneRunInput): Promise<LaneRunR
   const probe = probeBwrap(env);
   const main = await resolveMain(repo);
   let snap = await readSnapshot(repo, [main.fetchSpec]);
-  const cfg = (await readRepoConfig(repo.git, await main.tip())).lanes ?? {};
+  const mainTip = await main.tip();
+  const cfg = (await readRepoConfig(repo.git, mainTip)).lanes ?? {};
+  if (input.item) await requireItem(repo, mainTip, input.item);
   // A request for a held item needs no agent, sandbox or deadline: it only leaves a note.
   const busy = input.verb === 'build' && input.item ? await heldByOther(repo, snap, input.item) : undefined;
   if (busy && input.item && !input.waitMs) {
@@ -170,6 +172,17 @@ async function waitUntilFree(repo: Repo, item: ItemKey, fetchSpec: string, until
     await clock.sleep(Math.min(WAIT_POLL_MS, until - clock.now()), repo.deps.signal);
     if (repo.deps.signal?.aborted) throw new Interrupted(`stopped while waiting for ${shortItem(item)}; nothing was built.`, { item: formatItem(item) });
   }
+}
+
+/** A bound build names an item on main: a missing one is a usage error, a malformed one its refusal. */
+async function requireItem(repo: Repo, mainTip: string, item: ItemKey): Promise<void> {
+  if (item.source !== 'local') return;
+  const listing = await new LocalItemSource(repo.git).list(mainTip);
+  const key = formatItem(item);
+  if (listing.items.some((i) => formatItem(i.key) === key)) return;
+  const refused = listing.refused.find((r) => r.key && formatItem(r.key) === key);
+  if (refused) throw refused.refusal;
+  throw new UsageError(`there is no item ${shortItem(item)} on main (${mainTip.slice(0, 12)}): add .abcd/items/${item.id}.md there, or run abcd items to see the items.`, { item: key });
 }
 
 function newRunId(now: number): string {

@@ -59,6 +59,8 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
         stop ??= new Interrupted('the lane run was stopped (SIGINT/SIGTERM): no new cycle started; the running ones were stopped and cleaned up.', {});
         return;
       }
+      // once: everything the pass found was tried and nothing runs: no further read can add work.
+      if (found && inFlight.size === 0 && [...found].every((k) => tried.has(k))) return;
       const budget = budgetAllowsCycle(ctx.budgetDir);
       if (!budget.allowed) {
         stop ??= budget.refusal;

@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { markDone, parseItemFile } from '../src/items/item-file.js';
+import { LocalItemSource } from '../src/items/local-source.js';
+import { Git } from '../src/remote/git.js';
 import { actionable, type LiveClaims } from '../src/items/readiness.js';
 import type { ItemDoc } from '../src/items/source.js';
 import { parseItem } from '../src/records/item.js';
@@ -54,6 +56,11 @@ describe('actionable(items, claims, pending)', () => {
     expect(actionable(items, claims, pending).map((i) => i.key.id)).toEqual(['old', 'api', 'docs']);
   });
 
+  it('among equals the oldest item comes first; an item of unknown age comes last', () => {
+    const aged = [{ ...doc('b', 'ready'), addedAt: 2000 }, { ...doc('a', 'ready') }, { ...doc('c', 'ready'), addedAt: 1000 }];
+    expect(actionable(aged, new Map(), new Set()).map((i) => i.key.id)).toEqual(['c', 'b', 'a']);
+  });
+
   it('a lane that leaves its own claim out sees its item as work', () => {
     expect(actionable(items, new Map(), new Set()).map((i) => i.key.id)).toEqual(['api', 'docs', 'held']);
   });
@@ -91,6 +98,8 @@ describe('abcd items', () => {
       '.abcd/items/after-loop.md': item('After', 'ready', ['loop-a']),
       '.abcd/items/Bad_Name.md': item('Bad name'),
       '.abcd/items/no-front.md': 'just text\n',
+      '.abcd/items/hostile.md': '---\ntitle: "\\e[31mRed\\e]0;owned\\a title"\nstatus: done\n---\n',
+      '.abcd/items/hostile-key.md': '---\ntitle: t\nstatus: ready\n"\\e[2Jwipe": 1\n---\n',
       '.abcd/items/notes/extra.txt': 'a folder of notes is no item\n',
     });
     const other = await makeSession((await s.git(['remote', 'get-url', 'origin'])), 'holder');
@@ -99,7 +108,8 @@ describe('abcd items', () => {
     const r = await s.abcd(['items', '--json']);
     expect(r.code, r.stderr).toBe(0);
     const by = Object.fromEntries(r.json.items.map((i: { slug: string }) => [i.slug, i]));
-    expect(Object.keys(by).sort()).toEqual(['after-loop', 'api', 'held', 'setup', 'ui']);
+    expect(Object.keys(by).sort()).toEqual(['after-loop', 'api', 'held', 'hostile', 'setup', 'ui']);
+    expect(by.hostile.title).toBe('\u001b[31mRed\u001b]0;owned\u0007 title');
     expect(by.setup).toMatchObject({ status: 'done', readiness: 'done', claim: null });
     expect(by.api).toMatchObject({ key: 'local:item:api', status: 'ready', readiness: 'ready', dependsOn: ['local:item:setup'] });
     expect(by.ui).toMatchObject({ readiness: 'blocked', blockedBy: ['local:item:api'] });
@@ -116,16 +126,33 @@ describe('abcd items', () => {
       'loop-b.md': { reason: 'cycle' },
       'Bad_Name.md': { reason: 'name', key: null },
       'no-front.md': { reason: 'front-matter' },
+      'hostile-key.md': { reason: 'unknown-key' },
     });
-    expect(Object.keys(refused)).toHaveLength(9);
+    expect(Object.keys(refused)).toHaveLength(10);
     expect(refused['typo-key.md'].message).toContain('depend_on');
 
     const text = await s.abcd(['items']);
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/ui\s+ready\s+blocked by api/);
     expect(text.stdout).toMatch(/held\s+ready\s+held by holder@example.com/);
-    expect(text.stdout).toContain('9 refused');
+    expect(text.stdout).toContain('10 refused');
+    // Hostile text from item files reaches the terminal without its escapes.
+    expect(text.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
+    expect(text.stdout).toContain('?[31mRed?]0;owned? title');
   }, 120_000);
+
+  it('says when each item entered main: the commit that last added its file', async () => {
+    const { s } = await withItems({ '.abcd/items/first.md': item('First') });
+    await writeFile(join(s.dir, '.abcd/items/second.md'), item('Second'));
+    await s.git(['add', '.']);
+    await execa('git', ['-C', s.dir, 'commit', '-q', '-m', 'second'], { env: { ...s.env, GIT_COMMITTER_DATE: '2030-01-01T00:00:00Z' }, extendEnv: false });
+    await s.git(['push', '-q', 'origin', 'main']);
+    const r = await s.abcd(['items', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const by = Object.fromEntries(r.json.items.map((i: { slug: string; addedAt: string }) => [i.slug, i.addedAt]));
+    expect(Date.parse(by.second)).toBe(Date.parse('2030-01-01T00:00:00Z'));
+    expect(Date.parse(by.first)).toBeLessThan(Date.parse(by.second));
+  }, 60_000);
 
   it('reads 3 items and 60 items with the same number of git processes (one cat-file for all)', async () => {
     const counts: number[] = [];
@@ -149,6 +176,28 @@ describe('abcd items', () => {
     }
     expect(counts[1]).toBe(counts[0]);
   }, 120_000);
+});
+
+describe('LocalItemSource', () => {
+  it('a source read again after main moved keeps the ages it knew and learns the new ones', async () => {
+    const { s } = await withItems({ '.abcd/items/first.md': item('First') });
+    const source = new LocalItemSource(new Git(s.dir, s.env));
+    const tip1 = await s.git(['rev-parse', 'HEAD']);
+    const one = await source.list(tip1);
+    expect(one.items.map((i) => i.key.id)).toEqual(['first']);
+    const firstAt = one.items[0]!.addedAt!;
+    expect(firstAt).toBeGreaterThan(0);
+    await writeFile(join(s.dir, '.abcd/items/second.md'), item('Second'));
+    await s.git(['add', '.']);
+    await execa('git', ['-C', s.dir, 'commit', '-q', '-m', 'second'], { env: { ...s.env, GIT_COMMITTER_DATE: '2031-05-05T00:00:00Z' }, extendEnv: false });
+    const two = await source.list(await s.git(['rev-parse', 'HEAD']));
+    expect(two.items.map((i) => [i.key.id, i.addedAt])).toEqual([
+      ['first', firstAt],
+      ['second', Date.parse('2031-05-05T00:00:00Z')],
+    ]);
+    // Back to the older tip (a reader of an older main): still right.
+    expect((await source.list(tip1)).items.map((i) => i.key.id)).toEqual(['first']);
+  });
 });
 
 describe('a landing marks its item done in the landed commit', () => {

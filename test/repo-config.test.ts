@@ -76,6 +76,20 @@ describe('the repository config schema', () => {
     expect(text).toBe(renderRepoConfig(DEFAULT_REPO_CONFIG));
     expect(parseRepoConfig(text, 'x')).toEqual(DEFAULT_REPO_CONFIG);
   });
+
+  it('abcd init keeps a valid config and refuses, writing nothing, when the existing one has a typo', async () => {
+    const dir = await tempDir('config-init-typo');
+    const env = isolatedEnv(dir);
+    await git(dir, ['init', '-q'], env);
+    await mkdir(join(dir, '.abcd'));
+    await writeFile(join(dir, '.abcd/config.json'), '{"land":{"checks":"npm test"}}');
+    expect(await initRepository({ cwd: dir, env, force: false })).toMatchObject({ kept: ['.abcd/config.json'] });
+    await writeFile(join(dir, '.abcd/config.json'), '{"land":{"check":"npm test"}}');
+    const r = await initRepository({ cwd: dir, env, ci: 'github', force: false }).catch((e) => e);
+    expect(r).toBeInstanceOf(UsageError);
+    expect(r.data).toMatchObject({ key: 'land.check', allowed: ['checks', 'timeout'] });
+    await expect(readFile(join(dir, '.github/workflows/abcd-lanes.yml'))).rejects.toThrow();
+  });
 });
 
 describe('abcd land with a typo in the config', () => {

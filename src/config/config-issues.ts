@@ -1,6 +1,7 @@
 // Turns a zod issue on the repository config into a sentence a person can act on: the key
 // that is wrong and, for an unknown key, the keys allowed where it stands.
 import type { z } from 'zod';
+import { sanitizeLine } from '../text/sanitize.js';
 
 interface Described {
   message: string;
@@ -20,8 +21,9 @@ export function allowedKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): 
   return [];
 }
 
+// Keys come from a file anyone who can push to main wrote: shown sanitized and cut short.
 function dotted(path: readonly PropertyKey[]): string {
-  return path.map(String).join('.');
+  return sanitizeLine(path.map(String).join('.'), 100);
 }
 
 export function describeConfigIssue(schema: z.ZodType, issue: z.core.$ZodIssue): Described {

@@ -50,18 +50,18 @@ export type LanesConfig = z.infer<typeof LanesSectionSchema>;
 /** What `abcd init` writes when there is no config yet. */
 export const DEFAULT_REPO_CONFIG: RepoConfig = { land: { checks: '' } };
 
-/** Parses the file's text; `where` names it in refusals (e.g. ".abcd/config.json on main"). */
-export function parseRepoConfig(text: string, where: string): RepoConfig {
+/** Parses the file's text; `where` names it in refusals (e.g. ".abcd/config.json on main"), `fix` says what to do. */
+export function parseRepoConfig(text: string, where: string, fix = 'fix it on main'): RepoConfig {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (e) {
-    throw new UsageError(`${where} is not JSON (${(e as Error).message}); fix it on main.`, { path: CONFIG_PATH, reason: 'not-json' });
+    throw new UsageError(`${where} is not JSON (${(e as Error).message}); ${fix}.`, { path: CONFIG_PATH, reason: 'not-json' });
   }
   const parsed = RepoConfigSchema.safeParse(value);
   if (!parsed.success) {
     const { message, data } = describeConfigIssue(RepoConfigSchema, parsed.error.issues[0]!);
-    throw new UsageError(`${where}: ${message}; fix it on main.`, { path: CONFIG_PATH, ...data });
+    throw new UsageError(`${where}: ${message}; ${fix}.`, { path: CONFIG_PATH, ...data });
   }
   return parsed.data;
 }

@@ -5,6 +5,7 @@
 import { parseDocument } from 'yaml';
 import { formatItem, parseItem, type ItemKey } from '../records/item.js';
 import { ItemInvalid, isRefusal } from '../refusals.js';
+import { sanitizeLine } from '../text/sanitize.js';
 import type { ItemDoc, ItemStatus } from './source.js';
 
 export const ITEMS_DIR = '.abcd/items';
@@ -31,7 +32,7 @@ export function keyOfFileName(name: string): ItemKey {
     }
   }
   throw new ItemInvalid(
-    `${path}: "${name.replace(/[\u0000-\u001f\u007f]/g, '?')}" is not an item name; name item files <slug>.md with a slug of ` +
+    `${sanitizeLine(path, 200)}: "${sanitizeLine(name, 100)}" is not an item name; name item files <slug>.md with a slug of ` +
       'lowercase letters, digits, ".", "_", "-" starting with a letter or digit (e.g. fix-login.md).',
     { path, reason: 'name' },
   );
@@ -48,19 +49,19 @@ export function parseItemFile(path: string, key: ItemKey, text: string): ItemDoc
     throw refuse(path, key, 'front-matter', 'it does not start with front matter between "---" lines (title, status, optional depends_on)');
   }
   const doc = parseDocument(m[1]!, { uniqueKeys: true, prettyErrors: false });
-  if (doc.errors.length) throw refuse(path, key, 'yaml', `its front matter is not YAML (${doc.errors[0]!.message.split('\n')[0]})`);
+  if (doc.errors.length) throw refuse(path, key, 'yaml', `its front matter is not YAML (${sanitizeLine(doc.errors[0]!.message.split('\n')[0]!, 200)})`);
   const fm: unknown = doc.toJS({ maxAliasCount: 20 }) ?? {};
   if (typeof fm !== 'object' || Array.isArray(fm)) throw refuse(path, key, 'yaml', 'its front matter is not a set of "key: value" lines');
   const fields = fm as Record<string, unknown>;
   const unknown = Object.keys(fields).filter((k) => !(KEYS as readonly string[]).includes(k));
   if (unknown.length) {
-    throw refuse(path, key, 'unknown-key', `unknown front matter key "${unknown[0]}"; the keys allowed are ${KEYS.join(', ')}`);
+    throw refuse(path, key, 'unknown-key', `unknown front matter key "${sanitizeLine(unknown[0]!, 60)}"; the keys allowed are ${KEYS.join(', ')}`);
   }
   const title = fields.title;
   if (typeof title !== 'string' || title.trim() === '') throw refuse(path, key, 'title', 'it has no title (write "title: <text>" in the front matter)');
   const status = fields.status;
   if (typeof status !== 'string' || !STATUSES.includes(status as ItemStatus)) {
-    throw refuse(path, key, 'status', `its status ${JSON.stringify(status ?? null)} is not one of ${STATUSES.join(', ')}`);
+    throw refuse(path, key, 'status', `its status ${sanitizeLine(JSON.stringify(status ?? null), 60)} is not one of ${STATUSES.join(', ')}`);
   }
   return { key, title: title.trim(), status: status as ItemStatus, dependsOn: parseDependsOn(path, key, fields.depends_on), body: text.slice(m[0].length), path };
 }
@@ -78,7 +79,7 @@ function parseDependsOn(path: string, key: ItemKey, value: unknown): string[] {
       dep = parseItem(d);
     } catch (e) {
       if (!isRefusal(e)) throw e;
-      throw refuse(path, key, 'depends-on', `depends_on names "${d.replace(/[\u0000-\u001f\u007f]/g, '?').slice(0, 60)}", which is not an item slug`);
+      throw refuse(path, key, 'depends-on', `depends_on names "${sanitizeLine(d, 60)}", which is not an item slug`);
     }
     if (dep.source !== key.source || dep.kind !== key.kind) {
       throw refuse(path, key, 'depends-on', `depends_on names ${formatItem(dep)}, an item this source cannot see; name items under ${ITEMS_DIR}`);

@@ -1,6 +1,7 @@
-// The embedded item source: `.abcd/items/<slug>.md` on main. Two git processes read every
+// The embedded item source: `.abcd/items/<slug>.md` on main. Three git processes read every
 // item whatever their number (`ls-tree` for names and sizes, one `cat-file --batch` for all
-// contents), never one per item. A file that cannot be read is refused alone.
+// contents, one `log` for when each arrived), never one per item. A file that cannot be read
+// is refused alone.
 import { formatItem, type ItemKey } from '../records/item.js';
 import { ItemInvalid, isRefusal } from '../refusals.js';
 import type { Git } from '../remote/git.js';
@@ -23,6 +24,9 @@ interface TreeEntry {
 
 export class LocalItemSource implements ItemSource {
   readonly source = 'local';
+
+  /** The last `addedAt` read: main's tip and each item path's arrival (ms). */
+  private added: { tip: string; map: Map<string, number> } | undefined;
 
   constructor(private readonly git: Git) {}
 
@@ -47,11 +51,13 @@ export class LocalItemSource implements ItemSource {
         refused.push({ path, key, refusal: invalid(path, key, 'too-large', `it is ${entry.size} bytes, over ${MAX_ITEM_BYTES}; it was not read`) });
       } else wanted.push({ entry, key, path });
     }
-    const blobs = await this.readBlobs(wanted.map((w) => w.entry.oid));
+    const [blobs, added] = await Promise.all([this.readBlobs(wanted.map((w) => w.entry.oid)), this.readAddedAt(mainTip)]);
     const docs: ItemDoc[] = [];
     for (const w of wanted) {
       try {
-        docs.push(parseItemFile(w.path, w.key, blobs.get(w.entry.oid)!.toString('utf8')));
+        const doc = parseItemFile(w.path, w.key, blobs.get(w.entry.oid)!.toString('utf8'));
+        const at = added.get(w.path);
+        docs.push(at === undefined ? doc : { ...doc, addedAt: at });
       } catch (e) {
         if (!isRefusal(e)) throw e;
         refused.push({ path: w.path, key: w.key, refusal: e });
@@ -77,6 +83,34 @@ export class LocalItemSource implements ItemSource {
       out.push({ mode: m[1]!, type: m[2]!, oid: m[3]!, size: m[4] === '-' ? 0 : Number(m[4]), name: m[5]!.slice(ITEMS_DIR.length + 1) });
     }
     return out;
+  }
+
+  /**
+   * When each item file last entered main: `git log` over the items folder, newest first, so
+   * the first time a path shows is its latest addition (a file removed and added again counts
+   * from its return). A lane polls main: the next read logs only the commits since the last
+   * one (main only moves forward under land; after a rewrite an age may be approximate, which
+   * only affects the order items are taken in).
+   */
+  private async readAddedAt(commit: string): Promise<Map<string, number>> {
+    const since = this.added;
+    if (since?.tip === commit) return since.map;
+    const range = since ? [`${since.tip}..${commit}`] : [commit];
+    const r = await this.git.run(['log', '--format=%x01%ct', '--name-only', '--diff-filter=A', '--no-renames', ...range, '--', `${ITEMS_DIR}/`]);
+    if (r.exitCode !== 0 && since) {
+      this.added = undefined; // the old tip is gone (gc after a rewrite): read it all again
+      return this.readAddedAt(commit);
+    }
+    if (r.exitCode !== 0) throw new Error(`git log of ${ITEMS_DIR} at ${commit} failed (exit ${r.exitCode}): ${r.stderr.trim()}`);
+    const fresh = new Map<string, number>();
+    let at = 0;
+    for (const line of r.stdout.toString('utf8').split('\n')) {
+      if (line.startsWith('\u0001')) at = Number(line.slice(1)) * 1000;
+      else if (line !== '' && !fresh.has(line)) fresh.set(line, at);
+    }
+    const map = new Map([...(since?.map ?? []), ...fresh]);
+    this.added = { tip: commit, map };
+    return map;
   }
 
   /** Every blob in one `cat-file --batch`; contents by object id. */

@@ -55,7 +55,8 @@ export function readinessOf(item: ItemDoc, byKey: ReadonlyMap<string, ItemDoc>, 
 
 /**
  * The items a lane may take now, in the order to take them: pending requests first (someone
- * is waiting on them), then items other items wait on (dependencies first), then by key.
+ * is waiting on them), then items other items wait on (dependencies first), then the oldest
+ * (addedAt; unknown counts as newest), then by key.
  * A lane passes `claims` without its own claim to see the items it holds as work.
  */
 export function actionable(items: readonly ItemDoc[], claims: LiveClaims, pending: PendingSet): ItemDoc[] {
@@ -68,5 +69,9 @@ export function actionable(items: readonly ItemDoc[], claims: LiveClaims, pendin
       const r = readinessOf(i, byKey, claims, pending).kind;
       return r === 'ready' || r === 'pending';
     })
-    .sort((a, b) => rank(a) - rank(b) || (formatItem(a.key) < formatItem(b.key) ? -1 : formatItem(a.key) > formatItem(b.key) ? 1 : 0));
+    .sort((a, b) => rank(a) - rank(b) || age(a) - age(b) || (formatItem(a.key) < formatItem(b.key) ? -1 : formatItem(a.key) > formatItem(b.key) ? 1 : 0));
+}
+
+function age(i: ItemDoc): number {
+  return i.addedAt ?? Number.MAX_SAFE_INTEGER;
 }

@@ -7,7 +7,7 @@ import { GITLAB_CI_PATH, GITLAB_INCLUDE_PATH, renderGitlabCi } from '../ci/gitla
 import type { Env } from '../deps.js';
 import { UsageError } from '../refusals.js';
 import { Git } from '../remote/git.js';
-import { CONFIG_PATH, DEFAULT_REPO_CONFIG, renderRepoConfig } from '../config/repo-config.js';
+import { CONFIG_PATH, DEFAULT_REPO_CONFIG, parseRepoConfig, renderRepoConfig } from '../config/repo-config.js';
 
 /**
  * The smallest useful repository config (src/config/repo-config.ts holds its one schema).
@@ -82,7 +82,11 @@ export async function initRepository(input: InitInput): Promise<InitResult> {
   const todo: Plan[] = [];
   for (const p of plans) {
     if (!(await exists(join(root, p.path)))) todo.push(p);
-    else if (p.path === CONFIG_PATH) kept.push(p.path);
+    else if (p.path === CONFIG_PATH) {
+      // The person's config is kept, but one the schema refuses would only fail later, at land.
+      parseRepoConfig(await readFile(join(root, p.path), 'utf8'), `the existing ${CONFIG_PATH}`, 'fix it, then run abcd init again');
+      kept.push(p.path);
+    }
     else if (p.overwrite) todo.push(p);
     else {
       throw new UsageError(`${p.path} already exists; abcd init leaves it alone. Run again with --force to rewrite it`, {

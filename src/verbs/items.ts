@@ -24,6 +24,8 @@ export interface ItemView {
   /** The item's claim record as it stands, whatever its state; null when there is none. */
   claim: { state: 'held' | 'released' | 'done'; holder: string; expiresAt: number; live: boolean } | null;
   path: string;
+  /** When the item entered main (ms), null when history does not say. */
+  addedAt: number | null;
 }
 
 export interface RefusedItemView {
@@ -107,6 +109,7 @@ export function viewItems(listing: ItemListing, snap: Snapshot, pending: Pending
       blockedBy: r.kind === 'blocked' ? r.by : [],
       claim: c ? { state: c.state, holder: formatHolder(c.holder), expiresAt: expiresAt(c), live: live.has(key) } : null,
       path: i.path,
+      addedAt: i.addedAt ?? null,
     };
   });
   const refused = listing.refused.map((r) => ({

@@ -21,7 +21,11 @@ export const items: Command = {
       json: {
         main: r.main,
         mainTip: r.mainTip,
-        items: r.items.map((i) => ({ ...i, claim: i.claim ? { ...i.claim, expiresAt: formatInstant(i.claim.expiresAt) } : null })),
+        items: r.items.map((i) => ({
+          ...i,
+          addedAt: i.addedAt === null ? null : formatInstant(i.addedAt),
+          claim: i.claim ? { ...i.claim, expiresAt: formatInstant(i.claim.expiresAt) } : null,
+        })),
         refused: r.refused,
       },
       text: toText(r, deps.clock.now()),

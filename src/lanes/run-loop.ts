@@ -5,7 +5,7 @@
 import { actionable, liveClaims } from '../items/readiness.js';
 import { budgetAllowsCycle } from '../machine/budget.js';
 import type { ItemDoc } from '../items/source.js';
-import { formatItem, shortItem, type ItemKey } from '../records/item.js';
+import { formatItem, parseItem as parseKey, shortItem, type ItemKey } from '../records/item.js';
 import type { CycleRecord } from '../records/lane-result.js';
 import { Interrupted, isRefusal, type Refusal } from '../refusals.js';
 import { readSnapshot, type Snapshot } from '../verbs/snapshot.js';
@@ -123,6 +123,19 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
     }
   };
   await Promise.all(Array.from({ length: o.lanes }, (_, i) => guard(i + 1)));
+  // once leaves a follow-up asked for during its cycles to the next build or drain: say so.
+  if (o.lifecycle === 'once' && cycles.length && !stop) {
+    try {
+      const last = await readSnapshot(ctx.repo);
+      for (const p of last.pending.values()) {
+        if (tried.has(p.item) && acceptsRequest(p.request.requester, ctx.repo.me, o.requesters)) {
+          rec.defer(shortItem(parseKey(p.item)), 'a follow-up request waits in its pending slot for the next build or drain');
+        }
+      }
+    } catch {
+      // The result still stands without this note; the slot itself stays on the remote.
+    }
+  }
   return { cycles, ...(stop ? { stop } : {}) };
 }
 

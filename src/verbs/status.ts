@@ -2,7 +2,7 @@ import { expiresAt } from '../records/claim.js';
 import { formatHolder, sameSession } from '../records/holder.js';
 import type { Settings } from '../records/settings.js';
 import { standing } from './claim-rules.js';
-import { isAlive, queueOrder } from './land/queue-order.js';
+import { entryState, queueOrder, skippedOf, type SkippedEntry } from './land/queue-order.js';
 import { pruneBestEffort } from './prune.js';
 import type { Repo } from './repo.js';
 import { readSnapshot } from './snapshot.js';
@@ -48,6 +48,8 @@ export interface QueueView {
   since: number;
   /** False when the holder's claim lapsed: the entry is skipped, not waited on. */
   alive: boolean;
+  /** Set when the entry's claim cannot be read: lands skip it, never wait on it or delete it. */
+  skipped?: SkippedEntry;
 }
 
 export interface StatusData {
@@ -115,7 +117,8 @@ export async function status(repo: Repo): Promise<StatusData> {
     head: q.entry.head,
     main: q.entry.main,
     since: q.entry.at,
-    alive: isAlive(q, snap, now),
+    alive: entryState(q, snap, now) === 'alive',
+    ...(entryState(q, snap, now) === 'unreadable' ? { skipped: skippedOf(q, snap) } : {}),
   }));
   return {
     remote: repo.store.remote,

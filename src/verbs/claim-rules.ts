@@ -46,7 +46,8 @@ export function standing(
   const exp = expiresAt(c) + (ahead ?? 0);
   const takeableAt = ahead === undefined ? byWatch : Math.min(byWatch, Math.max(exp + delay, seen + delay));
   if (now >= takeableAt) return { kind: 'takeable', entry };
-  if (now < exp) return { kind: 'held', entry, expiresAt: exp };
+  // Held while unexpired on both readings; past either, "expired" says when it may be taken.
+  if (now < exp && now < expiresAt(c)) return { kind: 'held', entry, expiresAt: exp };
   return { kind: 'expired', entry, takeableAt };
 }
 

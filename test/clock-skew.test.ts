@@ -67,6 +67,14 @@ describe.skipIf(!existsSync(FAKETIME_LIB))('clock skew (libfaketime)', () => {
     expect((await h.abcd(['renew', 'y'])).code).toBe(0);
     const renewed = (await remote.refs()).get(claimRef('y'));
     await sleep(1500);
+    // Several abcd processes in the one clone learn from the same change at once: each of them
+    // either records the bracket or finds it recorded (it is written before the new last read).
+    const many = await Promise.all([1, 2, 3, 4].map(() => s.abcd(['status', '--json'])));
+    for (const m of many) {
+      expect(m.code).toBe(0);
+      expect(m.json.clockSkew).toMatchObject({ writer: expect.stringContaining('hugo'), limitMs: 60_000 });
+      expect(m.json.clockSkew.minMs).toBeGreaterThan(60_000);
+    }
     const r = await s.abcd(['reserve', 'y', '--json', '--wait', '10s']);
     expect(r.code, r.stdout).toBe(7);
     expect(r.json.refusal).toMatchObject({ code: 'clock-skewed', data: { clock: 'system', writer: expect.stringContaining('hugo') } });

@@ -4,6 +4,7 @@ import type { Settings } from '../records/settings.js';
 import { standing } from './claim-rules.js';
 import { entryState, queueOrder, skippedOf, type SkippedEntry } from './land/queue-order.js';
 import { pruneBestEffort } from './prune.js';
+import { CLOCK_SKEW_LIMIT_MS, readClock } from './clock-view.js';
 import type { Repo } from './repo.js';
 import { readSnapshot } from './snapshot.js';
 
@@ -63,6 +64,8 @@ export interface StatusData {
   /** Refs under abcd/ of a kind this abcd does not know (a newer abcd's, or stray): left alone. */
   unknown: string[];
   pruned: number;
+  /** Set when this clock disagrees with a writer's past the bound: takeovers and pruning refused. */
+  clockSkew?: { writer: string; minMs: number; maxMs: number; limitMs: number };
 }
 
 /** Everyone's state in one round trip, after the coordination pass (sightings, pruning). */
@@ -71,6 +74,7 @@ export async function status(repo: Repo): Promise<StatusData> {
   const now = repo.deps.clock.now();
   // Pruned first, so the view shows what the remote holds now.
   const pruned = await pruneBestEffort(repo, snap);
+  const skew = (await readClock(repo)).unsafe;
   const claims: ClaimView[] = [];
   for (const e of snap.claims.values()) {
     if (pruned.has(e.ref)) continue;
@@ -130,5 +134,6 @@ export async function status(repo: Repo): Promise<StatusData> {
     refused,
     unknown: snap.unknown,
     pruned: pruned.size,
+    ...(skew ? { clockSkew: { writer: skew.writer, minMs: skew.lo, maxMs: skew.hi, limitMs: CLOCK_SKEW_LIMIT_MS } } : {}),
   };
 }

@@ -3,7 +3,7 @@ import { sameSession } from '../../records/holder.js';
 import { formatItem, shortItem, type ItemKey } from '../../records/item.js';
 import { encodeQueue, type QueueRecord } from '../../records/queue.js';
 import { claimRef, queueRef } from '../../records/refs.js';
-import { Conflict, DeadlineReached, Fenced } from '../../refusals.js';
+import { Conflict, DeadlineReached, Fenced, isRefusal } from '../../refusals.js';
 import { parseDuration } from '../../time/duration.js';
 import { requireMine } from '../holding.js';
 import type { Repo } from '../repo.js';
@@ -108,6 +108,8 @@ export async function land(repo: Repo, input: LandInput, gate: GateRunner): Prom
     // However a land ends without landing (conflict, failing check, deadline, re-tests used up),
     // its entry leaves the queue: a live claim would otherwise keep a dead entry at the front.
     if (!keeper.fenced && !(e instanceof Fenced)) await leaveQueueAfter(e, keeper, qref, myEntryTip);
+    // Fenced: the claim is another session's now, and so is what becomes of the entry.
+    else if (isRefusal(e)) e.data.leftQueue = false;
     throw e;
   } finally {
     await keeper.stop();

@@ -68,19 +68,21 @@ function waitedTooLong(item: string, ahead: QueueEntry, position: number, waited
 }
 
 /**
- * Takes this land's entry out of the queue; answers whether it did. An unreachable remote or a
- * moved claim leaves it (others skip it once the claim lapses); anything else is a bug, thrown.
+ * Takes this land's entry out of the queue. Answers `left`, `gone` (another session removed or
+ * rewrote it first) or `stuck` (an unreachable remote or a moved claim left it there; others
+ * skip it once the claim lapses). Anything but a refusal is a bug and is thrown.
  */
-export async function leaveQueue(keeper: ClaimKeeper, qref: string, lease: string): Promise<boolean> {
+export async function leaveQueue(keeper: ClaimKeeper, qref: string, lease: string): Promise<'left' | 'gone' | 'stuck'> {
   try {
     const r = await keeper.push((claim) => ({
       claim,
       message: `leave the land queue`,
       records: [{ ref: qref, lease, content: null, message: 'dequeue' }],
     }));
-    return r.ok;
+    if (r.ok) return 'left';
+    return !r.claimMoved && r.remoteTips.has(qref) && r.remoteTips.get(qref) !== lease ? 'gone' : 'stuck';
   } catch (e) {
-    if (isRefusal(e)) return false;
+    if (isRefusal(e)) return 'stuck';
     throw e;
   }
 }
@@ -90,12 +92,15 @@ export async function leaveQueue(keeper: ClaimKeeper, qref: string, lease: strin
  * truthfully whether it did (`data.leftQueue`).
  */
 export async function leaveQueueAfter(e: unknown, keeper: ClaimKeeper, qref: string, lease: string): Promise<void> {
-  const left = await leaveQueue(keeper, qref, lease);
+  const how = await leaveQueue(keeper, qref, lease);
   if (!isRefusal(e)) return;
-  e.data.leftQueue = left;
-  e.message += left
-    ? ' Its entry left the land queue.'
-    : ' Its entry could not be taken out of the land queue; other lands skip it once its claim lapses.';
+  e.data.leftQueue = how !== 'stuck';
+  e.message +=
+    how === 'left'
+      ? ' Its entry left the land queue.'
+      : how === 'gone'
+        ? ' Its entry was already out of the land queue.'
+        : ' Its entry could not be taken out of the land queue; other lands skip it once its claim lapses.';
 }
 
 /**

@@ -34,6 +34,7 @@ export async function waitForTurn(
   const { clock } = repo.deps;
   for (;;) {
     if (o.keeper.interrupted) throw interrupted(o.item);
+    if (o.keeper.stoppedBy) throw o.keeper.stoppedBy;
     const snap = await readSnapshot(repo, [o.fetchSpec]);
     if (o.keeper.stoppedBy) throw o.keeper.stoppedBy;
     // Each read while waiting teaches the clock (the holders ahead renew their claims).

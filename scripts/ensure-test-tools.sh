@@ -4,6 +4,11 @@
 set -euo pipefail
 need=()
 command -v git >/dev/null || need+=(git)
+# Signed settings (test/settings-signing.test.ts): real ssh and OpenPGP keys.
+command -v ssh-keygen >/dev/null || need+=(openssh-client)
+command -v gpg >/dev/null || need+=(gnupg)
+# test/partition.test.ts builds network namespaces with ip (it skips, saying why, where it cannot).
+command -v ip >/dev/null || need+=(iproute2)
 # test/clock-skew.test.ts runs a session under libfaketime (Debian package faketime).
 [ -e /usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1 ] || command -v faketime >/dev/null || need+=(faketime)
 if [ -f scripts/ensure-gh.sh ]; then bash scripts/ensure-gh.sh; fi

@@ -11,6 +11,8 @@ import { checkLogin } from './commands/check-login.js';
 import { gate } from './commands/gate.js';
 import { setupApp } from './commands/setup-app.js';
 import { credential } from './commands/credential.js';
+import { items } from './commands/items.js';
+import { budget } from './commands/budget.js';
 
 /** Every verb, in the order `abcd --help` lists them. One line per verb. */
 export const commands: readonly Command[] = [
@@ -20,6 +22,8 @@ export const commands: readonly Command[] = [
   push,
   land,
   status,
+  items,
+  budget,
   settings,
   init,
   checkLogin,

@@ -1,4 +1,4 @@
-import { expiresAt, type Claim } from '../records/claim.js';
+import { expiresAt, unknownClaimFields, type Claim } from '../records/claim.js';
 import { formatHolder, sameSession } from '../records/holder.js';
 import { formatItem, shortItem, type ItemKey } from '../records/item.js';
 import { claimRef, SETTINGS_REF } from '../records/refs.js';
@@ -71,6 +71,8 @@ export async function reserve(repo: Repo, input: ReserveInput): Promise<ReserveR
       const lease = st.kind === 'takeable' ? st.entry.tip : st.lease;
       const gen = st.kind === 'takeable' ? st.entry.claim.gen + 1 : st.gen;
       const claim: Claim = {
+        // A newer abcd's fields at this `v` outlive every generation this one writes.
+        ...(entry ? unknownClaimFields(entry.claim) : {}),
         abcd: 'claim',
         v: 1,
         item: formatItem(input.item),

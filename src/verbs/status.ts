@@ -6,6 +6,7 @@ import { entryState, queueOrder, skippedOf, type SkippedEntry } from './land/que
 import { pruneBestEffort } from './prune.js';
 import { CLOCK_SKEW_LIMIT_MS, readClock } from './clock-view.js';
 import type { Repo } from './repo.js';
+import type { SettingsTrust } from './settings-trust.js';
 import { readSnapshot } from './snapshot.js';
 
 export interface ClaimView {
@@ -60,6 +61,8 @@ export interface StatusData {
   claims: ClaimView[];
   queue: QueueView[];
   settings: Settings;
+  /** Whether settings count only when the person signed them (unprotected without a list). */
+  settingsTrust: SettingsTrust;
   refused: RefusedView[];
   /** Refs under abcd/ of a kind this abcd does not know (a newer abcd's, or stray): left alone. */
   unknown: string[];
@@ -106,7 +109,7 @@ export async function status(repo: Repo): Promise<StatusData> {
     });
   }
   claims.sort((a, b) => (a.item < b.item ? -1 : a.item > b.item ? 1 : 0));
-  const refused = [...snap.refused.values()].map((r) => ({
+  const refused = [...snap.refused.values(), ...(snap.settingsIgnored ? [snap.settingsIgnored] : [])].map((r) => ({
     ref: r.ref,
     code: r.refusal.code,
     exit: r.refusal.exit,
@@ -131,6 +134,7 @@ export async function status(repo: Repo): Promise<StatusData> {
     claims,
     queue,
     settings: snap.settings,
+    settingsTrust: snap.settingsTrust ?? { protected: false, signers: '' },
     refused,
     unknown: snap.unknown,
     pruned: pruned.size,

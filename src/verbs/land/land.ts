@@ -1,11 +1,11 @@
 import type { Claim } from '../../records/claim.js';
 import { sameSession } from '../../records/holder.js';
 import { formatItem, shortItem, type ItemKey } from '../../records/item.js';
-import { encodeQueue, type QueueRecord } from '../../records/queue.js';
+import { encodeQueue, unknownQueueFields, type QueueRecord } from '../../records/queue.js';
 import { claimRef, queueRef } from '../../records/refs.js';
 import { Conflict, DeadlineReached, Fenced, isRefusal } from '../../refusals.js';
 import { parseDuration } from '../../time/duration.js';
-import { requireMine } from '../holding.js';
+import { requireMineOnBranch } from '../holding.js';
 import type { Repo } from '../repo.js';
 import { definedEnv } from '../../deps.js';
 import { readSnapshot } from '../snapshot.js';
@@ -69,11 +69,14 @@ export async function land(repo: Repo, input: LandInput, gate: GateRunner): Prom
   const qref = queueRef(input.item);
   const target = await resolveLandTarget(repo, input.branch);
   const snap = await readWithMain(repo, target);
-  const held = await requireMine(repo, snap, ref, item);
+  const held = await requireMineOnBranch(repo, snap, { ref, item, branch: target.branch });
+  // A config the schema refuses (a typo) refuses the land here, before anything is enqueued.
+  await readLandConfig(repo.git, await target.mainTip(), (t) => parseDuration(t, 'land.timeout'));
   const refusedEntry = snap.refused.get(qref);
   if (refusedEntry) throw refusedEntry.refusal;
   const old = snap.queue.get(qref);
   const entry: QueueRecord = {
+    ...(old ? unknownQueueFields(old.entry) : {}),
     abcd: 'queue',
     v: 1,
     item: formatItem(input.item),
@@ -126,7 +129,7 @@ export async function land(repo: Repo, input: LandInput, gate: GateRunner): Prom
         if (first.checks.length) await repo.store.fetch([target.fetchSpec]);
         const mainTip = await target.mainTip();
         const config = first.checks.length ? await readLandConfig(repo.git, mainTip, (t) => parseDuration(t, 'land.timeout')) : first;
-        const how = { item, head: target.head, mainTip, strategy: input.strategy };
+        const how = { item, head: target.head, mainTip, strategy: input.strategy, markDone: !input.keep };
         return withWorktree(repo, integrationStart(how), async (wt) => {
           const tip = await integrate(wt, how);
           const env = { ...definedEnv(repo.deps.env), ABCD_LAND_ITEM: item, ABCD_LAND_TIP: tip };

@@ -5,6 +5,8 @@ import { isProcessAlive, readStartTime } from '../../machine/gate-process.js';
 import { Conflict } from '../../refusals.js';
 import { Git } from '../../remote/git.js';
 import type { Repo } from '../repo.js';
+import { markItemDoneInWorktree } from '../../items/mark-done.js';
+import { parseItem } from '../../records/item.js';
 
 // Rebases and merges in a throwaway worktree must not sign, prompt or run hooks.
 const QUIET = ['-c', 'commit.gpgsign=false', '-c', 'core.hooksPath=/dev/null'];
@@ -74,11 +76,13 @@ export function integrationStart(o: { head: string; mainTip: string; strategy: '
 
 /**
  * Brings `head` onto `mainTip` in the worktree (which starts at integrationStart()) and
- * returns the commit that would land. A conflict aborts and names the files.
+ * returns the commit that would land. A conflict aborts and names the files. Then, unless
+ * `markDone` is false, the item's file is marked `status: done` in a commit on top, before
+ * any check runs: the tree tested is the tree that lands.
  */
 export async function integrate(
   wt: Git,
-  o: { item: string; head: string; mainTip: string; strategy: 'rebase' | 'merge' },
+  o: { item: string; head: string; mainTip: string; strategy: 'rebase' | 'merge'; markDone?: boolean },
 ): Promise<string> {
   const r =
     o.strategy === 'rebase'
@@ -94,5 +98,6 @@ export async function integrate(
       { item: o.item, files, mainTip: o.mainTip, head: o.head, strategy: o.strategy },
     );
   }
+  if (o.markDone !== false) await markItemDoneInWorktree(wt, parseItem(o.item));
   return wt.must(['rev-parse', 'HEAD']);
 }

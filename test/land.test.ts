@@ -99,6 +99,16 @@ describe('land', () => {
     expect(await r.remote.refs()).toEqual(before);
   }, 120_000);
 
+  it('a check that runs past --wait still lands: the deadline bounds the waits, not the test or the landing push', async () => {
+    const r = await landRemote('sleep 4');
+    const s = await sessionOn(r, 'eve');
+    await workOn(s, 'slow', 'slow.txt', 'takes a while to test\n');
+    const run = await s.abcd(['land', 'slow', '--json', '--wait', '2s']);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.json.waitedMs).toBeGreaterThan(2000);
+    expect((await r.remote.refs()).get(MAIN)).toBe(run.json.tip);
+  }, 120_000);
+
   it('a failing check lands nothing, names the check and its exit code, and the queue moves on', async () => {
     const r = await landRemote('test ! -f bad.txt || exit 7');
     const [a, b] = await Promise.all([sessionOn(r, 'cat'), sessionOn(r, 'dan')]);

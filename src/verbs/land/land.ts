@@ -120,12 +120,17 @@ export async function land(repo: Repo, input: LandInput, gate: GateRunner): Prom
 
   async function landInTurn(): Promise<LandResult> {
     for (let attempt = 1; ; attempt++) {
+      // --wait bounds the waits (queue, gate); once the turn and the slot are ours, the test and
+      // the landing push get git's full network timeout, or a long check would leave the final
+      // push no time at all.
+      if (input.waitMs > 0) repo.limitNetworkTo(deadline);
       if (!firstTurnKnown) await waitForTurn(repo, { item, qref, myEntryTip, deadline, started, keeper, fetchSpec: target.fetchSpec, skipped });
       firstTurnKnown = false;
       const first = await readLandConfig(repo.git, await target.mainTip(), (t) => parseDuration(t, 'land.timeout'));
       // Integrate and test under the gate, on main as it is once a slot is ours: testing the tip
       // read before a long gate wait would only earn a re-test.
       const testOnMain = async () => {
+        repo.limitNetworkTo(Infinity);
         if (first.checks.length) await repo.store.fetch([target.fetchSpec]);
         const mainTip = await target.mainTip();
         const config = first.checks.length ? await readLandConfig(repo.git, mainTip, (t) => parseDuration(t, 'land.timeout')) : first;

@@ -6,7 +6,7 @@ export type RefusalData = Record<string, unknown>;
 
 export abstract class Refusal extends Error {
   abstract readonly code: string;
-  abstract readonly exit: 2 | 3 | 4 | 5 | 6 | 7 | 8 | 130;
+  abstract readonly exit: 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 130;
   readonly data: RefusalData;
 
   constructor(message: string, data: RefusalData = {}) {
@@ -48,6 +48,22 @@ export class TakeoverTooSoon extends Refusal {
 /** A rebase or merge that cannot be done without a person. */
 export class Conflict extends Refusal {
   readonly code = 'conflict';
+  readonly exit = 3;
+}
+
+/**
+ * A push aimed at a branch abcd never moves for it: the main branch (only land writes it), a
+ * record branch under abcd/, a branch another claim recorded, or a rewrite it may not make.
+ * data.reason says which; data.branch names the branch.
+ */
+export class BranchRefused extends Refusal {
+  readonly code = 'branch-refused';
+  readonly exit = 3;
+}
+
+/** The act needs a held claim, and this session itself already released or landed it. */
+export class ClaimEnded extends Refusal {
+  readonly code = 'claim-ended';
   readonly exit = 3;
 }
 
@@ -102,6 +118,12 @@ export class UnsafeEnvironment extends Refusal {
   readonly exit = 7;
 }
 
+/** This computer's clock disagrees with the record writers' past the bound: no clock-based act (ADR 0017). */
+export class ClockSkewed extends Refusal {
+  readonly code = 'clock-skewed';
+  readonly exit = 7;
+}
+
 /** Stopped by a signal (SIGINT, SIGTERM) after undoing what it could; 130 as shells report it. */
 export class Interrupted extends Refusal {
   readonly code = 'interrupted';
@@ -125,6 +147,23 @@ export class RecordInvalid extends Refusal {
   readonly exit = 8;
   constructor(message: string, data: RefusalData & { ref: string }) {
     super(message, { outcome: 'unchanged', ...data });
+  }
+}
+
+/**
+ * A local git command failed: a broken object store, a worktree that cannot be added, a diff
+ * without a merge base (a shallow clone). The clone or git itself needs a person, so it is not
+ * a bug in abcd (exit 1) nor a coordination refusal (exit 3): its own exit, 9 (ADR 0028).
+ * isomorphic-git's CommandFailed: the arguments, git's exit code and its stderr, sanitized.
+ */
+export class GitFailed extends Refusal {
+  readonly code = 'git-failed';
+  readonly exit = 9;
+  constructor(
+    message: string,
+    data: RefusalData & { args: string[]; exitCode: number; stderr: string; dir: string; timedOut: boolean },
+  ) {
+    super(message, data);
   }
 }
 

@@ -1,4 +1,5 @@
 import { styleText } from 'node:util';
+import { sanitizeLine, sanitizeText } from '../text/sanitize.js';
 import { formatDuration, formatInstant } from '../time/duration.js';
 
 type Style = Parameters<typeof styleText>[0];
@@ -29,7 +30,26 @@ export function inOrAgo(ms: number): string {
 
 export { formatDuration, formatInstant };
 
-/** Text from a remote record, safe to print: control characters (terminal escapes) shown as '?'. */
+/** Text from a remote record, safe to print on one line: no escapes, bidi or invisible characters. */
 export function printable(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
+  return sanitizeLine(text);
+}
+
+// The only escapes abcd itself writes into a verb's text: paint()'s colours, on a terminal.
+const SGR = /\u001b\[[0-9;]*m/g;
+
+/**
+ * The last line of defence before a terminal: whatever a verb's text holds, only abcd's own
+ * colour sequences survive (and only on a terminal); every other control, bidi or invisible
+ * character is removed, newlines and tabs kept.
+ */
+export function sanitizeOutput(text: string, tty: boolean): string {
+  if (!tty) return sanitizeText(text);
+  let out = '';
+  let last = 0;
+  for (const m of text.matchAll(SGR)) {
+    out += sanitizeText(text.slice(last, m.index)) + m[0];
+    last = m.index + m[0].length;
+  }
+  return out + sanitizeText(text.slice(last));
 }

@@ -1,32 +1,43 @@
 import { isRefusal } from '../refusals.js';
 import type { Output } from '../deps.js';
+import { sanitizeText, stringifySafeJson } from '../text/sanitize.js';
 import type { Result } from './command.js';
+import { sanitizeOutput } from './render.js';
+
+// Messages and answers quote records, ref names and git's stderr, all of which came from the
+// remote. The verbs sanitize at the source; this is the last line of defence: text output
+// keeps no control, bidi or invisible character but abcd's own colours, and JSON output
+// writes each as a \u escape (the data reads back unchanged, the bytes stay inert).
 
 /** Writes a verb's answer: one JSON object with --json, else its text. */
 export function reportResult(result: Result, o: { json: boolean; out: Output }): void {
   if (result.printed) return;
-  if (o.json) o.out.stdout(JSON.stringify({ ok: true, ...result.json }) + '\n');
-  else if (result.text) o.out.stdout(result.text.endsWith('\n') ? result.text : result.text + '\n');
+  if (o.json) o.out.stdout(stringifySafeJson({ ok: true, ...result.json }) + '\n');
+  else if (result.text) {
+    const text = sanitizeOutput(result.text, o.out.isTTY);
+    o.out.stdout(text.endsWith('\n') ? text : text + '\n');
+  }
 }
 
 /** Turns anything thrown into text or JSON and an exit code. Returns the exit code. */
 export function reportFailure(e: unknown, o: { json: boolean; debug: boolean; out: Output }): number {
   if (isRefusal(e)) {
+    const message = sanitizeText(e.message);
     if (o.json) {
-      const refusal = { code: e.code, exit: e.exit, message: e.message, data: e.data };
-      o.out.stdout(JSON.stringify({ ok: false, refusal }) + '\n');
+      const refusal = { code: e.code, exit: e.exit, message, data: e.data };
+      o.out.stdout(stringifySafeJson({ ok: false, refusal }) + '\n');
     } else {
-      o.out.stderr(`abcd: ${e.message}\n`);
+      o.out.stderr(`abcd: ${message}\n`);
     }
-    if (o.debug && e.stack) o.out.stderr(e.stack + '\n');
+    if (o.debug && e.stack) o.out.stderr(sanitizeText(e.stack) + '\n');
     return e.exit;
   }
-  const message = e instanceof Error ? e.message : String(e);
+  const message = sanitizeText(e instanceof Error ? e.message : String(e));
   const hint = o.debug ? '' : ' (run again with --debug for the stack)';
   if (o.json) {
-    o.out.stdout(JSON.stringify({ ok: false, refusal: { code: 'internal', exit: 1, message, data: {} } }) + '\n');
+    o.out.stdout(stringifySafeJson({ ok: false, refusal: { code: 'internal', exit: 1, message, data: {} } }) + '\n');
   }
   o.out.stderr(`abcd: internal error, this is a bug in abcd: ${message}${hint}\n`);
-  if (o.debug && e instanceof Error && e.stack) o.out.stderr(e.stack + '\n');
+  if (o.debug && e instanceof Error && e.stack) o.out.stderr(sanitizeText(e.stack) + '\n');
   return 1;
 }

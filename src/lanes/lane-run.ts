@@ -154,7 +154,7 @@ async function heldByOther(repo: Repo, snap: Snapshot, item: ItemKey) {
   if (!e || e.claim.state !== 'held' || sameSession(e.claim.holder, repo.me)) return undefined;
   const now = repo.deps.clock.now();
   const st = standing(e, repo.me, now, snap.settings, await repo.sightings.see(e.ref, e.tip, now));
-  return st.kind === 'held' || st.kind === 'expired' ? e.claim.holder : undefined;
+  return st.kind === 'held' || st.kind === 'expired' || st.kind === 'clock-unsafe' ? e.claim.holder : undefined;
 }
 
 async function waitUntilFree(repo: Repo, item: ItemKey, fetchSpec: string, until: number): Promise<Snapshot> {

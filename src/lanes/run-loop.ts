@@ -100,7 +100,11 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
       tried.add(k);
       try {
         const taken = await takeClaim(lane, snap, next.key, ctx.ttlMs);
-        if (!taken) continue; // another session has it, or won the race: the claim decided
+        if (!taken) {
+          // Another session has it, won the race, or its lapsed claim is not takeable yet: look again shortly.
+          await clock.sleep(CHECK_EVERY_MS * (0.8 + Math.random() * 0.4), ctx.signal);
+          continue;
+        }
         attempts.set(k, (attempts.get(k) ?? 0) + 1);
         rec.working(shortItem(next.key), true);
         const cycle = await runCycle(ctx, lane, next, taken, ++cycleNo);

@@ -1,5 +1,9 @@
 import type { z } from 'zod';
 import { RecordInvalid, RecordTooNew } from '../refusals.js';
+import { sanitizeLine } from '../text/sanitize.js';
+
+// How much of a parser's own message (which quotes the hostile blob) a refusal repeats.
+const MAX_QUOTED_CHARS = 200;
 
 /** The largest record blob abcd will parse; anything bigger is refused unread. */
 export const MAX_RECORD_BYTES = 64 * 1024;
@@ -18,10 +22,12 @@ export function decodeRecord<S extends z.ZodType>(
   schema: S,
   blob: Buffer | string,
 ): z.infer<S> {
+  // The ref, the parser's message and zod's issues all quote remote text: sanitized here.
+  const shown = sanitizeLine(ref);
   const size = typeof blob === 'string' ? Buffer.byteLength(blob) : blob.length;
   if (size > MAX_RECORD_BYTES) {
     throw new RecordInvalid(
-      `record ${ref} is ${size} bytes, over the ${MAX_RECORD_BYTES}-byte limit; it was not read. ` +
+      `record ${shown} is ${size} bytes, over the ${MAX_RECORD_BYTES}-byte limit; it was not read. ` +
         'Delete or rewrite that ref on the remote.',
       { ref, reason: 'oversized', bytes: size },
     );
@@ -31,21 +37,21 @@ export function decodeRecord<S extends z.ZodType>(
     value = JSON.parse(blob.toString());
   } catch (e) {
     throw new RecordInvalid(
-      `record ${ref} is not JSON (${(e as Error).message}). Delete or rewrite that ref on the remote.`,
+      `record ${shown} is not JSON (${sanitizeLine((e as Error).message, MAX_QUOTED_CHARS)}). Delete or rewrite that ref on the remote.`,
       { ref, reason: 'not-json' },
     );
   }
   const env = value as { abcd?: unknown; v?: unknown } | null;
   if (!env || typeof env !== 'object' || env.abcd !== kind || !Number.isInteger(env.v)) {
     throw new RecordInvalid(
-      `record ${ref} lacks the envelope {"abcd": "${kind}", "v": <integer>}. Delete or rewrite that ref on the remote.`,
+      `record ${shown} lacks the envelope {"abcd": "${kind}", "v": <integer>}. Delete or rewrite that ref on the remote.`,
       { ref, reason: 'envelope' },
     );
   }
   const known = KNOWN_VERSION[kind];
   if ((env.v as number) > known) {
     throw new RecordTooNew(
-      `record ${ref} is ${kind} version ${env.v as number}, newer than version ${known} that this abcd reads; ` +
+      `record ${shown} is ${kind} version ${env.v as number}, newer than version ${known} that this abcd reads; ` +
         'upgrade abcd to act on it.',
       { ref, kind, version: env.v, known },
     );
@@ -56,9 +62,10 @@ export function decodeRecord<S extends z.ZodType>(
       .slice(0, 3)
       .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
       .join('; ');
+    const shownIssues = sanitizeLine(issues, MAX_QUOTED_CHARS * 2);
     throw new RecordInvalid(
-      `record ${ref} does not match the ${kind} v${known} schema (${issues}). Delete or rewrite that ref on the remote.`,
-      { ref, reason: 'schema', issues },
+      `record ${shown} does not match the ${kind} v${known} schema (${shownIssues}). Delete or rewrite that ref on the remote.`,
+      { ref, reason: 'schema', issues: shownIssues },
     );
   }
   return parsed.data;
@@ -66,4 +73,9 @@ export function decodeRecord<S extends z.ZodType>(
 
 export function encodeRecord(value: unknown): string {
   return JSON.stringify(value, null, 2) + '\n';
+}
+
+/** The top-level fields of a decoded record that `schema` does not name (kept by a loose schema). */
+export function extraFields(schema: { shape: Record<string, unknown> }, value: object): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(value).filter(([k]) => !Object.hasOwn(schema.shape, k)));
 }

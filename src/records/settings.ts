@@ -48,3 +48,8 @@ export function decodeSettings(ref: string, blob: Buffer | string): SettingsReco
 export function encodeSettings(s: SettingsRecord): string {
   return encodeRecord(SettingsSchema.parse(s));
 }
+
+/** The settings a record states, without its envelope. */
+export function pickSettings(r: SettingsRecord): Settings {
+  return { reservationCap: r.reservationCap, defaultTtl: r.defaultTtl, takeoverDelay: r.takeoverDelay, doneRetention: r.doneRetention };
+}

@@ -4,6 +4,7 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { GENERATED_MARKER, GITHUB_WORKFLOW_PATH, renderGithubWorkflow } from '../ci/github-workflow.js';
 import { GITLAB_CI_PATH, GITLAB_INCLUDE_PATH, renderGitlabCi } from '../ci/gitlab-ci.js';
+import { installCommand, readPackageSpec } from '../ci/package-spec.js';
 import type { Env } from '../deps.js';
 import { UsageError } from '../refusals.js';
 import { Git } from '../remote/git.js';
@@ -70,12 +71,15 @@ export async function initRepository(input: InitInput): Promise<InitResult> {
   const root = top.stdout.toString().trim();
   const plans: Plan[] = [{ path: CONFIG_PATH, text: renderRepoConfig(DEFAULT_REPO_CONFIG), overwrite: false }];
   let next: string | undefined;
-  if (input.ci === 'github') {
-    plans.push({ path: GITHUB_WORKFLOW_PATH, text: renderGithubWorkflow(), overwrite: input.force });
-  } else if (input.ci === 'gitlab') {
-    const target = await gitlabTarget(root);
-    next = target.next;
-    plans.push({ path: target.path, text: renderGitlabCi(), overwrite: input.force });
+  if (input.ci) {
+    const ci = { installCommand: installCommand(await readPackageSpec()) };
+    if (input.ci === 'github') {
+      plans.push({ path: GITHUB_WORKFLOW_PATH, text: renderGithubWorkflow(ci), overwrite: input.force });
+    } else {
+      const target = await gitlabTarget(root);
+      next = target.next;
+      plans.push({ path: target.path, text: renderGitlabCi(ci), overwrite: input.force });
+    }
   }
 
   const kept: string[] = [];

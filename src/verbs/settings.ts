@@ -1,27 +1,47 @@
 import { formatHolder } from '../records/holder.js';
 import { SETTINGS_REF } from '../records/refs.js';
 import { encodeSettings, SETTING_KEYS, type SettingKey, type Settings, type SettingsRecord } from '../records/settings.js';
-import { Conflict, UsageError } from '../refusals.js';
-import { writeRecordCommit } from '../remote/objects.js';
+import { Conflict, UnsafeEnvironment, UsageError } from '../refusals.js';
 import { formatDuration, parseDuration } from '../time/duration.js';
 import type { Repo } from './repo.js';
-import { readSnapshot } from './snapshot.js';
+import { hasSigningKey, writeSettingsCommit } from './settings-commit.js';
+import { refuseSettingsWriteFromLane } from './settings-guard.js';
+import { readAllowedSigners } from './settings-signers.js';
+import { verifyOwnGeneration, type SettingsTrust } from './settings-trust.js';
+import { readSnapshot, type RefusedEntry } from './snapshot.js';
 
 export interface SettingsData {
   settings: Settings;
-  /** Who wrote the record last, absent while the defaults apply. */
+  /** Who wrote the generation in force, absent while the defaults apply. */
   by?: string;
   at?: number;
   changed?: SettingKey;
+  trust: SettingsTrust;
+  /** A settings tip ignored because the person did not sign it. */
+  ignored?: RefusedEntry;
+  /** The generation this call wrote was signed. */
+  signed?: boolean;
 }
 
-/** Reads the person's settings record, or writes one key with a lease on the tip read. */
-export async function settings(repo: Repo, input: { key?: string; value?: string }): Promise<SettingsData> {
+/**
+ * Reads the person's settings, or writes one key with a lease on the tip read. With an
+ * allowed-signers list the generation is signed and checked against the list before it is
+ * pushed; a lane never writes.
+ */
+export async function settings(repo: Repo, input: { key?: string; value?: string; lane?: boolean }): Promise<SettingsData> {
+  const writing = input.key !== undefined && input.value !== undefined;
+  if (writing) refuseSettingsWriteFromLane({ env: repo.deps.env, ...(input.lane ? { lane: true } : {}) });
   const snap = await readSnapshot(repo);
   const refused = snap.refused.get(SETTINGS_REF);
   if (refused) throw refused.refusal;
   const current = snap.settingsEntry;
-  const base = { settings: snap.settings, ...(current ? { by: formatHolder(current.record.by), at: current.record.at } : {}) };
+  const trust = snap.settingsTrust ?? { protected: false, signers: '' };
+  const base: SettingsData = {
+    settings: snap.settings,
+    trust,
+    ...(current ? { by: formatHolder(current.record.by), at: current.record.at } : {}),
+    ...(snap.settingsIgnored ? { ignored: snap.settingsIgnored } : {}),
+  };
   if (input.key === undefined) return base;
   const key = checkKey(input.key);
   if (input.value === undefined) return base;
@@ -33,21 +53,44 @@ export async function settings(repo: Repo, input: { key?: string; value?: string
   }
   const now = repo.deps.clock.now();
   const record: SettingsRecord = { abcd: 'settings', v: 1, ...snap.settings, [spec.field]: value, at: now, by: repo.me };
-  const tip = await writeRecordCommit({
+  const list = await readAllowedSigners(repo.deps.env);
+  // Protected settings are always signed; unprotected ones when the person has a key set up.
+  const sign = Boolean(list) || (await hasSigningKey(repo.git));
+  // The lease is the remote's tip even when it was ignored: the new generation goes on top.
+  const lease = snap.settingsTip ?? null;
+  const tip = await writeSettingsCommit({
     git: repo.git,
     content: encodeSettings(record),
-    parent: current?.tip ?? null,
+    parent: lease,
     message: `settings: ${key} = ${input.value}`,
     author: repo.author,
     atMs: now,
+    sign,
+    signers: trust.signers,
   });
-  const r = await repo.store.push([{ ref: SETTINGS_REF, newOid: tip, lease: current?.tip ?? null }], { atomic: true });
+  if (list && (await verifyOwnGeneration(repo, tip, list)) !== 'good') {
+    throw new UnsafeEnvironment(
+      `your signing key is not in the allowed-signers list ${list.path}, so every reader would ignore this settings generation; ` +
+        'nothing was written. Add your public key there ("you@example.com ssh-ed25519 AAAA...") or sign with a listed key.',
+      { reason: 'settings-signer-not-allowed', signers: list.path },
+    );
+  }
+  const r = await repo.store.push([{ ref: SETTINGS_REF, newOid: tip, lease }], { atomic: true });
   if (!r.ok) {
     throw new Conflict('the settings record changed while writing it; nothing was written. Read it again (abcd settings) and retry.', {
       ref: SETTINGS_REF,
     });
   }
-  return { settings: { ...snap.settings, [spec.field]: value }, by: formatHolder(repo.me), at: now, changed: key };
+  const { ignored: _ignored, ...rest } = base;
+  return {
+    ...rest,
+    settings: { ...snap.settings, [spec.field]: value },
+    by: formatHolder(repo.me),
+    at: now,
+    changed: key,
+    trust: { ...trust, generation: tip },
+    signed: sign,
+  };
 }
 
 function checkKey(key: string): SettingKey {

@@ -1,13 +1,16 @@
 import { decodeClaim, type Claim } from '../records/claim.js';
 import { MAX_RECORD_BYTES } from '../records/envelope.js';
+import { formatItem, shortItem, type ItemKey } from '../records/item.js';
+import { formatDuration, formatInstant } from '../time/duration.js';
 import { classifyRef, isRefSafe, itemOfRef, SETTINGS_REF } from '../records/refs.js';
 import { decodeQueue, type QueueRecord } from '../records/queue.js';
-import { DEFAULT_SETTINGS, decodeSettings, type Settings, type SettingsRecord } from '../records/settings.js';
+import { DEFAULT_SETTINGS, decodeSettings, pickSettings, type Settings, type SettingsRecord } from '../records/settings.js';
+import { applySettingsTrust, type SettingsTrust } from './settings-trust.js';
 import { RecordInvalid, isRefusal, type Refusal } from '../refusals.js';
-import { formatItem, type ItemKey } from '../records/item.js';
 import { decodePending, type PendingRecord } from '../records/pending.js';
 import { decodeLaneResult, type LaneResultRecord } from '../records/lane-result.js';
 import type { RawRecord } from '../remote/record-store.js';
+import { sanitizeLine } from '../text/sanitize.js';
 import type { Repo } from './repo.js';
 
 export interface ClaimEntry {
@@ -51,7 +54,14 @@ export interface Snapshot {
   claims: Map<string, ClaimEntry>;
   queue: Map<string, QueueEntry>;
   settings: Settings;
+  /** The generation in force: the remote's tip, or the last validly signed one (ADR 0019). */
   settingsEntry?: { tip: string; record: SettingsRecord };
+  /** The remote's settings ref tip, whatever it holds: the lease a settings write states. */
+  settingsTip?: string;
+  /** Whether settings are protected by the person's signature, and which generation counts. */
+  settingsTrust?: SettingsTrust;
+  /** A settings tip ignored because it is not signed by the person (shown under refused). */
+  settingsIgnored?: RefusedEntry;
   refused: Map<string, RefusedEntry>;
   /** Pending follow-up requests, one slot per item (lanes). */
   pending: Map<string, PendingEntry>;
@@ -65,7 +75,9 @@ export interface Snapshot {
 export async function readSnapshot(repo: Repo, also: readonly string[] = []): Promise<Snapshot> {
   await repo.store.fetch(also);
   const raws = await repo.store.readCached();
-  return decodeSnapshot(raws, repo.deps.clock.now());
+  const snap = decodeSnapshot(raws, repo.deps.clock.now());
+  await applySettingsTrust(repo, snap);
+  return snap;
 }
 
 export function decodeSnapshot(raws: readonly RawRecord[], readAt: number): Snapshot {
@@ -81,7 +93,7 @@ export function decodeSnapshot(raws: readonly RawRecord[], readAt: number): Snap
   };
   for (const raw of raws) {
     if (!isRefSafe(raw.ref)) {
-      const shown = JSON.stringify(raw.ref.slice(0, 200));
+      const shown = JSON.stringify(sanitizeLine(raw.ref, 200));
       snap.refused.set(raw.ref, {
         ref: raw.ref,
         tip: raw.tip,
@@ -99,14 +111,15 @@ export function decodeSnapshot(raws: readonly RawRecord[], readAt: number): Snap
     }
     try {
       if (kind.kind === 'claim') {
-        const claim = decodeClaim(raw.ref, blobOf(raw));
+        const claim = checkItemRecord(raw.ref, kind.item, decodeClaim(raw.ref, blobOf(raw)), readAt);
         snap.claims.set(raw.ref, { ref: raw.ref, item: itemOfRef(raw.ref) ?? claim.item, tip: raw.tip, claim });
       } else if (kind.kind === 'queue') {
-        const entry = decodeQueue(raw.ref, blobOf(raw));
+        const entry = checkItemRecord(raw.ref, kind.item, decodeQueue(raw.ref, blobOf(raw)), readAt);
         snap.queue.set(raw.ref, { ref: raw.ref, item: itemOfRef(raw.ref) ?? entry.item, tip: raw.tip, entry });
       } else if (kind.kind === 'pending' || kind.kind === 'lane') {
         decodeLaneRecord(raw, kind.kind, snap, kind.item);
       } else if (kind.kind === 'settings' && raw.ref === SETTINGS_REF) {
+        snap.settingsTip = raw.tip;
         const record = decodeSettings(raw.ref, blobOf(raw));
         snap.settingsEntry = { tip: raw.tip, record };
         snap.settings = pickSettings(record);
@@ -133,25 +146,57 @@ function decodeLaneRecord(raw: RawRecord, kind: 'pending' | 'lane', snap: Snapsh
 export function blobOf(raw: RawRecord): Buffer {
   if (raw.oversized !== undefined) {
     throw new RecordInvalid(
-      `record ${raw.ref} is ${raw.oversized} bytes, over the ${MAX_RECORD_BYTES}-byte limit; it was not read. ` +
+      `record ${sanitizeLine(raw.ref)} is ${raw.oversized} bytes, over the ${MAX_RECORD_BYTES}-byte limit; it was not read. ` +
         'Delete or rewrite that ref on the remote.',
       { ref: raw.ref, reason: 'oversized', bytes: raw.oversized },
     );
   }
   if (!raw.blob) {
-    throw new RecordInvalid(`record ${raw.ref} has no record.json in its tip ${raw.tip.slice(0, 12)}.`, {
+    throw new RecordInvalid(`record ${sanitizeLine(raw.ref)} has no record.json in its tip ${raw.tip.slice(0, 12)}.`, {
       ref: raw.ref,
       reason: 'no-record-file',
     });
   }
+  if (raw.extraFiles) {
+    // abcd writes exactly one file; anything beside it was put there by something else.
+    const item = itemOfRef(raw.ref);
+    throw new RecordInvalid(
+      `record ${sanitizeLine(raw.ref)} holds files besides record.json in its tip ${raw.tip.slice(0, 12)}; abcd did not write it ` +
+        `and does not act on it. Look at it (git show), then ${item ? `clear it with abcd release ${sanitizeLine(item)} --force` : 'delete that ref'}.`,
+      { ref: raw.ref, reason: 'extra-files', tip: raw.tip },
+    );
+  }
   return raw.blob;
 }
 
-function pickSettings(r: SettingsRecord): Settings {
-  return {
-    reservationCap: r.reservationCap,
-    defaultTtl: r.defaultTtl,
-    takeoverDelay: r.takeoverDelay,
-    doneRetention: r.doneRetention,
-  };
+/**
+ * How far past the reader's clock a record's `at` may be before it is refused as
+ * future-dated. A clock kept in local time instead of UTC is off by at most 14 hours; a day
+ * is past any such mistake. Beyond it the writer's clock or hand is broken, and honouring the
+ * record would keep it alive (and unprunable) for as long as its date is ahead.
+ */
+export const FUTURE_MARGIN_MS = 86_400_000;
+
+/**
+ * The checks a decoded claim or queue entry passes before abcd acts on it: it names the item
+ * of its ref, and it is not dated past the reader's clock by more than FUTURE_MARGIN_MS.
+ */
+function checkItemRecord<R extends { item: string; at: number }>(ref: string, key: ItemKey | undefined, record: R, readAt: number): R {
+  const expected = key ? formatItem(key) : record.item;
+  if (record.item !== expected) {
+    throw new RecordInvalid(
+      `record ${sanitizeLine(ref)} names item ${JSON.stringify(sanitizeLine(record.item, 100))}, not ${sanitizeLine(expected)} that its ref names; abcd ` +
+        `does not act on it. Clear it with abcd release ${key ? sanitizeLine(shortItem(key)) : '<item>'} --force.`,
+      { ref, reason: 'item-mismatch', item: record.item.slice(0, 200), expected },
+    );
+  }
+  if (record.at > readAt + FUTURE_MARGIN_MS) {
+    throw new RecordInvalid(
+      `record ${sanitizeLine(ref)} is dated ${formatInstant(record.at)}, more than ${formatDuration(FUTURE_MARGIN_MS)} past this ` +
+        `computer's clock (${formatInstant(readAt)}): the writer's clock or this one is wrong. abcd does not act on it. ` +
+        `Check both clocks; clear it with abcd release ${key ? sanitizeLine(shortItem(key)) : '<item>'} --force.`,
+      { ref, reason: 'future-dated', at: record.at, readAt, marginMs: FUTURE_MARGIN_MS },
+    );
+  }
+  return record;
 }

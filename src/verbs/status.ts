@@ -2,9 +2,11 @@ import { expiresAt } from '../records/claim.js';
 import { formatHolder, sameSession } from '../records/holder.js';
 import type { Settings } from '../records/settings.js';
 import { standing } from './claim-rules.js';
-import { isAlive, queueOrder } from './land/queue-order.js';
+import { entryState, queueOrder, skippedOf, type SkippedEntry } from './land/queue-order.js';
 import { pruneBestEffort } from './prune.js';
+import { CLOCK_SKEW_LIMIT_MS, readClock } from './clock-view.js';
 import type { Repo } from './repo.js';
+import type { SettingsTrust } from './settings-trust.js';
 import { readSnapshot } from './snapshot.js';
 import { laneViews, pruneLaneRecords, type LaneView, type PendingView } from '../lanes/lane-views.js';
 
@@ -49,6 +51,8 @@ export interface QueueView {
   since: number;
   /** False when the holder's claim lapsed: the entry is skipped, not waited on. */
   alive: boolean;
+  /** Set when the entry's claim cannot be read: lands skip it, never wait on it or delete it. */
+  skipped?: SkippedEntry;
 }
 
 export interface StatusData {
@@ -58,6 +62,8 @@ export interface StatusData {
   claims: ClaimView[];
   queue: QueueView[];
   settings: Settings;
+  /** Whether settings count only when the person signed them (unprotected without a list). */
+  settingsTrust: SettingsTrust;
   refused: RefusedView[];
   /** Refs under abcd/ of a kind this abcd does not know (a newer abcd's, or stray): left alone. */
   unknown: string[];
@@ -66,6 +72,8 @@ export interface StatusData {
   lanes: LaneView[];
   /** Pending follow-up requests, one per item. */
   pending: PendingView[];
+  /** Set when this clock disagrees with a writer's past the bound: takeovers and pruning refused. */
+  clockSkew?: { writer: string; minMs: number; maxMs: number; limitMs: number };
 }
 
 /** Everyone's state in one round trip, after the coordination pass (sightings, pruning). */
@@ -74,7 +82,9 @@ export async function status(repo: Repo): Promise<StatusData> {
   const now = repo.deps.clock.now();
   // Pruned first, so the view shows what the remote holds now.
   const pruned = await pruneBestEffort(repo, snap);
-  for (const ref of await pruneLaneRecords(repo, snap)) {
+  const skew = (await readClock(repo)).unsafe;
+  // Lane results and requests are pruned by age: never on a clock known to be wrong.
+  for (const ref of skew ? [] : await pruneLaneRecords(repo, snap)) {
     snap.lanes.delete(ref);
     snap.pending.delete(ref);
     pruned.add(ref);
@@ -110,7 +120,7 @@ export async function status(repo: Repo): Promise<StatusData> {
     });
   }
   claims.sort((a, b) => (a.item < b.item ? -1 : a.item > b.item ? 1 : 0));
-  const refused = [...snap.refused.values()].map((r) => ({
+  const refused = [...snap.refused.values(), ...(snap.settingsIgnored ? [snap.settingsIgnored] : [])].map((r) => ({
     ref: r.ref,
     code: r.refusal.code,
     exit: r.refusal.exit,
@@ -125,7 +135,8 @@ export async function status(repo: Repo): Promise<StatusData> {
     head: q.entry.head,
     main: q.entry.main,
     since: q.entry.at,
-    alive: isAlive(q, snap, now),
+    alive: entryState(q, snap, now) === 'alive',
+    ...(entryState(q, snap, now) === 'unreadable' ? { skipped: skippedOf(q, snap) } : {}),
   }));
   return {
     remote: repo.store.remote,
@@ -134,9 +145,11 @@ export async function status(repo: Repo): Promise<StatusData> {
     claims,
     queue,
     settings: snap.settings,
+    settingsTrust: snap.settingsTrust ?? { protected: false, signers: '' },
     refused,
     unknown: snap.unknown,
     pruned: pruned.size,
     ...laneViews(snap, now),
+    ...(skew ? { clockSkew: { writer: skew.writer, minMs: skew.lo, maxMs: skew.hi, limitMs: CLOCK_SKEW_LIMIT_MS } } : {}),
   };
 }

@@ -1,16 +1,33 @@
 import type { Command } from '../command.js';
 import { itemArg } from '../args.js';
+import { sanitizeLine } from '../../text/sanitize.js';
 
 export const release: Command = {
   command: 'release <item>',
   describe: "give up this session's claim on an item (writes a released generation)",
-  examples: [['abcd release fix-login', 'let others reserve fix-login']],
-  builder: (y) => y.positional('item', { type: 'string', describe: 'the item this session holds' }),
+  examples: [
+    ['abcd release fix-login', 'let others reserve fix-login'],
+    ['abcd release fix-login --force', 'clear a claim you judge dead, or a record abcd refuses'],
+  ],
+  builder: (y) =>
+    y.positional('item', { type: 'string', describe: 'the item this session holds' }).option('force', {
+      type: 'boolean',
+      describe: "clear the item's claim whoever holds it, even a record abcd cannot read (the person's call)",
+    }),
   async run(args, deps) {
-    const input = { item: itemArg(args.item), state: 'released' as const };
-    const [{ openRepo }, { stepClaim }] = await Promise.all([import('../../verbs/repo.js'), import('../../verbs/renew.js')]);
-    const r = await stepClaim(await openRepo(deps), input);
+    const item = itemArg(args.item);
+    const [{ openRepo }, verbs] = await Promise.all([
+      import('../../verbs/repo.js'),
+      args.force ? import('../../verbs/release.js') : import('../../verbs/renew.js'),
+    ]);
+    const repo = await openRepo(deps);
+    if ('forceRelease' in verbs) {
+      const r = await verbs.forceRelease(repo, { item });
+      const was = r.replaced ? (r.replaced.holder ? ` (was ${r.replaced.state} by ${sanitizeLine(r.replaced.holder)})` : ` (was refused: ${r.replaced.refused})`) : '';
+      return { json: { ...r }, text: r.cleared ? `cleared ${r.item}${was}: released in generation ${r.gen}` : `${r.item} holds no live claim: nothing to clear` };
+    }
+    const r = await verbs.stepClaim(repo, { item, state: 'released' });
     const { expiresAt: _unused, ...json } = r;
-    return { json, text: `released ${r.item} (generation ${r.gen})` };
+    return { json, text: `released ${r.item} (generation ${r.gen}${r.already ? ', already released by this session' : ''})` };
   },
 };

@@ -1,5 +1,6 @@
 import type { Command } from '../command.js';
-import { formatDuration, formatInstant } from '../render.js';
+import { formatDuration, formatInstant, printable } from '../render.js';
+import type { SettingsData } from '../../verbs/settings.js';
 
 const DURATIONS = new Set(['defaultTtl', 'takeoverDelay', 'doneRetention']);
 const NAMES: Record<string, string> = {
@@ -30,10 +31,27 @@ export const settings: Command = {
     const entries = Object.entries(r.settings).map(([k, v]) => [NAMES[k] ?? k, DURATIONS.has(k) ? formatDuration(v) : String(v)]);
     const shown = input.key ? entries.filter(([k]) => k === input.key) : entries;
     const origin = r.by ? `set by ${r.by} at ${formatInstant(r.at ?? 0)}` : 'defaults (no settings record yet)';
-    const head = r.changed ? `set ${r.changed}\n` : '';
+    const head = r.changed ? `set ${r.changed}${r.signed ? ' (signed)' : ''}\n` : '';
     return {
-      json: { settings: r.settings, ...(r.by ? { by: r.by, at: formatInstant(r.at ?? 0) } : {}), ...(r.changed ? { changed: r.changed } : {}) },
-      text: head + shown.map(([k, v]) => `${k} = ${v}`).join('\n') + (input.key ? '' : `\n(${origin})`),
+      json: {
+        settings: r.settings,
+        ...(r.by ? { by: r.by, at: formatInstant(r.at ?? 0) } : {}),
+        ...(r.changed ? { changed: r.changed, signed: Boolean(r.signed) } : {}),
+        protected: r.trust.protected,
+        signers: r.trust.signers,
+        ...(r.trust.generation ? { generation: r.trust.generation } : {}),
+        refused: r.ignored ? [{ ref: r.ignored.ref, tip: r.ignored.tip, code: r.ignored.refusal.code, message: r.ignored.refusal.message, data: r.ignored.refusal.data }] : [],
+      },
+      text: head + shown.map(([k, v]) => `${k} = ${v}`).join('\n') + (input.key ? '' : `\n(${printable(origin)})\n${trustLine(r)}`),
     };
   },
 };
+
+/** Whether the settings are the person's alone, in one line (and the ignored tip, if any). */
+export function trustLine(r: Pick<SettingsData, 'trust' | 'ignored'>): string {
+  const t = r.trust;
+  const line = t.protected
+    ? `protected: a generation counts only when signed by a key in ${t.signers}`
+    : `unprotected: anyone who can push to the remote can change these settings; list your signing key in ${t.signers} (README: "Settings are the person's")`;
+  return r.ignored ? `${line}\nignored ${printable(r.ignored.refusal.message)}` : line;
+}

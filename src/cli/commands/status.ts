@@ -1,5 +1,6 @@
 import type { Command } from '../command.js';
-import { formatDuration, formatInstant, inOrAgo, paint, printable, table } from '../render.js';
+import { formatDuration, formatInstant, inOrAgo, paint, printable, sanitizeOutput, table } from '../render.js';
+import { stringifySafeJson } from '../../text/sanitize.js';
 import type { StatusData } from '../../verbs/status.js';
 import type { Deps } from '../../deps.js';
 import { machineGateContext } from '../machine-gate.js';
@@ -42,8 +43,8 @@ export const status: Command = {
     const every = Math.max(MIN_WATCH_MS, durationArg(args.watch === '' ? '2s' : args.watch, '--watch', 2000));
     for (;;) {
       const r = await once();
-      if (args.json) deps.out.stdout(JSON.stringify({ ok: true, ...r.json }) + '\n');
-      else deps.out.stdout((deps.out.isTTY ? '\u001b[H\u001b[2J' : '\n') + r.text + '\n');
+      if (args.json) deps.out.stdout(stringifySafeJson({ ok: true, ...r.json }) + '\n');
+      else deps.out.stdout((deps.out.isTTY ? '\u001b[H\u001b[2J' : '\n') + sanitizeOutput(r.text, deps.out.isTTY) + '\n');
       await deps.clock.sleep(every, deps.signal);
       if (deps.signal?.aborted) return { json: r.json, text: '', printed: true };
     }
@@ -67,11 +68,13 @@ function toJson(s: StatusData, gateJson: GateSummary): Record<string, unknown> {
     queue: s.queue.map((q) => ({ ...q, since: formatInstant(q.since) })),
     gate: gateJson,
     settings: s.settings,
+    settingsTrust: s.settingsTrust,
     refused: s.refused,
     unknown: s.unknown,
     pruned: s.pruned,
     lanes: s.lanes.map((l) => ({ ...l, startedAt: formatInstant(l.startedAt), at: formatInstant(l.at) })),
     pending: s.pending.map((p) => ({ ...p, at: formatInstant(p.at) })),
+    ...(s.clockSkew ? { clockSkew: s.clockSkew } : {}),
   };
 }
 
@@ -80,7 +83,7 @@ function toText(s: StatusData, gate: GateSummary, tty: boolean): string {
   if (s.claims.length === 0) out.push(`no claims on ${s.remote}`);
   else {
     const rows = s.claims.map((c) => [
-      c.mine ? paint(tty, 'bold', c.item) : c.item,
+      c.mine ? paint(tty, 'bold', printable(c.item)) : printable(c.item),
       printable(c.holder),
       c.state,
       formatDuration(c.ageMs),
@@ -91,16 +94,24 @@ function toText(s: StatusData, gate: GateSummary, tty: boolean): string {
     out.push(table(['ITEM', 'HOLDER', 'STATE', 'AGE', 'EXPIRES', 'STALE', 'NOTE'], rows));
   }
   if (s.queue.length) {
-    const rows = s.queue.map((q) => [String(q.position), q.item, printable(q.holder), q.head.slice(0, 12), `${formatDuration(s.readAt - q.since)} ago`, q.alive ? '' : 'dead (skipped)']);
-    out.push('', `land queue onto ${s.queue[0]!.main}:`, table(['#', 'ITEM', 'HOLDER', 'HEAD', 'WAITING SINCE', ''], rows));
+    const rows = s.queue.map((q) => [String(q.position), printable(q.item), printable(q.holder), q.head.slice(0, 12), `${formatDuration(s.readAt - q.since)} ago`, q.alive ? '' : 'dead (skipped)']);
+    out.push('', `land queue onto ${printable(s.queue[0]!.main)}:`, table(['#', 'ITEM', 'HOLDER', 'HEAD', 'WAITING SINCE', ''], rows));
   }
   const landed = s.claims.filter((c) => c.state === 'done' && c.landed);
-  if (landed.length) out.push('', ...landed.map((c) => `landed ${c.item} on ${c.landed!.main} at ${c.landed!.tip.slice(0, 12)} (${formatDuration(c.ageMs)} ago)`));
+  if (landed.length) out.push('', ...landed.map((c) => `landed ${printable(c.item)} on ${printable(c.landed!.main)} at ${c.landed!.tip.slice(0, 12)} (${formatDuration(c.ageMs)} ago)`));
+  if (!s.settingsTrust.protected) {
+    out.push('', paint(tty, 'yellow', `settings are unprotected: anyone who can push to the remote can change them (list your signing key in ${s.settingsTrust.signers})`));
+  }
   out.push(...laneText(s));
   out.push('', `load gate: ${gate.holders} of ${gate.slots} slot(s) held, ${gate.waiters} waiting (${gate.dir})`);
-  for (const r of s.refused) out.push(paint(tty, 'red', `refused ${r.ref}: ${r.message}`));
-  if (s.unknown.length) out.push(`${s.unknown.length} ref(s) under abcd/ of a kind this abcd does not know, left alone: ${s.unknown.slice(0, 5).join(', ')}`);
+  for (const r of s.refused) out.push(paint(tty, 'red', `refused ${printable(r.ref)}: ${printable(r.message)}`));
+  if (s.unknown.length) out.push(`${s.unknown.length} ref(s) under abcd/ of a kind this abcd does not know, left alone: ${s.unknown.slice(0, 5).map(printable).join(', ')}`);
   if (s.pruned) out.push(`pruned ${s.pruned} released or expired record(s)`);
+  if (s.clockSkew) {
+    const k = s.clockSkew;
+    const off = k.minMs > 0 ? `at least ${formatDuration(k.minMs)} ahead of` : `at least ${formatDuration(-k.maxMs)} behind`;
+    out.push(paint(tty, 'red', `this computer's clock is ${off} the clock of ${printable(k.writer)}: takeovers and pruning are refused until the clocks agree`));
+  }
   return out.join('\n');
 }
 

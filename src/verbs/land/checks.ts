@@ -1,7 +1,7 @@
 import { readRepoConfig } from '../../config/repo-config.js';
 import { CheckFailed } from '../../refusals.js';
 import type { Git } from '../../remote/git.js';
-import { boundGroup } from '../../remote/bounded.js';
+import { spawnProcess } from '../../process/spawn.js';
 import { formatDuration } from '../../time/duration.js';
 
 // A check that runs longer than this is stuck; the land refuses rather than wait forever.
@@ -42,32 +42,20 @@ export async function runChecks(o: {
   signal: AbortSignal;
   now: () => number;
 }): Promise<CheckRun[]> {
-  const { execa } = await import('execa');
   const runs: CheckRun[] = [];
   for (const command of o.checks) {
     const t0 = o.now();
-    const sub = execa('sh', ['-c', command], {
-      cwd: o.cwd,
-      env: o.env,
-      extendEnv: false,
-      reject: false,
-      all: true,
-      stdin: 'ignore',
-      // Its own process group: a timeout or a fence ends everything the check started.
-      detached: true,
-    });
-    const bound = boundGroup(sub.pid, o.timeoutMs, o.signal);
-    const r = await sub;
-    bound.done();
-    const run = { command, exitCode: bound.fired ? 124 : (r.exitCode ?? 1), durationMs: o.now() - t0 };
+    // Its own process group: a timeout or a fence ends everything the check started.
+    const r = await spawnProcess('sh', ['-c', command], { cwd: o.cwd, env: o.env, group: true, timeoutMs: o.timeoutMs, signal: o.signal });
+    const run = { command, exitCode: r.fired ? 124 : (r.exitCode ?? 1), durationMs: o.now() - t0 };
     runs.push(run);
-    if (run.exitCode !== 0 || bound.fired) {
-      const why = bound.fired === 'timeout' ? `timed out after ${formatDuration(o.timeoutMs)}` : bound.fired ? 'was stopped' : `exited ${run.exitCode}`;
-      const tail = String(r.all ?? '').slice(-OUTPUT_TAIL_CHARS);
+    if (run.exitCode !== 0 || r.fired) {
+      const why = r.fired === 'timeout' ? `timed out after ${formatDuration(o.timeoutMs)}` : r.fired ? 'was stopped' : `exited ${run.exitCode}`;
+      const tail = r.all.toString().slice(-OUTPUT_TAIL_CHARS);
       throw new CheckFailed(`the check "${command}" ${why}; nothing landed. Its output ends:\n${tail}`, {
         check: command,
         exitCode: run.exitCode,
-        timedOut: bound.fired === 'timeout',
+        timedOut: r.fired === 'timeout',
         output: tail,
       });
     }

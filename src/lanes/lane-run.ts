@@ -64,12 +64,15 @@ export async function runLane(repo: Repo, input: LaneRunInput): Promise<LaneRunR
   if (input.item) await requireItem(repo, mainTip, input.item);
   // A request for a held item needs no agent, sandbox or deadline: it only leaves a note.
   const busy = input.verb === 'build' && input.item ? await heldByOther(repo, snap, input.item) : undefined;
-  if (busy && input.item && !input.waitMs) {
+  if (busy && input.item) {
     const pending = await requestFollowUp(repo, { snap, item: input.item, holder: busy, ...(input.note !== undefined ? { note: input.note } : {}), requesters: cfg.requesters ?? [] });
-    return { verb: 'build', outcome: 'pending', exit: 0, pending };
+    if (!input.waitMs) return { verb: 'build', outcome: 'pending', exit: 0, pending };
+    // --wait: the request stands in the slot either way; once the item is free this build
+    // answers it, unless the active lane already did (then there is nothing left to do).
+    const until = Math.min(clock.now() + input.waitMs, laneSettings(input, cfg, env, clock.now()).deadline);
+    snap = await waitUntilFree(repo, input.item, main.fetchSpec, until);
   }
   const s = laneSettings(input, cfg, env, clock.now());
-  if (busy && input.item) snap = await waitUntilFree(repo, input.item, main.fetchSpec, Math.min(clock.now() + input.waitMs!, s.deadline));
   await probe;
   const [{ sandbox, warning }, login] = await Promise.all([chooseSandbox(s.sandbox, { env, attended: input.attended }), checkLaneLogin(repo, input.attended)]);
   return runWith(repo, input, s, { main, sandbox, login, first: snap, ...(warning ? { warning } : {}) });

@@ -118,6 +118,12 @@ export class UnsafeEnvironment extends Refusal {
   readonly exit = 7;
 }
 
+/** This computer's clock disagrees with the record writers' past the bound: no clock-based act (ADR 0017). */
+export class ClockSkewed extends Refusal {
+  readonly code = 'clock-skewed';
+  readonly exit = 7;
+}
+
 /** Stopped by a signal (SIGINT, SIGTERM) after undoing what it could; 130 as shells report it. */
 export class Interrupted extends Refusal {
   readonly code = 'interrupted';

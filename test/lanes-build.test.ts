@@ -3,7 +3,7 @@
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ABCD_BIN } from './harness/session.js';
-import { cleanupTemp } from './harness/git-env.js';
+import { cleanupTemp, tempDir } from './harness/git-env.js';
 import { agentProcesses, COMMITTING_AGENT, itemStatus, laneSession, processesWith, remoteWithItems } from './harness/lanes.js';
 
 describe('build', () => {
@@ -48,6 +48,9 @@ describe('build', () => {
     expect(r.json.refusal).toMatchObject({ code: 'deadline' });
     expect(r.json.refusal.data.neededMs).toBeGreaterThan(r.json.refusal.data.remainingMs);
     expect([...(await remote.refs()).keys()]).toEqual(before);
+    const missing = await s.abcd(['build', 'nosuch', '--json', '--agent', COMMITTING_AGENT]);
+    expect(missing.code).toBe(2);
+    expect(missing.json.refusal.message).toMatch(/no item nosuch on main/);
     const d = await s.abcd(['drain', '--json', '--lifecycle', 'timed', '--agent', COMMITTING_AGENT], { env: { ABCD_JOB_DEADLINE: new Date(Date.now() + 30_000).toISOString() } });
     expect(d.code, d.stdout + d.stderr).toBe(4);
     expect([...(await remote.refs()).keys()]).toEqual(before);
@@ -70,5 +73,22 @@ describe('build', () => {
     const status = await s.abcd(['status', '--json']);
     expect(status.json.claims.filter((c: { state: string }) => c.state === 'held')).toEqual([]);
     expect(status.json.lanes).toMatchObject([{ state: 'finished', end: 'interrupted' }]);
+  });
+
+  it('without a working bubblewrap, auto refuses an unattended lane with exit 7 naming the fix; attended runs unsandboxed', async () => {
+    const remote = await remoteWithItems([{ slug: 'nobwrap' }]);
+    const s = await laneSession(remote, 'builder');
+    // A PATH with git and a shell but no bwrap.
+    const bin = await tempDir('no-bwrap-bin');
+    const { symlink } = await import('node:fs/promises');
+    for (const tool of ['git', 'sh']) await symlink((await execa('sh', ['-c', `command -v ${tool}`])).stdout.trim(), `${bin}/${tool}`);
+    const env = { PATH: bin };
+    const r = await s.abcd(['drain', '--json', '--agent', COMMITTING_AGENT], { env });
+    expect(r.code, r.stdout + r.stderr).toBe(7);
+    expect(r.json.refusal.message).toMatch(/bubblewrap.*--sandbox none/s);
+    expect([...(await remote.refs()).keys()].filter((x) => x.startsWith('refs/heads/abcd/'))).toEqual([]);
+    const attended = await s.abcd(['build', 'nobwrap', '--json', '--attended', '--agent', 'echo hi > hi.txt'], { env });
+    expect(attended.code, attended.stdout + attended.stderr).toBe(0);
+    expect(attended.json).toMatchObject({ sandbox: 'none', outcome: 'landed', warning: expect.stringMatching(/not installed/) });
   });
 });

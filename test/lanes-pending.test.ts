@@ -70,4 +70,35 @@ describe('preserve and coalesce', () => {
     expect(after.json.pending).toEqual([]);
     expect(after.json.lanes).toMatchObject([{ state: 'finished', landed: 2, notLanded: 0 }]);
   }, 150_000);
+
+  it('once leaves the slot for the next build, says so in its result; a build with --wait answers it after', async () => {
+    const remote = await remoteWithItems([{ slug: 'note' }]);
+    const dir = await tempDir('pending-once');
+    const started = join(dir, 'started');
+    const go = join(dir, 'go');
+    const agent =
+      `if ! ls mailbox-*.txt >/dev/null 2>&1; then touch ${started}; while [ ! -f ${go} ]; do sleep 0.1; done; fi; ` +
+      'cp "$ABCD_MAILBOX" "mailbox-$(date +%s%N).txt"; git add -A && git commit -qm "note: cycle"';
+    const lane = await laneSession(remote, 'solo');
+    const run = lane.abcd(['build', 'note', '--json', '--sandbox', 'none', '--agent', agent], { timeoutMs: 90_000 });
+    await until('the cycle to start', () => existsSync(started));
+    const asker = await makeSession(remote.url, 'asker2', { person: 'solo@example.com' });
+    expect((await asker.abcd(['build', 'note', '--note', 'again please'])).code).toBe(0);
+    // A build that waits for the item instead: its request stands in the slot too (the newest).
+    const waiter = asker.abcd(['build', 'note', '--json', '--wait', '60s', '--note', 'waited', '--sandbox', 'none', '--agent', agent], { timeoutMs: 90_000 });
+    const slot = 'refs/heads/abcd/pending/local/item/note';
+    const noteOf = async () => JSON.parse((await execa('git', ['-C', remote.dir, 'show', `${slot}:record.json`], { reject: false })).stdout || '{}').note;
+    await until('the waiting build to leave its request', async () => (await noteOf()) === 'waited');
+    await writeFile(go, '');
+    const r = await run;
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.json.record.cycles).toHaveLength(1);
+    expect(r.json.record.deferred).toMatchObject([{ item: 'note', why: expect.stringMatching(/pending slot/) }]);
+    const next = await waiter;
+    expect(next.code, next.stdout + next.stderr).toBe(0);
+    expect(next.json.record.cycles).toMatchObject([{ item: 'note', outcome: 'landed', followUp: true }]);
+    expect((await remote.refs()).has(slot)).toBe(false);
+    const files = (await execa('git', ['-C', remote.dir, 'ls-tree', '--name-only', 'main'])).stdout.split('\n').filter((f) => f.startsWith('mailbox-')).sort();
+    expect((await execa('git', ['-C', remote.dir, 'show', `main:${files.at(-1)}`])).stdout).toMatch(/: waited$/);
+  }, 150_000);
 });

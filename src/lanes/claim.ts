@@ -6,6 +6,7 @@ import { formatItem, shortItem, type ItemKey } from '../records/item.js';
 import { claimRef, pendingRef } from '../records/refs.js';
 import { pushClaim, type RecordWrite } from '../verbs/claim-write.js';
 import { standing } from '../verbs/claim-rules.js';
+import { observeClock } from '../verbs/clock-view.js';
 import { sameSession } from '../records/holder.js';
 import type { Repo } from '../verbs/repo.js';
 import { readSnapshot, type PendingEntry, type Snapshot } from '../verbs/snapshot.js';
@@ -24,8 +25,10 @@ export async function takeClaim(lane: Repo, snap: Snapshot, item: ItemKey, ttlMs
   const entry = snap.claims.get(ref);
   const now = lane.deps.clock.now();
   const seen = entry && entry.claim.state === 'held' && !sameSession(entry.claim.holder, lane.me) ? await lane.sightings.see(ref, entry.tip, now) : undefined;
-  const st = standing(entry, lane.me, now, snap.settings, seen);
-  if (st.kind === 'held' || st.kind === 'expired') return undefined;
+  // Only a claim someone else may still hold needs the clock's view (a takeover).
+  const view = entry && entry.claim.state === 'held' && !sameSession(entry.claim.holder, lane.me) ? await observeClock(lane, snap) : undefined;
+  const st = standing(entry, lane.me, now, snap.settings, seen, view);
+  if (st.kind === 'held' || st.kind === 'expired' || st.kind === 'clock-unsafe') return undefined;
   const lease = st.kind === 'takeable' ? st.entry.tip : st.lease;
   const gen = st.kind === 'takeable' ? st.entry.claim.gen + 1 : st.gen;
   const claim: Claim = {

@@ -3,7 +3,7 @@
 // queue fenced by the claim, or the claim released saying why. Cleanup on every path.
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { debitBudget, parseUsageLines } from '../machine/budget.js';
 import type { ItemDoc } from '../items/source.js';
 import { formatItem, shortItem } from '../records/item.js';
@@ -67,7 +67,7 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
       command: ctx.agent,
       env,
       sandbox: ctx.sandbox,
-      plan: { cycleDir, objectsDir: join(ctx.repo.commonDir, 'objects'), hide: [...ctx.hide, ctx.repo.commonDir, ctx.repo.deps.cwd] },
+      plan: { cycleDir, objectsDir: join(ctx.repo.commonDir, 'objects'), hide: [...ctx.hide, ctx.repo.commonDir, dirname(ctx.repo.commonDir), ctx.repo.deps.cwd] },
       timeoutMs: ctx.agentTimeoutMs,
       signal: keeper.signal,
       now: () => clock.now(),

@@ -8,7 +8,7 @@ import type { CycleRecord, LaneResultRecord } from '../records/lane-result.js';
 import { formatItem, shortItem, type ItemKey } from '../records/item.js';
 import { claimRef } from '../records/refs.js';
 import { sameSession } from '../records/holder.js';
-import { DeadlineReached, Interrupted, isRefusal, type Refusal } from '../refusals.js';
+import { DeadlineReached, Interrupted, UsageError, isRefusal, type Refusal } from '../refusals.js';
 import type { GateRunner } from '../verbs/land/land.js';
 import type { Repo } from '../verbs/repo.js';
 import { readSnapshot, type Snapshot } from '../verbs/snapshot.js';
@@ -59,15 +59,20 @@ export async function runLane(repo: Repo, input: LaneRunInput): Promise<LaneRunR
   const probe = probeBwrap(env);
   const main = await resolveMain(repo);
   let snap = await readSnapshot(repo, [main.fetchSpec]);
-  const cfg = (await readRepoConfig(repo.git, await main.tip())).lanes ?? {};
+  const mainTip = await main.tip();
+  const cfg = (await readRepoConfig(repo.git, mainTip)).lanes ?? {};
+  if (input.item) await requireItem(repo, mainTip, input.item);
   // A request for a held item needs no agent, sandbox or deadline: it only leaves a note.
   const busy = input.verb === 'build' && input.item ? await heldByOther(repo, snap, input.item) : undefined;
-  if (busy && input.item && !input.waitMs) {
+  if (busy && input.item) {
     const pending = await requestFollowUp(repo, { snap, item: input.item, holder: busy, ...(input.note !== undefined ? { note: input.note } : {}), requesters: cfg.requesters ?? [] });
-    return { verb: 'build', outcome: 'pending', exit: 0, pending };
+    if (!input.waitMs) return { verb: 'build', outcome: 'pending', exit: 0, pending };
+    // --wait: the request stands in the slot either way; once the item is free this build
+    // answers it, unless the active lane already did (then there is nothing left to do).
+    const until = Math.min(clock.now() + input.waitMs, laneSettings(input, cfg, env, clock.now()).deadline);
+    snap = await waitUntilFree(repo, input.item, main.fetchSpec, until);
   }
   const s = laneSettings(input, cfg, env, clock.now());
-  if (busy && input.item) snap = await waitUntilFree(repo, input.item, main.fetchSpec, Math.min(clock.now() + input.waitMs!, s.deadline));
   await probe;
   const [{ sandbox, warning }, login] = await Promise.all([chooseSandbox(s.sandbox, { env, attended: input.attended }), checkLaneLogin(repo, input.attended)]);
   return runWith(repo, input, s, { main, sandbox, login, first: snap, ...(warning ? { warning } : {}) });
@@ -152,7 +157,7 @@ async function heldByOther(repo: Repo, snap: Snapshot, item: ItemKey) {
   if (!e || e.claim.state !== 'held' || sameSession(e.claim.holder, repo.me)) return undefined;
   const now = repo.deps.clock.now();
   const st = standing(e, repo.me, now, snap.settings, await repo.sightings.see(e.ref, e.tip, now));
-  return st.kind === 'held' || st.kind === 'expired' ? e.claim.holder : undefined;
+  return st.kind === 'held' || st.kind === 'expired' || st.kind === 'clock-unsafe' ? e.claim.holder : undefined;
 }
 
 async function waitUntilFree(repo: Repo, item: ItemKey, fetchSpec: string, until: number): Promise<Snapshot> {
@@ -170,6 +175,17 @@ async function waitUntilFree(repo: Repo, item: ItemKey, fetchSpec: string, until
     await clock.sleep(Math.min(WAIT_POLL_MS, until - clock.now()), repo.deps.signal);
     if (repo.deps.signal?.aborted) throw new Interrupted(`stopped while waiting for ${shortItem(item)}; nothing was built.`, { item: formatItem(item) });
   }
+}
+
+/** A bound build names an item on main: a missing one is a usage error, a malformed one its refusal. */
+async function requireItem(repo: Repo, mainTip: string, item: ItemKey): Promise<void> {
+  if (item.source !== 'local') return;
+  const listing = await new LocalItemSource(repo.git).list(mainTip);
+  const key = formatItem(item);
+  if (listing.items.some((i) => formatItem(i.key) === key)) return;
+  const refused = listing.refused.find((r) => r.key && formatItem(r.key) === key);
+  if (refused) throw refused.refusal;
+  throw new UsageError(`there is no item ${shortItem(item)} on main (${mainTip.slice(0, 12)}): add .abcd/items/${item.id}.md there, or run abcd items to see the items.`, { item: key });
 }
 
 function newRunId(now: number): string {

@@ -5,7 +5,7 @@
 import { actionable, liveClaims } from '../items/readiness.js';
 import { budgetAllowsCycle } from '../machine/budget.js';
 import type { ItemDoc } from '../items/source.js';
-import { formatItem, shortItem, type ItemKey } from '../records/item.js';
+import { formatItem, parseItem as parseKey, shortItem, type ItemKey } from '../records/item.js';
 import type { CycleRecord } from '../records/lane-result.js';
 import { Interrupted, isRefusal, type Refusal } from '../refusals.js';
 import { readSnapshot, type Snapshot } from '../verbs/snapshot.js';
@@ -13,7 +13,8 @@ import { takeClaim } from './claim.js';
 import { cycleFits, type RunContext } from './context.js';
 import { runCycle } from './cycle.js';
 import { laneRepo } from './lane-repo.js';
-import { followUpItems } from './receipts.js';
+import { followUpItems, receiptCovers } from './receipts.js';
+import { acceptsRequest } from './requesters.js';
 import type { RunRecorder } from './recorder.js';
 
 export interface LoopOptions {
@@ -59,6 +60,8 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
         stop ??= new Interrupted('the lane run was stopped (SIGINT/SIGTERM): no new cycle started; the running ones were stopped and cleaned up.', {});
         return;
       }
+      // once: everything the pass found was tried and nothing runs: no further read can add work.
+      if (found && inFlight.size === 0 && [...found].every((k) => tried.has(k))) return;
       const budget = budgetAllowsCycle(ctx.budgetDir);
       if (!budget.allowed) {
         stop ??= budget.refusal;
@@ -98,7 +101,11 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
       tried.add(k);
       try {
         const taken = await takeClaim(lane, snap, next.key, ctx.ttlMs);
-        if (!taken) continue; // another session has it, or won the race: the claim decided
+        if (!taken) {
+          // Another session has it, won the race, or its lapsed claim is not takeable yet: look again shortly.
+          await clock.sleep(CHECK_EVERY_MS * (0.8 + Math.random() * 0.4), ctx.signal);
+          continue;
+        }
         attempts.set(k, (attempts.get(k) ?? 0) + 1);
         rec.working(shortItem(next.key), true);
         const cycle = await runCycle(ctx, lane, next, taken, ++cycleNo);
@@ -121,6 +128,19 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
     }
   };
   await Promise.all(Array.from({ length: o.lanes }, (_, i) => guard(i + 1)));
+  // once leaves a follow-up asked for during its cycles to the next build or drain: say so.
+  if (o.lifecycle === 'once' && cycles.length && !stop) {
+    try {
+      const last = await readSnapshot(ctx.repo);
+      for (const p of last.pending.values()) {
+        if (tried.has(p.item) && acceptsRequest(p.request.requester, ctx.repo.me, o.requesters) && !receiptCovers(last, parseKey(p.item), { kind: 'pending', id: p.tip })) {
+          rec.defer(shortItem(parseKey(p.item)), 'a follow-up request waits in its pending slot for the next build or drain');
+        }
+      }
+    } catch {
+      // The result still stands without this note; the slot itself stays on the remote.
+    }
+  }
   return { cycles, ...(stop ? { stop } : {}) };
 }
 

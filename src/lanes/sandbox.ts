@@ -48,6 +48,8 @@ export async function chooseSandbox(mode: SandboxMode, o: { env: Env; attended: 
   );
 }
 
+const SYSTEM = /^\/(usr|bin|sbin|lib\w*|etc|opt|proc|dev|sys|run|var)?\/?$/;
+
 /** What the sandbox hides and exposes for one cycle. */
 export interface SandboxPlan {
   /** The cycle's folder (worktree, HOME, mailbox): writable. */
@@ -67,7 +69,8 @@ export function secretPlaces(env: Env, home: string): string[] {
 /** bwrap's argv before the command. Parents are hidden before their children are exposed. */
 export function bwrapArgs(plan: SandboxPlan): string[] {
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
-  const hide = [...new Set(plan.hide)].filter(isDirectory).sort((a, b) => a.length - b.length);
+  // Never hide the root or the system itself (a clone or HOME at / would blank everything).
+  const hide = [...new Set(plan.hide)].filter((p) => !SYSTEM.test(p) && isDirectory(p)).sort((a, b) => a.length - b.length);
   for (const p of hide) args.push('--tmpfs', p);
   args.push('--tmpfs', '/tmp');
   args.push('--ro-bind', plan.objectsDir, plan.objectsDir);

@@ -2,8 +2,9 @@ import { expiresAt } from '../records/claim.js';
 import { formatHolder, sameSession } from '../records/holder.js';
 import type { Settings } from '../records/settings.js';
 import { standing } from './claim-rules.js';
-import { isAlive, queueOrder } from './land/queue-order.js';
+import { entryState, queueOrder, skippedOf, type SkippedEntry } from './land/queue-order.js';
 import { pruneBestEffort } from './prune.js';
+import { CLOCK_SKEW_LIMIT_MS, readClock } from './clock-view.js';
 import type { Repo } from './repo.js';
 import type { SettingsTrust } from './settings-trust.js';
 import { readSnapshot } from './snapshot.js';
@@ -51,6 +52,8 @@ export interface QueueView {
   since: number;
   /** False when the holder's claim lapsed: the entry is skipped, not waited on. */
   alive: boolean;
+  /** Set when the entry's claim cannot be read: lands skip it, never wait on it or delete it. */
+  skipped?: SkippedEntry;
 }
 
 export interface StatusData {
@@ -74,6 +77,8 @@ export interface StatusData {
   steers: SteerView[];
   /** Each item's latest receipt: which run absorbed which requests. */
   receipts: ReceiptView[];
+  /** Set when this clock disagrees with a writer's past the bound: takeovers and pruning refused. */
+  clockSkew?: { writer: string; minMs: number; maxMs: number; limitMs: number };
 }
 
 /** Everyone's state in one round trip, after the coordination pass (sightings, pruning). */
@@ -82,12 +87,14 @@ export async function status(repo: Repo): Promise<StatusData> {
   const now = repo.deps.clock.now();
   // Pruned first, so the view shows what the remote holds now.
   const pruned = await pruneBestEffort(repo, snap);
-  for (const ref of await pruneLaneRecords(repo, snap)) {
+  const skew = (await readClock(repo)).unsafe;
+  // Lane results and requests are pruned by age: never on a clock known to be wrong.
+  for (const ref of skew ? [] : await pruneLaneRecords(repo, snap)) {
     snap.lanes.delete(ref);
     snap.pending.delete(ref);
     pruned.add(ref);
   }
-  for (const ref of await pruneSteerRecords(repo, snap)) {
+  for (const ref of skew ? [] : await pruneSteerRecords(repo, snap)) {
     snap.steers.delete(ref);
     snap.receipts.delete(ref);
     pruned.add(ref);
@@ -138,7 +145,8 @@ export async function status(repo: Repo): Promise<StatusData> {
     head: q.entry.head,
     main: q.entry.main,
     since: q.entry.at,
-    alive: isAlive(q, snap, now),
+    alive: entryState(q, snap, now) === 'alive',
+    ...(entryState(q, snap, now) === 'unreadable' ? { skipped: skippedOf(q, snap) } : {}),
   }));
   return {
     remote: repo.store.remote,
@@ -153,5 +161,6 @@ export async function status(repo: Repo): Promise<StatusData> {
     pruned: pruned.size,
     ...laneViews(snap, now),
     ...steerViews(snap),
+    ...(skew ? { clockSkew: { writer: skew.writer, minMs: skew.lo, maxMs: skew.hi, limitMs: CLOCK_SKEW_LIMIT_MS } } : {}),
   };
 }

@@ -76,6 +76,7 @@ function toJson(s: StatusData, gateJson: GateSummary): Record<string, unknown> {
     pending: s.pending.map((p) => ({ ...p, at: formatInstant(p.at) })),
     steers: s.steers.map((x) => ({ ...x, at: formatInstant(x.at) })),
     receipts: s.receipts.map((x) => ({ ...x, at: formatInstant(x.at) })),
+    ...(s.clockSkew ? { clockSkew: s.clockSkew } : {}),
   };
 }
 
@@ -108,6 +109,11 @@ function toText(s: StatusData, gate: GateSummary, tty: boolean): string {
   for (const r of s.refused) out.push(paint(tty, 'red', `refused ${printable(r.ref)}: ${printable(r.message)}`));
   if (s.unknown.length) out.push(`${s.unknown.length} ref(s) under abcd/ of a kind this abcd does not know, left alone: ${s.unknown.slice(0, 5).map(printable).join(', ')}`);
   if (s.pruned) out.push(`pruned ${s.pruned} released or expired record(s)`);
+  if (s.clockSkew) {
+    const k = s.clockSkew;
+    const off = k.minMs > 0 ? `at least ${formatDuration(k.minMs)} ahead of` : `at least ${formatDuration(-k.maxMs)} behind`;
+    out.push(paint(tty, 'red', `this computer's clock is ${off} the clock of ${printable(k.writer)}: takeovers and pruning are refused until the clocks agree`));
+  }
   return out.join('\n');
 }
 

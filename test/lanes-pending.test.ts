@@ -72,7 +72,8 @@ describe('preserve and coalesce', () => {
   }, 150_000);
 
   it('once leaves the slot for the next build, says so in its result; a build with --wait answers it after', async () => {
-    const remote = await remoteWithItems([{ slug: 'note' }]);
+    // Steering off, as above: steered, the lane absorbs the note and the waiting build skips.
+    const remote = await remoteWithItems([{ slug: 'note' }], { lanes: { steer: { max: 0 } } });
     const dir = await tempDir('pending-once');
     const started = join(dir, 'started');
     const go = join(dir, 'go');

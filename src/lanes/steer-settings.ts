@@ -35,3 +35,19 @@ export async function readSteerSettings(git: Git, runHead: string, agentTimeoutM
     reserveMs: CYCLE_OVERHEAD_MS,
   };
 }
+
+/**
+ * Why a steer may not be delivered now, or undefined when it may: the cap reached, or less
+ * than `minRemainingMs` left before `windowEnd` (the agent's timeout in flight; the run's
+ * deadline less the cycle's reserve for a re-invocation). Either way the request stays open.
+ */
+export function whyNotSteer(o: { spent: number; now: number; windowEnd: number; settings: Pick<SteerSettings, 'max' | 'minRemainingMs'> }): string | undefined {
+  if (o.spent >= o.settings.max) return `the steer cap of ${o.settings.max} per run was reached`;
+  if (o.windowEnd - o.now < o.settings.minRemainingMs) return `less than ${Math.round(o.settings.minRemainingMs / 1000)}s were left to steer`;
+  return undefined;
+}
+
+/** How long a re-invoked agent may run: its own timeout, ending before the run's deadline less the reserve. */
+export function reinvokeTimeout(o: { now: number; deadline: number; agentTimeoutMs: number; reserveMs: number }): number {
+  return Math.min(o.agentTimeoutMs, o.deadline - o.now - o.reserveMs);
+}

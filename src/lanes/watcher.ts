@@ -11,7 +11,7 @@ import { readSnapshot, type Snapshot } from '../verbs/snapshot.js';
 import type { Taken } from './claim.js';
 import type { RunContext } from './context.js';
 import { buildEnvelope } from './envelope.js';
-import type { SteerSettings } from './steer-settings.js';
+import { reinvokeTimeout, whyNotSteer, type SteerSettings } from './steer-settings.js';
 import { itemBlob, itemChangeCandidate, pendingCandidate, requestKey, steerCandidates, type SteerCandidate } from './steer-requests.js';
 
 // Steers spent per run and item: the cap bounds a run across all its cycles (and re-invocations).
@@ -78,7 +78,7 @@ export class SteerWatcher {
     await this.polling;
     const found = await this.poll();
     const now = this.lane.deps.clock.now();
-    const timeoutMs = Math.min(this.ctx.agentTimeoutMs, this.ctx.deadline - now - this.o.settings.reserveMs);
+    const timeoutMs = reinvokeTimeout({ now, deadline: this.ctx.deadline, agentTimeoutMs: this.ctx.agentTimeoutMs, reserveMs: this.o.settings.reserveMs });
     if (!found.length || !this.allows(now, now + timeoutMs)) return undefined;
     const from = sizeOf(this.o.mailbox);
     this.deliver(found);
@@ -100,16 +100,8 @@ export class SteerWatcher {
   }
 
   private allows(now: number, windowEnd: number): boolean {
-    const spent = this.spentMap().get(this.key) ?? 0;
-    if (spent >= this.o.settings.max) {
-      this.settled = `the steer cap of ${this.o.settings.max} per run was reached`;
-      return false;
-    }
-    if (windowEnd - now < this.o.settings.minRemainingMs) {
-      this.settled = `less than ${Math.round(this.o.settings.minRemainingMs / 1000)}s were left to steer`;
-      return false;
-    }
-    return true;
+    this.settled = whyNotSteer({ spent: this.spentMap().get(this.key) ?? 0, now, windowEnd, settings: this.o.settings });
+    return this.settled === undefined;
   }
 
   private spentMap(): Map<string, number> {

@@ -44,6 +44,7 @@ describe('abcd steer', () => {
       ['steer', 'page', '--from-file', 'missing.md', '--json'],
       ['steer', 'page', 'x'.repeat(8001), '--json'],
       ['steer', 'Not..An:item', 'words', '--json'],
+      ['steer', 'no-such-item', 'words', '--json'],
     ]) {
       const bad = await s.abcd(args);
       expect(bad.code, args.join(' ')).toBe(2);

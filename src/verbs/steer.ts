@@ -10,6 +10,7 @@ import { RemoteUnavailable, UsageError } from '../refusals.js';
 import { writeRecordCommit } from '../remote/objects.js';
 import type { Repo } from './repo.js';
 import { readSnapshot } from './snapshot.js';
+import { resolveMain } from '../lanes/main-branch.js';
 
 // An undelivered request stands this long; then pruning may remove it (as the pending slot).
 export const STEER_TTL_MS = 86_400_000;
@@ -31,7 +32,9 @@ export async function steer(repo: Repo, input: { item: ItemKey; text: string }):
   if (text.length > MAX_STEER_CHARS) {
     throw new UsageError(`the steer text is ${text.length} characters, over ${MAX_STEER_CHARS}; shorten it or point to a file in the repository.`, { chars: text.length });
   }
-  const snap = await readSnapshot(repo);
+  const main = await resolveMain(repo);
+  const snap = await readSnapshot(repo, [main.fetchSpec]);
+  await requireItemOnMain(repo, await main.tip(), input.item);
   const now = repo.deps.clock.now();
   const id = newSteerId(now);
   const ref = steerRef(input.item, id);
@@ -41,6 +44,16 @@ export async function steer(repo: Repo, input: { item: ItemKey; text: string }):
   if (!r.ok) throw new RemoteUnavailable(`the remote refused the steer request ${ref}; nothing was recorded. Try again.`, { outcome: 'unchanged', ref });
   const claim = [...snap.claims.values()].find((c) => c.claim.item === rec.item && c.claim.state === 'held');
   return { item: shortItem(input.item), id, ref, tip: oid, author: formatHolder(repo.me), at: now, ...(claim ? { heldBy: formatHolder(claim.claim.holder) } : {}) };
+}
+
+/** A local item must be on main: a steer for a typo would wait for a lane that never comes. */
+async function requireItemOnMain(repo: Repo, mainTip: string, item: ItemKey): Promise<void> {
+  if (item.source !== 'local') return;
+  const path = `.abcd/items/${item.id}.md`;
+  if ((await repo.git.run(['cat-file', '-e', `${mainTip}:${path}`])).exitCode === 0) return;
+  throw new UsageError(`there is no item ${shortItem(item)} on main (${mainTip.slice(0, 12)}): no ${path}; nothing was recorded. Run abcd items to see the items.`, {
+    item: formatItem(item),
+  });
 }
 
 function newSteerId(now: number): string {

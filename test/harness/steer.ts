@@ -48,7 +48,9 @@ function escape(s: string): string {
  * `remote` in ONE atomic push: they arrive together, between two polls of any lane.
  */
 export async function steerTogether(remote: BareRemote, steers: ReadonlyArray<{ session: Session; item: string; text: string }>): Promise<void> {
+  // Main only (abcd steer checks the item is on main), no records.
   const staging = await makeRemote();
+  await execa('git', ['-C', staging.dir, 'fetch', '-q', remote.url, '+refs/heads/main:refs/heads/main']);
   for (const s of steers) {
     await s.session.git(['remote', 'add', 'staging', staging.url]).catch(() => s.session.git(['remote', 'set-url', 'staging', staging.url]));
     const r = await s.session.abcd(['steer', s.item, s.text, '--remote', 'staging', '--json']);

@@ -32,7 +32,9 @@ describe('steer cap', () => {
     expect(await liveEnvelopes(dir)).toHaveLength(2);
     // A stranger's steer is context: it would be delivered, but it starts no run of its own.
     const stranger = await makeSession(remote.url, 'stranger', { person: 'stranger@example.com' });
-    expect((await stranger.abcd(['steer', 'page', 'context only'])).code).toBe(0);
+    const ctxSteer = await stranger.abcd(['steer', 'page', 'context only', '--json']);
+    expect(ctxSteer.code).toBe(0);
+    expect(ctxSteer.json).toMatchObject({ heldBy: expect.stringMatching(/^lane@example\.com\//), as: 'context' });
     await writeFile(join(dir, 'go'), '');
     const r = await run;
     expect(r.code, r.stdout + r.stderr).toBe(0);

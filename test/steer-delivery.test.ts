@@ -29,7 +29,7 @@ describe('steering a lane in flight', () => {
     const asker = await makeSession(remote.url, 'asker', { person: 'lane@example.com' });
     const one = await asker.abcd(['steer', 'page', 'make the title bold', '--json']);
     expect(one.code, one.stdout + one.stderr).toBe(0);
-    expect(one.json).toMatchObject({ item: 'page', author: expect.stringMatching(/^lane@example\.com\/.+\/asker$/), heldBy: expect.stringMatching(/^lane@example\.com\/.+\/lane\b/) });
+    expect(one.json).toMatchObject({ item: 'page', author: expect.stringMatching(/^lane@example\.com\/.+\/asker$/), heldBy: expect.stringMatching(/^lane@example\.com\/.+\/lane\b/), as: 'amendment' });
     await until('the first envelope', async () => (await liveEnvelopes(dir)).length === 1);
     const [first] = await liveEnvelopes(dir);
     expect(first!.split('\n')[0]).toBe(STEER_ENVELOPE_FIRST_LINE);

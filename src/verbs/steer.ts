@@ -2,7 +2,9 @@
 // never touches the lane or its claim: the lane's watcher finds it on its next poll, and
 // with no lane in flight the next build or drain of the item delivers it at the start.
 import { randomBytes } from 'node:crypto';
-import { formatHolder } from '../records/holder.js';
+import { formatHolder, type Holder } from '../records/holder.js';
+import { readRepoConfig } from '../config/repo-config.js';
+import { judgeAuthor } from '../lanes/steer-requests.js';
 import { formatItem, shortItem, type ItemKey } from '../records/item.js';
 import { steerRef } from '../records/refs.js';
 import { encodeSteer, MAX_STEER_CHARS, type SteerRecord } from '../records/steer.js';
@@ -24,6 +26,8 @@ export interface SteerResult {
   at: number;
   /** Who holds the item now (a lane in flight), if anyone. */
   heldBy?: string;
+  /** How that lane will take it: an instruction, or information it must not obey. */
+  as?: 'amendment' | 'context';
 }
 
 export async function steer(repo: Repo, input: { item: ItemKey; text: string }): Promise<SteerResult> {
@@ -43,7 +47,14 @@ export async function steer(repo: Repo, input: { item: ItemKey; text: string }):
   const r = await repo.store.push([{ ref, newOid: oid, lease: null }], { atomic: true });
   if (!r.ok) throw new RemoteUnavailable(`the remote refused the steer request ${ref}; nothing was recorded. Try again.`, { outcome: 'unchanged', ref });
   const claim = [...snap.claims.values()].find((c) => c.claim.item === rec.item && c.claim.state === 'held');
-  return { item: shortItem(input.item), id, ref, tip: oid, author: formatHolder(repo.me), at: now, ...(claim ? { heldBy: formatHolder(claim.claim.holder) } : {}) };
+  const held = claim ? { heldBy: formatHolder(claim.claim.holder), as: await judgeFor(repo, await main.tip(), claim.claim.holder) } : {};
+  return { item: shortItem(input.item), id, ref, tip: oid, author: formatHolder(repo.me), at: now, ...held };
+}
+
+/** How the holding lane will judge this session's request (its config is main's). */
+async function judgeFor(repo: Repo, mainTip: string, lane: Holder): Promise<'amendment' | 'context'> {
+  const requesters = (await readRepoConfig(repo.git, mainTip).catch(() => ({ lanes: undefined }))).lanes?.requesters ?? [];
+  return judgeAuthor(repo.me, { lane, requesters });
 }
 
 /** A local item must be on main: a steer for a typo would wait for a lane that never comes. */

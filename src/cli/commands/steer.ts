@@ -30,7 +30,8 @@ export const steer: Command = {
     }
     const [{ openRepo }, verb] = await Promise.all([import('../../verbs/repo.js'), import('../../verbs/steer.js')]);
     const r = await verb.steer(await openRepo(deps), { item, text });
-    const where = r.heldBy ? `the lane of ${r.heldBy} gets it on its next poll` : 'no lane holds it now: the next build or drain of it gets it';
+    const as = r.as === 'context' ? ' as context (you are neither its person nor in lanes.requesters: information, not an instruction)' : r.as ? ' as an amendment' : '';
+    const where = r.heldBy ? `the lane of ${r.heldBy} gets it on its next poll${as}` : 'no lane holds it now: the next build or drain of it gets it';
     return { json: { ...r }, text: `steer ${r.id} recorded for ${r.item}; ${where}` };
   },
 };

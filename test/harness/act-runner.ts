@@ -3,7 +3,8 @@
 import { execa } from 'execa';
 import { ABCD_BIN, type Session } from './session.js';
 
-export type Verb = 'reserve' | 'renew' | 'release' | 'push' | 'land' | 'takeover';
+/** push-main: `abcd push <item> main`, committing on the clone's main (only land may write main). */
+export type Verb = 'reserve' | 'renew' | 'release' | 'push' | 'push-main' | 'land' | 'takeover';
 
 export interface ActPlan {
   session: number;
@@ -51,11 +52,12 @@ export class SessionWork {
   constructor(readonly session: Session, private readonly base: string) {}
 
   /** Checks out the item's work branch and commits a file unique to the act. */
-  async commitFor(item: string, index: number): Promise<{ branch: string; head: string; file: string; files: string[] }> {
-    let b = this.branches.get(item);
+  async commitFor(item: string, index: number, onMain = false): Promise<{ branch: string; head: string; file: string; files: string[] }> {
+    const key = onMain ? ' main' : item;
+    let b = this.branches.get(key);
     if (!b) {
-      b = { name: `work/${item}-${this.session.name}-${this.landed.get(item) ?? 0}`, files: [] };
-      this.branches.set(item, b);
+      b = { name: onMain ? 'main' : `work/${item}-${this.session.name}-${this.landed.get(item) ?? 0}`, files: [] };
+      this.branches.set(key, b);
       await this.session.git(['checkout', '-q', '-B', b.name, this.base]);
     } else {
       await this.session.git(['checkout', '-q', b.name]);
@@ -84,6 +86,7 @@ export function argsFor(plan: ActPlan, branch: string | undefined, waits: { take
     case 'release':
       return [plan.verb, plan.item, '--json'];
     case 'push':
+    case 'push-main':
       return ['push', plan.item, branch!, '--json'];
     case 'land':
       return ['land', plan.item, branch!, '--wait', waits.land, '--json'];
@@ -97,7 +100,8 @@ export async function runAct(
   o: { index: number; waits: { takeover: string; land: string } },
 ): Promise<ActRecord> {
   const s = work.session;
-  const attempt = plan.verb === 'push' || plan.verb === 'land' ? await work.commitFor(plan.item, o.index) : undefined;
+  const commits = plan.verb === 'push' || plan.verb === 'push-main' || plan.verb === 'land';
+  const attempt = commits ? await work.commitFor(plan.item, o.index, plan.verb === 'push-main') : undefined;
   const args = argsFor(plan, attempt?.branch, o.waits);
   const startedAt = Date.now();
   // Its own process group, so we can tell when the killed abcd's git children are gone.

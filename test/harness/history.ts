@@ -33,6 +33,11 @@ export interface KnownBreaks {
    * the session's next act answers exit 5 "moved on" naming this session itself as the holder.
    */
   ownGeneration: boolean;
+  /**
+   * Issue 7 item 1: `abcd push <item> main` moves the remote's main (and, leasing on the head its
+   * claim recorded, can force it back over another session's landing). Only land may write main.
+   */
+  pushMovesMain: boolean;
 }
 
 export interface RemoteRepo {
@@ -155,6 +160,8 @@ export interface RemoteFacts {
   /** act file → commits on main's history that touch it. */
   onMain: Map<string, number>;
   mainTip: string;
+  /** main's first-parent chain, newest first: each commit and the act files it added. */
+  mainChain: Array<{ commit: string; added: string[] }>;
   isAncestor(a: string, b: string): Promise<boolean>;
   refsContaining(commit: string): Promise<string[]>;
   refTip(ref: string): Promise<string | undefined>;
@@ -166,10 +173,19 @@ export async function readRemoteFacts(r: RemoteRepo): Promise<RemoteFacts> {
   const log = (await git(r, ['log', '--format=', '--name-only', mainTip, '--', 'act-*'])).stdout.split('\n').filter(Boolean);
   const onMain = new Map<string, number>();
   for (const f of log) onMain.set(f, (onMain.get(f) ?? 0) + 1);
+  const chain = (await git(r, ['log', '--first-parent', '--diff-filter=A', '--format=%x01%H', '--name-only', mainTip])).stdout;
+  const mainChain = chain
+    .split('\x01')
+    .filter(Boolean)
+    .map((block) => {
+      const [commit, ...files] = block.split('\n').filter(Boolean);
+      return { commit: commit!, added: files.filter((x) => x.startsWith('act-')) };
+    });
   return {
     claims,
     onMain,
     mainTip,
+    mainChain,
     isAncestor: async (a, b) => (await git(r, ['merge-base', '--is-ancestor', a, b])).exitCode === 0,
     refsContaining: async (c) => (await git(r, ['for-each-ref', '--format=%(refname)', '--contains', c])).stdout.split('\n').filter(Boolean),
     refTip: async (ref) => {
@@ -188,20 +204,23 @@ export async function checkAnswers(acts: ActRecord[], f: RemoteFacts, known: Kno
     const gen = (tip: unknown) => gens.find((g) => g.commit === tip);
     if (a.exit === 'killed') continue;
     if (a.exit === 0) {
-      const tip = a.verb === 'push' ? a.json?.claimTip : a.json?.tip;
+      const tip = a.verb === 'push' || a.verb === 'push-main' ? a.json?.claimTip : a.json?.tip;
       if (a.json?.ok !== true) say(`exit 0 without an ok answer: ${JSON.stringify(a.json)}`);
       if (a.verb !== 'land') {
         const g = gen(tip);
         if (!g) say(`exit 0 but its generation ${String(tip).slice(0, 8)} is not in the claim's history`);
         else if (g.record?.holder.session !== a.session) say(`exit 0 but its generation names ${g.record?.holder.session}`);
       }
-      if (a.verb === 'push') {
+      if (a.verb === 'push-main' && !known.pushMovesMain) say('exit 0: push wrote main (only land may write main)');
+      // A later push of main may have forced main back over this work (the known break).
+      const erasedByPush = known.pushMovesMain && acts.some((b) => b.verb === 'push-main' && b.endedAt > a.startedAt && !isRefused(b));
+      if (a.verb === 'push' && !erasedByPush) {
         if (a.json?.head !== a.head) say(`pushed head ${a.json?.head} but the branch head was ${a.head}`);
         const branchTip = await f.refTip(`refs/heads/${a.branch}`);
         const visible = (branchTip && (await f.isAncestor(a.head!, branchTip))) || (f.onMain.get(a.file!) ?? 0) > 0;
         if (!visible) say(`exit 0 but head ${a.head!.slice(0, 8)} is neither on ${a.branch} nor landed on main`);
       }
-      if (a.verb === 'land') {
+      if (a.verb === 'land' && !erasedByPush) {
         if (!(await f.isAncestor(a.json?.tip, f.mainTip))) say(`exit 0 but its tip ${String(a.json?.tip).slice(0, 8)} is not on main`);
         if (!gens.some((g) => g.record?.state === 'done' && g.record.landed?.tip === a.json?.tip)) say('exit 0 but no done generation names its tip');
         for (const file of a.branchFiles ?? []) {
@@ -211,14 +230,15 @@ export async function checkAnswers(acts: ActRecord[], f: RemoteFacts, known: Kno
       }
       continue;
     }
-    if (!DOCUMENTED_REFUSALS.has(a.exit)) {
+    // A fixed push may call main a usage error (exit 2): it is one either way.
+    if (!DOCUMENTED_REFUSALS.has(a.exit) && !(a.verb === 'push-main' && a.exit === 2)) {
       say(`exit ${a.exit}, not a documented refusal (3, 4, 5, 8): ${a.json?.refusal?.message ?? a.stderrTail}`);
       continue;
     }
     if (!isRefused(a)) continue;
     // A later act of the session on the same branch that did not refuse carries this head on.
     const carried = acts.some((b) => b.index > a.index && b.session === a.session && b.branch === a.branch && !isRefused(b));
-    if (a.verb === 'push' && !carried) {
+    if ((a.verb === 'push' || a.verb === 'push-main') && !carried) {
       const refs = await f.refsContaining(a.head!);
       if (refs.length) say(`refused (exit ${a.exit}) yet its head ${a.head!.slice(0, 8)} is on the remote: ${refs.join(', ')}`);
     }
@@ -232,6 +252,22 @@ export async function checkAnswers(acts: ActRecord[], f: RemoteFacts, known: Kno
     }
   }
   for (const [file, n] of f.onMain) if (n > 1) v.push(`main has ${file} from ${n} commits: work landed more than once`);
+  v.push(...checkMainWriters(acts, f, known));
+  return v;
+}
+
+/** Only land writes main: every act file main's first-parent chain added came with a landing that did not refuse. */
+export function checkMainWriters(acts: ActRecord[], f: Pick<RemoteFacts, 'mainChain'>, known: KnownBreaks): string[] {
+  const v: string[] = [];
+  const carriedBy = (verb: string, file: string) => acts.find((a) => a.verb === verb && !isRefused(a) && a.branchFiles?.includes(file));
+  for (const { commit, added } of f.mainChain) {
+    for (const file of added) {
+      if (carriedBy('land', file)) continue;
+      const push = carriedBy('push-main', file);
+      if (push && known.pushMovesMain) continue;
+      v.push(`main ${commit.slice(0, 8)} added ${file}${push ? `, pushed by #${push.index} push ${push.item} main` : ''}, which no landing carried`);
+    }
+  }
   return v;
 }
 

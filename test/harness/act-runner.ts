@@ -1,5 +1,6 @@
 // Runs one session's act as a real abcd process, optionally SIGKILLed after a delay, and
 // records what it attempted and how it ended, for test/harness/history.ts to judge.
+import { readdir, readFile } from 'node:fs/promises';
 import { execa } from 'execa';
 import { ABCD_BIN, type Session } from './session.js';
 
@@ -40,7 +41,7 @@ export interface ActRecord {
   stderrTail: string;
 }
 
-/** A killed abcd's git children live on; how long we wait for them before the next act. */
+/** A killed abcd's git children live on; how long we wait for them before the session's next act. */
 const ORPHAN_DRAIN_MS = 15_000;
 // Not a hang: a takeover waits at most its --wait, a land its --wait, plus start-up on a loaded machine.
 const ACT_TIMEOUT_MS = 60_000;
@@ -93,7 +94,7 @@ export function argsFor(plan: ActPlan, branch: string | undefined, waits: { take
   }
 }
 
-/** Runs one act to its end (or its kill, once its process group has drained). */
+/** Runs one act to its end (or its kill, once the git processes it left have ended). */
 export async function runAct(
   work: SessionWork,
   plan: ActPlan,
@@ -103,14 +104,15 @@ export async function runAct(
   const commits = plan.verb === 'push' || plan.verb === 'push-main' || plan.verb === 'land';
   const attempt = commits ? await work.commitFor(plan.item, o.index, plan.verb === 'push-main') : undefined;
   const args = argsFor(plan, attempt?.branch, o.waits);
+  // abcd passes its environment to git (each git in its own process group): this marker finds
+  // the git processes a killed abcd left running.
+  const marker = `${process.pid}-${++actsStarted}`;
   const startedAt = Date.now();
-  // Its own process group, so we can tell when the killed abcd's git children are gone.
   const child = execa(process.execPath, [ABCD_BIN, ...args], {
     cwd: s.dir,
-    env: s.env,
+    env: { ...s.env, ABCD_MODEL_ACT: marker },
     extendEnv: false,
     reject: false,
-    detached: true,
     timeout: ACT_TIMEOUT_MS,
   });
   let killed = false;
@@ -128,7 +130,7 @@ export async function runAct(
         }, plan.killAfterMs);
   const r = await child;
   clearTimeout(timer);
-  if (killed && child.pid !== undefined) await drainGroup(child.pid);
+  if (killed) await drainOrphans(marker);
   const endedAt = Date.now();
   const stdout = String(r.stdout ?? '');
   let json: unknown;
@@ -155,18 +157,26 @@ export async function runAct(
   };
 }
 
-/** Waits until no process of the group is left (the orphaned git children of a killed abcd). */
-async function drainGroup(pgid: number): Promise<void> {
+let actsStarted = 0;
+
+/** Waits until no process carrying the act's marker is left (the git children of a killed abcd). */
+async function drainOrphans(marker: string): Promise<void> {
+  const needle = `ABCD_MODEL_ACT=${marker}\0`;
   const until = Date.now() + ORPHAN_DRAIN_MS;
   while (Date.now() < until) {
-    try {
-      process.kill(-pgid, 0);
-    } catch {
-      return;
-    }
+    if (!(await anyProcessWith(needle))) return;
     await new Promise((r) => setTimeout(r, 50));
   }
-  throw new Error(`abcd's process group ${pgid} still had processes ${ORPHAN_DRAIN_MS} ms after its SIGKILL`);
+  throw new Error(`processes of a killed abcd (marker ${marker}) still ran ${ORPHAN_DRAIN_MS} ms after its SIGKILL`);
+}
+
+async function anyProcessWith(needle: string): Promise<boolean> {
+  const pids = (await readdir('/proc')).filter((p) => /^\d+$/.test(p));
+  for (const pid of pids) {
+    const environ = await readFile(`/proc/${pid}/environ`, 'latin1').catch(() => '');
+    if (environ.includes(needle)) return true;
+  }
+  return false;
 }
 
 /** Dispatches the acts in order, `gapMs` apart; each session runs its own acts one after another. */

@@ -4,6 +4,7 @@
 // different sessions overlap as real processes. Afterwards test/harness/history.ts judges the
 // bare remote's history. A failure prints fast-check's seed, the acts with their answers, and
 // each violation; replay one with ABCD_MODEL_SEED=<seed> (and ABCD_MODEL_PATH=<path>).
+// ABCD_MODEL_STRICT=1 tolerates no known break; ABCD_MODEL_VERBOSE=1 prints every run's acts.
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { describeActs, runInterleaved, SessionWork, type ActPlan, type ActRecord, type Verb } from './harness/act-runner.js';
@@ -39,6 +40,10 @@ const WAITS = { takeover: '4s', land: '4s' };
 // No new run (or shrinking step) starts after this long; one run takes 5-10 s on an idle machine.
 const FILE_BUDGET_MS = 30_000;
 const HTTP_BUDGET_MS = 15_000;
+// ABCD_MODEL_SOAK=<minutes> runs each test that long instead (a hunt, not the suite).
+const SOAK_MS = Number(process.env.ABCD_MODEL_SOAK ?? 0) * 60_000;
+// Past the budget, the last run still has to finish (a slow run on a loaded machine).
+const LAST_RUN_MS = 70_000;
 
 const verb = fc.oneof(
   { weight: 3, arbitrary: fc.constant<Verb>('reserve') },
@@ -138,15 +143,15 @@ describe('model-based races', () => {
 
   it('file://: random interleavings keep one actor per claim, change nothing when refused, show every success', async () => {
     const before = runs;
-    await property('file', 4, FILE_BUDGET_MS);
+    await property('file', SOAK_MS ? 10_000 : 4, SOAK_MS || FILE_BUDGET_MS);
     expect(runs - before).toBeGreaterThan(0);
-  }, 100_000);
+  }, (SOAK_MS || FILE_BUDGET_MS) + LAST_RUN_MS);
 
   it('smart HTTP: the same properties through git http-backend', async () => {
     const before = runs;
-    await property('http', 2, HTTP_BUDGET_MS);
+    await property('http', SOAK_MS ? 10_000 : 2, SOAK_MS || HTTP_BUDGET_MS);
     expect(runs - before).toBeGreaterThan(0);
-  }, 100_000);
+  }, (SOAK_MS || HTTP_BUDGET_MS) + LAST_RUN_MS);
 });
 
 // The checker itself, on made-up histories: each rule can fail (a checker that passes everything proves nothing).

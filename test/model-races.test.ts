@@ -17,12 +17,12 @@ import { makeTransportRemote, type Transport } from './harness/transport.js';
  * Issue 7 item 8 (own-generation recognition after kill -9): a retry after a killed act that had
  * completed answers exit 5 naming this session itself. Set to false once that fix is merged.
  */
-const KNOWN_BREAK_OWN_GENERATION = true;
+const KNOWN_BREAK_OWN_GENERATION = false;
 /**
  * Issue 7 item 1 (push moves main): `abcd push <item> main` fast-forwards, or after a rewrite
  * force-pushes, the remote's main. Set to false once push refuses main.
  */
-const KNOWN_BREAK_PUSH_MOVES_MAIN = true;
+const KNOWN_BREAK_PUSH_MOVES_MAIN = false;
 // ABCD_MODEL_STRICT=1 tolerates no known break: shows what today's main still breaks.
 const KNOWN: KnownBreaks =
   process.env.ABCD_MODEL_STRICT === '1'

@@ -4,6 +4,8 @@
 set -euo pipefail
 need=()
 command -v git >/dev/null || need+=(git)
+# Lanes run their agents under bubblewrap; the lane tests use the real thing.
+command -v bwrap >/dev/null || need+=(bubblewrap)
 # Signed settings (test/settings-signing.test.ts): real ssh and OpenPGP keys.
 command -v ssh-keygen >/dev/null || need+=(openssh-client)
 command -v gpg >/dev/null || need+=(gnupg)

@@ -170,3 +170,9 @@ export class GitFailed extends Refusal {
 export function isRefusal(e: unknown): e is Refusal {
   return e instanceof Refusal;
 }
+
+/** A follow-up request from a session the lane does not take requests from (lanes.requesters). */
+export class NotRequester extends Refusal {
+  readonly code = 'not-requester';
+  readonly exit = 3;
+}

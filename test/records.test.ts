@@ -31,7 +31,7 @@ describe('records', () => {
     await writeRawRecord(remote.dir, ref('wrong-shape'), JSON.stringify({ abcd: 'claim', v: 1, holder: 'nobody' }));
     await writeRawRecord(remote.dir, ref('huge-note'), claim('huge-note', { note: 'x'.repeat(1024 * 1024) }));
     await writeRawRecord(remote.dir, ref('zoe-item'), claim('zoe-item'));
-    await writeRawRecord(remote.dir, 'refs/heads/abcd/lanes/from-the-future', '{"abcd": "lane", "v": 1}');
+    await writeRawRecord(remote.dir, 'refs/heads/abcd/future-kind/from-the-future', '{"abcd": "future-kind", "v": 1}');
   });
   afterAll(cleanupTemp);
 
@@ -45,7 +45,7 @@ describe('records', () => {
     expect(refused.get(ref('not-json'))).toMatchObject({ code: 'record-invalid', data: { reason: 'not-json' } });
     expect(refused.get(ref('wrong-shape'))).toMatchObject({ code: 'record-invalid', data: { reason: 'schema' } });
     expect(refused.get(ref('huge-note'))).toMatchObject({ code: 'record-invalid', data: { reason: 'oversized' } });
-    expect(r.json.unknown).toEqual(['refs/heads/abcd/lanes/from-the-future']);
+    expect(r.json.unknown).toEqual(['refs/heads/abcd/future-kind/from-the-future']);
     const remoteRefs = await remote.refs();
     for (const id of ['future', 'not-json', 'wrong-shape', 'huge-note', 'zoe-item', 'healthy']) expect(remoteRefs.has(ref(id))).toBe(true);
   });

@@ -11,6 +11,8 @@ import { checkLogin } from './commands/check-login.js';
 import { gate } from './commands/gate.js';
 import { setupApp } from './commands/setup-app.js';
 import { credential } from './commands/credential.js';
+import { build } from './commands/build.js';
+import { drain } from './commands/drain.js';
 import { items } from './commands/items.js';
 import { budget } from './commands/budget.js';
 
@@ -21,6 +23,8 @@ export const commands: readonly Command[] = [
   release,
   push,
   land,
+  build,
+  drain,
   status,
   items,
   budget,

@@ -89,7 +89,9 @@ export class RecordStore {
     for (let attempt = 0; ; attempt++) {
       const r = await this.net([...args, this.remote, ...spec], 'read the records from');
       if (r.exitCode === 0) return;
-      const lockContention = /cannot lock ref|unable to create .*\.lock|unable to update local ref/i.test(r.stderr);
+      // A `git worktree add` in this clone (land, a lane beside this one) writes its HEAD in two
+      // steps; a fetch walking every worktree's HEAD meanwhile reads "bad object worktrees/...".
+      const lockContention = /cannot lock ref|unable to create .*\.lock|unable to update local ref|bad object worktrees\//i.test(r.stderr);
       if (lockContention && attempt < FETCH_LOCK_RETRIES) {
         await this.sleep(20 + Math.random() * 80 * (attempt + 1));
         continue;

@@ -7,6 +7,8 @@ import { decodeQueue, type QueueRecord } from '../records/queue.js';
 import { DEFAULT_SETTINGS, decodeSettings, pickSettings, type Settings, type SettingsRecord } from '../records/settings.js';
 import { applySettingsTrust, type SettingsTrust } from './settings-trust.js';
 import { RecordInvalid, isRefusal, type Refusal } from '../refusals.js';
+import { decodePending, type PendingRecord } from '../records/pending.js';
+import { decodeLaneResult, type LaneResultRecord } from '../records/lane-result.js';
 import type { RawRecord } from '../remote/record-store.js';
 import { sanitizeLine } from '../text/sanitize.js';
 import type { Repo } from './repo.js';
@@ -23,6 +25,20 @@ export interface QueueEntry {
   item: string;
   tip: string;
   entry: QueueRecord;
+}
+
+export interface PendingEntry {
+  ref: string;
+  /** The canonical key (local:item:fix-login), from the ref. */
+  item: string;
+  tip: string;
+  request: PendingRecord;
+}
+
+export interface LaneEntry {
+  ref: string;
+  tip: string;
+  result: LaneResultRecord;
 }
 
 /** A record this abcd could not use, and why (rule 3, corrupt records). */
@@ -47,6 +63,10 @@ export interface Snapshot {
   /** A settings tip ignored because it is not signed by the person (shown under refused). */
   settingsIgnored?: RefusedEntry;
   refused: Map<string, RefusedEntry>;
+  /** Pending follow-up requests, one slot per item (lanes). */
+  pending: Map<string, PendingEntry>;
+  /** Lane run results (abcd/lanes/<run-id>). */
+  lanes: Map<string, LaneEntry>;
   /** Refs under abcd/ of kinds this abcd does not know (left alone). */
   unknown: string[];
 }
@@ -67,6 +87,8 @@ export function decodeSnapshot(raws: readonly RawRecord[], readAt: number): Snap
     queue: new Map(),
     settings: { ...DEFAULT_SETTINGS },
     refused: new Map(),
+    pending: new Map(),
+    lanes: new Map(),
     unknown: [],
   };
   for (const raw of raws) {
@@ -94,6 +116,8 @@ export function decodeSnapshot(raws: readonly RawRecord[], readAt: number): Snap
       } else if (kind.kind === 'queue') {
         const entry = checkItemRecord(raw.ref, kind.item, decodeQueue(raw.ref, blobOf(raw)), readAt);
         snap.queue.set(raw.ref, { ref: raw.ref, item: itemOfRef(raw.ref) ?? entry.item, tip: raw.tip, entry });
+      } else if (kind.kind === 'pending' || kind.kind === 'lane') {
+        decodeLaneRecord(raw, kind.kind, snap, kind.item);
       } else if (kind.kind === 'settings' && raw.ref === SETTINGS_REF) {
         snap.settingsTip = raw.tip;
         const record = decodeSettings(raw.ref, blobOf(raw));
@@ -106,6 +130,16 @@ export function decodeSnapshot(raws: readonly RawRecord[], readAt: number): Snap
     }
   }
   return snap;
+}
+
+/** The lanes' records: pending slots and run results. Throws a refusal for a bad one. */
+function decodeLaneRecord(raw: RawRecord, kind: 'pending' | 'lane', snap: Snapshot, item?: ItemKey): void {
+  if (kind === 'pending') {
+    const request = decodePending(raw.ref, blobOf(raw));
+    snap.pending.set(raw.ref, { ref: raw.ref, item: item ? formatItem(item) : request.item, tip: raw.tip, request });
+  } else {
+    snap.lanes.set(raw.ref, { ref: raw.ref, tip: raw.tip, result: decodeLaneResult(raw.ref, blobOf(raw)) });
+  }
 }
 
 /** A record's blob, or the refusal for a tip without a readable one. */

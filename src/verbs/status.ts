@@ -8,6 +8,7 @@ import { CLOCK_SKEW_LIMIT_MS, readClock } from './clock-view.js';
 import type { Repo } from './repo.js';
 import type { SettingsTrust } from './settings-trust.js';
 import { readSnapshot } from './snapshot.js';
+import { laneViews, pruneLaneRecords, type LaneView, type PendingView } from '../lanes/lane-views.js';
 
 export interface ClaimView {
   item: string;
@@ -67,6 +68,10 @@ export interface StatusData {
   /** Refs under abcd/ of a kind this abcd does not know (a newer abcd's, or stray): left alone. */
   unknown: string[];
   pruned: number;
+  /** Lane runs: running ones first, then recent results. */
+  lanes: LaneView[];
+  /** Pending follow-up requests, one per item. */
+  pending: PendingView[];
   /** Set when this clock disagrees with a writer's past the bound: takeovers and pruning refused. */
   clockSkew?: { writer: string; minMs: number; maxMs: number; limitMs: number };
 }
@@ -78,6 +83,12 @@ export async function status(repo: Repo): Promise<StatusData> {
   // Pruned first, so the view shows what the remote holds now.
   const pruned = await pruneBestEffort(repo, snap);
   const skew = (await readClock(repo)).unsafe;
+  // Lane results and requests are pruned by age: never on a clock known to be wrong.
+  for (const ref of skew ? [] : await pruneLaneRecords(repo, snap)) {
+    snap.lanes.delete(ref);
+    snap.pending.delete(ref);
+    pruned.add(ref);
+  }
   const claims: ClaimView[] = [];
   for (const e of snap.claims.values()) {
     if (pruned.has(e.ref)) continue;
@@ -138,6 +149,7 @@ export async function status(repo: Repo): Promise<StatusData> {
     refused,
     unknown: snap.unknown,
     pruned: pruned.size,
+    ...laneViews(snap, now),
     ...(skew ? { clockSkew: { writer: skew.writer, minMs: skew.lo, maxMs: skew.hi, limitMs: CLOCK_SKEW_LIMIT_MS } } : {}),
   };
 }

@@ -16,8 +16,9 @@ export function mailboxAgent(dir: string, o: { exit?: number; perItem?: boolean 
   return (
     at +
     `echo "round \${ABCD_STEER_ROUND:-1} from \${ABCD_MAILBOX_FROM:-0}" >> "$D/starts"; ` +
-    `while [ ! -f ${dir}/go ]; do cp "$ABCD_MAILBOX" "$D/mailbox-live"; sleep 0.1; done; ` +
-    `cp "$ABCD_MAILBOX" "$D/mailbox-live"; cp "$ABCD_MAILBOX" "mailbox-$(date +%s%N).txt"; ` +
+    // Copied aside then renamed: the test never reads a half-written copy.
+    `while [ ! -f ${dir}/go ]; do cp "$ABCD_MAILBOX" "$D/.copy" && mv "$D/.copy" "$D/mailbox-live"; sleep 0.1; done; ` +
+    `cp "$ABCD_MAILBOX" "$D/.copy" && mv "$D/.copy" "$D/mailbox-live"; cp "$ABCD_MAILBOX" "mailbox-$(date +%s%N).txt"; ` +
     `git add -A && git commit -qm "cycle"; exit ${o.exit ?? 0}`
   );
 }

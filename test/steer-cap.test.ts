@@ -27,8 +27,8 @@ describe('steer cap', () => {
       ids.push(r.json.id);
       if (n < 2) await until(`envelope ${n + 1}`, async () => (await liveEnvelopes(dir)).length === n + 1);
     }
-    // The lane polls every 500ms: six polls later the third has still not been delivered.
-    await new Promise((r) => setTimeout(r, 3000));
+    // The lane polls every 500ms: four polls later the third has still not been delivered.
+    await new Promise((r) => setTimeout(r, 2000));
     expect(await liveEnvelopes(dir)).toHaveLength(2);
     // A stranger's steer is context: it would be delivered, but it starts no run of its own.
     const stranger = await makeSession(remote.url, 'stranger', { person: 'stranger@example.com' });
@@ -70,8 +70,5 @@ describe('steer cap', () => {
     expect(after.runId).toBe(next.json.runId);
     expect(after.consumed.map((c: { id: string }) => c.id)).toContain(ids[2]);
     expect(await refsUnder(remote, 'refs/heads/abcd/steer/')).toEqual([]);
-    // Nothing open: a third build finds no work.
-    const idle = await lane.abcd(build, { timeoutMs: 60_000 });
-    expect(idle.json).toMatchObject({ outcome: 'idle' });
   }, 150_000);
 });

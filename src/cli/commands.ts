@@ -15,6 +15,7 @@ import { build } from './commands/build.js';
 import { drain } from './commands/drain.js';
 import { items } from './commands/items.js';
 import { budget } from './commands/budget.js';
+import { steer } from './commands/steer.js';
 
 /** Every verb, in the order `abcd --help` lists them. One line per verb. */
 export const commands: readonly Command[] = [
@@ -25,6 +26,7 @@ export const commands: readonly Command[] = [
   land,
   build,
   drain,
+  steer,
   status,
   items,
   budget,

@@ -9,6 +9,8 @@ import { applySettingsTrust, type SettingsTrust } from './settings-trust.js';
 import { RecordInvalid, isRefusal, type Refusal } from '../refusals.js';
 import { decodePending, type PendingRecord } from '../records/pending.js';
 import { decodeLaneResult, type LaneResultRecord } from '../records/lane-result.js';
+import { decodeSteer, type SteerRecord } from '../records/steer.js';
+import { decodeReceipt, type ReceiptRecord } from '../records/receipt.js';
 import type { RawRecord } from '../remote/record-store.js';
 import { sanitizeLine } from '../text/sanitize.js';
 import type { Repo } from './repo.js';
@@ -41,6 +43,21 @@ export interface LaneEntry {
   result: LaneResultRecord;
 }
 
+export interface SteerEntry {
+  ref: string;
+  /** The canonical key, from the ref. */
+  item: string;
+  tip: string;
+  request: SteerRecord;
+}
+
+export interface ReceiptEntry {
+  ref: string;
+  item: string;
+  tip: string;
+  receipt: ReceiptRecord;
+}
+
 /** A record this abcd could not use, and why (rule 3, corrupt records). */
 export interface RefusedEntry {
   ref: string;
@@ -67,6 +84,10 @@ export interface Snapshot {
   pending: Map<string, PendingEntry>;
   /** Lane run results (abcd/lanes/<run-id>). */
   lanes: Map<string, LaneEntry>;
+  /** Steer requests not yet delivered by a lane that landed (abcd/steer/<item>/<id>). */
+  steers: Map<string, SteerEntry>;
+  /** Each item's latest receipt (abcd/receipts/<item>). */
+  receipts: Map<string, ReceiptEntry>;
   /** Refs under abcd/ of kinds this abcd does not know (left alone). */
   unknown: string[];
 }
@@ -89,6 +110,8 @@ export function decodeSnapshot(raws: readonly RawRecord[], readAt: number): Snap
     refused: new Map(),
     pending: new Map(),
     lanes: new Map(),
+    steers: new Map(),
+    receipts: new Map(),
     unknown: [],
   };
   for (const raw of raws) {
@@ -118,6 +141,10 @@ export function decodeSnapshot(raws: readonly RawRecord[], readAt: number): Snap
         snap.queue.set(raw.ref, { ref: raw.ref, item: itemOfRef(raw.ref) ?? entry.item, tip: raw.tip, entry });
       } else if (kind.kind === 'pending' || kind.kind === 'lane') {
         decodeLaneRecord(raw, kind.kind, snap, kind.item);
+      } else if (kind.kind === 'steer' && kind.item) {
+        snap.steers.set(raw.ref, { ref: raw.ref, item: formatItem(kind.item), tip: raw.tip, request: decodeSteer(raw.ref, blobOf(raw)) });
+      } else if (kind.kind === 'receipt' && kind.item) {
+        snap.receipts.set(raw.ref, { ref: raw.ref, item: formatItem(kind.item), tip: raw.tip, receipt: decodeReceipt(raw.ref, blobOf(raw)) });
       } else if (kind.kind === 'settings' && raw.ref === SETTINGS_REF) {
         snap.settingsTip = raw.tip;
         const record = decodeSettings(raw.ref, blobOf(raw));

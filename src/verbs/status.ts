@@ -9,6 +9,7 @@ import type { Repo } from './repo.js';
 import type { SettingsTrust } from './settings-trust.js';
 import { readSnapshot } from './snapshot.js';
 import { laneViews, pruneLaneRecords, type LaneView, type PendingView } from '../lanes/lane-views.js';
+import { pruneSteerRecords, steerViews, type ReceiptView, type SteerView } from '../lanes/steer-views.js';
 
 export interface ClaimView {
   item: string;
@@ -72,6 +73,10 @@ export interface StatusData {
   lanes: LaneView[];
   /** Pending follow-up requests, one per item. */
   pending: PendingView[];
+  /** Steer requests not yet delivered by a cycle that landed. */
+  steers: SteerView[];
+  /** Each item's latest receipt: which run absorbed which requests. */
+  receipts: ReceiptView[];
   /** Set when this clock disagrees with a writer's past the bound: takeovers and pruning refused. */
   clockSkew?: { writer: string; minMs: number; maxMs: number; limitMs: number };
 }
@@ -87,6 +92,11 @@ export async function status(repo: Repo): Promise<StatusData> {
   for (const ref of skew ? [] : await pruneLaneRecords(repo, snap)) {
     snap.lanes.delete(ref);
     snap.pending.delete(ref);
+    pruned.add(ref);
+  }
+  for (const ref of skew ? [] : await pruneSteerRecords(repo, snap)) {
+    snap.steers.delete(ref);
+    snap.receipts.delete(ref);
     pruned.add(ref);
   }
   const claims: ClaimView[] = [];
@@ -150,6 +160,7 @@ export async function status(repo: Repo): Promise<StatusData> {
     unknown: snap.unknown,
     pruned: pruned.size,
     ...laneViews(snap, now),
+    ...steerViews(snap),
     ...(skew ? { clockSkew: { writer: skew.writer, minMs: skew.lo, maxMs: skew.hi, limitMs: CLOCK_SKEW_LIMIT_MS } } : {}),
   };
 }

@@ -74,6 +74,8 @@ function toJson(s: StatusData, gateJson: GateSummary): Record<string, unknown> {
     pruned: s.pruned,
     lanes: s.lanes.map((l) => ({ ...l, startedAt: formatInstant(l.startedAt), at: formatInstant(l.at) })),
     pending: s.pending.map((p) => ({ ...p, at: formatInstant(p.at) })),
+    steers: s.steers.map((x) => ({ ...x, at: formatInstant(x.at) })),
+    receipts: s.receipts.map((x) => ({ ...x, at: formatInstant(x.at) })),
     ...(s.clockSkew ? { clockSkew: s.clockSkew } : {}),
   };
 }
@@ -102,7 +104,7 @@ function toText(s: StatusData, gate: GateSummary, tty: boolean): string {
   if (!s.settingsTrust.protected) {
     out.push('', paint(tty, 'yellow', `settings are unprotected: anyone who can push to the remote can change them (list your signing key in ${s.settingsTrust.signers})`));
   }
-  out.push(...laneText(s));
+  out.push(...laneText(s), ...steerText(s));
   out.push('', `load gate: ${gate.holders} of ${gate.slots} slot(s) held, ${gate.waiters} waiting (${gate.dir})`);
   for (const r of s.refused) out.push(paint(tty, 'red', `refused ${printable(r.ref)}: ${printable(r.message)}`));
   if (s.unknown.length) out.push(`${s.unknown.length} ref(s) under abcd/ of a kind this abcd does not know, left alone: ${s.unknown.slice(0, 5).map(printable).join(', ')}`);
@@ -127,4 +129,17 @@ function laneText(s: StatusData): string[] {
   }
   for (const p of s.pending) out.push(`pending ${printable(p.item)}: requested by ${printable(p.requester)} ${formatDuration(s.readAt - p.at)} ago${p.note ? `: ${printable(p.note)}` : ''}`);
   return out.length ? ['', ...out] : [];
+}
+
+/** Open steer requests and receipts (hostile text made printable). */
+function steerText(s: StatusData): string[] {
+  const out: string[] = [];
+  for (const x of s.steers) {
+    const who = x.heldBy ? `the lane of ${printable(x.heldBy)} gets it next poll` : 'waiting for the next build or drain';
+    out.push(`steer ${printable(x.item)} ${x.id} by ${printable(x.author)} ${formatDuration(s.readAt - x.at)} ago (${who}): ${printable(x.text)}`);
+  }
+  for (const r of s.receipts) {
+    out.push(`receipt ${printable(r.item)}: run ${printable(r.runId)} absorbed ${r.consumed.map(printable).join(', ')}; settled on ${r.head.slice(0, 12)} (${formatDuration(s.readAt - r.at)} ago)`);
+  }
+  return out.length ? ['', ...out] : out;
 }

@@ -79,6 +79,7 @@ export async function landGithub(repo: Repo, input: LandInput, forge: Extract<Fo
     const done = await keeper.push((claim) => ({
       claim: input.keep ? claim : { ...claim, state: 'done', landed: { main: target.main, tip: landed.mergeCommit } },
       message: `landed ${claim.item} on ${target.main} through pull request #${landed.number}`,
+      records: input.alsoWrite?.(landed.mergeCommit) ?? [],
     }));
     if (!done.ok) throw refusePush(item, ref, keeper.tip, done);
     if (!input.keep) await repo.held.forget(ref);

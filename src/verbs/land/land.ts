@@ -11,7 +11,7 @@ import { definedEnv } from '../../deps.js';
 import { readSnapshot } from '../snapshot.js';
 import { readLandConfig, runChecks, type CheckRun } from './checks.js';
 import { ClaimKeeper } from './claim-keeper.js';
-import { refusePush, workBranchUpdate } from '../claim-write.js';
+import { refusePush, workBranchUpdate, type RecordWrite } from '../claim-write.js';
 import { turnOf, type SkippedEntry } from './queue-order.js';
 import { entryGone, interrupted, leaveQueueAfter, waitForTurn } from './turn.js';
 import { pruneQueue } from './prune-queue.js';
@@ -25,6 +25,8 @@ export interface LandInput {
   strategy: 'rebase' | 'merge';
   /** Keep the claim held after landing instead of marking it done. */
   keep: boolean;
+  /** Records written in the landing's own fenced push, given the landed tip (a lane's receipt). */
+  alsoWrite?: (landedTip: string) => RecordWrite[];
 }
 
 /** Runs the checks under the machine's load gate; the gate's own wait ends by `untilMs`. */
@@ -166,7 +168,7 @@ export async function land(repo: Repo, input: LandInput, gate: GateRunner): Prom
       const r = await keeper.push((claim) => ({
         claim: input.keep ? claim : { ...claim, state: 'done', landed: { main: target.main, tip } },
         message: `land ${claim.item} on ${target.main} at ${tip.slice(0, 12)}`,
-        records: [{ ref: qref, lease: myEntryTip, content: null, message: `dequeue ${entry.item}` }],
+        records: [{ ref: qref, lease: myEntryTip, content: null, message: `dequeue ${entry.item}` }, ...(input.alsoWrite?.(tip) ?? [])],
         extra: [
           { ref: `refs/heads/${target.main}`, newOid: tip, lease: mainTip },
           // The landed work branch goes with the landing (the remote's branch count stays

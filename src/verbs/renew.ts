@@ -1,4 +1,5 @@
 import { expiresAt, type Claim } from '../records/claim.js';
+import { sameSession } from '../records/holder.js';
 import { shortItem, type ItemKey } from '../records/item.js';
 import { claimRef } from '../records/refs.js';
 import { pushClaim, refusePush } from './claim-write.js';
@@ -13,6 +14,8 @@ export interface ClaimStep {
   gen: number;
   state: Claim['state'];
   expiresAt: number;
+  /** False when there was nothing to write (releasing an item that landed). */
+  written: boolean;
 }
 
 /** Writes this session's claim's next generation: renewed (held, fresh `at`) or released. */
@@ -23,10 +26,18 @@ export async function stepClaim(
   const item = shortItem(input.item);
   const ref = claimRef(input.item);
   const snap = await readSnapshot(repo);
+  const done = snap.claims.get(ref);
+  // Releasing what this session landed has nothing to give up; writing `released` would erase
+  // the done mark that keeps others (and lanes) from redoing landed work.
+  if (input.state === 'released' && done && done.claim.state === 'done' && !snap.refused.has(ref) && sameSession(done.claim.holder, repo.me)) {
+    await repo.held.forget(ref);
+    return { item, ref, tip: done.tip, gen: done.claim.gen, state: 'done', expiresAt: expiresAt(done.claim), written: false };
+  }
   const entry = await requireMine(repo, snap, ref, item);
   const claim: Claim = {
     ...entry.claim,
-    state: input.state,
+    // A reopened item that is released again goes back to done: it still landed.
+    state: input.state === 'released' && entry.claim.landed ? 'done' : input.state,
     gen: entry.claim.gen + 1,
     at: repo.deps.clock.now(),
     ttl: input.ttlMs ?? entry.claim.ttl,
@@ -36,10 +47,10 @@ export async function stepClaim(
   if (!r.ok) throw refusePush(item, ref, entry.tip, r);
   // The released record is pruned by a later reader (status), not here: a delete right after
   // the write would cost this verb a third round trip.
-  if (input.state === 'released') {
+  if (input.state !== 'held') {
     await repo.held.forget(ref);
   } else {
     await repo.held.remember(ref, r.tip);
   }
-  return { item, ref, tip: r.tip, gen: claim.gen, state: claim.state, expiresAt: expiresAt(claim) };
+  return { item, ref, tip: r.tip, gen: claim.gen, state: claim.state, expiresAt: expiresAt(claim), written: true };
 }

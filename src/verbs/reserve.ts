@@ -2,7 +2,7 @@ import { expiresAt, type Claim } from '../records/claim.js';
 import { formatHolder, sameSession } from '../records/holder.js';
 import { formatItem, shortItem, type ItemKey } from '../records/item.js';
 import { claimRef, SETTINGS_REF } from '../records/refs.js';
-import { CapReached, DeadlineReached, Held, TakeoverTooSoon } from '../refusals.js';
+import { CapReached, DeadlineReached, Held, Landed, TakeoverTooSoon } from '../refusals.js';
 import { formatDuration, formatInstant } from '../time/duration.js';
 import { isPrunable, standing, type ClaimStanding } from './claim-rules.js';
 import { pruneBestEffort } from './prune.js';
@@ -15,6 +15,8 @@ export interface ReserveInput {
   ttlMs?: number;
   waitMs: number;
   note?: string;
+  /** Reserve an item whose work has landed (claim state done). */
+  reopen?: boolean;
 }
 
 export interface ReserveResult {
@@ -25,8 +27,9 @@ export interface ReserveResult {
   holder: string;
   expiresAt: number;
   ttlMs: number;
+  state: 'held';
   renewed: boolean;
-  reopened?: boolean;
+  reopened: boolean;
   tookOverFrom?: string;
   waitedMs: number;
 }
@@ -52,6 +55,7 @@ export async function reserve(repo: Repo, input: ReserveInput): Promise<ReserveR
       if (refused) throw refused.refusal;
     }
     const entry = snap.claims.get(ref);
+    if (entry?.claim.state === 'done' && !input.reopen) throw refuseLanded(item, ref, entry);
     const now = clock.now();
     const seen = await watch(repo, entry, now);
     const st = standing(entry, repo.me, now, snap.settings, seen);
@@ -70,6 +74,8 @@ export async function reserve(repo: Repo, input: ReserveInput): Promise<ReserveR
         ttl: input.ttlMs ?? (st.kind === 'mine' && entry ? entry.claim.ttl : snap.settings.defaultTtl),
         // Reserving what this session holds renews it: keep what push recorded, and the note.
         ...(st.kind === 'mine' && entry ? pick(entry.claim) : {}),
+        // A reopened item keeps where it landed, so releasing it again restores the done mark.
+        ...(entry?.claim.state === 'done' && entry.claim.landed ? { landed: entry.claim.landed } : {}),
         ...(input.note !== undefined ? { note: input.note } : {}),
       };
       const r = await pushClaim(repo, { ref, lease, claim, message: `reserve ${claim.item} (generation ${gen})` });
@@ -84,9 +90,9 @@ export async function reserve(repo: Repo, input: ReserveInput): Promise<ReserveR
           holder: formatHolder(repo.me),
           expiresAt: expiresAt(claim),
           ttlMs: claim.ttl,
+          state: 'held',
           renewed: st.kind === 'mine',
-          // The item had landed: reserving it again reopens it.
-          ...(entry?.claim.state === 'done' ? { reopened: true } : {}),
+          reopened: entry?.claim.state === 'done',
           ...(st.kind === 'takeable' ? { tookOverFrom: formatHolder(st.entry.claim.holder) } : {}),
           waitedMs: clock.now() - started,
         };
@@ -118,6 +124,16 @@ async function watch(repo: Repo, entry: ClaimEntry | undefined, now: number): Pr
   return repo.sightings.see(entry.ref, entry.tip, now);
 }
 
+function refuseLanded(item: string, ref: string, entry: ClaimEntry): Landed {
+  const c = entry.claim;
+  const where = c.landed ? ` on ${c.landed.main} at ${c.landed.tip.slice(0, 12)}` : '';
+  return new Landed(
+    `${item} has landed${where} (${formatInstant(c.at)}, by ${formatHolder(c.holder)}): its work is done. ` +
+      `Pick another item; to work on it again anyway, run abcd reserve ${item} --reopen.`,
+    { item, ref, state: 'done', landedAt: formatInstant(c.at), main: c.landed?.main ?? null, commit: c.landed?.tip ?? null, holder: formatHolder(c.holder) },
+  );
+}
+
 function checkCap(repo: Repo, snap: Snapshot, ref: string, now: number): void {
   const mine = [...snap.claims.values()].filter(
     (e) => e.ref !== ref && e.claim.state === 'held' && e.claim.holder.person === repo.me.person && now < expiresAt(e.claim),
@@ -126,7 +142,8 @@ function checkCap(repo: Repo, snap: Snapshot, ref: string, now: number): void {
   if (mine.length >= cap) {
     throw new CapReached(
       `${repo.me.person} already holds ${mine.length} live reservations, the cap is ${cap}: ` +
-        `release one (abcd release <item>) or raise the cap (abcd settings reservation-cap <n>).`,
+        'release one you hold (abcd release <item>), or ask the person who owns the repository whether the cap ' +
+        'should change. Settings are theirs alone: do not change them yourself.',
       { person: repo.me.person, cap, held: mine.map((e) => e.item) },
     );
   }

@@ -11,6 +11,11 @@ export const release: Command = {
     const [{ openRepo }, { stepClaim }] = await Promise.all([import('../../verbs/repo.js'), import('../../verbs/renew.js')]);
     const r = await stepClaim(await openRepo(deps), input);
     const { expiresAt: _unused, ...json } = r;
-    return { json, text: `released ${r.item} (generation ${r.gen})` };
+    const text = !r.written
+      ? `nothing to release: ${r.item} has landed and its claim stays done (generation ${r.gen})`
+      : r.state === 'done'
+        ? `released ${r.item} (generation ${r.gen}); it had landed, so its claim is done again`
+        : `released ${r.item} (generation ${r.gen})`;
+    return { json, text };
   },
 };

@@ -14,13 +14,15 @@ export const reserve: Command = {
       .positional('item', { type: 'string', describe: 'a slug (fix-login) or a key (github:issue:123)' })
       .option('ttl', { type: 'string', describe: 'how long the claim lives without renewal (default: the default-ttl setting)' })
       .option('wait', { type: 'string', describe: 'how long to wait for a held item (e.g. 90s); default 0' })
-      .option('note', { type: 'string', describe: 'a short note others see in abcd status' }),
+      .option('note', { type: 'string', describe: 'a short note others see in abcd status' })
+      .option('reopen', { type: 'boolean', default: false, describe: 'reserve an item whose work has already landed' }),
   async run(args, deps) {
     const input = {
       item: itemArg(args.item),
       ttlMs: ttlArg(args.ttl),
       waitMs: durationArg(args.wait, '--wait', 0),
       ...(args.note !== undefined ? { note: noteArg(args.note) } : {}),
+      reopen: Boolean(args.reopen),
     };
     const [{ openRepo }, { reserve: run }] = await Promise.all([import('../../verbs/repo.js'), import('../../verbs/reserve.js')]);
     const r = await run(await openRepo(deps), input);

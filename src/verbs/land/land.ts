@@ -15,7 +15,7 @@ import { refusePush, workBranchUpdate } from '../claim-write.js';
 import { turnOf } from './queue-order.js';
 import { entryGone, interrupted, leaveQueue, waitForTurn } from './turn.js';
 import { pruneQueue } from './prune-queue.js';
-import { readWithMain, resolveLandTarget } from './target.js';
+import { readWithMain, refuseNothingToLand, resolveLandTarget } from './target.js';
 import { integrate, integrationStart, withWorktree } from './worktree.js';
 
 export interface LandInput {
@@ -68,6 +68,7 @@ export async function land(repo: Repo, input: LandInput, gate: GateRunner): Prom
   const target = await resolveLandTarget(repo, input.branch);
   const snap = await readWithMain(repo, target);
   const held = await requireMine(repo, snap, ref, item);
+  await refuseNothingToLand(repo, target, item);
   const refusedEntry = snap.refused.get(qref);
   if (refusedEntry) throw refusedEntry.refusal;
   const old = snap.queue.get(qref);

@@ -11,6 +11,9 @@ const DEFAULT_WAIT_MS = 30 * 60_000;
 export const land: Command = {
   command: 'land <item> [branch]',
   describe: 'enqueue fenced by the claim, wait for the turn, test on the main tip, and land in one atomic push',
+  refusals: ['not-holder', 'nothing-to-land', 'conflict', 'check-failed', 'forge-rejected', 'deadline', 'fenced', 'interrupted', 'remote-unavailable', 'record-invalid', 'record-too-new', 'unsafe-environment'],
+  usesRemote: true,
+  agentUse: 'land the work on main; the claim becomes done',
   examples: [
     ['abcd land fix-login', 'land the current branch onto main under the claim on fix-login'],
     ['abcd land fix-login work/fix-login --wait 10m --strategy merge', 'merge instead of rebase; give up after 10 minutes'],

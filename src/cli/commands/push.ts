@@ -5,6 +5,9 @@ import { formatInstant } from '../render.js';
 export const push: Command = {
   command: 'push <item> [branch]',
   describe: 'push the work branch (and tags) in one atomic push with a renewal of the claim',
+  refusals: ['not-holder', 'fenced', 'conflict', 'remote-unavailable', 'record-invalid', 'record-too-new', 'unsafe-environment'],
+  usesRemote: true,
+  agentUse: 'publish your work branch under the claim (renews it)',
   examples: [
     ['abcd push fix-login', 'push the current branch under the claim on fix-login'],
     ['abcd push fix-login work/fix-login --tag v1.2.0', 'push a named branch and a tag'],

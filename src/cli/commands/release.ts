@@ -4,6 +4,9 @@ import { itemArg } from '../args.js';
 export const release: Command = {
   command: 'release <item>',
   describe: "give up this session's claim on an item (writes a released generation)",
+  refusals: ['not-holder', 'fenced', 'conflict', 'remote-unavailable', 'record-invalid', 'record-too-new', 'unsafe-environment'],
+  usesRemote: true,
+  agentUse: 'give the item up when you stop without landing',
   examples: [['abcd release fix-login', 'let others reserve fix-login']],
   builder: (y) => y.positional('item', { type: 'string', describe: 'the item this session holds' }),
   async run(args, deps) {

@@ -5,6 +5,9 @@ import { formatInstant } from '../render.js';
 export const renew: Command = {
   command: 'renew <item>',
   describe: "write a fresh generation of this session's claim, extending its expiry",
+  refusals: ['not-holder', 'fenced', 'conflict', 'remote-unavailable', 'record-invalid', 'record-too-new', 'unsafe-environment'],
+  usesRemote: true,
+  agentUse: 'keep the claim alive during long work, well before it expires',
   examples: [['abcd renew fix-login --ttl 1h', 'keep fix-login for another hour']],
   builder: (y) =>
     y

@@ -5,6 +5,9 @@ import { formatDuration, formatInstant } from '../render.js';
 export const reserve: Command = {
   command: 'reserve <item>',
   describe: 'take the claim on an item (refuses, naming the holder, if another session holds it)',
+  refusals: ['held', 'cap-reached', 'takeover-too-soon', 'landed', 'deadline', 'fenced', 'conflict', 'remote-unavailable', 'record-invalid', 'record-too-new', 'unsafe-environment'],
+  usesRemote: true,
+  agentUse: 'first: take the item you will work on (exit 3 held: pick another)',
   examples: [
     ['abcd reserve fix-login --ttl 45m --note "login bug"', 'claim fix-login for 45 minutes'],
     ['abcd reserve github:issue:123 --wait 5m', 'wait up to 5 minutes for the holder to release it'],

@@ -13,6 +13,8 @@ const NAMES: Record<string, string> = {
 export const settings: Command = {
   command: 'settings [key] [value]',
   describe: "read or set the person's settings: reservation-cap, default-ttl, takeover-delay, done-retention",
+  refusals: ['conflict', 'remote-unavailable', 'record-invalid', 'record-too-new', 'unsafe-environment'],
+  usesRemote: true,
   examples: [
     ['abcd settings', 'show every setting'],
     ['abcd settings takeover-delay 90s', 'set the delay after expiry before a claim may be taken over'],

@@ -23,6 +23,9 @@ async function gateSummary(deps: Deps): Promise<GateSummary> {
 export const status: Command = {
   command: 'status',
   describe: "everyone's claims (holder, age, expiry, stale) and refused records, in one round trip",
+  refusals: ['remote-unavailable', 'record-invalid', 'record-too-new', 'unsafe-environment', 'interrupted'],
+  usesRemote: true,
+  agentUse: 'see who holds what, the land queue and announcements',
   examples: [
     ['abcd status', 'a table of every claim'],
     ['abcd status --json', 'the same as one stable JSON object'],

@@ -1,0 +1,109 @@
+// The CLI's own words (issue 10 items 9 and 11, and polish): --version, per-verb exit codes
+// in --help, unknown verbs, missing positionals, and gate's own exit codes kept apart from
+// its command's.
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanupTemp, isolatedEnv, tempDir } from './harness/git-env.js';
+import { ABCD_BIN, runAbcd } from './harness/session.js';
+
+describe('the command line', () => {
+  let dir: string;
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    dir = await tempDir('cli');
+    env = isolatedEnv(dir, { ABCD_MACHINE_DIR: join(dir, 'machine'), ABCD_SESSION: 'cli' });
+  });
+  afterAll(cleanupTemp);
+  const abcd = (args: string[]) => runAbcd(dir, args, env);
+
+  it('--version prints the package version', async () => {
+    const r = await abcd(['--version']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toMatch(/^abcd \d+\.\d+\.\d+/);
+  });
+
+  it('an unknown verb says "unknown verb" and lists the verbs (exit 2)', async () => {
+    const r = await abcd(['frobnicate', '--json']);
+    expect(r.code).toBe(2);
+    expect(r.json.refusal.message).toMatch(/^unknown verb "frobnicate"/);
+    expect(r.json.refusal.data.verbs).toEqual(expect.arrayContaining(['reserve', 'land', 'status', 'gate']));
+  });
+
+  it('a missing positional is named in abcd\'s words, not the parser\'s', async () => {
+    const r = await abcd(['reserve', '--json']);
+    expect(r.code).toBe(2);
+    expect(r.json.refusal.message).toContain('reserve needs <item>');
+    expect(r.json.refusal.message).not.toMatch(/non-option/);
+  });
+
+  it('<verb> --help lists the exit codes and refusal codes that verb can give', async () => {
+    const r = await abcd(['reserve', '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^\s+3\s+.*\bheld\b.*\blanded\b/m);
+    expect(r.stdout).toMatch(/^\s+4\s+deadline/m);
+    const g = await abcd(['gate', '--help']);
+    expect(g.stdout).toContain('abcd gate [options] -- <command>');
+    expect(g.stdout).toMatch(/124\s+deadline/);
+  });
+
+  it('--remote is offered only by verbs that use the remote', async () => {
+    expect((await abcd(['reserve', '--help'])).stdout).toContain('--remote');
+    expect((await abcd(['gate', '--help'])).stdout).not.toContain('--remote');
+    const r = await abcd(['gate', '--remote', 'x', '--', 'true']);
+    expect(r.code).toBe(125);
+  });
+
+  it('--wait 0 is accepted; --ttl 0s is too short, not "renew instead"', async () => {
+    const g = await abcd(['gate', '--wait', '0', '--', 'true']);
+    expect(g.code, g.stderr).toBe(0);
+    const t = await abcd(['reserve', 'x', '--ttl', '0s', '--json']);
+    expect(t.code).toBe(2);
+    expect(t.json.refusal.message).toMatch(/too short/);
+    expect(t.json.refusal.message).not.toMatch(/renew/);
+  });
+});
+
+describe('gate exit codes', () => {
+  let dir: string;
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    dir = await tempDir('gate-exit');
+    env = isolatedEnv(dir, { ABCD_MACHINE_DIR: join(dir, 'machine'), ABCD_SESSION: 'gate' });
+  });
+  afterAll(cleanupTemp);
+  const abcd = (args: string[]) => runAbcd(dir, args, env);
+
+  it("passes the command's status through and keeps its output off stdout under --json", async () => {
+    const r = await abcd(['gate', '--json', '--', 'sh', '-c', 'echo from-the-command; echo to-stderr >&2; exit 4']);
+    expect(r.code).toBe(4);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ ok: true, exitCode: 4 });
+    expect(r.stderr).toContain('from-the-command');
+    expect(r.stderr).toContain('to-stderr');
+  });
+
+  it("gate's own refusals use 124 (deadline), 125 (gate failed), 127 (no such command)", async () => {
+    const holder = execa(process.execPath, [ABCD_BIN, 'gate', '--slots', '1', '--', 'sleep', '10'], { cwd: dir, env, extendEnv: false, reject: false });
+    try {
+      for (let i = 0; i < 200; i++) {
+        const s = await abcd(['gate', '--status', '--json', '--slots', '1']);
+        if (s.json?.holders?.length) break;
+        await new Promise((res) => setTimeout(res, 100));
+      }
+      const late = await abcd(['gate', '--slots', '1', '--wait', '1s', '--json', '--', 'true']);
+      expect(late.code).toBe(124);
+      expect(late.json.refusal).toMatchObject({ code: 'deadline', exit: 124 });
+    } finally {
+      holder.kill('SIGKILL');
+      await holder;
+    }
+    const missing = await abcd(['gate', '--json', '--', 'no-such-command-for-abcd']);
+    expect(missing.code).toBe(127);
+    expect(missing.json.refusal).toMatchObject({ code: 'usage', exit: 127 });
+    const bad = await abcd(['gate', '--json', '--slots', '0', '--', 'true']);
+    expect(bad.code).toBe(125);
+    expect(bad.json.refusal).toMatchObject({ code: 'usage', exit: 125 });
+  });
+});

@@ -14,6 +14,7 @@ export interface ClaimStep {
   gen: number;
   state: Claim['state'];
   expiresAt: number;
+  ttlMs: number;
   /** False when there was nothing to write (releasing an item that landed). */
   written: boolean;
 }
@@ -31,7 +32,7 @@ export async function stepClaim(
   // the done mark that keeps others (and lanes) from redoing landed work.
   if (input.state === 'released' && done && done.claim.state === 'done' && !snap.refused.has(ref) && sameSession(done.claim.holder, repo.me)) {
     await repo.held.forget(ref);
-    return { item, ref, tip: done.tip, gen: done.claim.gen, state: 'done', expiresAt: expiresAt(done.claim), written: false };
+    return { item, ref, tip: done.tip, gen: done.claim.gen, state: 'done', expiresAt: expiresAt(done.claim), ttlMs: done.claim.ttl, written: false };
   }
   const entry = await requireMine(repo, snap, ref, item);
   const claim: Claim = {
@@ -52,5 +53,5 @@ export async function stepClaim(
   } else {
     await repo.held.remember(ref, r.tip);
   }
-  return { item, ref, tip: r.tip, gen: claim.gen, state: claim.state, expiresAt: expiresAt(claim), written: true };
+  return { item, ref, tip: r.tip, gen: claim.gen, state: claim.state, expiresAt: expiresAt(claim), ttlMs: claim.ttl, written: true };
 }

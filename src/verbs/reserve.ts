@@ -48,6 +48,7 @@ export async function reserve(repo: Repo, input: ReserveInput): Promise<ReserveR
   const deadline = started + input.waitMs;
   // Without a wait there is no deadline to shorten git's timeouts toward: give them full time.
   if (input.waitMs > 0) repo.limitNetworkTo(deadline);
+  let waited = false;
   for (let lost = 0; ; ) {
     const snap = await readSnapshot(repo);
     for (const r of [ref, SETTINGS_REF]) {
@@ -94,7 +95,8 @@ export async function reserve(repo: Repo, input: ReserveInput): Promise<ReserveR
           renewed: st.kind === 'mine',
           reopened: entry?.claim.state === 'done',
           ...(st.kind === 'takeable' ? { tookOverFrom: formatHolder(st.entry.claim.holder) } : {}),
-          waitedMs: clock.now() - started,
+          // Only time spent waiting on a holder counts: a reserve that took the item at once waited 0.
+          waitedMs: waited ? clock.now() - started : 0,
         };
       }
       if (!r.claimMoved) throw refusePush(item, ref, lease, r);
@@ -104,6 +106,7 @@ export async function reserve(repo: Repo, input: ReserveInput): Promise<ReserveR
     const t = clock.now();
     if (t >= deadline) throw refuseBusy(item, ref, st, started, t, input.waitMs);
     const wakeAt = st.kind === 'held' ? st.expiresAt + snap.settings.takeoverDelay : st.takeableAt;
+    waited = true;
     await clock.sleep(Math.max(10, Math.min(jitter(WAIT_POLL_MS), wakeAt - t, deadline - t)));
   }
 }

@@ -5,7 +5,7 @@ import { isRefusal, UsageError } from '../../refusals.js';
 import { parseInstant } from '../../time/duration.js';
 import { durationArg } from '../args.js';
 import { machineGateContext } from '../machine-gate.js';
-import { formatDuration, formatInstant, table } from '../render.js';
+import { formatDuration, jsonInstant, table } from '../render.js';
 
 // Waiting longer than this for a machine slot means something is wrong; rule 1 wants an end.
 const DEFAULT_WAIT_MS = 10 * 60_000;
@@ -67,8 +67,8 @@ export const gate: Command = {
       const { describeHolder } = await import('../../machine/gate-refusal.js');
       const view = readGate(dir, gateDeps);
       const now = deps.clock.now();
-      const holders = view.holders.map((e) => ({ ...describeHolder(e, now), since: formatInstant(e.holding?.since ?? e.at) }));
-      const waiters = view.waiters.map((e) => ({ pid: e.pid, ticket: e.ticket, command: e.command, waitedMs: now - e.at, until: formatInstant(e.until) }));
+      const holders = view.holders.map((e) => ({ ...describeHolder(e, now), since: jsonInstant(e.holding?.since ?? e.at) }));
+      const waiters = view.waiters.map((e) => ({ pid: e.pid, ticket: e.ticket, command: e.command, waitedMs: now - e.at, until: jsonInstant(e.until) }));
       const rows = [
         ...holders.map((h) => ['holding', String(h.ticket), String(h.pid), formatDuration(h.forMs), h.command]),
         ...waiters.map((w) => ['waiting', String(w.ticket), String(w.pid), formatDuration(w.waitedMs), w.command]),

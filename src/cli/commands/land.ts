@@ -1,8 +1,8 @@
 import type { Command } from '../command.js';
 import type { Deps } from '../../deps.js';
-import type { GateRunner } from '../../verbs/land/land.js';
+import type { GateRunner, LandResult } from '../../verbs/land/land.js';
 import { durationArg, itemArg } from '../args.js';
-import { formatDuration } from '../render.js';
+import { formatDuration, jsonInstant } from '../render.js';
 import { machineGateContext } from '../machine-gate.js';
 
 // DESIGN.md: land waits in the queue for at most this long unless told otherwise.
@@ -37,7 +37,7 @@ export const land: Command = {
     const r = await run(await openRepo(deps), input, await machineGate(deps));
     const checks = r.checks.length ? `, checks passed (${r.checks.map((c) => `${c.command} ${formatDuration(c.durationMs)}`).join('; ')})` : ', no checks configured';
     return {
-      json: { ...r, enqueuedAt: new Date(r.enqueuedAt).toISOString() },
+      json: landJson(r),
       text: r.github
         ? `landed ${r.item} on ${r.main} through pull request #${r.github.number} (${r.github.via}) at ${r.tip.slice(0, 12)}; claim ${r.claim}`
         : `landed ${r.item} on ${r.main}: ${r.previousTip?.slice(0, 12)} -> ${r.tip.slice(0, 12)} after ${r.attempts} attempt(s)${checks}; claim ${r.claim}`,
@@ -58,3 +58,15 @@ async function machineGate(deps: Deps): Promise<GateRunner> {
   };
 }
 
+
+/** Land's answer in the shared vocabulary: `state` of the claim, absent keys as null (ADR 0030). */
+function landJson(r: LandResult): Record<string, unknown> {
+  const { claim, github, previousTip, ...rest } = r;
+  return {
+    ...rest,
+    previousTip: previousTip ?? null,
+    github: github ? { ...github, url: github.url ?? null } : null,
+    enqueuedAt: jsonInstant(r.enqueuedAt),
+    state: claim,
+  };
+}

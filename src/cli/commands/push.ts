@@ -1,6 +1,6 @@
 import type { Command } from '../command.js';
 import { itemArg, listArg } from '../args.js';
-import { formatInstant } from '../render.js';
+import { formatInstant, jsonInstant } from '../render.js';
 
 export const push: Command = {
   command: 'push <item> [branch]',
@@ -27,7 +27,7 @@ export const push: Command = {
     const r = await pushWork(await openRepo(deps), input);
     const tags = r.tags.length ? ` and ${r.tags.join(', ')}` : '';
     return {
-      json: { ...r, expiresAt: formatInstant(r.expiresAt) },
+      json: { ...r, expiresAt: jsonInstant(r.expiresAt) },
       text: `pushed ${r.branch} (${r.head.slice(0, 12)})${tags} under ${r.item}, claim generation ${r.gen} until ${formatInstant(r.expiresAt)}`,
     };
   },

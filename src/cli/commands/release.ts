@@ -1,5 +1,7 @@
 import type { Command } from '../command.js';
 import { itemArg } from '../args.js';
+import { jsonInstant } from '../render.js';
+import { withClaimTip } from './reserve.js';
 
 export const release: Command = {
   command: 'release <item>',
@@ -13,7 +15,7 @@ export const release: Command = {
     const input = { item: itemArg(args.item), state: 'released' as const };
     const [{ openRepo }, { stepClaim }] = await Promise.all([import('../../verbs/repo.js'), import('../../verbs/renew.js')]);
     const r = await stepClaim(await openRepo(deps), input);
-    const { expiresAt: _unused, ...json } = r;
+    const json = { ...withClaimTip(r), expiresAt: jsonInstant(r.expiresAt) };
     const text = !r.written
       ? `nothing to release: ${r.item} has landed and its claim stays done (generation ${r.gen})`
       : r.state === 'done'

@@ -1,6 +1,6 @@
 import type { Command } from '../command.js';
 import { durationArg, itemArg, noteArg, ttlArg } from '../args.js';
-import { formatDuration, formatInstant } from '../render.js';
+import { formatDuration, formatInstant, jsonInstant } from '../render.js';
 
 export const reserve: Command = {
   command: 'reserve <item>',
@@ -31,9 +31,15 @@ export const reserve: Command = {
     const r = await run(await openRepo(deps), input);
     const how = r.tookOverFrom ? ` (taken over from ${r.tookOverFrom})` : r.renewed ? ' (renewed)' : r.reopened ? ' (it had landed: reopened)' : '';
     return {
-      json: { ...r, expiresAt: formatInstant(r.expiresAt) },
+      json: { ...withClaimTip(r), expiresAt: jsonInstant(r.expiresAt), tookOverFrom: r.tookOverFrom ?? null },
       text: `reserved ${r.item}${how} until ${formatInstant(r.expiresAt)} (${formatDuration(r.ttlMs)}) as ${r.holder}`,
     };
   },
 };
 
+
+/** The claim's commit is `claimTip` in every answer (ADR 0030). */
+export function withClaimTip<T extends { tip: string }>(r: T): Omit<T, 'tip'> & { claimTip: string } {
+  const { tip, ...rest } = r;
+  return { ...rest, claimTip: tip };
+}

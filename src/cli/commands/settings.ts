@@ -1,5 +1,5 @@
 import type { Command } from '../command.js';
-import { formatDuration, formatInstant, printable } from '../render.js';
+import { formatDuration, formatInstant, jsonInstant, printable } from '../render.js';
 import type { SettingsData } from '../../verbs/settings.js';
 
 const DURATIONS = new Set(['defaultTtl', 'takeoverDelay', 'doneRetention']);
@@ -37,7 +37,7 @@ export const settings: Command = {
     return {
       json: {
         settings: r.settings,
-        ...(r.by ? { by: r.by, at: formatInstant(r.at ?? 0) } : {}),
+        ...(r.by ? { by: r.by, at: jsonInstant(r.at ?? 0) } : {}),
         ...(r.changed ? { changed: r.changed, signed: Boolean(r.signed) } : {}),
         protected: r.trust.protected,
         signers: r.trust.signers,

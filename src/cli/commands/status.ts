@@ -1,5 +1,5 @@
 import type { Command } from '../command.js';
-import { formatDuration, formatInstant, inOrAgo, paint, printable, sanitizeOutput, table } from '../render.js';
+import { formatDuration, inOrAgo, jsonInstant, paint, printable, sanitizeOutput, table } from '../render.js';
 import { stringifySafeJson } from '../../text/sanitize.js';
 import type { StatusData } from '../../verbs/status.js';
 import type { Deps } from '../../deps.js';
@@ -60,15 +60,20 @@ const MIN_WATCH_MS = 500;
 function toJson(s: StatusData, gateJson: GateSummary): Record<string, unknown> {
   return {
     remote: s.remote,
-    readAt: formatInstant(s.readAt),
+    readAt: jsonInstant(s.readAt),
     session: s.session,
-    claims: s.claims.map((c) => ({
+    claims: s.claims.map(({ tip, ...c }) => ({
       ...c,
-      at: formatInstant(c.at),
-      expiresAt: formatInstant(c.expiresAt),
-      ...(c.takeableAt !== undefined ? { takeableAt: formatInstant(c.takeableAt) } : {}),
+      claimTip: tip,
+      at: jsonInstant(c.at),
+      expiresAt: jsonInstant(c.expiresAt),
+      takeableAt: c.takeableAt !== undefined ? jsonInstant(c.takeableAt) : null,
+      note: c.note ?? null,
+      branch: c.branch ?? null,
+      head: c.head ?? null,
+      landed: c.landed ?? null,
     })),
-    queue: s.queue.map((q) => ({ ...q, since: formatInstant(q.since) })),
+    queue: s.queue.map((q) => ({ ...q, since: jsonInstant(q.since) })),
     gate: gateJson,
     settings: s.settings,
     settingsTrust: s.settingsTrust,

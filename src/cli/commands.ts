@@ -12,6 +12,7 @@ import { gate } from './commands/gate.js';
 import { setupApp } from './commands/setup-app.js';
 import { credential } from './commands/credential.js';
 import { prime } from './commands/prime.js';
+import { announce } from './commands/announce.js';
 import { schema } from './commands/schema.js';
 import { completion } from './commands/completion.js';
 
@@ -25,6 +26,7 @@ export const commands: readonly Command[] = [
   push,
   land,
   release,
+  announce,
   status,
   gate,
   prime,

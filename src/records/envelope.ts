@@ -9,7 +9,7 @@ const MAX_QUOTED_CHARS = 200;
 export const MAX_RECORD_BYTES = 64 * 1024;
 
 /** Which envelope versions this abcd reads, per kind. A higher `v` is refused (rule 3). */
-export const KNOWN_VERSION = { claim: 1, settings: 1, queue: 1 } as const;
+export const KNOWN_VERSION = { claim: 1, settings: 1, queue: 1, announce: 1 } as const;
 export type KnownKind = keyof typeof KNOWN_VERSION;
 
 /**

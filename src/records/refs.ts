@@ -5,7 +5,7 @@ export const RECORD_PREFIX = 'refs/heads/abcd/';
 /** The file inside each record commit's tree. */
 export const RECORD_FILE = 'record.json';
 
-export type RecordKind = 'claim' | 'settings' | 'queue';
+export type RecordKind = 'claim' | 'settings' | 'queue' | 'announce';
 
 export function claimRef(item: ItemKey): string {
   return `${RECORD_PREFIX}claims/${item.source}/${item.kind}/${item.id}`;
@@ -16,6 +16,11 @@ export function queueRef(item: ItemKey): string {
 }
 
 export const SETTINGS_REF = `${RECORD_PREFIX}settings`;
+
+/** A session's announcement; `key` from announceKey() in records/announce.ts. */
+export function announceRef(key: string): string {
+  return `${RECORD_PREFIX}announce/${key}`;
+}
 
 /** Where a remote's records are mirrored in the local repository. */
 export function cachePrefix(remote: string): string {
@@ -31,6 +36,7 @@ export function classifyRef(ref: string): { kind: RecordKind; item?: ItemKey } |
   if (!ref.startsWith(RECORD_PREFIX)) return undefined;
   const parts = ref.slice(RECORD_PREFIX.length).split('/');
   if (parts.length === 1 && parts[0] === 'settings') return { kind: 'settings' };
+  if (parts.length === 2 && parts[0] === 'announce' && parts[1]) return { kind: 'announce' };
   const [head, source, kind, id] = parts;
   if (parts.length === 4 && source && kind && id && (head === 'claims' || head === 'queue')) {
     return { kind: head === 'claims' ? 'claim' : 'queue', item: { source, kind, id } };

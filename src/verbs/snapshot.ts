@@ -2,6 +2,7 @@ import { decodeClaim, type Claim } from '../records/claim.js';
 import { MAX_RECORD_BYTES } from '../records/envelope.js';
 import { classifyRef, isRefSafe, itemOfRef, SETTINGS_REF } from '../records/refs.js';
 import { decodeQueue, type QueueRecord } from '../records/queue.js';
+import { decodeAnnounce, type AnnounceRecord } from '../records/announce.js';
 import { DEFAULT_SETTINGS, decodeSettings, pickSettings, type Settings, type SettingsRecord } from '../records/settings.js';
 import { applySettingsTrust, type SettingsTrust } from './settings-trust.js';
 import { RecordInvalid, isRefusal, type Refusal } from '../refusals.js';
@@ -23,6 +24,12 @@ export interface QueueEntry {
   entry: QueueRecord;
 }
 
+export interface AnnounceEntry {
+  ref: string;
+  tip: string;
+  record: AnnounceRecord;
+}
+
 /** A record this abcd could not use, and why (rule 3, corrupt records). */
 export interface RefusedEntry {
   ref: string;
@@ -35,6 +42,7 @@ export interface Snapshot {
   readAt: number;
   claims: Map<string, ClaimEntry>;
   queue: Map<string, QueueEntry>;
+  announcements: Map<string, AnnounceEntry>;
   settings: Settings;
   /** The generation in force: the remote's tip, or the last validly signed one (ADR 0019). */
   settingsEntry?: { tip: string; record: SettingsRecord };
@@ -63,6 +71,7 @@ export function decodeSnapshot(raws: readonly RawRecord[], readAt: number): Snap
     readAt,
     claims: new Map(),
     queue: new Map(),
+    announcements: new Map(),
     settings: { ...DEFAULT_SETTINGS },
     refused: new Map(),
     unknown: [],
@@ -92,6 +101,8 @@ export function decodeSnapshot(raws: readonly RawRecord[], readAt: number): Snap
       } else if (kind.kind === 'queue') {
         const entry = decodeQueue(raw.ref, blobOf(raw));
         snap.queue.set(raw.ref, { ref: raw.ref, item: itemOfRef(raw.ref) ?? entry.item, tip: raw.tip, entry });
+      } else if (kind.kind === 'announce') {
+        snap.announcements.set(raw.ref, { ref: raw.ref, tip: raw.tip, record: decodeAnnounce(raw.ref, blobOf(raw)) });
       } else if (kind.kind === 'settings' && raw.ref === SETTINGS_REF) {
         snap.settingsTip = raw.tip;
         const record = decodeSettings(raw.ref, blobOf(raw));

@@ -51,12 +51,25 @@ export interface QueueView {
   alive: boolean;
 }
 
+export interface AnnouncementView {
+  session: string;
+  ref: string;
+  state: string;
+  item: string | null;
+  text: string;
+  at: number;
+  expiresAt: number;
+  mine: boolean;
+}
+
 export interface StatusData {
   remote: string;
   readAt: number;
   session: string;
   claims: ClaimView[];
   queue: QueueView[];
+  /** Live announcements, newest first (expired ones are not shown, and pruned later). */
+  announcements: AnnouncementView[];
   settings: Settings;
   /** Whether settings count only when the person signed them (unprotected without a list). */
   settingsTrust: SettingsTrust;
@@ -120,12 +133,27 @@ export async function status(repo: Repo): Promise<StatusData> {
     since: q.entry.at,
     alive: isAlive(q, snap, now),
   }));
+  const announcements = [...snap.announcements.values()]
+    .filter((a) => !pruned.has(a.ref) && now < a.record.at + a.record.ttl)
+    .map((a) => ({
+      session: formatHolder(a.record.holder),
+      ref: a.ref,
+      state: a.record.state,
+      // Shown as the CLI takes it: a local item by its slug.
+      item: a.record.item?.replace(/^local:item:/, '') ?? null,
+      text: a.record.text,
+      at: a.record.at,
+      expiresAt: a.record.at + a.record.ttl,
+      mine: sameSession(a.record.holder, repo.me),
+    }))
+    .sort((a, b) => b.at - a.at);
   return {
     remote: repo.store.remote,
     readAt: snap.readAt,
     session: formatHolder(repo.me),
     claims,
     queue,
+    announcements,
     settings: snap.settings,
     settingsTrust: snap.settingsTrust ?? { protected: false, signers: '' },
     refused,

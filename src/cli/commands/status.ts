@@ -74,6 +74,7 @@ function toJson(s: StatusData, gateJson: GateSummary): Record<string, unknown> {
       landed: c.landed ?? null,
     })),
     queue: s.queue.map((q) => ({ ...q, since: jsonInstant(q.since) })),
+    announcements: s.announcements.map((a) => ({ ...a, at: jsonInstant(a.at), expiresAt: jsonInstant(a.expiresAt) })),
     gate: gateJson,
     settings: s.settings,
     settingsTrust: s.settingsTrust,
@@ -101,6 +102,9 @@ function toText(s: StatusData, gate: GateSummary, tty: boolean): string {
   if (s.queue.length) {
     const rows = s.queue.map((q) => [String(q.position), printable(q.item), printable(q.holder), q.head.slice(0, 12), `${formatDuration(s.readAt - q.since)} ago`, q.alive ? '' : 'dead (skipped)']);
     out.push('', `land queue onto ${printable(s.queue[0]!.main)}:`, table(['#', 'ITEM', 'HOLDER', 'HEAD', 'WAITING SINCE', ''], rows));
+  }
+  if (s.announcements.length) {
+    out.push('', 'announcements:', ...s.announcements.map((a) => `  ${printable(a.session)} ${a.state}${a.item ? ` on ${printable(a.item)}` : ''}: ${printable(a.text)} (${formatDuration(s.readAt - a.at)} ago)`));
   }
   const landed = s.claims.filter((c) => c.state === 'done' && c.landed);
   if (landed.length) out.push('', ...landed.map((c) => `landed ${printable(c.item)} on ${printable(c.landed!.main)} at ${c.landed!.tip.slice(0, 12)} (${formatDuration(c.ageMs)} ago)`));

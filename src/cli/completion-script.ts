@@ -49,8 +49,9 @@ complete -o default -F _abcd abcd
 }
 
 function zsh(verbs: VerbWords[]): string {
-  const quote = (s: string) => `'${s.replace(/'/g, `'\\''`).replace(/:/g, '\\:')}'`;
-  const list = verbs.map((v) => `    ${quote(`${v.name}:${v.describe}`)}`).join('\n');
+  const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+  // _describe splits name from description at the first unescaped colon.
+  const list = verbs.map((v) => `    ${quote(`${v.name}:${v.describe.replace(/:/g, '\\:')}`)}`).join('\n');
   const cases = verbs.map((v) => `    ${v.name}) opts=(${v.options.join(' ')}) ;;`).join('\n');
   return `#compdef abcd
 # abcd completion for zsh: abcd completion zsh > "\${fpath[1]}/_abcd", or source <(abcd completion zsh)

@@ -133,7 +133,7 @@ function refuseLanded(item: string, ref: string, entry: ClaimEntry): Landed {
   return new Landed(
     `${item} has landed${where} (${formatInstant(c.at)}, by ${formatHolder(c.holder)}): its work is done. ` +
       `Pick another item; to work on it again anyway, run abcd reserve ${item} --reopen.`,
-    { item, ref, state: 'done', landedAt: formatInstant(c.at), main: c.landed?.main ?? null, commit: c.landed?.tip ?? null, holder: formatHolder(c.holder) },
+    { item, ref, state: 'done', landedAt: isoInstant(c.at), main: c.landed?.main ?? null, commit: c.landed?.tip ?? null, holder: formatHolder(c.holder) },
   );
 }
 
@@ -158,7 +158,7 @@ function refuseBusy(item: string, ref: string, st: ClaimStanding, started: numbe
   }
   const c = st.entry.claim;
   const holder = formatHolder(c.holder);
-  const claimData = { item, ref, holder, gen: c.gen, tip: st.entry.tip, expiresAt: formatInstant(expiresAt(c)) };
+  const claimData = { item, ref, holder, gen: c.gen, claimTip: st.entry.tip, expiresAt: isoInstant(expiresAt(c)) };
   if (waitMs > 0) {
     return new DeadlineReached(
       `waited ${formatDuration(now - started)} for ${item}, held by ${holder} (generation ${c.gen}, ` +
@@ -179,8 +179,13 @@ function refuseBusy(item: string, ref: string, st: ClaimStanding, started: numbe
     `${item}'s claim by ${holder} expired ${formatDuration(now - expiresAt(c))} ago; it may be taken over from ` +
       `${formatInstant(st.takeableAt)} (in ${formatDuration(st.takeableAt - now)}), once this clone has watched it ` +
       'unchanged for the takeover delay. Run again then, or use --wait.',
-    { ...claimData, takeableAt: formatInstant(st.takeableAt), takeableInMs: st.takeableAt - now },
+    { ...claimData, takeableAt: isoInstant(st.takeableAt), takeableInMs: st.takeableAt - now },
   );
+}
+
+/** Instants in refusal data: the one ISO format of every --json answer (ADR 0030). */
+function isoInstant(ms: number): string {
+  return new Date(ms).toISOString();
 }
 
 function jitter(ms: number): number {

@@ -8,6 +8,7 @@ import { commands } from './commands.js';
 import type { Command, GlobalArgs } from './command.js';
 import { gateExitOf } from './commands/gate.js';
 import { describeExits } from './refusal-codes.js';
+import { makeWaitLine } from './wait-line.js';
 import { reportFailure, reportResult } from './report.js';
 
 /** The CLI entry: parse, run one verb, report, exit. The only place that touches process. */
@@ -23,6 +24,8 @@ export async function main(argv: readonly string[]): Promise<void> {
   };
   let code = 0;
   const verb = verbOf(own);
+  // A live wait line only for a person at a terminal: never on a pipe, never under --json.
+  const progress = process.stderr.isTTY && !wantsJson ? makeWaitLine(process.stderr) : undefined;
   // gate passes its command's status through: its own failures use 124-127 (ADR 0031).
   const gateRuns = verb === 'gate' && !own.includes('--status');
   try {
@@ -69,8 +72,8 @@ export async function main(argv: readonly string[]): Promise<void> {
         async (args) => {
           const g = args as unknown as Record<string, unknown> & GlobalArgs;
           const self = { node: process.execPath, script: fileURLToPath(new URL('../../bin/abcd', import.meta.url)) };
-          const deps: Deps = { cwd: process.cwd(), env: process.env, clock: systemClock, out, remote: g.remote ?? 'origin', self, signal: stopSignal() };
-          const result = await c.run(g, deps);
+          const deps: Deps = { cwd: process.cwd(), env: process.env, clock: systemClock, out, remote: g.remote ?? 'origin', self, signal: stopSignal(), ...(progress ? { progress } : {}) };
+          const result = await c.run(g, deps).finally(() => progress?.(null));
           reportResult(result, { json: g.json, out });
           if (result.exitCode !== undefined) code = result.exitCode;
         },

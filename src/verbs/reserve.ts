@@ -107,6 +107,11 @@ export async function reserve(repo: Repo, input: ReserveInput): Promise<ReserveR
     if (t >= deadline) throw refuseBusy(item, ref, st, started, t, input.waitMs);
     const wakeAt = st.kind === 'held' ? st.expiresAt + snap.settings.takeoverDelay : st.takeableAt;
     waited = true;
+    repo.deps.progress?.(
+      st.kind === 'held'
+        ? `waiting for ${item}, held by ${formatHolder(st.entry.claim.holder)} (expires in ${formatDuration(st.expiresAt - t)}), ${formatDuration(deadline - t)} left`
+        : `waiting to take over ${item} from ${formatHolder(st.entry.claim.holder)} (takeable in ${formatDuration(st.takeableAt - t)}), ${formatDuration(deadline - t)} left`,
+    );
     await clock.sleep(Math.max(10, Math.min(jitter(WAIT_POLL_MS), wakeAt - t, deadline - t)));
   }
 }

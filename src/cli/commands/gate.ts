@@ -80,7 +80,9 @@ export const gate: Command = {
     if (argv.length === 0) throw new UsageError('name the command to run after --, e.g. abcd gate -- npm test', {});
     const waitMs = waitArg(args.wait, deps);
     const { runGated } = await import('../../machine/gate-run.js');
-    const r = await runGated({ dir, slots, waitMs, deps: gateDeps, argv, cwd: deps.cwd, env: deps.env, stdout: args.json ? 'stderr' : 'inherit' });
+    const { gateWaitLine } = await import('../wait-line.js');
+    const onWait = gateWaitLine(deps, argv.join(' ').slice(0, 40));
+    const r = await runGated({ dir, slots, waitMs, deps: gateDeps, argv, cwd: deps.cwd, env: deps.env, stdout: args.json ? 'stderr' : 'inherit', onWait, onSlot: () => deps.progress?.(null) });
     return { json: { gate: dir, command: argv, ...r }, text: '', exitCode: r.exitCode };
   },
 };

@@ -49,7 +49,9 @@ export const land: Command = {
 async function machineGate(deps: Deps): Promise<GateRunner> {
   const [{ dir, slots, gateDeps }, { acquireGate }] = await Promise.all([machineGateContext(deps), import('../../machine/gate.js')]);
   return async (label, untilMs, fn) => {
-    const lease = await acquireGate({ dir, slots, waitMs: Math.max(0, untilMs - deps.clock.now()), label, deps: gateDeps });
+    const { gateWaitLine } = await import('../wait-line.js');
+    const lease = await acquireGate({ dir, slots, waitMs: Math.max(0, untilMs - deps.clock.now()), label, deps: gateDeps, onWait: gateWaitLine(deps, 'the checks') });
+    deps.progress?.(null);
     try {
       return await fn();
     } finally {

@@ -6,7 +6,7 @@ export type RefusalData = Record<string, unknown>;
 
 export abstract class Refusal extends Error {
   abstract readonly code: string;
-  abstract readonly exit: 2 | 3 | 4 | 5 | 6 | 7 | 8 | 130;
+  abstract readonly exit: 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 130;
   readonly data: RefusalData;
 
   constructor(message: string, data: RefusalData = {}) {
@@ -63,6 +63,22 @@ export class Conflict extends Refusal {
   readonly exit = 3;
 }
 
+/**
+ * A push aimed at a branch abcd never moves for it: the main branch (only land writes it), a
+ * record branch under abcd/, a branch another claim recorded, or a rewrite it may not make.
+ * data.reason says which; data.branch names the branch.
+ */
+export class BranchRefused extends Refusal {
+  readonly code = 'branch-refused';
+  readonly exit = 3;
+}
+
+/** The act needs a held claim, and this session itself already released or landed it. */
+export class ClaimEnded extends Refusal {
+  readonly code = 'claim-ended';
+  readonly exit = 3;
+}
+
 /** A configured check failed. */
 export class CheckFailed extends Refusal {
   readonly code = 'check-failed';
@@ -73,6 +89,21 @@ export class CheckFailed extends Refusal {
 export class ForgeRejected extends Refusal {
   readonly code = 'forge-rejected';
   readonly exit = 3;
+}
+
+/** The computer's model budget pool is at or below zero: no new lane cycle starts. */
+export class BudgetExhausted extends Refusal {
+  readonly code = 'budget-exhausted';
+  readonly exit = 3;
+}
+
+/** An item file on main that cannot be read (front matter, dependencies, name); the others still read. */
+export class ItemInvalid extends Refusal {
+  readonly code = 'item-invalid';
+  readonly exit = 2;
+  constructor(message: string, data: RefusalData & { path: string; reason: string }) {
+    super(message, data);
+  }
 }
 
 /** A wait reached its deadline. data names what was waited on and for how long. */
@@ -96,6 +127,12 @@ export class RecordTooNew extends Refusal {
 /** Unsafe environment or credentials (rule 4). */
 export class UnsafeEnvironment extends Refusal {
   readonly code = 'unsafe-environment';
+  readonly exit = 7;
+}
+
+/** This computer's clock disagrees with the record writers' past the bound: no clock-based act (ADR 0017). */
+export class ClockSkewed extends Refusal {
+  readonly code = 'clock-skewed';
   readonly exit = 7;
 }
 
@@ -125,6 +162,29 @@ export class RecordInvalid extends Refusal {
   }
 }
 
+/**
+ * A local git command failed: a broken object store, a worktree that cannot be added, a diff
+ * without a merge base (a shallow clone). The clone or git itself needs a person, so it is not
+ * a bug in abcd (exit 1) nor a coordination refusal (exit 3): its own exit, 9 (ADR 0028).
+ * isomorphic-git's CommandFailed: the arguments, git's exit code and its stderr, sanitized.
+ */
+export class GitFailed extends Refusal {
+  readonly code = 'git-failed';
+  readonly exit = 9;
+  constructor(
+    message: string,
+    data: RefusalData & { args: string[]; exitCode: number; stderr: string; dir: string; timedOut: boolean },
+  ) {
+    super(message, data);
+  }
+}
+
 export function isRefusal(e: unknown): e is Refusal {
   return e instanceof Refusal;
+}
+
+/** A follow-up request from a session the lane does not take requests from (lanes.requesters). */
+export class NotRequester extends Refusal {
+  readonly code = 'not-requester';
+  readonly exit = 3;
 }

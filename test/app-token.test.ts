@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { runDeviceFlow } from '../src/credentials/app-device-flow.js';
 import { createTokenSource } from '../src/credentials/token-source.js';
 import { systemClock, type Clock, type Deps } from '../src/deps.js';
-import { DeadlineReached, RemoteUnavailable, UnsafeEnvironment, type Refusal } from '../src/refusals.js';
+import { DeadlineReached, ForgeRejected, RemoteUnavailable, UnsafeEnvironment, type Refusal } from '../src/refusals.js';
 import { setupApp } from '../src/verbs/setup-app.js';
 import { cleanupTemp, tempDir } from './harness/git-env.js';
 
@@ -253,7 +253,7 @@ describe('user-to-server token', () => {
     expect(r.data).toMatchObject({ oauthError: 'bad_refresh_token', fix: 'abcd setup-app' });
   });
 
-  it('turns a 401 into exit 7, a 5xx into exit 8 (unchanged) and a rate limit into exit 8', async () => {
+  it('turns a 401 into exit 7, a 5xx into exit 8 (outcome unknown: the refresh may be spent) and a rate limit into exit 8', async () => {
     await writeSetup(expired());
     gh.on('POST', '/login/oauth/access_token', { status: 401, body: { message: 'Bad credentials' } });
     const r401 = await refusalOf(createTokenSource({ env, clock: systemClock }).get());
@@ -264,7 +264,8 @@ describe('user-to-server token', () => {
     gh.on('POST', '/login/oauth/access_token', { status: 502, body: { message: 'Bad gateway' } });
     const r502 = await refusalOf(createTokenSource({ env, clock: systemClock }).get());
     expect(r502).toBeInstanceOf(RemoteUnavailable);
-    expect(r502.data).toMatchObject({ status: 502, outcome: 'unchanged' });
+    // A refresh spends the refresh token: after a 502 from a gateway GitHub may have done it.
+    expect(r502.data).toMatchObject({ status: 502, outcome: 'unknown' });
 
     gh.on('POST', '/login/oauth/access_token', refreshed());
     gh.on('GET', '/user', { status: 403, body: { message: 'API rate limit exceeded' }, headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1900000000' } });
@@ -322,7 +323,7 @@ describe('config files', () => {
     const r = await refusalOf(createTokenSource({ env, clock: systemClock }).get());
     expect(r).toBeInstanceOf(UnsafeEnvironment);
     expect(r.message).toContain(`${app} is malformed`);
-    expect(r.message).toContain('clientId');
+    expect(r.message).toContain('appId');
     expect(r.message).toContain('Expected for example');
   });
 
@@ -368,11 +369,12 @@ describe('installation token', () => {
     gh.verify();
   });
 
-  it('refuses with exit 7 when the App is not installed on the repository', async () => {
+  it('a 404 for the installation is the same not-found refusal (exit 3) as a forge call, naming the installation', async () => {
     await writeSetup(expired());
     gh.on('GET', '/repos/o/r/installation', { status: 404, body: { message: 'Not Found' } });
     const r = await refusalOf(createTokenSource({ env, clock: systemClock, kind: 'installation', repository: { owner: 'o', repo: 'r' } }).get());
-    expect(r).toBeInstanceOf(UnsafeEnvironment);
+    expect(r).toBeInstanceOf(ForgeRejected);
+    expect(r.data).toMatchObject({ reason: 'not-found', status: 404 });
     expect(r.message).toContain('not installed on o/r');
     gh.verify();
   });

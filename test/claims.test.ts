@@ -1,4 +1,7 @@
 // reserve / push / fence over file:// and over a real smart-HTTP server.
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupTemp } from './harness/git-env.js';
 import { makeSession, type Session } from './harness/session.js';
@@ -72,5 +75,96 @@ describe.each(['file', 'http'] as const)('claims over %s', (transport) => {
     const r = await b.abcd(['reserve', 'shared', '--json']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.json.holder).toContain('bob');
+  });
+});
+
+// A kill -9 after an act's push landed but before abcd noted it locally leaves this clone's
+// memory saying "held": simulated by putting back the memory file the act removed.
+describe('a retried act this session had already finished (issue 7, lie 8)', () => {
+  let remote: TransportRemote;
+  let a: Session;
+  const heldDir = () => join(a.dir, '.git', 'abcd', 'held', 'alice');
+  /** Runs `act`, then restores the held memory as it was before it (the act was cut off). */
+  async function cutOffAfter(act: () => Promise<void>): Promise<void> {
+    const saved = new Map<string, Buffer>();
+    for (const f of await readdir(heldDir())) saved.set(f, await readFile(join(heldDir(), f)));
+    await act();
+    for (const [f, body] of saved) await writeFile(join(heldDir(), f), body);
+  }
+  beforeAll(async () => {
+    remote = await makeTransportRemote('file');
+    a = await makeSession(remote.cloneUrl, 'alice');
+  });
+  afterAll(async () => {
+    await remote.stop();
+    await cleanupTemp();
+  });
+
+  it('a retried release answers that it is released, not fenced, and writes nothing', async () => {
+    expect((await a.abcd(['reserve', 'cut-release'])).code).toBe(0);
+    await cutOffAfter(async () => expect((await a.abcd(['release', 'cut-release'])).code).toBe(0));
+    const before = await remote.refs();
+    const r = await a.abcd(['release', 'cut-release', '--json']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.json).toMatchObject({ ok: true, state: 'released', gen: 1, already: true });
+    expect(await remote.refs()).toEqual(before);
+    const renew = await a.abcd(['renew', 'cut-release', '--json']);
+    expect(renew.code).toBe(3);
+    expect(renew.json.refusal).toMatchObject({ code: 'claim-ended', data: { item: 'cut-release', state: 'released', gen: 1 } });
+    expect(renew.json.refusal.message).toMatch(/this session released cut-release itself/);
+  });
+
+  it('a retried land answers that the item already landed, naming where, and writes nothing', async () => {
+    expect((await a.abcd(['reserve', 'cut-land'])).code).toBe(0);
+    await a.git(['checkout', '-q', '-b', 'work/cut-land']);
+    await a.commit('cut-land.txt', 'landed\n');
+    let landed: any;
+    await cutOffAfter(async () => {
+      const r = await a.abcd(['land', 'cut-land', '--json']);
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      landed = r.json;
+    });
+    const before = await remote.refs();
+    for (const verb of ['land', 'push']) {
+      const r = await a.abcd([verb, 'cut-land', '--json']);
+      expect(r.code, r.stdout + r.stderr).toBe(3);
+      expect(r.json.refusal).toMatchObject({ code: 'claim-ended', data: { state: 'done', landed: { main: 'main', tip: landed.tip } } });
+      expect(r.json.refusal.message).toMatch(/already landed on main/);
+    }
+    expect(await remote.refs()).toEqual(before);
+  });
+  it('a push that finds the claim moved to this session’s own newer generation adopts it and pushes on top', async () => {
+    expect((await a.abcd(['reserve', 'raced'])).code).toBe(0);
+    await a.git(['checkout', '-q', '-b', 'work/raced']);
+    const head = await a.commit('raced.txt', 'raced\n');
+    // Once, just before the remote applies the push, another abcd process of this same session
+    // writes the claim's next generation (same holder), as a concurrent renew would.
+    const hook = join(remote.dir, 'hooks', 'pre-receive');
+    await writeFile(
+      hook,
+      [
+        '#!/bin/sh',
+        'while read old new ref; do',
+        '  [ "$ref" = refs/heads/abcd/claims/local/item/raced ] || continue',
+        '  [ -e "$GIT_DIR/raced-once" ] && exit 0',
+        '  touch "$GIT_DIR/raced-once"',
+        '  g() { env -u GIT_QUARANTINE_PATH -u GIT_OBJECT_DIRECTORY -u GIT_ALTERNATE_OBJECT_DIRECTORIES git "$@"; }',
+        '  c=$(g commit-tree "$old^{tree}" -p "$old" -m "renew by a concurrent process of this session")',
+        '  g update-ref "$ref" "$c" "$old"',
+        'done',
+        'exit 0',
+        '',
+      ].join('\n'),
+      { mode: 0o755 },
+    );
+    const r = await a.abcd(['push', 'raced', '--json']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const refs = await remote.refs();
+    expect(refs.get('refs/heads/work/raced')).toBe(head);
+    expect(refs.get(CLAIM('raced'))).toBe(r.json.claimTip);
+    // On top of the concurrent generation, not over it.
+    const parent = (await execa('git', ['-C', remote.dir, 'rev-parse', `${r.json.claimTip}^`])).stdout.trim();
+    expect(parent).not.toBe(r.json.claimTip);
+    expect((await execa('git', ['-C', remote.dir, 'log', '-1', '--format=%s', parent])).stdout).toMatch(/concurrent process/);
   });
 });

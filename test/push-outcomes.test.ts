@@ -1,11 +1,13 @@
 // What abcd says when the remote refuses or does not finish a push: never "fenced" for a
 // refusal that is not a fence, never "nothing changed" for an outcome it cannot know.
 import { chmod, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cleanupTemp } from './harness/git-env.js';
+import { cleanupTemp, git, isolatedEnv } from './harness/git-env.js';
 import { makeRemote, type BareRemote } from './harness/remote.js';
 import { makeSession } from './harness/session.js';
+import { startHttpGitServer } from './harness/http-server.js';
 
 async function hook(remote: BareRemote, name: string, body: string): Promise<void> {
   const path = join(remote.dir, 'hooks', name);
@@ -28,18 +30,97 @@ describe('push outcomes', () => {
     expect(await remote.refs()).toEqual(before);
   });
 
-  it('a push cut off by its timeout is exit 8 with outcome unknown, and the whole git process group ends at the timeout', async () => {
+  it('a push cut off by its timeout is exit 8, the remote is read again, and the whole git process group ends at the timeout', async () => {
     const remote = await makeRemote();
     const s = await makeSession(remote.url, 'ivan');
     expect((await s.abcd(['reserve', 'slow'])).code).toBe(0);
+    const before = await remote.refs();
     await hook(remote, 'pre-receive', 'sleep 6');
     const t0 = Date.now();
     const r = await s.abcd(['renew', 'slow', '--json'], { env: { ABCD_NETWORK_TIMEOUT: '1s' } });
     const took = Date.now() - t0;
     expect(r.code, r.stdout + r.stderr).toBe(8);
-    expect(r.json.refusal).toMatchObject({ code: 'remote-unavailable', data: { outcome: 'unknown' } });
+    // receive-pack died with git: the re-read saw the refs as before, and says so.
+    expect(r.json.refusal).toMatchObject({ code: 'remote-unavailable', data: { outcome: 'unchanged' } });
+    expect(r.json.refusal.message).toMatch(/read the remote again/);
+    expect(await remote.refs()).toEqual(before);
     // git, receive-pack and the hook were killed together: not held until the hook's 6 s.
     expect(took).toBeLessThan(5000);
+  });
+
+  it('a push that landed but whose answer never finished is a success once the re-read sees it', async () => {
+    const remote = await makeRemote();
+    const s = await makeSession(remote.url, 'mira');
+    expect((await s.abcd(['reserve', 'landed-late'])).code).toBe(0);
+    // The refs are updated before post-receive runs; git then waits for the hook and is cut off.
+    await hook(remote, 'post-receive', 'sleep 6');
+    const r = await s.abcd(['renew', 'landed-late', '--json'], { env: { ABCD_NETWORK_TIMEOUT: '1s' } });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect((await remote.refs()).get('refs/heads/abcd/claims/local/item/landed-late')).toBe(r.json.tip);
+  });
+
+  it('a server that dies 20 ms after receiving the push body never gets "nothing changed" when the claim was written', async () => {
+    const remote = await makeRemote();
+    const s = await makeSession(remote.url, 'lena');
+    const seen: Array<{ code: number; outcome?: string; landed: boolean }> = [];
+    // On main, 9 of 19 such pushes that landed were reported unchanged: curl's reconnect after
+    // the dead connection printed "Failed to connect". Each trial kills its own server.
+    for (let i = 0; i < 6; i++) {
+      const server = await startHttpGitServer({ root: dirname(remote.dir), dieAfterReceivePackMs: 20 });
+      await s.git(['remote', 'set-url', 'origin', server.url(basename(remote.dir))]);
+      const r = await s.abcd(['reserve', `dying-${i}`, '--json']);
+      await server.stop();
+      // http-backend outlives the server and may still be applying the push: let it finish.
+      const ref = `refs/heads/abcd/claims/local/item/dying-${i}`;
+      let landed = false;
+      for (let t = 0; t < 50 && !landed; t++) {
+        landed = (await remote.refs()).has(ref);
+        if (!landed) await new Promise((res) => setTimeout(res, 100));
+      }
+      seen.push({ code: r.code, outcome: r.json?.refusal?.data?.outcome, landed });
+      // Keep the person under the reservation cap for the next trial.
+      if (landed) await git(remote.dir, ['update-ref', '-d', ref], isolatedEnv(remote.dir));
+    }
+    const text = JSON.stringify(seen);
+    // Every answer is true: success only when it landed, "unchanged" only when it did not.
+    for (const t of seen) {
+      expect([0, 8], text).toContain(t.code);
+      if (t.code === 0) expect(t.landed, text).toBe(true);
+      if (t.outcome === 'unchanged') expect(t.landed, text).toBe(false);
+    }
+    // The trials exercised what they are for: pushes that landed without an answer.
+    expect(seen.filter((t) => t.landed && t.code === 8).length, text).toBeGreaterThan(0);
+  });
+
+  it('a remote whose server cannot write the repository says so (exit 8, outcome unchanged) for reserve, push and settings', async () => {
+    const remote = await makeRemote();
+    const s = await makeSession(remote.url, 'olga');
+    // Set up over file:// while the repository is writable: a held claim with a work branch.
+    expect((await s.abcd(['reserve', 'ro-work'])).code).toBe(0);
+    await s.git(['checkout', '-q', '-b', 'work/ro-work']);
+    await s.commit('ro.txt', 'ro\n');
+    // Then serve it by a git that cannot write it. Root writes anything, so as root the backend
+    // runs as nobody (the server's own user on many hosts); otherwise read-only modes suffice.
+    const asRoot = process.getuid?.() === 0;
+    await chmod(dirname(remote.dir), 0o755);
+    if (!asRoot) await execa('chmod', ['-R', 'a-w', join(remote.dir, 'objects'), join(remote.dir, 'refs')]);
+    const server = await startHttpGitServer({ root: dirname(remote.dir), ...(asRoot ? { backendUser: { uid: 65534, gid: 65534 } } : {}) });
+    await s.git(['remote', 'set-url', 'origin', server.url(basename(remote.dir))]);
+    const before = await remote.refs();
+    try {
+      for (const args of [['reserve', 'ro-new'], ['push', 'ro-work'], ['settings', 'reservation-cap', '3']]) {
+        const r = await s.abcd([...args, '--json']);
+        const what = `${args.join(' ')}: ${r.stdout}${r.stderr}`;
+        expect(r.code, what).toBe(8);
+        expect(r.json.refusal, what).toMatchObject({ code: 'remote-unavailable', data: { outcome: 'unchanged', reason: 'remote-cannot-store' } });
+        expect(r.json.refusal.message, what).toMatch(/cannot store what was pushed to it: remote unpack failed/);
+        expect(r.json.refusal.message, what).not.toMatch(/changed while writing/);
+      }
+      expect(await remote.refs()).toEqual(before);
+    } finally {
+      await server.stop();
+      if (!asRoot) await execa('chmod', ['-R', 'u+w', remote.dir]);
+    }
   });
 
   it('a rebased work branch replaces what this session pushed before (leased on the claim\'s head)', async () => {

@@ -1,11 +1,15 @@
 // Deadlines, the takeover rule, the cap, settings, and a dead remote.
+import { basename, dirname } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupTemp } from './harness/git-env.js';
+import { startHttpGitServer, type StallMode } from './harness/http-server.js';
 import { makeRemote, type BareRemote } from './harness/remote.js';
 import { makeSession, type Session } from './harness/session.js';
 
 // A loaded 2-core machine can be slow to start node; a deadline may be late by this much.
 const SLACK_MS = 2500;
+// Timers and process exits run late at load 30: what abcd measures may be late by this much.
+const LOADED_MACHINE_MS = 1000;
 
 describe('waits and rules', () => {
   let remote: BareRemote;
@@ -83,4 +87,41 @@ describe('waits and rules', () => {
     expect(r.code).toBe(8);
     expect((await remote.refs()).has('refs/heads/abcd/claims/local/item/offline')).toBe(false);
   });
+});
+
+// Rule 1 whatever the network does: a wait ends by its deadline plus at most one second.
+describe('a wait against a silent network ends by its deadline', () => {
+  afterAll(cleanupTemp);
+  // A push the server received has an unknown outcome when it is cut off; a call cut off before
+  // any push was sent changed nothing. The held push gets a longer wait so that, even on a
+  // loaded machine, its fetch is done before the deadline and the push is what stalls.
+  const cases: Array<{ name: string; stall: StallMode; holdPushMs?: number; waitS: number }> = [
+    { name: 'takes the connection and never answers', stall: 'all', waitS: 2 },
+    { name: 'answers the ref advertisement, then never answers the fetch', stall: 'rpc', waitS: 2 },
+    { name: 'answers the fetch, then holds the push', stall: 'none', holdPushMs: 120_000, waitS: 4 },
+  ];
+  for (const c of cases) {
+    it(`reserve --wait ${c.waitS}s against a server that ${c.name} ends within a second of the deadline, naming it`, async () => {
+      const remote = await makeRemote();
+      const server = await startHttpGitServer({ root: dirname(remote.dir) });
+      try {
+        const s = await makeSession(server.url(basename(remote.dir)), 'pia');
+        await server.stall(c.stall);
+        if (c.holdPushMs) await server.holdReceivePack(c.holdPushMs);
+        const r = await s.abcd(['reserve', 'silent', '--wait', `${c.waitS}s`, '--json']);
+        expect(r.code, r.stdout + r.stderr).toBe(8);
+        const pushed = (await server.requests()).some((q) => q.method === 'POST' && q.path.endsWith('/git-receive-pack'));
+        if (c.holdPushMs) expect(pushed, 'the fetch took the whole wait: the machine is too loaded for this test').toBe(true);
+        const waitMs = c.waitS * 1000;
+        expect(r.json.refusal).toMatchObject({ code: 'remote-unavailable', data: { outcome: pushed ? 'unknown' : 'unchanged', waitMs } });
+        // What abcd measured from the start of its wait: the deadline plus at most one second,
+        // plus a second for timers that fire late on a loaded machine (the old floor was 10 s).
+        expect(r.json.refusal.data.waitedMs).toBeGreaterThanOrEqual(waitMs - 100);
+        expect(r.json.refusal.data.waitedMs).toBeLessThanOrEqual(waitMs + 1000 + LOADED_MACHINE_MS);
+        expect(r.json.refusal.message).toMatch(new RegExp(`deadline of this wait \\(${c.waitS}s`));
+      } finally {
+        await server.stop();
+      }
+    });
+  }
 });

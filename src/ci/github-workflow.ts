@@ -9,12 +9,28 @@ export const GITHUB_WORKFLOW_PATH = '.github/workflows/abcd-lanes.yml';
 export interface LaneCiOptions {
   /** The job's hard limit in minutes; ABCD_JOB_DEADLINE is derived from it. */
   timeoutMinutes?: number;
-  /** How the job gets abcd. */
-  installCommand?: string;
+  /** How the job gets abcd: a pinned install of this very version (package-spec.ts). */
+  installCommand: string;
 }
 
 export const DEFAULT_TIMEOUT_MINUTES = 60;
-export const DEFAULT_INSTALL_COMMAND = 'npm install --global abcd';
+// A drain with no work left ends after this, rather than hold the runner until the deadline.
+export const CI_IDLE = '2m';
+
+/**
+ * Writes the App's id and key (from the job's variables) into a private abcd config directory
+ * outside the workspace and points ABCD_CONFIG_DIR at it for the later steps. abcd reads its App
+ * settings only from there (app-config.ts); the key never enters abcd's own environment.
+ */
+export function appConfigLines(parentDir: string): string[] {
+  return [
+    'umask 077',
+    `dir="${parentDir}/abcd-config"`,
+    'mkdir -p "$dir"',
+    `printf '%s\\n' "$LANE_APP_PRIVATE_KEY" > "$dir/app-key.pem"`,
+    `node -e 'process.stdout.write(JSON.stringify({ v: 1, appId: process.env.LANE_APP_ID, keyFile: "app-key.pem" }) + "\\n")' > "$dir/app.json"`,
+  ];
+}
 
 // The first step starts after the runner has set the job up (image, checkout of actions);
 // its clock stands in for the job's start, so the deadline is moved this much earlier.
@@ -23,18 +39,20 @@ const JOB_SETUP_MARGIN_SECONDS = 120;
 // An Actions expression; kept out of the template literal's own ${...} syntax.
 const expr = (e: string): string => '${{ ' + e + ' }}';
 
-export function renderGithubWorkflow(o: LaneCiOptions = {}): string {
+export function renderGithubWorkflow(o: LaneCiOptions): string {
   const minutes = o.timeoutMinutes ?? DEFAULT_TIMEOUT_MINUTES;
-  const install = o.installCommand ?? DEFAULT_INSTALL_COMMAND;
+  const install = o.installCommand;
+  const appConfig = appConfigLines('$RUNNER_TEMP').join('\n          ');
   return `${GENERATED_MARKER} --ci github\`; edit freely, \`--force\` rewrites it.
 #
 # Runs abcd's unattended lanes here rather than on the person's computer, where their own
 # GitHub login is within reach (rule 4). Dispatch it with an item to build that item, or
 # without one to drain every ready item; the schedule and pushes to other branches drain.
 #
-# Set once by the person (\`abcd setup-app\` walks through the App):
-#   - variable ABCD_APP_ID and secret ABCD_APP_PRIVATE_KEY: the GitHub App lanes push with;
-#   - variable ABCD_AGENT: the agent command a lane runs each cycle;
+# Set once by the person in the repository's settings (\`abcd setup-app\` walks through the App):
+#   - variable LANE_APP_ID and secret LANE_APP_PRIVATE_KEY: the GitHub App lanes push with
+#     (an installation token minted per cycle; the job writes them to a private config dir);
+#   - variable LANE_AGENT: the agent command a lane runs each cycle;
 #   - the secret your agent needs for its model, added to the lane step's env below.
 # Never map GITHUB_TOKEN or GH_TOKEN into this job's environment: the login check finds it
 # and refuses, and git would send it instead of the App's token.
@@ -86,21 +104,25 @@ jobs:
         with:
           node-version: 20
       - name: Install abcd
+        # Pinned to the abcd that wrote this file; change it to upgrade.
         run: ${install}
+      - name: Give abcd the App's key
+        env:
+          LANE_APP_ID: ${expr('vars.LANE_APP_ID')}
+          LANE_APP_PRIVATE_KEY: ${expr('secrets.LANE_APP_PRIVATE_KEY')}
+        run: |
+          ${appConfig}
+          echo "ABCD_CONFIG_DIR=$dir" >> "$GITHUB_ENV"
       - name: Run the lane
         env:
           # Through the environment, never pasted into the script: an item cannot inject shell.
-          ABCD_ITEM: ${expr('inputs.item')}
-          ABCD_AGENT: ${expr('vars.ABCD_AGENT')}
-          ABCD_APP_ID: ${expr('vars.ABCD_APP_ID')}
-          # abcd writes the key to a 0600 file outside the workspace, keeps it out of the
-          # agent's environment, and mints a short-lived token from it for each cycle.
-          ABCD_APP_PRIVATE_KEY: ${expr('secrets.ABCD_APP_PRIVATE_KEY')}
+          LANE_ITEM: ${expr('inputs.item')}
+          LANE_AGENT: ${expr('vars.LANE_AGENT')}
         run: |
-          if [ -n "$ABCD_ITEM" ]; then
-            abcd build "$ABCD_ITEM" --agent "$ABCD_AGENT" --lifecycle timed
+          if [ -n "$LANE_ITEM" ]; then
+            abcd build "$LANE_ITEM" --agent "$LANE_AGENT" --lifecycle timed --deadline "$ABCD_JOB_DEADLINE"
           else
-            abcd drain --agent "$ABCD_AGENT" --lifecycle timed
+            abcd drain --agent "$LANE_AGENT" --lifecycle timed --deadline "$ABCD_JOB_DEADLINE" --idle ${CI_IDLE}
           fi
 `;
 }

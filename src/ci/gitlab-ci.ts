@@ -1,27 +1,35 @@
 // The GitLab CI configuration `abcd init --ci gitlab` writes, as plain text from a template.
-import { DEFAULT_INSTALL_COMMAND, DEFAULT_TIMEOUT_MINUTES, GENERATED_MARKER, type LaneCiOptions } from './github-workflow.js';
+import { appConfigLines, CI_IDLE, DEFAULT_TIMEOUT_MINUTES, GENERATED_MARKER, type LaneCiOptions } from './github-workflow.js';
 
 export const GITLAB_CI_PATH = '.gitlab-ci.yml';
 /** Where the lanes go when the project already has a .gitlab-ci.yml of its own. */
 export const GITLAB_INCLUDE_PATH = '.abcd/ci/gitlab-lanes.yml';
 
-export function renderGitlabCi(o: LaneCiOptions = {}): string {
+export function renderGitlabCi(o: LaneCiOptions): string {
   const minutes = o.timeoutMinutes ?? DEFAULT_TIMEOUT_MINUTES;
-  const install = o.installCommand ?? DEFAULT_INSTALL_COMMAND;
+  const install = o.installCommand;
+  // One script entry: the key is written and its variable dropped before abcd starts. Only a
+  // GitHub remote needs the App, so without LANE_APP_ID nothing is written.
+  const appConfig = [
+    'if [ -n "$LANE_APP_ID" ]; then',
+    ...[...appConfigLines('$(mktemp -d)'), 'export ABCD_CONFIG_DIR="$dir"'].map((l) => `  ${l}`),
+    'fi',
+    'unset LANE_APP_PRIVATE_KEY',
+  ].join('\n      ');
   return `${GENERATED_MARKER} --ci gitlab\`; edit freely, \`--force\` rewrites it.
 #
 # Runs abcd's unattended lanes in GitLab CI rather than on the person's computer. Run a
-# pipeline with ABCD_ITEM set to build that item, or empty to drain every ready item;
+# pipeline with LANE_ITEM set to build that item, or empty to drain every ready item;
 # scheduled pipelines and pushes to other branches drain.
 #
-# Set once by the person as CI/CD variables: ABCD_AGENT (the agent command a lane runs each
-# cycle) and what your agent needs for its model; for a GitHub remote, ABCD_APP_ID and
-# ABCD_APP_PRIVATE_KEY (masked, protected), which abcd writes to a 0600 file outside the
-# project directory. The runner's clone URL carries CI_JOB_TOKEN, which cannot push by
-# default: give the lane a push credential of its own.
+# Set once by the person as CI/CD variables: LANE_AGENT (the agent command a lane runs each
+# cycle) and what your agent needs for its model; for a GitHub remote, LANE_APP_ID and
+# LANE_APP_PRIVATE_KEY (masked, protected), which the job writes to a 0600 file outside the
+# project directory for abcd (ABCD_CONFIG_DIR). The runner's clone URL carries CI_JOB_TOKEN,
+# which cannot push by default: give the lane a push credential of its own.
 
 variables:
-  ABCD_ITEM:
+  LANE_ITEM:
     value: ""
     description: "Item to build (fix-login or github:issue:123); empty drains every ready item"
 
@@ -29,8 +37,8 @@ abcd-lane:
   image: node:20
   timeout: ${minutes} minutes
   # One lane per item at a time: a later job waits for the one in flight, never cancels it.
-  # Every drain (empty ABCD_ITEM) shares the group abcd-lane-.
-  resource_group: abcd-lane-$ABCD_ITEM
+  # Every drain (empty LANE_ITEM) shares the group abcd-lane-.
+  resource_group: abcd-lane-$LANE_ITEM
   rules:
     # Lanes push work branches and records under abcd/ (and tags): those pushes start no lane.
     - if: '$CI_COMMIT_BRANCH =~ /^abcd\\//'
@@ -43,12 +51,15 @@ abcd-lane:
     # of the job's and the runner's), so a timed lane ends its last cycle before GitLab kills it.
     - started=$(date -u -d "$CI_JOB_STARTED_AT" +%s)
     - export ABCD_JOB_DEADLINE="$(date -u -d "@$(( started + CI_JOB_TIMEOUT ))" +%Y-%m-%dT%H:%M:%SZ)"
+    # Pinned to the abcd that wrote this file; change it to upgrade.
     - ${install}
     - |
-      if [ -n "$ABCD_ITEM" ]; then
-        abcd build "$ABCD_ITEM" --agent "$ABCD_AGENT" --lifecycle timed
+      ${appConfig}
+    - |
+      if [ -n "$LANE_ITEM" ]; then
+        abcd build "$LANE_ITEM" --agent "$LANE_AGENT" --lifecycle timed --deadline "$ABCD_JOB_DEADLINE"
       else
-        abcd drain --agent "$ABCD_AGENT" --lifecycle timed
+        abcd drain --agent "$LANE_AGENT" --lifecycle timed --deadline "$ABCD_JOB_DEADLINE" --idle ${CI_IDLE}
       fi
 `;
 }

@@ -45,7 +45,14 @@ const reserve = z.object({
 });
 
 const renew = z.object({ ...ClaimAnswer, written: z.boolean() });
-const release = z.object({ ...ClaimAnswer, written: z.boolean().describe('false when the item had landed: nothing to give up') });
+const release = z.union([
+  z.object({
+    ...ClaimAnswer,
+    written: z.boolean().describe('false when there was nothing to write: the item had landed, or this session released it already'),
+    already: z.boolean().describe('this session had released it already'),
+  }),
+  z.object({ ...Ok, item: z.string(), cleared: z.boolean() }).loose().describe('release --force'),
+]);
 
 const push = z.object({ ...Ok, item: z.string(), branch: z.string(), head: Oid, tags: z.array(z.string()), claimTip: Oid, gen: z.number().int(), expiresAt: Instant });
 
@@ -106,6 +113,9 @@ const status = z.object({
   refused: z.array(RefusedRecord),
   unknown: z.array(z.string()),
   pruned: z.number().int(),
+  lanes: z.array(z.object({ runId: z.string(), verb: z.string(), state: z.string(), startedAt: Instant, at: Instant, end: z.string().nullable() }).loose()),
+  pending: z.array(z.object({ item: z.string(), requester: z.string(), at: Instant, note: z.string().nullable(), coalesced: z.number().int() })),
+  clockSkew: z.object({ writer: z.string(), minMs: Ms, maxMs: Ms, limitMs: Ms }).nullable(),
 });
 
 const gate = z.union([
@@ -150,6 +160,10 @@ export const ANSWERS: Record<string, z.ZodType> = {
   status,
   announce,
   gate,
+  build: z.object(Ok).loose(),
+  drain: z.object(Ok).loose(),
+  items: z.object(Ok).loose(),
+  budget: z.object(Ok).loose(),
   settings: z.object({ ...Ok, settings: z.record(z.string(), z.number()), protected: z.boolean(), signers: z.string() }).loose(),
   init: z.object({ ...Ok, root: z.string(), written: z.array(z.string()), kept: z.array(z.string()), next: z.string().nullable() }).loose(),
   'check-login': z.object({ ...Ok, applies: z.boolean() }).loose(),

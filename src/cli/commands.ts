@@ -15,6 +15,10 @@ import { prime } from './commands/prime.js';
 import { announce } from './commands/announce.js';
 import { schema } from './commands/schema.js';
 import { completion } from './commands/completion.js';
+import { build } from './commands/build.js';
+import { drain } from './commands/drain.js';
+import { items } from './commands/items.js';
+import { budget } from './commands/budget.js';
 
 /**
  * Every verb, in the order `abcd --help` lists them: an agent's verbs first, in the order an
@@ -31,6 +35,10 @@ export const commands: readonly Command[] = [
   gate,
   prime,
   schema,
+  build,
+  drain,
+  items,
+  budget,
   settings,
   init,
   checkLogin,

@@ -15,7 +15,11 @@ export const USER_TOKEN_FILE = 'user-token.json';
 export const AppConfigSchema = z.object({
   v: z.literal(1),
   appId: z.union([z.number().int().positive(), z.string().regex(/^\d+$/)]),
-  clientId: z.string().min(1),
+  /**
+   * Needed for the person's own token (device flow, refresh); a CI job that only mints
+   * installation tokens from the key has none.
+   */
+  clientId: z.string().min(1).optional(),
   /** Optional: tokens from the device flow refresh with the client id alone. */
   clientSecret: z.string().min(1).optional(),
   /** The App's private key (PEM); relative paths are inside the config directory. */

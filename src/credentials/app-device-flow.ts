@@ -4,8 +4,7 @@
 // slow_down after one poll and sleeps on the real clock, which tests could not drive.
 import type { Clock } from '../deps.js';
 import { DeadlineReached, UnsafeEnvironment } from '../refusals.js';
-import { garbage, refusalFor } from './token-errors.js';
-import { createGitHubRequest, oauthError } from './token-http.js';
+import { callTokenEndpoint, oauthError, oauthRefusal, tokenGarbage } from './token-http.js';
 
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 // RFC 8628 §3.5: on slow_down the interval grows by 5 s for this and every later poll.
@@ -38,21 +37,25 @@ export interface DeviceFlowInput {
 
 export async function runDeviceFlow(input: DeviceFlowInput): Promise<DevicePair> {
   const { clock } = input;
-  const request = await createGitHubRequest(input.webUrl, input.httpTimeoutMs);
-  const post = async (route: string, body: Record<string, string>, call: string): Promise<Record<string, unknown>> => {
-    try {
-      const r = await request(route, { ...body, headers: { accept: 'application/json' } });
-      return (typeof r.data === 'object' && r.data !== null ? r.data : {}) as Record<string, unknown>;
-    } catch (e) {
-      throw refusalFor(e, { call });
-    }
-  };
+  const post = (path: string, body: Record<string, string>, call: string) =>
+    callTokenEndpoint({
+      base: input.webUrl,
+      method: 'POST',
+      path,
+      call,
+      // Nothing is spent by a lost answer: a device code or a poll is simply asked again.
+      write: false,
+      body,
+      clock,
+      ...(input.httpTimeoutMs ? { timeoutMs: input.httpTimeoutMs } : {}),
+    });
   const startCall = 'asking GitHub for a device code (POST /login/device/code)';
-  const start = await post('POST /login/device/code', { client_id: input.clientId }, startCall);
-  if (oauthError(start)) throw refusalFor({ status: 400, message: '', response: { status: 400, data: start } }, { call: startCall });
+  const start = await post('/login/device/code', { client_id: input.clientId }, startCall);
+  const startErr = oauthError(start);
+  if (startErr) throw oauthRefusal(startCall, startErr);
   const { device_code, user_code, verification_uri, expires_in } = start;
   if (typeof device_code !== 'string' || typeof user_code !== 'string' || typeof verification_uri !== 'string' || typeof expires_in !== 'number') {
-    throw garbage(startCall, 'a device code, user code, verification URL and expiry');
+    throw tokenGarbage(startCall, 'a device code, user code, verification URL and expiry', false);
   }
   const startedAt = clock.now();
   const deadline = startedAt + expires_in * 1000;
@@ -64,7 +67,7 @@ export async function runDeviceFlow(input: DeviceFlowInput): Promise<DevicePair>
     if (clock.now() + intervalS * 1000 > deadline) break;
     await clock.sleep(intervalS * 1000);
     const r = await post(
-      'POST /login/oauth/access_token',
+      '/login/oauth/access_token',
       { client_id: input.clientId, device_code, grant_type: DEVICE_GRANT },
       pollCall,
     );
@@ -80,7 +83,7 @@ export async function runDeviceFlow(input: DeviceFlowInput): Promise<DevicePair>
         reason: 'access-denied',
       });
     }
-    if (err !== undefined) throw refusalFor({ status: 400, message: err, response: { status: 400, data: r } }, { call: pollCall });
+    if (err !== undefined) throw oauthRefusal(pollCall, err);
     return toPair(r, clock.now(), pollCall);
   }
   const waitedMs = clock.now() - startedAt;
@@ -93,7 +96,7 @@ export async function runDeviceFlow(input: DeviceFlowInput): Promise<DevicePair>
 
 function toPair(r: Record<string, unknown>, now: number, call: string): DevicePair {
   const { access_token, expires_in, refresh_token, refresh_token_expires_in } = r;
-  if (typeof access_token !== 'string' || access_token === '') throw garbage(call, 'an access token');
+  if (typeof access_token !== 'string' || access_token === '') throw tokenGarbage(call, 'an access token', false);
   if (typeof refresh_token !== 'string' || typeof expires_in !== 'number') {
     throw new UnsafeEnvironment(
       'GitHub gave a token that never expires and no refresh token: turn on "Expire user authorization tokens" ' +

@@ -1,7 +1,8 @@
 // gh's own view of whether the person is logged in, by exit code alone. Its output is never
 // read: stdout and stderr go to /dev/null, so no token can reach abcd even if a future gh
 // printed one.
-import type { Env } from '../deps.js';
+import { definedEnv, type Env } from '../deps.js';
+import { spawnProcess } from '../process/spawn.js';
 
 export type GhStatus =
   | { state: 'logged-in' }
@@ -23,26 +24,18 @@ export type RunGhStatus = (input: GhStatusInput) => Promise<GhStatus>;
 
 /** Runs `gh auth status --hostname <host>` with the given environment and a hard timeout. */
 export const runGhAuthStatus: RunGhStatus = async ({ host, env, timeoutMs }) => {
-  const { execa } = await import('execa');
-  const childEnv: Record<string, string> = {};
-  for (const [k, v] of Object.entries(env)) if (v !== undefined) childEnv[k] = v;
-  // Never prompt and never phone home for an update notice: an unattended start must not block.
-  childEnv.GH_PROMPT_DISABLED = '1';
-  childEnv.GH_NO_UPDATE_NOTIFIER = '1';
-  childEnv.NO_COLOR = '1';
-  const r = await execa('gh', ['auth', 'status', '--hostname', host], {
-    reject: false,
-    extendEnv: false,
-    env: childEnv,
-    stdin: 'ignore',
+  const r = await spawnProcess('gh', ['auth', 'status', '--hostname', host], {
+    // Never prompt and never phone home for an update notice: an unattended start must not block.
+    env: { ...definedEnv(env), GH_PROMPT_DISABLED: '1', GH_NO_UPDATE_NOTIFIER: '1', NO_COLOR: '1' },
     stdout: 'ignore',
     stderr: 'ignore',
-    timeout: timeoutMs,
-    killSignal: 'SIGKILL',
+    group: true,
+    timeoutMs,
   });
-  if (r.timedOut) return { state: 'unknown', reason: `gh auth status gave no answer within ${timeoutMs} ms` };
-  const code = (r as { code?: string }).code;
-  if (code === 'ENOENT') return { state: 'unknown', reason: 'gh is not installed (not on PATH)' };
-  if (r.exitCode === undefined) return { state: 'unknown', reason: `gh auth status could not run (${code ?? 'no exit code'})` };
+  if (r.fired === 'timeout') return { state: 'unknown', reason: `gh auth status gave no answer within ${timeoutMs} ms` };
+  if (r.startError?.code === 'ENOENT') return { state: 'unknown', reason: 'gh is not installed (not on PATH)' };
+  if (r.startError || r.exitCode === null) {
+    return { state: 'unknown', reason: `gh auth status could not run (${r.startError?.code ?? r.signal ?? 'no exit code'})` };
+  }
   return r.exitCode === 0 ? { state: 'logged-in' } : { state: 'not-logged-in', exitCode: r.exitCode };
 };

@@ -1,44 +1,67 @@
-// The one way abcd's credential code talks HTTP to GitHub: @octokit/request bound to a base URL
-// (github.com, an Enterprise host, or a test server on 127.0.0.1) with a deadline on every
-// call (rule 1). Loaded lazily, so verbs that never touch GitHub never load octokit.
-import type { RequestInterface } from '@octokit/types';
+// How the credential code talks to GitHub: through the forge's one HTTP client (callGitHub), so
+// a token call and a forge call that get the same answer end in the same refusal (ADR 0029).
+// What only token calls have is here: OAuth errors that arrive inside a 200.
+import type { Clock } from '../deps.js';
+import { UnsafeEnvironment } from '../refusals.js';
+import { callGitHub } from '../forges/github/http.js';
+import { garbage } from '../forges/github/http-refusals.js';
 
 /** Per call: GitHub answers token calls in well under a second; past this it is not coming. */
 export const HTTP_DEADLINE_MS = 15_000;
 
-export type GitHubRequest = RequestInterface;
+export const SETUP_HINT = 'run "abcd setup-app" to authorize abcd again';
 
-export async function createGitHubRequest(baseUrl: string, timeoutMs = HTTP_DEADLINE_MS): Promise<GitHubRequest> {
-  const { request } = await import('@octokit/request');
-  const fetchWithDeadline: typeof fetch = (input, init) => {
-    const deadline = AbortSignal.timeout(timeoutMs);
-    const signal = init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
-    return fetch(input, { ...init, signal });
-  };
-  return request.defaults({
-    baseUrl,
-    headers: { 'user-agent': 'abcd', 'x-github-api-version': '2022-11-28' },
-    request: { fetch: fetchWithDeadline },
+export interface TokenCall {
+  /** The API root or the web root (the OAuth endpoints live on the web host). */
+  base: string;
+  method: 'GET' | 'POST';
+  path: string;
+  /** The call in words, for messages. */
+  call: string;
+  /** A lost answer may have changed something (a refresh spends the refresh token). */
+  write: boolean;
+  recheck?: string;
+  notFound?: string;
+  authorization?: { scheme: 'Bearer' | 'token'; credential: string };
+  body?: Record<string, unknown>;
+  timeoutMs?: number;
+  clock?: Clock;
+}
+
+/** One token call; resolves to the JSON object GitHub answered, refuses on anything else. */
+export async function callTokenEndpoint(c: TokenCall): Promise<Record<string, unknown>> {
+  const info = { call: c.call, write: c.write, ...(c.recheck ? { recheck: c.recheck } : {}), ...(c.notFound ? { notFound: c.notFound } : {}) };
+  const a = await callGitHub({
+    url: `${c.base}${c.path}`,
+    method: c.method,
+    info,
+    timeoutMs: c.timeoutMs ?? HTTP_DEADLINE_MS,
+    ...(c.authorization ? { authorization: c.authorization } : {}),
+    ...(c.body ? { body: c.body } : {}),
+    ...(c.clock ? { clock: c.clock } : {}),
   });
+  if (typeof a.data !== 'object' || a.data === null || Array.isArray(a.data)) throw garbage(info, 'a JSON object');
+  return a.data as Record<string, unknown>;
 }
 
-/** What octokit throws: RequestError with a status, and the response when there was one. */
-export interface HttpFailure {
-  status?: number;
-  message: string;
-  response?: { status?: number; headers?: Record<string, string | undefined>; data?: unknown };
-}
-
-export function asHttpFailure(e: unknown): HttpFailure | undefined {
-  if (typeof e !== 'object' || e === null || !('status' in e)) return undefined;
-  return e as HttpFailure;
-}
-
-/** The OAuth error code GitHub puts in a 200 (or octokit's 400) body, e.g. bad_refresh_token. */
+/** The OAuth error code GitHub puts in a 200 body, e.g. bad_refresh_token. */
 export function oauthError(data: unknown): string | undefined {
   if (typeof data === 'object' && data !== null && 'error' in data) {
     const err = (data as { error: unknown }).error;
     return typeof err === 'string' ? err : undefined;
   }
   return undefined;
+}
+
+/** An OAuth error: the stored credential (refresh token, client id or secret) is no good: exit 7. */
+export function oauthRefusal(call: string, code: string): UnsafeEnvironment {
+  return new UnsafeEnvironment(
+    `GitHub refused ${call}: ${code} (the refresh token or client credentials are expired or revoked); ${SETUP_HINT}.`,
+    { call, oauthError: code, fix: 'abcd setup-app' },
+  );
+}
+
+/** A 2xx answer without what GitHub always sends: garbage, exit 8. */
+export function tokenGarbage(call: string, what: string, write: boolean) {
+  return garbage({ call, write }, what);
 }

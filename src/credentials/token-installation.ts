@@ -2,8 +2,8 @@
 // permissions a lane needs, so a lane holds less than the App itself may do. It acts as the
 // App's bot, not the person; nothing is stored: each process mints its own.
 import type { AppConfig, GitHubUrls } from './app-config.js';
-import { garbage, refusalFor } from './token-errors.js';
-import { createGitHubRequest } from './token-http.js';
+import { signAppJwt } from './app-jwt.js';
+import { callTokenEndpoint, tokenGarbage } from './token-http.js';
 
 export type Permission = 'read' | 'write';
 
@@ -31,48 +31,37 @@ export interface MintedToken {
 }
 
 export async function mintInstallationToken(input: InstallationTokenInput): Promise<MintedToken> {
-  const { createAppAuth } = await import('@octokit/auth-app');
-  const request = await createGitHubRequest(input.urls.api, input.httpTimeoutMs);
   const { owner, repo } = input;
-  const auth = createAppAuth({
-    appId: input.config.appId,
-    privateKey: input.privateKey,
-    request,
-    // auth-app only logs from its request hook, which abcd does not use.
-    log: { warn: () => undefined },
-  });
+  // One JWT for both calls: it lives 9 minutes, the two calls take well under a second.
+  const jwt = { scheme: 'Bearer' as const, credential: signAppJwt(input.config.appId, input.privateKey, Date.now()) };
+  const base = input.urls.api;
+  const timeoutMs = input.httpTimeoutMs;
   const find = `finding the App's installation on ${owner}/${repo} (GET /repos/${owner}/${repo}/installation)`;
-  let installation: { id?: unknown; app_slug?: unknown };
-  try {
-    const app = await auth({ type: 'app' });
-    const r = await request('GET /repos/{owner}/{repo}/installation', {
-      owner,
-      repo,
-      headers: { authorization: `bearer ${app.token}` },
-    });
-    installation = r.data as typeof installation;
-  } catch (e) {
-    throw refusalFor(e, {
-      call: find,
-      notFound: `the App is not installed on ${owner}/${repo}: the person must install it there (App settings → Install App)`,
-    });
-  }
-  if (typeof installation.id !== 'number') throw garbage(find, 'an installation id');
+  const installation = await callTokenEndpoint({
+    base,
+    method: 'GET',
+    path: `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}/installation`,
+    call: find,
+    write: false,
+    notFound: `the App is probably not installed on ${owner}/${repo}: the person must install it there (App settings → Install App)`,
+    authorization: jwt,
+    ...(timeoutMs ? { timeoutMs } : {}),
+  });
+  if (typeof installation.id !== 'number') throw tokenGarbage(find, 'an installation id', false);
   const mint = `minting an installation token for ${owner}/${repo} (POST /app/installations/${installation.id}/access_tokens)`;
-  try {
-    const t = await auth({
-      type: 'installation',
-      installationId: installation.id,
-      repositoryNames: [repo],
-      permissions: { ...input.permissions },
-      // auth-app keeps its own cache; abcd keeps the token's expiry itself and asks for a new one.
-      refresh: true,
-    });
-    const expiresAt = Date.parse(t.expiresAt);
-    if (!t.token || !Number.isFinite(expiresAt)) throw garbage(mint, 'a token and its expiry');
-    const slug = typeof installation.app_slug === 'string' ? installation.app_slug : `app-${String(input.config.appId)}`;
-    return { token: t.token, expiresAt, holder: `${slug}[bot]` };
-  } catch (e) {
-    throw refusalFor(e, { call: mint });
-  }
+  const t = await callTokenEndpoint({
+    base,
+    method: 'POST',
+    path: `/app/installations/${installation.id}/access_tokens`,
+    call: mint,
+    // A lost answer mints a token nobody holds; it expires by itself, and the next try mints anew.
+    write: false,
+    authorization: jwt,
+    body: { repositories: [repo], permissions: { ...input.permissions } },
+    ...(timeoutMs ? { timeoutMs } : {}),
+  });
+  const expiresAt = typeof t.expires_at === 'string' ? Date.parse(t.expires_at) : NaN;
+  if (typeof t.token !== 'string' || t.token === '' || !Number.isFinite(expiresAt)) throw tokenGarbage(mint, 'a token and its expiry', false);
+  const slug = typeof installation.app_slug === 'string' ? installation.app_slug : `app-${String(input.config.appId)}`;
+  return { token: t.token, expiresAt, holder: `${slug}[bot]` };
 }

@@ -4,9 +4,8 @@
 import type { Clock } from '../deps.js';
 import { UnsafeEnvironment } from '../refusals.js';
 import type { AppConfig, AppPaths, GitHubUrls } from './app-config.js';
-import { refusalFor, garbage, SETUP_HINT } from './token-errors.js';
 import { readUserToken, stampOf, writeUserToken, type FileStamp, type UserToken } from './token-file.js';
-import { createGitHubRequest, oauthError, type GitHubRequest } from './token-http.js';
+import { callTokenEndpoint, oauthError, oauthRefusal, SETUP_HINT, tokenGarbage } from './token-http.js';
 import { withTokenLock, type LockOptions } from './token-lock.js';
 
 export interface UserTokenDeps {
@@ -57,42 +56,42 @@ async function refreshPair(d: UserTokenDeps, old: UserToken): Promise<UserToken>
       { path: d.paths.userToken, reason: 'refresh-token-expired', fix: 'abcd setup-app' },
     );
   }
-  const { createOAuthUserAuth } = await import('@octokit/auth-app');
+  if (!d.config.clientId) {
+    throw new UnsafeEnvironment(
+      `${d.paths.app} has no clientId, which refreshing the person's App token needs; ${SETUP_HINT} with --client-id.`,
+      { path: d.paths.app, reason: 'no-client-id', fix: 'abcd setup-app' },
+    );
+  }
   // The OAuth endpoints live on the web host (github.com), not the API host.
-  const request = await createGitHubRequest(d.urls.web, d.httpTimeoutMs);
-  const auth = createOAuthUserAuth({
-    clientType: 'github-app',
-    clientId: d.config.clientId,
-    clientSecret: d.config.clientSecret ?? '',
-    token: old.token,
-    refreshToken: old.refreshToken,
-    expiresAt: new Date(old.expiresAt).toISOString(),
-    refreshTokenExpiresAt: new Date(old.refreshTokenExpiresAt ?? now).toISOString(),
-    request,
+  const a = await callTokenEndpoint({
+    base: d.urls.web,
+    method: 'POST',
+    path: '/login/oauth/access_token',
+    call: REFRESH_CALL,
+    write: true,
+    recheck: `GitHub may have spent the refresh token: if the next try says it is revoked, ${SETUP_HINT}`,
+    body: {
+      client_id: d.config.clientId,
+      ...(d.config.clientSecret ? { client_secret: d.config.clientSecret } : {}),
+      grant_type: 'refresh_token',
+      refresh_token: old.refreshToken,
+    },
+    clock: d.clock,
+    ...(d.httpTimeoutMs ? { timeoutMs: d.httpTimeoutMs } : {}),
   });
-  let a;
-  try {
-    a = await auth({ type: 'refresh' });
-  } catch (e) {
-    const f = e as { response?: { data?: unknown } };
-    if (oauthError(f.response?.data) === 'bad_refresh_token') {
-      // A process that broke a stale lock may have refreshed meanwhile: its pair is the live one.
-      const cur = await readUserToken(d.paths.userToken);
-      if (cur.token.refreshToken !== old.refreshToken && usable(cur.token, d.clock.now(), 0)) return cur.token;
-    }
-    throw refusalFor(e, { call: REFRESH_CALL, spends: true });
+  const err = oauthError(a);
+  if (err === 'bad_refresh_token') {
+    // A process that broke a stale lock may have refreshed meanwhile: its pair is the live one.
+    const cur = await readUserToken(d.paths.userToken);
+    if (cur.token.refreshToken !== old.refreshToken && usable(cur.token, d.clock.now(), 0)) return cur.token;
   }
-  if (!('refreshToken' in a) || !a.refreshToken || !a.expiresAt) {
-    throw garbage(REFRESH_CALL, 'a refresh token and expiry ("Expire user authorization tokens" must be on)');
+  if (err !== undefined) throw oauthRefusal(REFRESH_CALL, err);
+  const { access_token, expires_in, refresh_token, refresh_token_expires_in } = a;
+  if (typeof access_token !== 'string' || access_token === '' || typeof refresh_token !== 'string' || typeof expires_in !== 'number') {
+    throw tokenGarbage(REFRESH_CALL, 'a token, a refresh token and an expiry ("Expire user authorization tokens" must be on)', true);
   }
-  const next: UserToken = {
-    v: 1,
-    token: a.token,
-    expiresAt: Date.parse(a.expiresAt),
-    refreshToken: a.refreshToken,
-  };
-  const refreshExpiry = Date.parse(a.refreshTokenExpiresAt);
-  if (Number.isFinite(refreshExpiry)) next.refreshTokenExpiresAt = refreshExpiry;
+  const next: UserToken = { v: 1, token: access_token, expiresAt: now + expires_in * 1000, refreshToken: refresh_token };
+  if (typeof refresh_token_expires_in === 'number') next.refreshTokenExpiresAt = now + refresh_token_expires_in * 1000;
   // Written at once: the old pair is already dead, so this one must not be lost to a later failure.
   await writeUserToken(d.paths.userToken, next);
   return next;
@@ -100,15 +99,17 @@ async function refreshPair(d: UserTokenDeps, old: UserToken): Promise<UserToken>
 
 /** GET /user with the token: who the token acts for (the claim holder's forge identity). */
 export async function resolveLogin(d: Pick<UserTokenDeps, 'urls' | 'httpTimeoutMs'>, token: string): Promise<string> {
-  const request: GitHubRequest = await createGitHubRequest(d.urls.api, d.httpTimeoutMs);
   const call = "resolving the token's holder (GET /user)";
-  let data: unknown;
-  try {
-    ({ data } = await request('GET /user', { headers: { authorization: `token ${token}` } }));
-  } catch (e) {
-    throw refusalFor(e, { call });
-  }
-  const login = (data as { login?: unknown } | undefined)?.login;
-  if (typeof login !== 'string' || login === '') throw garbage(call, 'a login');
+  const data = await callTokenEndpoint({
+    base: d.urls.api,
+    method: 'GET',
+    path: '/user',
+    call,
+    write: false,
+    authorization: { scheme: 'token', credential: token },
+    ...(d.httpTimeoutMs ? { timeoutMs: d.httpTimeoutMs } : {}),
+  });
+  const login = data.login;
+  if (typeof login !== 'string' || login === '') throw tokenGarbage(call, 'a login', false);
   return login;
 }

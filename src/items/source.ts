@@ -16,6 +16,8 @@ export interface ItemDoc {
   body: string;
   /** Where the item lives in the repository, e.g. `.abcd/items/fix-login.md`. */
   path: string;
+  /** When the item entered main (ms, commit time of the commit that added it): "oldest first". */
+  addedAt?: number;
 }
 
 /** An item file this abcd could not read; the others still read. */

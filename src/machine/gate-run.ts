@@ -1,9 +1,9 @@
 // Runs one command under the load gate: wait for a slot, run, release. Used by `abcd gate`
 // and by `abcd land` for its checks.
-import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
-import type { Env } from '../deps.js';
+import { definedEnv, type Env } from '../deps.js';
 import { UsageError } from '../refusals.js';
+import { spawnProcess } from '../process/spawn.js';
 import { type GateOptions, acquireGate, readGate } from './gate.js';
 
 /** Set in the command's environment: `<ticket>@<gate dir>` of the slot it runs under. */
@@ -64,7 +64,7 @@ export async function runGated(o: RunGatedOptions): Promise<GatedRun> {
   }
 }
 
-function spawnCommand(
+async function spawnCommand(
   o: RunGatedOptions,
   cmd: string,
   args: string[],
@@ -72,24 +72,22 @@ function spawnCommand(
   onStart?: (pid: number) => void,
 ): Promise<Omit<GatedRun, 'ticket' | 'waitedMs'>> {
   const started = o.deps.clock.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, {
-      cwd: o.cwd,
-      env: { ...o.env, [HELD_ENV]: held },
-      stdio: ['inherit', o.stdout === 'stderr' ? 2 : 'inherit', 'inherit'],
-    });
-    child.once('spawn', () => child.pid !== undefined && onStart?.(child.pid));
-    child.once('error', (e: NodeJS.ErrnoException) => {
-      if (e.code === 'ENOENT' || e.code === 'EACCES') {
-        reject(new UsageError(`cannot run "${cmd}": ${e.code === 'ENOENT' ? 'no such command' : 'permission denied'}.`, { command: cmd }));
-      } else reject(e);
-    });
-    child.once('close', (code, signal) => {
-      // A command killed by a signal exits like a shell reports it: 128 + the signal number.
-      const exitCode = code ?? 128 + signalNumber(signal);
-      resolve({ exitCode, signal, ranMs: o.deps.clock.now() - started });
-    });
+  const r = await spawnProcess(cmd, args, {
+    cwd: o.cwd,
+    env: { ...definedEnv(o.env), [HELD_ENV]: held },
+    stdin: 'inherit',
+    stdout: o.stdout === 'stderr' ? 2 : 'inherit',
+    stderr: 'inherit',
+    ...(onStart ? { onStart } : {}),
   });
+  const e = r.startError;
+  if (e && (e.code === 'ENOENT' || e.code === 'EACCES')) {
+    throw new UsageError(`cannot run "${cmd}": ${e.code === 'ENOENT' ? 'no such command' : 'permission denied'}.`, { command: cmd });
+  }
+  if (e) throw e;
+  // A command killed by a signal exits like a shell reports it: 128 + the signal number.
+  const exitCode = r.exitCode ?? 128 + signalNumber(r.signal);
+  return { exitCode, signal: r.signal, ranMs: o.deps.clock.now() - started };
 }
 
 function signalNumber(signal: NodeJS.Signals | null): number {

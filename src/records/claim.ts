@@ -1,10 +1,13 @@
 import { z } from 'zod';
-import { decodeRecord, encodeRecord } from './envelope.js';
+import { decodeRecord, encodeRecord, extraFields } from './envelope.js';
 import { HolderSchema, PRINTABLE } from './holder.js';
 
 import { MAX_INSTANT_MS, MAX_NOTE_CHARS, MAX_TTL_MS, OID } from './limits.js';
 
-export const ClaimSchema = z.object({
+// Loose objects: fields a newer abcd added at the same `v` are kept through every rewrite
+// (renew, push, release, land, takeover) rather than silently dropped; known fields are
+// still validated. A change older readers must not ignore raises `v` instead (rule 3).
+export const ClaimSchema = z.looseObject({
   abcd: z.literal('claim'),
   v: z.literal(1),
   item: z.string().min(1).max(200),
@@ -21,7 +24,21 @@ export const ClaimSchema = z.object({
   branch: z.string().max(255).optional(),
   head: z.string().regex(OID).optional(),
   /** Set with state done: where the work landed. */
-  landed: z.object({ main: z.string().max(255), tip: z.string().regex(OID) }).optional(),
+  landed: z.looseObject({ main: z.string().max(255), tip: z.string().regex(OID) }).optional(),
+  /**
+   * Set by `abcd release --force`: this released generation was written by the person (the
+   * holder, at `at`) over another generation, which may not have been readable.
+   */
+  cleared: z
+    .looseObject({
+      /** The tip this generation replaced. */
+      tip: z.string().regex(OID),
+      /** Its holder, when it could be read. */
+      holder: HolderSchema.optional(),
+      /** Why abcd refused it, when it could not be used (a RecordInvalid reason, record-too-new). */
+      refused: z.string().max(64).regex(PRINTABLE).optional(),
+    })
+    .optional(),
 });
 export type Claim = z.infer<typeof ClaimSchema>;
 
@@ -35,4 +52,9 @@ export function encodeClaim(c: Claim): string {
 
 export function expiresAt(c: Claim): number {
   return c.at + c.ttl;
+}
+
+/** The fields of a claim this abcd does not know (a newer abcd's), to carry into the next generation. */
+export function unknownClaimFields(c: Claim): Record<string, unknown> {
+  return extraFields(ClaimSchema, c);
 }

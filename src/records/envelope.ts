@@ -9,7 +9,7 @@ const MAX_QUOTED_CHARS = 200;
 export const MAX_RECORD_BYTES = 64 * 1024;
 
 /** Which envelope versions this abcd reads, per kind. A higher `v` is refused (rule 3). */
-export const KNOWN_VERSION = { claim: 1, settings: 1, queue: 1, announce: 1 } as const;
+export const KNOWN_VERSION = { claim: 1, settings: 1, queue: 1, pending: 1, lane: 1, announce: 1 } as const;
 export type KnownKind = keyof typeof KNOWN_VERSION;
 
 /**
@@ -73,4 +73,9 @@ export function decodeRecord<S extends z.ZodType>(
 
 export function encodeRecord(value: unknown): string {
   return JSON.stringify(value, null, 2) + '\n';
+}
+
+/** The top-level fields of a decoded record that `schema` does not name (kept by a loose schema). */
+export function extraFields(schema: { shape: Record<string, unknown> }, value: object): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(value).filter(([k]) => !Object.hasOwn(schema.shape, k)));
 }

@@ -1,11 +1,13 @@
 import { z } from 'zod';
-import { decodeRecord, encodeRecord } from './envelope.js';
+import { decodeRecord, encodeRecord, extraFields } from './envelope.js';
 import { HolderSchema } from './holder.js';
 import { MAX_INSTANT_MS, OID } from './limits.js';
 
-
-/** A land queue entry (`abcd/queue/<item>`): written in the same atomic push as a claim renewal. */
-export const QueueSchema = z.object({
+/**
+ * A land queue entry (`abcd/queue/<item>`): written in the same atomic push as a claim renewal.
+ * Loose: a newer abcd's fields at the same `v` survive a re-enqueue (see ClaimSchema).
+ */
+export const QueueSchema = z.looseObject({
   abcd: z.literal('queue'),
   v: z.literal(1),
   item: z.string().min(1).max(200),
@@ -27,4 +29,9 @@ export function decodeQueue(ref: string, blob: Buffer | string): QueueRecord {
 
 export function encodeQueue(q: QueueRecord): string {
   return encodeRecord(QueueSchema.parse(q));
+}
+
+/** The fields of an entry this abcd does not know, to carry into a rewrite of it. */
+export function unknownQueueFields(q: QueueRecord): Record<string, unknown> {
+  return extraFields(QueueSchema, q);
 }

@@ -5,7 +5,7 @@ export const RECORD_PREFIX = 'refs/heads/abcd/';
 /** The file inside each record commit's tree. */
 export const RECORD_FILE = 'record.json';
 
-export type RecordKind = 'claim' | 'settings' | 'queue' | 'announce';
+export type RecordKind = 'claim' | 'settings' | 'queue' | 'pending' | 'lane' | 'announce';
 
 export function claimRef(item: ItemKey): string {
   return `${RECORD_PREFIX}claims/${item.source}/${item.kind}/${item.id}`;
@@ -13,6 +13,16 @@ export function claimRef(item: ItemKey): string {
 
 export function queueRef(item: ItemKey): string {
   return `${RECORD_PREFIX}queue/${item.source}/${item.kind}/${item.id}`;
+}
+
+/** The item's single pending slot: one coalesced follow-up request (preserve and coalesce). */
+export function pendingRef(item: ItemKey): string {
+  return `${RECORD_PREFIX}pending/${item.source}/${item.kind}/${item.id}`;
+}
+
+/** One lane run's result (`abcd build`, `abcd drain`). */
+export function laneRef(runId: string): string {
+  return `${RECORD_PREFIX}lanes/${runId}`;
 }
 
 export const SETTINGS_REF = `${RECORD_PREFIX}settings`;
@@ -38,9 +48,10 @@ export function classifyRef(ref: string): { kind: RecordKind; item?: ItemKey } |
   if (parts.length === 1 && parts[0] === 'settings') return { kind: 'settings' };
   if (parts.length === 2 && parts[0] === 'announce' && parts[1]) return { kind: 'announce' };
   const [head, source, kind, id] = parts;
-  if (parts.length === 4 && source && kind && id && (head === 'claims' || head === 'queue')) {
-    return { kind: head === 'claims' ? 'claim' : 'queue', item: { source, kind, id } };
+  if (parts.length === 4 && source && kind && id && (head === 'claims' || head === 'queue' || head === 'pending')) {
+    return { kind: head === 'claims' ? 'claim' : head, item: { source, kind, id } };
   }
+  if (parts.length === 2 && head === 'lanes' && source) return { kind: 'lane' };
   return undefined;
 }
 

@@ -1,5 +1,7 @@
 import { definedEnv, type Env } from '../deps.js';
-import { boundGroup } from './bounded.js';
+import { GitFailed } from '../refusals.js';
+import { sanitizeLine, sanitizeText } from '../text/sanitize.js';
+import { spawnProcess } from '../process/spawn.js';
 
 export interface RunResult {
   exitCode: number;
@@ -16,7 +18,7 @@ export interface RunOptions {
   /** Extra environment for this one invocation (the credential channel's config). */
   env?: Record<string, string>;
   /** Extra file descriptors from fd 3 on, e.g. a pipe carrying a token. */
-  extraFds?: ReadonlyArray<'pipe' | NodeJS.ReadableStream | number>;
+  extraFds?: ReadonlyArray<'pipe' | number>;
 }
 
 // A local git call that takes longer than this is stuck, not slow.
@@ -37,27 +39,19 @@ export class Git {
   }
 
   async run(args: readonly string[], opts: RunOptions = {}): Promise<RunResult> {
-    const { execa } = await import('execa');
-    const stdio = ['pipe', 'pipe', 'pipe', ...(opts.extraFds ?? [])] as const;
-    const sub = execa('git', ['-C', this.dir, ...args], {
-      reject: false,
-      extendEnv: false,
+    const r = await spawnProcess('git', ['-C', this.dir, ...args], {
       env: { ...this.env, ...opts.env },
-      input: opts.input,
-      encoding: 'buffer',
-      stripFinalNewline: false,
+      ...(opts.input !== undefined ? { input: opts.input } : {}),
+      ...(opts.extraFds ? { extraFds: opts.extraFds } : {}),
       // Its own process group, so the timeout ends git's helpers and hooks too (bounded.ts).
-      detached: true,
-      stdio: stdio as unknown as ['pipe', 'pipe', 'pipe'],
+      group: true,
+      timeoutMs: opts.timeoutMs ?? DEFAULT_LOCAL_TIMEOUT_MS,
     });
-    const bound = boundGroup(sub.pid, opts.timeoutMs ?? DEFAULT_LOCAL_TIMEOUT_MS);
-    const r = await sub;
-    bound.done();
-    const timedOut = bound.fired === 'timeout';
+    const timedOut = r.fired === 'timeout';
     return {
       exitCode: timedOut ? 124 : (r.exitCode ?? 1),
-      stdout: Buffer.from(r.stdout as Uint8Array),
-      stderr: Buffer.from(r.stderr as Uint8Array).toString(),
+      stdout: r.stdout,
+      stderr: r.startError ? `git could not start: ${r.startError.message}` : r.stderr.toString(),
       timedOut,
     };
   }
@@ -65,11 +59,28 @@ export class Git {
   /** Runs a local command that must succeed; returns trimmed stdout. */
   async must(args: readonly string[], opts: RunOptions = {}): Promise<string> {
     const r = await this.run(args, opts);
-    if (r.exitCode !== 0) {
-      throw new Error(`git ${args.join(' ')} failed (exit ${r.exitCode}): ${r.stderr.trim()}`);
-    }
+    if (r.exitCode !== 0) throw gitFailed(this.dir, args, r);
     return r.stdout.toString().trim();
   }
+}
+
+// git's stderr for one failed command is a few lines; more is noise (a hook's whole output).
+const MAX_STDERR_CHARS = 4000;
+const MAX_ARG_CHARS = 200;
+
+/** A local git command that had to succeed and did not: the clone or git needs a person (exit 9). */
+export function gitFailed(dir: string, args: readonly string[], r: RunResult): GitFailed {
+  const shown = args.map((a) => sanitizeLine(a, MAX_ARG_CHARS));
+  const stderr = sanitizeText(r.stderr.trim()).slice(0, MAX_STDERR_CHARS);
+  const said = stderr.split('\n').filter((l) => l.trim() !== '');
+  const why = r.timedOut ? 'was killed at its timeout' : `failed (exit ${r.exitCode})`;
+  const detail = said.length ? `: ${sanitizeLine(said.slice(-2).join(' / '), 400)}` : '';
+  return new GitFailed(
+    `git ${shown.join(' ')} ${why} in ${sanitizeLine(dir)}${detail}. ` +
+      'This is git or the clone failing, not abcd: check it with "git fsck" and "git status" there ' +
+      '(a shallow clone needs "git fetch --unshallow"), or make a fresh clone.',
+    { args: shown, exitCode: r.exitCode, stderr, dir, timedOut: r.timedOut },
+  );
 }
 
 /**

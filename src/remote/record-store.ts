@@ -1,9 +1,11 @@
-import { RemoteUnavailable, UnsafeEnvironment } from '../refusals.js';
+import { RemoteUnavailable, UnsafeEnvironment, type Outcome } from '../refusals.js';
+import { formatDuration } from '../time/duration.js';
 import { MAX_RECORD_BYTES } from '../records/envelope.js';
 import { cachePrefix, fromCacheRef, RECORD_FILE, RECORD_PREFIX } from '../records/refs.js';
-import type { Git } from './git.js';
+import type { Git, RunResult } from './git.js';
 import { isRejected, parsePushPorcelain, type PorcelainRef } from './porcelain.js';
-import { failedBeforeConnecting, lastLine, looksUnauthorized } from './transport-errors.js';
+import { BEFORE_READS_TO_SETTLE, judgePush, REREAD_DELAYS_MS, type PushSeen } from './push-outcome.js';
+import { cannotStore, failedBeforeSending, lastLine, looksUnauthorized } from './transport-errors.js';
 
 /** A record ref as mirrored from the remote, with its blob when it has one. */
 export interface RawRecord {
@@ -13,6 +15,8 @@ export interface RawRecord {
   blob?: Buffer;
   /** Size of the blob when it was too large to read. */
   oversized?: number;
+  /** The tip's tree holds more than the record file (a record commit holds exactly one). */
+  extraFiles?: true;
   blobOid?: string;
 }
 
@@ -32,6 +36,21 @@ export type PushResult =
   | { ok: false; rejected: PorcelainRef[]; remoteTips: Map<string, string | null> };
 
 /**
+ * How long the next network git call may run. `deadline`: the call ends then because a verb's
+ * wait ends then (rule 1), not because the network timeout ran out; refusals name it.
+ */
+export interface NetworkLimit {
+  ms: number;
+  deadline?: { startedAt: number; untilMs: number; waitedMs: () => number };
+}
+
+/** A network git call's result with the limit it ran under. */
+type NetResult = RunResult & { limit: NetworkLimit };
+
+// A network call given less than this cannot finish; it is not started (nothing is sent).
+const MIN_NETWORK_CALL_MS = 50;
+
+/**
  * Runs one network git call with the credentials it needs (abcd's App token through the
  * credential channel on a forge); absent on remotes where git's own credentials apply.
  */
@@ -45,16 +64,19 @@ export class RecordStore {
   constructor(
     private readonly git: Git,
     readonly remote: string,
-    /** The timeout of the next network git call (derived from the verb's deadline). */
-    private readonly timeoutMs: () => number,
+    /** The limit of the next network git call (derived from the verb's deadline). */
+    private readonly limit: () => NetworkLimit,
     private readonly sleep: (ms: number) => Promise<void>,
     private readonly auth?: NetworkAuth,
   ) {}
 
-  private net(args: readonly string[]) {
-    const timeoutMs = this.timeoutMs();
-    const run = (env: Record<string, string>) => this.git.run(args, { timeoutMs, env });
-    return this.auth ? this.auth(run) : run({});
+  private async net(args: readonly string[], act: string): Promise<NetResult> {
+    const limit = this.limit();
+    // Out of time before starting: nothing was sent, so nothing changed.
+    if (limit.ms < MIN_NETWORK_CALL_MS) throw this.unreachable(act, { stderr: '', timedOut: true, limit }, 'unchanged');
+    const run = (env: Record<string, string>) => this.git.run(args, { timeoutMs: limit.ms, env });
+    const r = await (this.auth ? this.auth(run) : run({}));
+    return { ...r, limit };
   }
 
   /**
@@ -65,9 +87,11 @@ export class RecordStore {
     const spec = [`+${RECORD_PREFIX}*:${cachePrefix(this.remote)}*`, ...also];
     const args = ['fetch', '--no-tags', '--prune', '--no-write-fetch-head', '--no-auto-maintenance', '--quiet'];
     for (let attempt = 0; ; attempt++) {
-      const r = await this.net([...args, this.remote, ...spec]);
+      const r = await this.net([...args, this.remote, ...spec], 'read the records from');
       if (r.exitCode === 0) return;
-      const lockContention = /cannot lock ref|unable to create .*\.lock|unable to update local ref/i.test(r.stderr);
+      // A `git worktree add` in this clone (land, a lane beside this one) writes its HEAD in two
+      // steps; a fetch walking every worktree's HEAD meanwhile reads "bad object worktrees/...".
+      const lockContention = /cannot lock ref|unable to create .*\.lock|unable to update local ref|bad object worktrees\//i.test(r.stderr);
       if (lockContention && attempt < FETCH_LOCK_RETRIES) {
         await this.sleep(20 + Math.random() * 80 * (attempt + 1));
         continue;
@@ -91,13 +115,16 @@ export class RecordStore {
         return { tip: l.slice(0, sp), ref: fromCacheRef(this.remote, l.slice(sp + 1)) };
       });
     if (refs.length === 0) return [];
-    const input = refs.map((r) => `${r.tip}:${RECORD_FILE}\n`).join('');
+    // Each tip's tree is sized in the same process: a tree holding only the record file has
+    // one known size, so a second file shows without listing any tree.
+    const input = refs.map((r) => `${r.tip}:${RECORD_FILE}\n${r.tip}^{tree}\n`).join('');
     const sizes = (await this.git.must(['cat-file', '--batch-check'], { input })).split('\n');
     const records: RawRecord[] = refs.map(({ ref, tip }, i) => {
-      const [oid, type, sizeText] = (sizes[i] ?? '').split(' ');
+      const [oid, type, sizeText] = (sizes[2 * i] ?? '').split(' ');
       const size = Number(sizeText);
-      if (type !== 'blob' || !oid || !Number.isInteger(size)) return { ref, tip };
-      return size > MAX_RECORD_BYTES ? { ref, tip, oversized: size } : { ref, tip, blobOid: oid };
+      const extra = holdsMoreThanRecord(sizes[2 * i + 1], tip) ? { extraFiles: true as const } : {};
+      if (type !== 'blob' || !oid || !Number.isInteger(size)) return { ref, tip, ...extra };
+      return size > MAX_RECORD_BYTES ? { ref, tip, oversized: size, ...extra } : { ref, tip, blobOid: oid, ...extra };
     });
     const wanted = records.filter((r) => r.blobOid);
     if (wanted.length === 0) return records.map(withoutOid);
@@ -107,37 +134,71 @@ export class RecordStore {
     return records.map(withoutOid);
   }
 
-  /** Pushes updates in one push (atomic unless told otherwise) and reports what the remote did. */
+  /**
+   * Pushes updates in one push (atomic unless told otherwise) and reports what the remote did.
+   * An answer the remote did not give is read back from it: "unchanged" only when no byte can
+   * have been sent or a re-read saw the refs as before (ADR 0015).
+   */
   async push(updates: readonly RefUpdate[], opts: { atomic: boolean }): Promise<PushResult> {
     const args = ['push', '--porcelain', '--no-verify'];
     if (opts.atomic) args.push('--atomic');
     for (const u of updates) if (u.lease !== undefined) args.push(`--force-with-lease=${u.ref}:${u.lease ?? ''}`);
     args.push(this.remote, ...updates.map((u) => (u.newOid === null ? `:${u.ref}` : `${u.newOid}:${u.ref}`)));
-    const r = await this.net(args);
+    const r = await this.net(args, 'push to');
     if (r.exitCode === 0) return { ok: true };
     const porcelain = parsePushPorcelain(r.stdout.toString());
-    const beforeConnecting = porcelain.length === 0 && !r.timedOut && failedBeforeConnecting(r.stderr);
-    if (beforeConnecting) throw this.unreachable('push to', r, 'unchanged');
-    let remoteTips: Map<string, string | null>;
-    try {
-      remoteTips = await this.remoteTips(updates.map((u) => u.ref));
-    } catch {
-      throw this.unreachable('confirm a push to', r, 'unknown');
-    }
-    // The exit code said no, but an atomic push that reached the remote is all or nothing:
-    // if every ref is where we sent it, it went through (HTTP can cut porcelain short).
-    if (updates.every((u) => (remoteTips.get(u.ref) ?? null) === u.newOid)) return { ok: true };
     const rejected = porcelain.filter(isRejected);
-    // No ref says why and the refs are not where we sent them: a killed or cut-off push the
-    // remote may still be finishing. Its outcome is unknown, never "nothing changed".
-    if (rejected.length === 0) throw this.unreachable('finish a push to', r, 'unknown');
-    return { ok: false, rejected, remoteTips };
+    const storeFailure = cannotStore(r.stderr, rejected.map((p) => p.reason ?? p.summary));
+    if (porcelain.length === 0 && !r.timedOut && failedBeforeSending(r.stderr)) throw this.unreachable('push to', r, 'unchanged');
+    const refs = updates.map((u) => u.ref);
+    if (rejected.length > 0 && !storeFailure) {
+      // The remote answered ref by ref: an atomic push it refused changed nothing.
+      const tips = await this.remoteTips(refs).catch((e: unknown) => {
+        throw expectedFailure(e) ? this.unreachable('confirm a push to', r, opts.atomic ? 'unchanged' : 'unknown') : e;
+      });
+      // HTTP can cut porcelain short: if every ref is where we sent it, it went through.
+      if (judgePush(updates, tips, opts.atomic).kind === 'landed') return { ok: true };
+      return { ok: false, rejected, remoteTips: tips };
+    }
+    const seen = await this.reread(updates, opts.atomic);
+    if (seen?.kind === 'landed') return { ok: true };
+    const outcome: Outcome = seen?.kind === 'before' ? 'unchanged' : 'unknown';
+    if (storeFailure) throw this.cannotStoreRefusal(storeFailure, r, outcome);
+    // Someone else wrote the claim: ours cannot be there (atomic); callers say fenced.
+    if (seen?.kind === 'moved') return { ok: false, rejected, remoteTips: seen.tips };
+    throw this.unreachable('finish a push to', r, outcome, seen?.kind === 'before');
+  }
+
+  /**
+   * Reads a push's refs back after an answer was lost, a bounded number of times: the first
+   * read that finds the push landed or someone else's write decides; refs as before decide
+   * after two reads (or the last read possible). undefined: the remote could not be read at all.
+   */
+  private async reread(updates: readonly RefUpdate[], atomic: boolean): Promise<PushSeen | undefined> {
+    let seen: PushSeen | undefined;
+    let before = 0;
+    for (const delay of REREAD_DELAYS_MS) {
+      // A wait's deadline bounds the re-reads too: no sleep past it, no read it cannot hold.
+      if (this.limit().ms < delay + MIN_NETWORK_CALL_MS) break;
+      if (delay > 0) await this.sleep(delay);
+      try {
+        seen = judgePush(updates, await this.remoteTips(updates.map((u) => u.ref)), atomic);
+      } catch (e) {
+        // Unreadable now (or out of time): what an earlier read saw still stands.
+        if (!expectedFailure(e)) throw e;
+        continue;
+      }
+      if (seen.kind !== 'before') return seen;
+      if (++before >= BEFORE_READS_TO_SETTLE) return seen;
+    }
+    return seen;
   }
 
   /** The remote's current tips of the given refs (null: absent). One round trip. */
   async remoteTips(refs: readonly string[]): Promise<Map<string, string | null>> {
-    const r = await this.net(['ls-remote', this.remote, ...refs]);
-    if (r.exitCode !== 0) throw this.unreachable('read refs from', r, 'unknown');
+    const r = await this.net(['ls-remote', this.remote, ...refs], 'read refs from');
+    // A read changes nothing; the push it confirms decides its own outcome.
+    if (r.exitCode !== 0) throw this.unreachable('read refs from', r, 'unchanged');
     const tips = new Map<string, string | null>(refs.map((ref) => [ref, null]));
     for (const line of r.stdout.toString().split('\n')) {
       const [oid, ref] = line.split('\t');
@@ -146,25 +207,55 @@ export class RecordStore {
     return tips;
   }
 
-  private unreachable(act: string, r: { stderr: string; timedOut: boolean }, outcome: 'unchanged' | 'unknown') {
+  private unreachable(act: string, r: { stderr: string; timedOut: boolean; limit: NetworkLimit }, outcome: Outcome, reread = false) {
     if (!r.timedOut && looksUnauthorized(r.stderr)) {
       return new UnsafeEnvironment(
         `remote "${this.remote}" refused the credentials git offered to ${act} it (${lastLine(r.stderr)}). ` +
-          'On a forge, abcd sends its App token (abcd setup-app); elsewhere, check your git credentials. Nothing was changed.',
+          'On a forge, abcd sends its App token (abcd setup-app); elsewhere, check your git credentials. ' +
+          (outcome === 'unchanged' ? 'Nothing was changed.' : 'The push may or may not have happened: run "abcd status".'),
         { remote: this.remote, outcome, git: lastLine(r.stderr) },
       );
     }
-    const why = r.timedOut ? 'git timed out' : lastLine(r.stderr);
+    const d = r.timedOut ? r.limit.deadline : undefined;
+    const waitedMs = d?.waitedMs();
+    const notStarted = r.limit.ms < MIN_NETWORK_CALL_MS;
+    const why = d
+      ? `${notStarted ? 'no time left to ask it' : 'no answer'} before the deadline of this wait ` +
+        `(${formatDuration(d.untilMs - d.startedAt)}, waited ${formatDuration(waitedMs ?? 0)})`
+      : r.timedOut
+        ? `git timed out after ${formatDuration(r.limit.ms)} (ABCD_NETWORK_TIMEOUT)`
+        : lastLine(r.stderr);
     const next =
       outcome === 'unknown'
-        ? 'The push may or may not have happened: run "abcd status" once the remote answers.'
-        : 'Nothing was changed. Check the remote URL and network, then try again.';
+        ? 'The push may or may not have happened, and the remote could not be read again: run "abcd status" once the remote answers.'
+        : reread
+          ? 'abcd read the remote again and its refs are as before: nothing was changed. Try again.'
+          : 'Nothing was changed. Check the remote URL and network, then try again.';
     return new RemoteUnavailable(`could not ${act} remote "${this.remote}": ${why}. ${next}`, {
       remote: this.remote,
       outcome,
       git: why,
+      ...(d ? { deadline: new Date(d.untilMs).toISOString(), waitMs: d.untilMs - d.startedAt, waitedMs } : {}),
     });
   }
+
+  private cannotStoreRefusal(said: string, r: RunResult, outcome: Outcome) {
+    const next =
+      outcome === 'unchanged'
+        ? 'abcd read the remote again and nothing was changed.'
+        : 'abcd could not read the remote again: run "abcd status" to see whether anything changed.';
+    return new RemoteUnavailable(
+      `remote "${this.remote}" cannot store what was pushed to it: ${said}. The server cannot write the repository's ` +
+        `objects or refs (permissions, a read-only or full disk), so no write can succeed there. ${next} ` +
+        'Ask whoever runs the remote to make the repository writable for the server.',
+      { remote: this.remote, outcome, reason: 'remote-cannot-store', git: lastLine(r.stderr) },
+    );
+  }
+}
+
+/** The failures a network read is expected to have; anything else is a bug and propagates. */
+function expectedFailure(e: unknown): boolean {
+  return e instanceof RemoteUnavailable || e instanceof UnsafeEnvironment;
 }
 
 /** Fills each record's blob from `git cat-file --batch` output, in request order. */
@@ -178,6 +269,16 @@ function readBlobs(out: Buffer, wanted: RawRecord[]): void {
     r.blob = Buffer.from(out.subarray(pos, pos + size));
     pos += size + 1;
   }
+}
+
+/**
+ * Whether a tip's tree (its `cat-file --batch-check` line) is larger than one entry for the
+ * record file: "<6-digit mode> record.json\0" plus the raw object id.
+ */
+function holdsMoreThanRecord(line: string | undefined, tip: string): boolean {
+  const [, type, sizeText] = (line ?? '').split(' ');
+  if (type !== 'tree') return false;
+  return Number(sizeText) > 6 + 1 + RECORD_FILE.length + 1 + tip.length / 2;
 }
 
 function withoutOid(r: RawRecord): RawRecord {

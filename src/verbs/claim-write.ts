@@ -3,7 +3,7 @@ import { writeRecordCommit } from '../remote/objects.js';
 import type { RefUpdate } from '../remote/record-store.js';
 import type { PorcelainRef } from '../remote/porcelain.js';
 import type { Repo } from './repo.js';
-import { Conflict, RemoteUnavailable, type Refusal } from '../refusals.js';
+import { BranchRefused, Conflict, RemoteUnavailable, type Refusal } from '../refusals.js';
 import { fencedAfterPush } from './holding.js';
 
 /** Another record written in the same push as the claim (a queue entry, a receipt). */
@@ -87,11 +87,38 @@ export function refusePush(item: string, ref: string, lease: string | null, r: E
 }
 
 /**
- * The work branch's update in a push under the claim. When the claim recorded this branch's
- * head, the remote branch is leased on it, so a rebased branch can replace what this session
- * pushed before (and nothing else); otherwise git's fast-forward rule applies.
+ * The work branch's update in a push under the claim. A branch is only ever fast-forwarded
+ * (git's own rule for a push without force), unless the claim's own record says this session
+ * pushed the head being replaced: a held claim's generations are written by its holder only,
+ * each in one atomic push with the branch it names, so `claim.branch`/`claim.head` of the
+ * claim requireMine returned are this session's last push. Then the remote branch is leased
+ * on that head: a rebased branch replaces what this session pushed, and nothing else.
  */
 export function workBranchUpdate(claim: Claim, branch: string, head: string): RefUpdate {
-  const lease = claim.branch === branch && claim.head ? { lease: claim.head } : {};
-  return { ref: `refs/heads/${branch}`, newOid: head, ...lease };
+  const own = claim.state === 'held' && claim.branch === branch && claim.head !== undefined;
+  return { ref: `refs/heads/${branch}`, newOid: head, ...(own ? { lease: claim.head } : {}) };
+}
+
+/**
+ * The refusal for a push whose work branch the remote refused (not the claim): a rewrite of
+ * a branch this claim did not push, or a branch that moved since this session pushed it.
+ * undefined when the branch was not among the refused refs.
+ */
+export function refuseWorkBranch(o: { item: string; update: RefUpdate; rejected: PorcelainRef[] }): BranchRefused | undefined {
+  const line = o.rejected.find((p) => p.ref === o.update.ref);
+  if (!line) return undefined;
+  const branch = o.update.ref.slice('refs/heads/'.length);
+  const why = line.reason ?? line.summary;
+  if (o.update.lease !== undefined) {
+    return new BranchRefused(
+      `${branch} moved on the remote since this session pushed ${o.update.lease?.slice(0, 12)} under ${o.item} (git: ${why}); ` +
+        `nothing changed. Someone else pushed to it: fetch it, rebase your work onto it, and push again.`,
+      { item: o.item, branch, reason: 'moved', expected: o.update.lease, git: why },
+    );
+  }
+  return new BranchRefused(
+    `${branch} on the remote is not an ancestor of your ${o.update.newOid?.slice(0, 12)} (git: ${why}), and this claim did not ` +
+      `push what is there: abcd only fast-forwards such a branch. Nothing changed. Fetch it and build on top, or push to a new branch.`,
+    { item: o.item, branch, reason: 'not-fast-forward', git: why },
+  );
 }

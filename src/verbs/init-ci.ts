@@ -4,18 +4,19 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { GENERATED_MARKER, GITHUB_WORKFLOW_PATH, renderGithubWorkflow } from '../ci/github-workflow.js';
 import { GITLAB_CI_PATH, GITLAB_INCLUDE_PATH, renderGitlabCi } from '../ci/gitlab-ci.js';
+import { installCommand, readPackageSpec } from '../ci/package-spec.js';
 import type { Env } from '../deps.js';
 import { UsageError } from '../refusals.js';
 import { Git } from '../remote/git.js';
-
-export const CONFIG_PATH = '.abcd/config.json';
+import { CONFIG_PATH, DEFAULT_REPO_CONFIG, parseRepoConfig, renderRepoConfig } from '../config/repo-config.js';
 
 /**
- * The smallest useful repository config. `land.checks` is the shell command `abcd land`
- * runs under the load gate before it lands (empty: no checks). It holds no secret: the
- * App's key and tokens live in the person's own config, outside the repository.
+ * The smallest useful repository config (src/config/repo-config.ts holds its one schema).
+ * `land.checks` is the shell command `abcd land` runs under the load gate before it lands
+ * (empty: no checks). It holds no secret: the App's key and tokens live in the person's own
+ * config, outside the repository.
  */
-export const DEFAULT_CONFIG = { land: { checks: '' } };
+export { CONFIG_PATH, DEFAULT_REPO_CONFIG as DEFAULT_CONFIG } from '../config/repo-config.js';
 
 export type CiKind = 'github' | 'gitlab';
 
@@ -68,21 +69,28 @@ export async function initRepository(input: InitInput): Promise<InitResult> {
     });
   }
   const root = top.stdout.toString().trim();
-  const plans: Plan[] = [{ path: CONFIG_PATH, text: JSON.stringify(DEFAULT_CONFIG, null, 2) + '\n', overwrite: false }];
+  const plans: Plan[] = [{ path: CONFIG_PATH, text: renderRepoConfig(DEFAULT_REPO_CONFIG), overwrite: false }];
   let next: string | undefined;
-  if (input.ci === 'github') {
-    plans.push({ path: GITHUB_WORKFLOW_PATH, text: renderGithubWorkflow(), overwrite: input.force });
-  } else if (input.ci === 'gitlab') {
-    const target = await gitlabTarget(root);
-    next = target.next;
-    plans.push({ path: target.path, text: renderGitlabCi(), overwrite: input.force });
+  if (input.ci) {
+    const ci = { installCommand: installCommand(await readPackageSpec()) };
+    if (input.ci === 'github') {
+      plans.push({ path: GITHUB_WORKFLOW_PATH, text: renderGithubWorkflow(ci), overwrite: input.force });
+    } else {
+      const target = await gitlabTarget(root);
+      next = target.next;
+      plans.push({ path: target.path, text: renderGitlabCi(ci), overwrite: input.force });
+    }
   }
 
   const kept: string[] = [];
   const todo: Plan[] = [];
   for (const p of plans) {
     if (!(await exists(join(root, p.path)))) todo.push(p);
-    else if (p.path === CONFIG_PATH) kept.push(p.path);
+    else if (p.path === CONFIG_PATH) {
+      // The person's config is kept, but one the schema refuses would only fail later, at land.
+      parseRepoConfig(await readFile(join(root, p.path), 'utf8'), `the existing ${CONFIG_PATH}`, 'fix it, then run abcd init again');
+      kept.push(p.path);
+    }
     else if (p.overwrite) todo.push(p);
     else {
       throw new UsageError(`${p.path} already exists; abcd init leaves it alone. Run again with --force to rewrite it`, {

@@ -3,9 +3,9 @@ import { shortItem, type ItemKey } from '../records/item.js';
 import { claimRef, isRefSafe } from '../records/refs.js';
 import { UsageError } from '../refusals.js';
 import type { RefUpdate } from '../remote/record-store.js';
-import { pushClaim, refusePush, workBranchUpdate } from './claim-write.js';
-import { requireMine } from './holding.js';
-import { resolveWorkBranch } from './work-branch.js';
+import { pushClaim, refusePush, refuseWorkBranch, workBranchUpdate } from './claim-write.js';
+import { MAX_CLAIM_MOVES, requireMineOnBranch } from './holding.js';
+import { refuseMainBranch, resolveMainBranch, resolveWorkBranch } from './work-branch.js';
 import type { Repo } from './repo.js';
 import { readSnapshot } from './snapshot.js';
 
@@ -26,11 +26,15 @@ export interface PushResultData {
   expiresAt: number;
 }
 
-/** Pushes the work branch and tags in one atomic push with a renewal of the claim (rule 2). */
+/**
+ * Pushes the work branch and tags in one atomic push with a renewal of the claim (rule 2).
+ * Never main (only land writes it), a record branch, or a branch another claim recorded.
+ */
 export async function pushWork(repo: Repo, input: PushInput): Promise<PushResultData> {
   const item = shortItem(input.item);
   const ref = claimRef(input.item);
-  const { branch, head } = await resolveWorkBranch(repo, input.branch, 'push');
+  const [{ branch, head }, main] = await Promise.all([resolveWorkBranch(repo, input.branch, 'push'), resolveMainBranch(repo)]);
+  refuseMainBranch({ item, branch, main });
   const extra: RefUpdate[] = [];
   for (const t of input.tags) {
     const tagRef = `refs/tags/${t}`;
@@ -38,18 +42,23 @@ export async function pushWork(repo: Repo, input: PushInput): Promise<PushResult
     const local = await repo.git.run(['rev-parse', '--verify', '-q', tagRef]);
     extra.push({ ref: tagRef, newOid: local.exitCode === 0 ? local.stdout.toString().trim() : head });
   }
-  const snap = await readSnapshot(repo);
-  const entry = await requireMine(repo, snap, ref, item);
-  extra.unshift(workBranchUpdate(entry.claim, branch, head));
-  const claim: Claim = { ...entry.claim, gen: entry.claim.gen + 1, at: repo.deps.clock.now(), branch, head };
-  const r = await pushClaim(repo, {
-    ref,
-    lease: entry.tip,
-    claim,
-    extra,
-    message: `push ${branch} under ${claim.item} (generation ${claim.gen})`,
-  });
-  if (!r.ok) throw refusePush(item, ref, entry.tip, r);
-  await repo.held.remember(ref, r.tip);
-  return { item, branch, head, tags: input.tags, claimTip: r.tip, gen: claim.gen, expiresAt: expiresAt(claim) };
+  for (let attempt = 1; ; attempt++) {
+    const snap = await readSnapshot(repo);
+    const entry = await requireMineOnBranch(repo, snap, { ref, item, branch });
+    const work = workBranchUpdate(entry.claim, branch, head);
+    const claim: Claim = { ...entry.claim, gen: entry.claim.gen + 1, at: repo.deps.clock.now(), branch, head };
+    const r = await pushClaim(repo, {
+      ref,
+      lease: entry.tip,
+      claim,
+      extra: [work, ...extra],
+      message: `push ${branch} under ${claim.item} (generation ${claim.gen})`,
+    });
+    if (r.ok) {
+      await repo.held.remember(ref, r.tip);
+      return { item, branch, head, tags: input.tags, claimTip: r.tip, gen: claim.gen, expiresAt: expiresAt(claim) };
+    }
+    if (r.claimMoved && attempt < MAX_CLAIM_MOVES) continue;
+    throw (!r.claimMoved && refuseWorkBranch({ item, update: work, rejected: r.rejected })) || refusePush(item, ref, entry.tip, r);
+  }
 }

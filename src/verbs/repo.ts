@@ -9,16 +9,20 @@ import { UsageError } from '../refusals.js';
 import { parseDuration } from '../time/duration.js';
 import { Git } from '../remote/git.js';
 import type { Signature } from '../remote/objects.js';
-import { RecordStore, type NetworkAuth } from '../remote/record-store.js';
+import { RecordStore, type NetworkAuth, type NetworkLimit } from '../remote/record-store.js';
 import { detectForge, type Forge } from '../forges/forge.js';
 import type { TokenSource } from '../credentials/token-source.js';
 import { existsSync } from 'node:fs';
 
 // A network git call that takes longer than this is treated as a dead remote (exit 8);
-// ABCD_NETWORK_TIMEOUT overrides it. A verb with a deadline shortens it to the time left,
-// but never below the floor, so a verb without --wait still works on a slow network.
+// ABCD_NETWORK_TIMEOUT overrides it. A verb with a deadline (--wait) shortens it to the time
+// left: every wait ends by its deadline plus DEADLINE_GRACE_MS, whatever the network does
+// (ADR 0016). There is no floor: a deadline is the person's, not the network's.
 const NETWORK_TIMEOUT_MS = 30_000;
-const NETWORK_TIMEOUT_FLOOR_MS = 10_000;
+// The last network calls of a wait (a push found possible just at the deadline, the re-read
+// that confirms it) may run this far past the deadline; keeps "deadline + 1 s" with room for
+// the process to report and exit.
+const DEADLINE_GRACE_MS = 600;
 
 /** Everything a verb needs about the clone it runs in. */
 export interface Repo {
@@ -68,9 +72,15 @@ export async function openRepo(deps: Deps): Promise<Repo> {
   const forge = detectForge(values.get(`remote.${deps.remote}.url`), deps.env);
   const { tokens, auth } = await forgeCredentials(deps, forge);
   const cap = deps.env.ABCD_NETWORK_TIMEOUT ? parseDuration(deps.env.ABCD_NETWORK_TIMEOUT, 'ABCD_NETWORK_TIMEOUT') : NETWORK_TIMEOUT_MS;
-  let until = Infinity;
-  const timeout = () => Math.min(cap, Math.max(Math.min(cap, NETWORK_TIMEOUT_FLOOR_MS), until - deps.clock.now()));
-  const store = new RecordStore(git, deps.remote, timeout, (ms) => deps.clock.sleep(ms), auth);
+  let wait: { startedAt: number; untilMs: number } | undefined;
+  const limit = (): NetworkLimit => {
+    if (!wait) return { ms: cap };
+    const { startedAt, untilMs } = wait;
+    const left = untilMs + DEADLINE_GRACE_MS - deps.clock.now();
+    if (left >= cap) return { ms: cap };
+    return { ms: Math.max(0, left), deadline: { startedAt, untilMs, waitedMs: () => deps.clock.now() - startedAt } };
+  };
+  const store = new RecordStore(git, deps.remote, limit, (ms) => deps.clock.sleep(ms), auth);
   return {
     deps,
     git,
@@ -84,7 +94,7 @@ export async function openRepo(deps: Deps): Promise<Repo> {
     forge,
     ...(tokens ? { tokens } : {}),
     limitNetworkTo: (untilMs) => {
-      until = untilMs;
+      wait = { startedAt: deps.clock.now(), untilMs };
     },
   };
 }

@@ -1,10 +1,11 @@
-import { expiresAt, type Claim } from '../records/claim.js';
+import { expiresAt, unknownClaimFields, type Claim } from '../records/claim.js';
 import { formatHolder, sameSession } from '../records/holder.js';
 import { formatItem, shortItem, type ItemKey } from '../records/item.js';
 import { claimRef, SETTINGS_REF } from '../records/refs.js';
 import { CapReached, DeadlineReached, Held, Landed, TakeoverTooSoon } from '../refusals.js';
 import { formatDuration, formatInstant } from '../time/duration.js';
 import { isPrunable, standing, type ClaimStanding } from './claim-rules.js';
+import { observeClock, refuseSkewed, type ClockView } from './clock-view.js';
 import { pruneBestEffort } from './prune.js';
 import { pushClaim, refusePush } from './claim-write.js';
 import type { Repo } from './repo.js';
@@ -57,14 +58,26 @@ export async function reserve(repo: Repo, input: ReserveInput): Promise<ReserveR
     }
     const entry = snap.claims.get(ref);
     if (entry?.claim.state === 'done' && !input.reopen) throw refuseLanded(item, ref, entry);
+    const view = await observeClock(repo, snap);
     const now = clock.now();
     const seen = await watch(repo, entry, now);
-    const st = standing(entry, repo.me, now, snap.settings, seen);
+    const st = standing(entry, repo.me, now, snap.settings, seen, view);
+    if (st.kind === 'clock-unsafe') {
+      const c = st.entry.claim;
+      throw refuseSkewed(st.bracket, `judge whether ${item}'s claim by ${formatHolder(c.holder)} expired`, {
+        item,
+        ref,
+        holder: formatHolder(c.holder),
+        gen: c.gen,
+      });
+    }
     if (st.kind === 'free' || st.kind === 'mine' || st.kind === 'takeable') {
       if (st.kind !== 'mine') checkCap(repo, snap, ref, now);
       const lease = st.kind === 'takeable' ? st.entry.tip : st.lease;
       const gen = st.kind === 'takeable' ? st.entry.claim.gen + 1 : st.gen;
       const claim: Claim = {
+        // A newer abcd's fields at this `v` outlive every generation this one writes.
+        ...(entry ? unknownClaimFields(entry.claim) : {}),
         abcd: 'claim',
         v: 1,
         item: formatItem(input.item),
@@ -82,7 +95,7 @@ export async function reserve(repo: Repo, input: ReserveInput): Promise<ReserveR
       const r = await pushClaim(repo, { ref, lease, claim, message: `reserve ${claim.item} (generation ${gen})` });
       if (r.ok) {
         await repo.held.remember(ref, r.tip);
-        await pruneIfMany(repo, snap, now);
+        await pruneIfMany(repo, snap, now, view);
         return {
           item,
           ref,
@@ -120,10 +133,10 @@ export async function reserve(repo: Repo, input: ReserveInput): Promise<ReserveR
 // and a remote where nobody runs status still stays bounded.
 const PRUNE_WHEN_DUE = 10;
 
-async function pruneIfMany(repo: Repo, snap: Snapshot, now: number): Promise<void> {
+async function pruneIfMany(repo: Repo, snap: Snapshot, now: number, view: ClockView): Promise<void> {
   let due = 0;
   for (const e of snap.claims.values()) if (isPrunable(e, now, snap.settings)) due++;
-  if (due >= PRUNE_WHEN_DUE) await pruneBestEffort(repo, snap);
+  if (due >= PRUNE_WHEN_DUE) await pruneBestEffort(repo, snap, view);
 }
 
 /** Records this clone's sighting of another session's claim tip; returns when it was first seen. */
@@ -181,9 +194,10 @@ function refuseBusy(item: string, ref: string, st: ClaimStanding, started: numbe
     );
   }
   return new TakeoverTooSoon(
-    `${item}'s claim by ${holder} expired ${formatDuration(now - expiresAt(c))} ago; it may be taken over from ` +
+    `${item}'s claim by ${holder} looks expired on this clock; it may be taken over from ` +
       `${formatInstant(st.takeableAt)} (in ${formatDuration(st.takeableAt - now)}), once this clone has watched it ` +
-      'unchanged for the takeover delay. Run again then, or use --wait.',
+      'unchanged long enough: the takeover delay when it has measured its clock against the holder\'s, ' +
+      'otherwise the ttl plus the delay. Run again then, or use --wait.',
     { ...claimData, takeableAt: isoInstant(st.takeableAt), takeableInMs: st.takeableAt - now },
   );
 }

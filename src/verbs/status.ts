@@ -2,11 +2,13 @@ import { expiresAt } from '../records/claim.js';
 import { formatHolder, sameSession } from '../records/holder.js';
 import type { Settings } from '../records/settings.js';
 import { standing } from './claim-rules.js';
-import { isAlive, queueOrder } from './land/queue-order.js';
+import { entryState, queueOrder, skippedOf, type SkippedEntry } from './land/queue-order.js';
 import { pruneBestEffort } from './prune.js';
+import { CLOCK_SKEW_LIMIT_MS, readClock } from './clock-view.js';
 import type { Repo } from './repo.js';
 import type { SettingsTrust } from './settings-trust.js';
 import { readSnapshot } from './snapshot.js';
+import { laneViews, pruneLaneRecords, type LaneView, type PendingView } from '../lanes/lane-views.js';
 
 export interface ClaimView {
   item: string;
@@ -49,6 +51,8 @@ export interface QueueView {
   since: number;
   /** False when the holder's claim lapsed: the entry is skipped, not waited on. */
   alive: boolean;
+  /** Set when the entry's claim cannot be read: lands skip it, never wait on it or delete it. */
+  skipped?: SkippedEntry;
 }
 
 export interface AnnouncementView {
@@ -77,6 +81,12 @@ export interface StatusData {
   /** Refs under abcd/ of a kind this abcd does not know (a newer abcd's, or stray): left alone. */
   unknown: string[];
   pruned: number;
+  /** Lane runs: running ones first, then recent results. */
+  lanes: LaneView[];
+  /** Pending follow-up requests, one per item. */
+  pending: PendingView[];
+  /** Set when this clock disagrees with a writer's past the bound: takeovers and pruning refused. */
+  clockSkew?: { writer: string; minMs: number; maxMs: number; limitMs: number };
 }
 
 /** Everyone's state in one round trip, after the coordination pass (sightings, pruning). */
@@ -85,6 +95,13 @@ export async function status(repo: Repo): Promise<StatusData> {
   const now = repo.deps.clock.now();
   // Pruned first, so the view shows what the remote holds now.
   const pruned = await pruneBestEffort(repo, snap);
+  const skew = (await readClock(repo)).unsafe;
+  // Lane results and requests are pruned by age: never on a clock known to be wrong.
+  for (const ref of skew ? [] : await pruneLaneRecords(repo, snap)) {
+    snap.lanes.delete(ref);
+    snap.pending.delete(ref);
+    pruned.add(ref);
+  }
   const claims: ClaimView[] = [];
   for (const e of snap.claims.values()) {
     if (pruned.has(e.ref)) continue;
@@ -131,7 +148,8 @@ export async function status(repo: Repo): Promise<StatusData> {
     head: q.entry.head,
     main: q.entry.main,
     since: q.entry.at,
-    alive: isAlive(q, snap, now),
+    alive: entryState(q, snap, now) === 'alive',
+    ...(entryState(q, snap, now) === 'unreadable' ? { skipped: skippedOf(q, snap) } : {}),
   }));
   const announcements = [...snap.announcements.values()]
     .filter((a) => !pruned.has(a.ref) && now < a.record.at + a.record.ttl)
@@ -159,5 +177,7 @@ export async function status(repo: Repo): Promise<StatusData> {
     refused,
     unknown: snap.unknown,
     pruned: pruned.size,
+    ...laneViews(snap, now),
+    ...(skew ? { clockSkew: { writer: skew.writer, minMs: skew.lo, maxMs: skew.hi, limitMs: CLOCK_SKEW_LIMIT_MS } } : {}),
   };
 }

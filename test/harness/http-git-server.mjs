@@ -3,6 +3,7 @@
 // It runs as its own process so a synchronous git call in the test process cannot block it.
 //
 //   node http-git-server.mjs --root DIR [--auth-file FILE] [--log FILE] [--hold-file FILE]
+//                            [--stall-file FILE] [--die-after-receive-pack-ms N] [--host H] [--port P]
 //
 // --auth-file: a file holding `user:password`; every request must carry that Basic auth. A file,
 //   not argv or environment, so a test scanning /proc/*/{cmdline,environ} for a secret finds none
@@ -11,6 +12,16 @@
 //   Re-read on every such POST, so a test can open or close the hold while the server runs.
 //   ABCD_TEST_HOLD_RECEIVE_PACK_MS=N is the default when the file is missing or empty.
 //   A push larger than http.postBuffer is held twice: git first POSTs a 4-byte probe.
+// --stall-file: a file holding a stall mode, re-read on every request: `all` (accept every
+//   request and never answer it: a server that took the TCP connection and went silent) or
+//   `rpc` (answer the ref advertisement GETs, never answer a POST: a server that stalls
+//   mid-fetch or mid-push). Empty or missing: answer normally.
+// --die-after-receive-pack-ms N: SIGKILL this server N ms after it has received a whole
+//   git-receive-pack request body, leaving git http-backend running on (it may still apply the
+//   push). Models a server or proxy that dies while the client waits for the push's answer.
+// --host, --port: where to listen (default 127.0.0.1 and a free port).
+// --backend-uid, --backend-gid: run git http-backend as this user (the server must be root): a
+//   server process that cannot write the repository it serves, even when the tests run as root.
 // --log: one JSON line per request, appended synchronously on arrival, so when a test sees the
 // line for a held push the push is in flight and its git processes are alive.
 // Prints exactly one line `{"port":N}` on stdout once listening.
@@ -25,10 +36,16 @@ const { values: args } = parseArgs({
     'auth-file': { type: 'string' },
     log: { type: 'string' },
     'hold-file': { type: 'string' },
+    'stall-file': { type: 'string' },
+    'die-after-receive-pack-ms': { type: 'string' },
+    host: { type: 'string' },
+    port: { type: 'string' },
+    'backend-uid': { type: 'string' },
+    'backend-gid': { type: 'string' },
   },
 });
 if (!args.root) {
-  process.stderr.write('usage: http-git-server.mjs --root DIR [--auth-file FILE] [--log FILE] [--hold-file FILE]\n');
+  process.stderr.write('usage: http-git-server.mjs --root DIR [--auth-file FILE] [--log FILE] [--hold-file FILE] [--stall-file FILE] [--die-after-receive-pack-ms N] [--host H] [--port P]\n');
   process.exit(2);
 }
 const auth = parseAuth(args['auth-file'] ? readFileSync(args['auth-file'], 'utf8').trim() : process.env.ABCD_TEST_HTTP_AUTH);
@@ -42,6 +59,14 @@ for (const name of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_PROTOCOL'
 
 const backends = new Set();
 const holds = new Set();
+const stalled = new Set();
+const backendUser =
+  args['backend-uid'] === undefined ? {} : { uid: Number(args['backend-uid']), gid: Number(args['backend-gid'] ?? args['backend-uid']) };
+if (args['backend-uid'] !== undefined) {
+  // The repositories belong to another user: let the backend serve them anyway.
+  Object.assign(baseEnv, { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'safe.directory', GIT_CONFIG_VALUE_0: '*' });
+}
+const dieAfterMs = args['die-after-receive-pack-ms'] === undefined ? undefined : Number(args['die-after-receive-pack-ms']);
 
 const server = createServer((req, res) => {
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
@@ -62,6 +87,18 @@ const server = createServer((req, res) => {
     chunked: /chunked/i.test(req.headers['transfer-encoding'] ?? ''),
     holdMs,
   });
+
+  const stall = readStall();
+  if (stall === 'all' || (stall === 'rpc' && req.method === 'POST')) {
+    // Read the request and never answer: the client waits until it gives up.
+    req.resume();
+    stalled.add(res);
+    res.on('close', () => stalled.delete(res));
+    return;
+  }
+  if (isReceivePack && authorized && dieAfterMs !== undefined) {
+    req.once('end', () => setTimeout(() => process.kill(process.pid, 'SIGKILL'), dieAfterMs));
+  }
 
   if (!authorized) {
     req.resume(); // discard the body; git retries with credentials after the 401
@@ -100,7 +137,7 @@ function runBackend(req, res, url, user) {
   if (req.headers['content-length'] !== undefined) env.CONTENT_LENGTH = req.headers['content-length'];
   if (req.headers['git-protocol'] !== undefined) env.GIT_PROTOCOL = req.headers['git-protocol'];
 
-  const child = spawn('git', ['http-backend'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn('git', ['http-backend'], { env, stdio: ['pipe', 'pipe', 'pipe'], ...backendUser });
   backends.add(child);
   const stderr = [];
   child.stderr.on('data', (chunk) => {
@@ -196,6 +233,16 @@ function readHoldMs() {
   return Number(process.env.ABCD_TEST_HOLD_RECEIVE_PACK_MS) || 0;
 }
 
+function readStall() {
+  if (!args['stall-file']) return '';
+  try {
+    return readFileSync(args['stall-file'], 'utf8').trim();
+  } catch (error) {
+    if (error.code !== 'ENOENT') throw error;
+    return '';
+  }
+}
+
 function writeLog(entry) {
   if (args.log) appendFileSync(args.log, `${JSON.stringify(entry)}\n`);
 }
@@ -203,10 +250,11 @@ function writeLog(entry) {
 process.on('SIGTERM', () => {
   for (const timer of holds) clearTimeout(timer);
   for (const child of backends) child.kill('SIGTERM');
+  for (const res of stalled) res.destroy();
   server.close(() => process.exit(0));
   server.closeAllConnections();
 });
 
-server.listen(0, '127.0.0.1', () => {
+server.listen(Number(args.port ?? 0), args.host ?? '127.0.0.1', () => {
   process.stdout.write(`${JSON.stringify({ port: server.address().port })}\n`);
 });

@@ -21,7 +21,23 @@ export interface HttpGitServerOptions {
    * than http.postBuffer makes two such POSTs (a probe, then the body), so it is held twice.
    */
   holdReceivePackMs?: number;
+  /** `all`: take every connection and never answer; `rpc`: answer ref advertisements, never a POST. */
+  stall?: StallMode;
+  /** SIGKILL the server this many ms after it received a whole receive-pack body (http-backend runs on). */
+  dieAfterReceivePackMs?: number;
+  /** Listen here (default 127.0.0.1, a free port): a network namespace's address, or a port to reuse. */
+  host?: string;
+  port?: number;
+  /**
+   * Run git http-backend as this uid/gid (root only): a server process that cannot write the
+   * repository it serves, which root itself could always write.
+   */
+  backendUser?: { uid: number; gid: number };
+  /** Run the server inside this network namespace (`ip netns exec`; root only). */
+  netns?: string;
 }
+
+export type StallMode = 'all' | 'rpc' | 'none';
 
 /** One line of the server's request log; the password is never recorded. */
 export interface HttpGitRequest {
@@ -46,6 +62,10 @@ export interface HttpGitServer {
   requests(): Promise<HttpGitRequest[]>;
   /** Change the receive-pack hold for requests that arrive from now on (0 opens it). */
   holdReceivePack(ms: number): Promise<void>;
+  /** Change the stall mode for requests that arrive from now on. */
+  stall(mode: StallMode): Promise<void>;
+  /** Resolves when the server process has exited (stopped, or died on purpose). */
+  exited: Promise<void>;
   /** What git http-backend and the server wrote to stderr so far (the tail). */
   stderr(): string;
   stop(): Promise<void>;
@@ -55,9 +75,15 @@ export async function startHttpGitServer(options: HttpGitServerOptions): Promise
   const workDir = await mkdtemp(join(tmpdir(), 'abcd-http-git-'));
   const logFile = join(workDir, 'requests.jsonl');
   const holdFile = join(workDir, 'hold-ms');
+  const stallFile = join(workDir, 'stall');
   await writeFile(holdFile, String(options.holdReceivePackMs ?? 0));
+  await writeFile(stallFile, options.stall ?? 'none');
 
-  const args = [serverScript, '--root', options.root, '--log', logFile, '--hold-file', holdFile];
+  const args = [serverScript, '--root', options.root, '--log', logFile, '--hold-file', holdFile, '--stall-file', stallFile];
+  if (options.dieAfterReceivePackMs !== undefined) args.push('--die-after-receive-pack-ms', String(options.dieAfterReceivePackMs));
+  if (options.host !== undefined) args.push('--host', options.host);
+  if (options.port !== undefined) args.push('--port', String(options.port));
+  if (options.backendUser) args.push('--backend-uid', String(options.backendUser.uid), '--backend-gid', String(options.backendUser.gid));
   if (options.auth) {
     // A file, not argv or environment: tests look for leaked secrets in every process's cmdline and environ.
     const authFile = join(workDir, 'auth');
@@ -69,7 +95,11 @@ export async function startHttpGitServer(options: HttpGitServerOptions): Promise
   delete env.ABCD_TEST_HTTP_AUTH;
   delete env.ABCD_TEST_HOLD_RECEIVE_PACK_MS;
 
-  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const [command, argv] = options.netns
+    ? ['ip', ['netns', 'exec', options.netns, process.execPath, ...args]]
+    : [process.execPath, args];
+  // `ip netns exec` execs node in place: the child's pid is the server's.
+  const child = spawn(command, argv, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr?.setEncoding('utf8');
   child.stderr?.on('data', (chunk: string) => {
@@ -89,7 +119,7 @@ export async function startHttpGitServer(options: HttpGitServerOptions): Promise
   let stopping: Promise<void> | undefined;
   return {
     port,
-    url: (repoName) => `http://127.0.0.1:${port}/${repoName.replace(/^\/+/, '')}`,
+    url: (repoName) => `http://${options.host ?? '127.0.0.1'}:${port}/${repoName.replace(/^\/+/, '')}`,
     requests: async () => {
       const text = await readFile(logFile, 'utf8').catch((error: NodeJS.ErrnoException) => {
         if (error.code === 'ENOENT') return '';
@@ -101,6 +131,8 @@ export async function startHttpGitServer(options: HttpGitServerOptions): Promise
         .map((line) => JSON.parse(line) as HttpGitRequest);
     },
     holdReceivePack: (ms) => writeFile(holdFile, String(ms)),
+    stall: (mode) => writeFile(stallFile, mode),
+    exited,
     stderr: () => stderr,
     stop: () => {
       stopping ??= killAndWait(child, exited).then(() => rm(workDir, { recursive: true, force: true }));

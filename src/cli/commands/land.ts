@@ -46,7 +46,7 @@ export const land: Command = {
 };
 
 /** The checks run under this computer's load gate. */
-async function machineGate(deps: Deps): Promise<GateRunner> {
+export async function machineGate(deps: Deps): Promise<GateRunner> {
   const [{ dir, slots, gateDeps }, { acquireGate }] = await Promise.all([machineGateContext(deps), import('../../machine/gate.js')]);
   return async (label, untilMs, fn) => {
     const { gateWaitLine } = await import('../wait-line.js');

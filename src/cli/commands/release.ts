@@ -2,6 +2,7 @@ import type { Command } from '../command.js';
 import { itemArg } from '../args.js';
 import { jsonInstant } from '../render.js';
 import { withClaimTip } from './reserve.js';
+import { sanitizeLine } from '../../text/sanitize.js';
 
 export const release: Command = {
   command: 'release <item>',
@@ -9,18 +10,35 @@ export const release: Command = {
   refusals: ['not-holder', 'fenced', 'conflict', 'remote-unavailable', 'record-invalid', 'record-too-new', 'unsafe-environment'],
   usesRemote: true,
   agentUse: 'give the item up when you stop without landing',
-  examples: [['abcd release fix-login', 'let others reserve fix-login']],
-  builder: (y) => y.positional('item', { type: 'string', describe: 'the item this session holds' }),
+  examples: [
+    ['abcd release fix-login', 'let others reserve fix-login'],
+    ['abcd release fix-login --force', 'clear a claim you judge dead, or a record abcd refuses'],
+  ],
+  builder: (y) =>
+    y.positional('item', { type: 'string', describe: 'the item this session holds' }).option('force', {
+      type: 'boolean',
+      describe: "clear the item's claim whoever holds it, even a record abcd cannot read (the person's call)",
+    }),
   async run(args, deps) {
-    const input = { item: itemArg(args.item), state: 'released' as const };
-    const [{ openRepo }, { stepClaim }] = await Promise.all([import('../../verbs/repo.js'), import('../../verbs/renew.js')]);
-    const r = await stepClaim(await openRepo(deps), input);
-    const json = { ...withClaimTip(r), expiresAt: jsonInstant(r.expiresAt) };
-    const text = !r.written
-      ? `nothing to release: ${r.item} has landed and its claim stays done (generation ${r.gen})`
-      : r.state === 'done'
-        ? `released ${r.item} (generation ${r.gen}); it had landed, so its claim is done again`
-        : `released ${r.item} (generation ${r.gen})`;
+    const item = itemArg(args.item);
+    const [{ openRepo }, verbs] = await Promise.all([
+      import('../../verbs/repo.js'),
+      args.force ? import('../../verbs/release.js') : import('../../verbs/renew.js'),
+    ]);
+    const repo = await openRepo(deps);
+    if ('forceRelease' in verbs) {
+      const r = await verbs.forceRelease(repo, { item });
+      const was = r.replaced ? (r.replaced.holder ? ` (was ${r.replaced.state} by ${sanitizeLine(r.replaced.holder)})` : ` (was refused: ${r.replaced.refused})`) : '';
+      return { json: { ...r }, text: r.cleared ? `cleared ${r.item}${was}: released in generation ${r.gen}` : `${r.item} holds no live claim: nothing to clear` };
+    }
+    const r = await verbs.stepClaim(repo, { item, state: 'released' });
+    const json = { ...withClaimTip(r), expiresAt: jsonInstant(r.expiresAt), already: r.already ?? false };
+    const text =
+      r.state === 'done' && !r.written
+        ? `nothing to release: ${r.item} has landed and its claim stays done (generation ${r.gen})`
+        : r.state === 'done'
+          ? `released ${r.item} (generation ${r.gen}); it had landed, so its claim is done again`
+          : `released ${r.item} (generation ${r.gen}${r.already ? ', already released by this session' : ''})`;
     return { json, text };
   },
 };

@@ -81,6 +81,9 @@ function toJson(s: StatusData, gateJson: GateSummary): Record<string, unknown> {
     refused: s.refused,
     unknown: s.unknown,
     pruned: s.pruned,
+    lanes: s.lanes.map((l) => ({ ...l, startedAt: jsonInstant(l.startedAt), at: jsonInstant(l.at), end: l.end ?? null })),
+    pending: s.pending.map((p) => ({ ...p, at: jsonInstant(p.at), note: p.note ?? null })),
+    clockSkew: s.clockSkew ?? null,
   };
 }
 
@@ -111,9 +114,29 @@ function toText(s: StatusData, gate: GateSummary, tty: boolean): string {
   if (!s.settingsTrust.protected) {
     out.push('', paint(tty, 'yellow', `settings are unprotected: anyone who can push to the remote can change them (list your signing key in ${s.settingsTrust.signers})`));
   }
+  out.push(...laneText(s));
   out.push('', `load gate: ${gate.holders} of ${gate.slots} slot(s) held, ${gate.waiters} waiting (${gate.dir})`);
   for (const r of s.refused) out.push(paint(tty, 'red', `refused ${printable(r.ref)}: ${printable(r.message)}`));
   if (s.unknown.length) out.push(`${s.unknown.length} ref(s) under abcd/ of a kind this abcd does not know, left alone: ${s.unknown.slice(0, 5).map(printable).join(', ')}`);
   if (s.pruned) out.push(`pruned ${s.pruned} released or expired record(s)`);
+  if (s.clockSkew) {
+    const k = s.clockSkew;
+    const off = k.minMs > 0 ? `at least ${formatDuration(k.minMs)} ahead of` : `at least ${formatDuration(-k.maxMs)} behind`;
+    out.push(paint(tty, 'red', `this computer's clock is ${off} the clock of ${printable(k.writer)}: takeovers and pruning are refused until the clocks agree`));
+  }
   return out.join('\n');
+}
+
+/** Running lanes, recent lane results and pending requests (hostile text made printable). */
+function laneText(s: StatusData): string[] {
+  const out: string[] = [];
+  for (const l of s.lanes) {
+    const items = l.current.map((c) => `${printable(c.item)} for ${formatDuration(c.forMs)}`).join(', ');
+    const head = `${l.verb} ${l.runId} by ${printable(l.holder)} (${l.lifecycle}, ${l.lanes} lane(s))`;
+    if (l.state === 'running') out.push(`lane running: ${head}${items ? `: ${items}` : ''}; ${l.landed} landed so far`);
+    else if (l.state === 'lost') out.push(`lane lost: ${head} stopped rewriting its result ${formatDuration(s.readAt - l.at)} ago`);
+    else out.push(`lane result: ${head}, ${formatDuration(s.readAt - l.at)} ago: ${l.landed} landed, ${l.notLanded} not${l.end && l.end !== 'ok' ? `, ended ${l.end}` : ''}`);
+  }
+  for (const p of s.pending) out.push(`pending ${printable(p.item)}: requested by ${printable(p.requester)} ${formatDuration(s.readAt - p.at)} ago${p.note ? `: ${printable(p.note)}` : ''}`);
+  return out.length ? ['', ...out] : [];
 }

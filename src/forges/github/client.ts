@@ -1,24 +1,16 @@
-// The one way the GitHub forge talks HTTP: node's global fetch, a token asked for on every
-// call (a refreshed App token is picked up without rebuilding the client), a deadline on every
-// call and one for the whole verb (rule 1), and every failure mapped to a named refusal.
-//
-// Why fetch and not @octokit/request (which the credential code uses): this client's job is
-// the error mapping, and octokit reports a refused connection or a timeout as "status 500",
-// the same as GitHub's own 500; fetch keeps "GitHub answered 5xx" and "no answer" apart and
-// hands over the raw headers (rate limits) and body (GraphQL errors arrive in a 200).
+// The GitHub forge's calls: REST and GraphQL over the one HTTP client (http.ts), a token asked
+// for on every call (a refreshed App token is picked up without rebuilding the client), a
+// deadline on every call and one for the whole verb (rule 1), every failure a named refusal.
 import type { z } from 'zod';
 import type { Clock } from '../../deps.js';
-import { DeadlineReached, UnsafeEnvironment } from '../../refusals.js';
-import { formatDuration } from '../../time/duration.js';
+import { DeadlineReached } from '../../refusals.js';
 import { githubApiUrls } from './api-urls.js';
 import { refusalForGraphqlErrors } from './graphql-refusals.js';
-import { garbage, outcomeOf, refusalForAnswer, refusalForNoAnswer, type CallInfo } from './http-refusals.js';
+import { callGitHub, CALL_TIMEOUT_MS } from './http.js';
+import { garbage, type CallInfo } from './http-refusals.js';
 import { parseAnswer } from './shapes.js';
 
-/** Per call: GitHub answers these calls in well under a second; past this it is not coming. */
-export const CALL_TIMEOUT_MS = 15_000;
-// Every GitHub token format is visible ASCII without spaces; new formats vary only in length.
-const TOKEN_CHARS = /^[\x21-\x7e]+$/;
+export { CALL_TIMEOUT_MS };
 
 export interface GitHubClientOptions {
   /** The forge host (`github.com` or an Enterprise host); default github.com. */
@@ -85,11 +77,10 @@ export class GitHubClient {
     return parseAnswer(schema, d.data, info);
   }
 
-  private async send({ url, method, body, info, until = Infinity }: { url: string; method: string; body: unknown; info: CallInfo; until?: number }) {
+  private async send({ url, method, body, info, until = Infinity }: { url: string; method: RestCall['method']; body: unknown; info: CallInfo; until?: number }) {
     const { clock } = this.o;
     const callTimeout = this.o.callTimeoutMs ?? CALL_TIMEOUT_MS;
-    const started = clock.now();
-    const left = Math.min(this.o.deadlineAt ?? Infinity, until) - started;
+    const left = Math.min(this.o.deadlineAt ?? Infinity, until) - clock.now();
     if (left <= 0) {
       throw new DeadlineReached(`the deadline passed before ${info.call}; nothing was sent to GitHub.`, {
         call: info.call,
@@ -98,54 +89,16 @@ export class GitHubClient {
       });
     }
     const token = await this.o.token();
-    // fetch quotes an invalid header value in its error: a token with a newline would be printed.
-    if (!TOKEN_CHARS.test(token)) {
-      throw new UnsafeEnvironment(`the App token for ${info.call} is empty or not printable ASCII; nothing was sent to GitHub.`, {
-        call: info.call,
-        reason: 'malformed-token',
-      });
-    }
     const timeoutMs = Math.min(callTimeout, left);
-    const signal = AbortSignal.timeout(timeoutMs);
-    const headers: Record<string, string> = {
-      accept: 'application/vnd.github+json',
-      authorization: `Bearer ${token}`,
-      'user-agent': 'abcd',
-      'x-github-api-version': '2022-11-28',
-    };
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    let status: number;
-    let responseHeaders: Headers;
-    let text: string;
-    try {
-      const res = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal });
-      status = res.status;
-      responseHeaders = res.headers;
-      text = await res.text();
-    } catch (e) {
-      if (!signal.aborted) throw refusalForNoAnswer(e, info);
-      if (timeoutMs < callTimeout) {
-        // The verb's own deadline cut the call short, not GitHub's slowness: a deadline refusal.
-        const waited = clock.now() - started;
-        throw new DeadlineReached(
-          `the deadline came after waiting ${formatDuration(waited)} for GitHub to answer ${info.call}` +
-            (info.write ? '; it may have been carried out: read the pull request again.' : '; nothing changed.'),
-          { call: info.call, waitedOn: 'GitHub', waitedMs: waited, outcome: outcomeOf(info) },
-        );
-      }
-      throw refusalForNoAnswer(e, { ...info, timedOutAfterMs: timeoutMs });
-    }
-    let data: unknown = null;
-    if (text !== '') {
-      try {
-        data = JSON.parse(text);
-      } catch {
-        // An HTML error page from a proxy or an overloaded front end: judge by the status alone.
-        if (status >= 200 && status < 300) throw garbage(info, 'a JSON body');
-        data = null;
-      }
-    }
-    if (status < 200 || status >= 300) throw refusalForAnswer({ status, headers: responseHeaders, data }, info, clock.now());
-    return { status, data };
+    return callGitHub({
+      url,
+      method,
+      body,
+      info,
+      clock,
+      timeoutMs,
+      cutByDeadline: timeoutMs < callTimeout,
+      authorization: { scheme: 'Bearer', credential: token },
+    });
   }
 }

@@ -15,7 +15,13 @@ export interface CallInfo {
   call: string;
   /** Whether the call may change something on GitHub; a lost answer then has an unknown outcome. */
   write: boolean;
+  /** For a write: what to do before retrying when its outcome is unknown. */
+  recheck?: string;
+  /** What a 404 most likely means for this call (the App not installed on the repository). */
+  notFound?: string;
 }
+
+const RECHECK_PULL = 'read the pull request again before retrying';
 
 export interface Answer {
   status: number;
@@ -61,8 +67,9 @@ export function refusalForAnswer(a: Answer, info: CallInfo, now: number): Refusa
     );
   }
   if (status === 404) {
+    const likely = info.notFound ? `${info.notFound}; ` : '';
     return new ForgeRejected(
-      `GitHub answered 404 to ${info.call}: not found: check the repository and the App's installation ` +
+      `GitHub answered 404 to ${info.call}: not found: ${likely}check the repository and the App's installation ` +
         '(GitHub hides a private repository the token cannot see behind a 404).',
       { ...base, reason: 'not-found' },
     );
@@ -72,7 +79,7 @@ export function refusalForAnswer(a: Answer, info: CallInfo, now: number): Refusa
     return new ForgeRejected(`GitHub rejected ${info.call} (HTTP ${status}): ${said}`, { ...base, reason });
   }
   const next = info.write
-    ? 'GitHub may or may not have carried it out: read the pull request again before retrying.'
+    ? `GitHub may or may not have carried it out: ${info.recheck ?? RECHECK_PULL}.`
     : 'Nothing changed; try again later.';
   return new RemoteUnavailable(`GitHub answered HTTP ${status} to ${info.call}. ${next}`, {
     ...base,
@@ -87,9 +94,7 @@ export function refusalForNoAnswer(e: unknown, info: CallInfo & { timedOutAfterM
     info.timedOutAfterMs !== undefined
       ? `gave no answer within ${formatDuration(info.timedOutAfterMs)}`
       : `could not be reached (${networkCause(e)})`;
-  const next = info.write
-    ? 'The call may have reached GitHub: read the pull request again before retrying.'
-    : 'Nothing changed; try again later.';
+  const next = info.write ? `The call may have reached GitHub: ${info.recheck ?? RECHECK_PULL}.` : 'Nothing changed; try again later.';
   return new RemoteUnavailable(`GitHub ${why} for ${info.call}. ${next}`, {
     call: info.call,
     reason: info.timedOutAfterMs !== undefined ? 'timeout' : 'unreachable',
@@ -99,7 +104,7 @@ export function refusalForNoAnswer(e: unknown, info: CallInfo & { timedOutAfterM
 
 /** A 2xx answer without what GitHub always sends: garbage (exit 8). */
 export function garbage(info: CallInfo, what: string): RemoteUnavailable {
-  const next = info.write ? 'It may have been carried out: read the pull request again.' : 'Nothing changed.';
+  const next = info.write ? `It may have been carried out: ${info.recheck ?? RECHECK_PULL}.` : 'Nothing changed.';
   return new RemoteUnavailable(`GitHub answered ${info.call} without ${what}. ${next}`, {
     call: info.call,
     reason: 'garbage',

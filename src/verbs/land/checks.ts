@@ -1,48 +1,29 @@
-import { z } from 'zod';
-import { CheckFailed, UsageError } from '../../refusals.js';
+import { readRepoConfig } from '../../config/repo-config.js';
+import { CheckFailed } from '../../refusals.js';
 import type { Git } from '../../remote/git.js';
-import { boundGroup } from '../../remote/bounded.js';
+import { spawnProcess } from '../../process/spawn.js';
 import { formatDuration } from '../../time/duration.js';
 
-export const CONFIG_PATH = '.abcd/config.json';
 // A check that runs longer than this is stuck; the land refuses rather than wait forever.
 const DEFAULT_CHECK_TIMEOUT_MS = 30 * 60_000;
 // How much of a failing check's output the refusal carries.
 const OUTPUT_TAIL_CHARS = 4000;
-
-const ConfigSchema = z.object({
-  land: z
-    .object({
-      checks: z.union([z.string(), z.array(z.string())]).optional(),
-      timeout: z.string().regex(/^\d+(ms|s|m|h)$/).optional(),
-    })
-    .optional(),
-});
 
 export interface LandConfig {
   checks: string[];
   timeoutMs: number;
 }
 
-/** The checks configured on main (never the work branch's copy, which the lander controls). */
+/**
+ * The checks configured on main (never the work branch's copy, which the lander controls).
+ * A config the one schema refuses (a typo such as `land.check`) is a UsageError naming the key.
+ */
 export async function readLandConfig(git: Git, mainTip: string, parseDuration: (t: string) => number): Promise<LandConfig> {
-  const r = await git.run(['cat-file', 'blob', `${mainTip}:${CONFIG_PATH}`]);
-  if (r.exitCode !== 0) return { checks: [], timeoutMs: DEFAULT_CHECK_TIMEOUT_MS };
-  let parsed;
-  try {
-    parsed = ConfigSchema.safeParse(JSON.parse(r.stdout.toString()));
-  } catch (e) {
-    throw new UsageError(`${CONFIG_PATH} on main is not JSON (${(e as Error).message}); fix it on main.`, { path: CONFIG_PATH });
-  }
-  if (!parsed.success) {
-    throw new UsageError(`${CONFIG_PATH} on main has the wrong shape: ${parsed.error.issues[0]?.message}. Expected {"land": {"checks": "npm test"}}.`, {
-      path: CONFIG_PATH,
-    });
-  }
-  const c = parsed.data.land?.checks;
+  const land = (await readRepoConfig(git, mainTip)).land;
+  const c = land?.checks;
   return {
     checks: (Array.isArray(c) ? c : c ? [c] : []).filter((x) => x.trim() !== ''),
-    timeoutMs: parsed.data.land?.timeout ? parseDuration(parsed.data.land.timeout) : DEFAULT_CHECK_TIMEOUT_MS,
+    timeoutMs: land?.timeout ? parseDuration(land.timeout) : DEFAULT_CHECK_TIMEOUT_MS,
   };
 }
 
@@ -61,32 +42,20 @@ export async function runChecks(o: {
   signal: AbortSignal;
   now: () => number;
 }): Promise<CheckRun[]> {
-  const { execa } = await import('execa');
   const runs: CheckRun[] = [];
   for (const command of o.checks) {
     const t0 = o.now();
-    const sub = execa('sh', ['-c', command], {
-      cwd: o.cwd,
-      env: o.env,
-      extendEnv: false,
-      reject: false,
-      all: true,
-      stdin: 'ignore',
-      // Its own process group: a timeout or a fence ends everything the check started.
-      detached: true,
-    });
-    const bound = boundGroup(sub.pid, o.timeoutMs, o.signal);
-    const r = await sub;
-    bound.done();
-    const run = { command, exitCode: bound.fired ? 124 : (r.exitCode ?? 1), durationMs: o.now() - t0 };
+    // Its own process group: a timeout or a fence ends everything the check started.
+    const r = await spawnProcess('sh', ['-c', command], { cwd: o.cwd, env: o.env, group: true, timeoutMs: o.timeoutMs, signal: o.signal });
+    const run = { command, exitCode: r.fired ? 124 : (r.exitCode ?? 1), durationMs: o.now() - t0 };
     runs.push(run);
-    if (run.exitCode !== 0 || bound.fired) {
-      const why = bound.fired === 'timeout' ? `timed out after ${formatDuration(o.timeoutMs)}` : bound.fired ? 'was stopped' : `exited ${run.exitCode}`;
-      const tail = String(r.all ?? '').slice(-OUTPUT_TAIL_CHARS);
+    if (run.exitCode !== 0 || r.fired) {
+      const why = r.fired === 'timeout' ? `timed out after ${formatDuration(o.timeoutMs)}` : r.fired ? 'was stopped' : `exited ${run.exitCode}`;
+      const tail = r.all.toString().slice(-OUTPUT_TAIL_CHARS);
       throw new CheckFailed(`the check "${command}" ${why}; nothing landed. Its output ends:\n${tail}`, {
         check: command,
         exitCode: run.exitCode,
-        timedOut: bound.fired === 'timeout',
+        timedOut: r.fired === 'timeout',
         output: tail,
       });
     }

@@ -4,7 +4,7 @@ import { landOnGithub } from '../../forges/github/land-github.js';
 import { formatItem, shortItem } from '../../records/item.js';
 import { claimRef } from '../../records/refs.js';
 import { UnsafeEnvironment } from '../../refusals.js';
-import { fencedAfterPush, requireMine } from '../holding.js';
+import { fencedAfterPush, requireMineOnBranch } from '../holding.js';
 import type { Repo } from '../repo.js';
 import { readSnapshot } from '../snapshot.js';
 import { ClaimKeeper } from './claim-keeper.js';
@@ -36,7 +36,7 @@ export async function landGithub(repo: Repo, input: LandInput, forge: Extract<Fo
     );
   }
   const target = await resolveLandTarget(repo, input.branch);
-  const held = await requireMine(repo, await readWithMain(repo, target), ref, item);
+  const held = await requireMineOnBranch(repo, await readWithMain(repo, target), { ref, item, branch: target.branch });
   await refuseNothingToLand(repo, target, item);
   await checkWorkflowPermission(repo, target.head, await target.mainTip());
   const keeper = new ClaimKeeper(repo, ref, item, held.tip, held.claim);

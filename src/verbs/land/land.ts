@@ -1,19 +1,19 @@
 import type { Claim } from '../../records/claim.js';
 import { sameSession } from '../../records/holder.js';
 import { formatItem, shortItem, type ItemKey } from '../../records/item.js';
-import { encodeQueue, type QueueRecord } from '../../records/queue.js';
+import { encodeQueue, unknownQueueFields, type QueueRecord } from '../../records/queue.js';
 import { claimRef, queueRef } from '../../records/refs.js';
-import { Conflict, DeadlineReached, Fenced } from '../../refusals.js';
+import { Conflict, DeadlineReached, Fenced, isRefusal } from '../../refusals.js';
 import { parseDuration } from '../../time/duration.js';
-import { requireMine } from '../holding.js';
+import { requireMineOnBranch } from '../holding.js';
 import type { Repo } from '../repo.js';
 import { definedEnv } from '../../deps.js';
 import { readSnapshot } from '../snapshot.js';
 import { readLandConfig, runChecks, type CheckRun } from './checks.js';
 import { ClaimKeeper } from './claim-keeper.js';
 import { refusePush, workBranchUpdate } from '../claim-write.js';
-import { turnOf } from './queue-order.js';
-import { entryGone, interrupted, leaveQueue, waitForTurn } from './turn.js';
+import { turnOf, type SkippedEntry } from './queue-order.js';
+import { entryGone, interrupted, leaveQueueAfter, waitForTurn } from './turn.js';
 import { pruneQueue } from './prune-queue.js';
 import { readWithMain, refuseNothingToLand, resolveLandTarget } from './target.js';
 import { integrate, integrationStart, withWorktree } from './worktree.js';
@@ -45,6 +45,8 @@ export interface LandResult {
   enqueuedAt: number;
   waitedMs: number;
   claim: Claim['state'];
+  /** Queue entries ahead whose claim this abcd could not read: skipped, not waited on (rule 3). */
+  skipped?: SkippedEntry[];
 }
 
 // Re-tests on a new main tip before the land gives up (exit 4): main moving under every
@@ -67,12 +69,15 @@ export async function land(repo: Repo, input: LandInput, gate: GateRunner): Prom
   const qref = queueRef(input.item);
   const target = await resolveLandTarget(repo, input.branch);
   const snap = await readWithMain(repo, target);
-  const held = await requireMine(repo, snap, ref, item);
+  const held = await requireMineOnBranch(repo, snap, { ref, item, branch: target.branch });
   await refuseNothingToLand(repo, target, item);
+  // A config the schema refuses (a typo) refuses the land here, before anything is enqueued.
+  await readLandConfig(repo.git, await target.mainTip(), (t) => parseDuration(t, 'land.timeout'));
   const refusedEntry = snap.refused.get(qref);
   if (refusedEntry) throw refusedEntry.refusal;
   const old = snap.queue.get(qref);
   const entry: QueueRecord = {
+    ...(old ? unknownQueueFields(old.entry) : {}),
     abcd: 'queue',
     v: 1,
     item: formatItem(input.item),
@@ -97,6 +102,7 @@ export async function land(repo: Repo, input: LandInput, gate: GateRunner): Prom
   // needs no second read (the re-read just before landing still catches a late earlier entry).
   snap.queue.set(qref, { ref: qref, item, tip: myEntryTip, entry });
   const first = turnOf(snap, qref, clock.now());
+  const skipped = new Map(first.skipped.map((s) => [s.ref, s]));
   let firstTurnKnown = first.turn.kind === 'mine';
   if (firstTurnKnown && first.dead.length) await pruneQueue(repo, first.dead);
   keeper.start();
@@ -105,7 +111,9 @@ export async function land(repo: Repo, input: LandInput, gate: GateRunner): Prom
   } catch (e) {
     // However a land ends without landing (conflict, failing check, deadline, re-tests used up),
     // its entry leaves the queue: a live claim would otherwise keep a dead entry at the front.
-    if (!keeper.fenced && !(e instanceof Fenced)) await leaveQueue(keeper, qref, myEntryTip);
+    if (!keeper.fenced && !(e instanceof Fenced)) await leaveQueueAfter(e, keeper, qref, myEntryTip);
+    // Fenced: the claim is another session's now, and so is what becomes of the entry.
+    else if (isRefusal(e)) e.data.leftQueue = false;
     throw e;
   } finally {
     await keeper.stop();
@@ -113,16 +121,21 @@ export async function land(repo: Repo, input: LandInput, gate: GateRunner): Prom
 
   async function landInTurn(): Promise<LandResult> {
     for (let attempt = 1; ; attempt++) {
-      if (!firstTurnKnown) await waitForTurn(repo, { item, qref, myEntryTip, deadline, started, keeper, fetchSpec: target.fetchSpec });
+      // --wait bounds the waits (queue, gate); once the turn and the slot are ours, the test and
+      // the landing push get git's full network timeout, or a long check would leave the final
+      // push no time at all.
+      if (input.waitMs > 0) repo.limitNetworkTo(deadline);
+      if (!firstTurnKnown) await waitForTurn(repo, { item, qref, myEntryTip, deadline, started, keeper, fetchSpec: target.fetchSpec, skipped });
       firstTurnKnown = false;
       const first = await readLandConfig(repo.git, await target.mainTip(), (t) => parseDuration(t, 'land.timeout'));
       // Integrate and test under the gate, on main as it is once a slot is ours: testing the tip
       // read before a long gate wait would only earn a re-test.
       const testOnMain = async () => {
+        repo.limitNetworkTo(Infinity);
         if (first.checks.length) await repo.store.fetch([target.fetchSpec]);
         const mainTip = await target.mainTip();
         const config = first.checks.length ? await readLandConfig(repo.git, mainTip, (t) => parseDuration(t, 'land.timeout')) : first;
-        const how = { item, head: target.head, mainTip, strategy: input.strategy };
+        const how = { item, head: target.head, mainTip, strategy: input.strategy, markDone: !input.keep };
         return withWorktree(repo, integrationStart(how), async (wt) => {
           const tip = await integrate(wt, how);
           const env = { ...definedEnv(repo.deps.env), ABCD_LAND_ITEM: item, ABCD_LAND_TIP: tip };
@@ -140,7 +153,7 @@ export async function land(repo: Repo, input: LandInput, gate: GateRunner): Prom
           ? await gate(`land ${item}: ${first.checks.join(' && ')}`, deadline, testOnMain)
           : await testOnMain());
       } catch (e) {
-        if (keeper.fenced) throw keeper.fenced;
+        if (keeper.stoppedBy) throw keeper.stoppedBy;
         if (keeper.interrupted) throw interrupted(item);
         throw e;
       }
@@ -176,6 +189,7 @@ export async function land(repo: Repo, input: LandInput, gate: GateRunner): Prom
           enqueuedAt: entry.at,
           waitedMs: clock.now() - started,
           claim: input.keep ? 'held' : 'done',
+          ...(skipped.size ? { skipped: [...skipped.values()] } : {}),
         };
       }
       if (!input.keep && (r.remoteTips.get(`refs/heads/${target.branch}`) ?? null) !== target.head) {

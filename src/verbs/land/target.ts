@@ -1,4 +1,4 @@
-import { resolveWorkBranch } from '../work-branch.js';
+import { resolveMainBranch, resolveWorkBranch } from '../work-branch.js';
 import { NothingToLand, RemoteUnavailable, UsageError } from '../../refusals.js';
 import { readSnapshot, type Snapshot } from '../snapshot.js';
 import type { Repo } from '../repo.js';
@@ -17,13 +17,7 @@ export interface LandTarget {
 
 export async function resolveLandTarget(repo: Repo, branchArg: string | undefined): Promise<LandTarget> {
   const remote = repo.store.remote;
-  const [{ branch, head }, sym] = await Promise.all([
-    resolveWorkBranch(repo, branchArg, 'land'),
-    repo.git.run(['symbolic-ref', '-q', `refs/remotes/${remote}/HEAD`]),
-  ]);
-  const prefix = `refs/remotes/${remote}/`;
-  const symText = sym.stdout.toString().trim();
-  const main = sym.exitCode === 0 && symText.startsWith(prefix) ? symText.slice(prefix.length) : 'main';
+  const [{ branch, head }, main] = await Promise.all([resolveWorkBranch(repo, branchArg, 'land'), resolveMainBranch(repo)]);
   if (branch === main) throw new UsageError(`land a work branch, not ${main} itself: abcd land <item> <work-branch>.`, { branch });
   const cacheRef = `refs/abcd-land/${remote}/${main}`;
   return {

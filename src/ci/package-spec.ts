@@ -1,0 +1,14 @@
+// Which abcd a generated CI job installs: exactly the package and version that wrote the file,
+// never a bare `npm install --global abcd` (that registry name belongs to an unrelated package,
+// and an unpinned install would change under the workflow without anyone re-reading it).
+import { readFile } from 'node:fs/promises';
+
+/** `<name>@<version>` of this abcd, from its package.json (two levels above src/ci and dist/bundle). */
+export async function readPackageSpec(): Promise<string> {
+  const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { name: string; version: string };
+  return `${pkg.name}@${pkg.version}`;
+}
+
+export function installCommand(spec: string): string {
+  return `npm install --global ${spec}`;
+}

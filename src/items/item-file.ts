@@ -1,0 +1,105 @@
+// One item file: `.abcd/items/<slug>.md`, YAML front matter between `---` lines, free text
+// below. Parse and render live side by side so a rewrite (the done marking) cannot drift
+// from what the reader accepts. The file is written by whoever can push to main: hostile
+// text, so every failure is a named ItemInvalid and never a crash.
+import { parseDocument } from 'yaml';
+import { formatItem, parseItem, type ItemKey } from '../records/item.js';
+import { ItemInvalid, isRefusal } from '../refusals.js';
+import { sanitizeLine } from '../text/sanitize.js';
+import type { ItemDoc, ItemStatus } from './source.js';
+
+export const ITEMS_DIR = '.abcd/items';
+const ITEM_SUFFIX = '.md';
+const KEYS = ['title', 'status', 'depends_on'] as const;
+const STATUSES: readonly ItemStatus[] = ['ready', 'done'];
+// Front matter: `---` on the first line, then everything up to the next `---` line.
+const FRONT_MATTER = /^---[ \t]*\r?\n([\s\S]*?)^---[ \t]*(?:\r?\n|$)/m;
+
+/** The item file's path in the repository. */
+export function itemPath(slug: string): string {
+  return `${ITEMS_DIR}/${slug}${ITEM_SUFFIX}`;
+}
+
+/** The key a file name stands for, or an ItemInvalid naming why the name is no item. */
+export function keyOfFileName(name: string): ItemKey {
+  const path = `${ITEMS_DIR}/${name}`;
+  const slug = name.endsWith(ITEM_SUFFIX) ? name.slice(0, -ITEM_SUFFIX.length) : '';
+  if (slug !== '' && !slug.includes(':')) {
+    try {
+      return parseItem(slug);
+    } catch {
+      // refused below, in this file's words
+    }
+  }
+  throw new ItemInvalid(
+    `${sanitizeLine(path, 200)}: "${sanitizeLine(name, 100)}" is not an item name; name item files <slug>.md with a slug of ` +
+      'lowercase letters, digits, ".", "_", "-" starting with a letter or digit (e.g. fix-login.md).',
+    { path, reason: 'name' },
+  );
+}
+
+function refuse(path: string, key: ItemKey, reason: string, what: string): ItemInvalid {
+  return new ItemInvalid(`${path}: ${what}; fix the file on main.`, { path, key: formatItem(key), reason });
+}
+
+/** Parses one item file. Dependencies are checked against the other items later (item-graph.ts). */
+export function parseItemFile(path: string, key: ItemKey, text: string): ItemDoc {
+  const m = FRONT_MATTER.exec(text);
+  if (!m || m.index !== 0) {
+    throw refuse(path, key, 'front-matter', 'it does not start with front matter between "---" lines (title, status, optional depends_on)');
+  }
+  const doc = parseDocument(m[1]!, { uniqueKeys: true, prettyErrors: false });
+  if (doc.errors.length) throw refuse(path, key, 'yaml', `its front matter is not YAML (${sanitizeLine(doc.errors[0]!.message.split('\n')[0]!, 200)})`);
+  const fm: unknown = doc.toJS({ maxAliasCount: 20 }) ?? {};
+  if (typeof fm !== 'object' || Array.isArray(fm)) throw refuse(path, key, 'yaml', 'its front matter is not a set of "key: value" lines');
+  const fields = fm as Record<string, unknown>;
+  const unknown = Object.keys(fields).filter((k) => !(KEYS as readonly string[]).includes(k));
+  if (unknown.length) {
+    throw refuse(path, key, 'unknown-key', `unknown front matter key "${sanitizeLine(unknown[0]!, 60)}"; the keys allowed are ${KEYS.join(', ')}`);
+  }
+  const title = fields.title;
+  if (typeof title !== 'string' || title.trim() === '') throw refuse(path, key, 'title', 'it has no title (write "title: <text>" in the front matter)');
+  const status = fields.status;
+  if (typeof status !== 'string' || !STATUSES.includes(status as ItemStatus)) {
+    throw refuse(path, key, 'status', `its status ${sanitizeLine(JSON.stringify(status ?? null), 60)} is not one of ${STATUSES.join(', ')}`);
+  }
+  return { key, title: title.trim(), status: status as ItemStatus, dependsOn: parseDependsOn(path, key, fields.depends_on), body: text.slice(m[0].length), path };
+}
+
+function parseDependsOn(path: string, key: ItemKey, value: unknown): string[] {
+  if (value === undefined || value === null) return [];
+  const list = typeof value === 'string' ? [value] : value;
+  if (!Array.isArray(list) || list.some((d) => typeof d !== 'string')) {
+    throw refuse(path, key, 'depends-on', 'depends_on is not a list of item slugs (write depends_on: [setup, fix-login])');
+  }
+  const keys: string[] = [];
+  for (const d of list as string[]) {
+    let dep: ItemKey;
+    try {
+      dep = parseItem(d);
+    } catch (e) {
+      if (!isRefusal(e)) throw e;
+      throw refuse(path, key, 'depends-on', `depends_on names "${sanitizeLine(d, 60)}", which is not an item slug`);
+    }
+    if (dep.source !== key.source || dep.kind !== key.kind) {
+      throw refuse(path, key, 'depends-on', `depends_on names ${formatItem(dep)}, an item this source cannot see; name items under ${ITEMS_DIR}`);
+    }
+    if (!keys.includes(formatItem(dep))) keys.push(formatItem(dep));
+  }
+  return keys;
+}
+
+/**
+ * The same file with `status: done`, every other byte as it was; null when its status is
+ * not `ready` (already done, or no such line to rewrite safely).
+ */
+export function markDone(text: string): string | null {
+  const m = FRONT_MATTER.exec(text);
+  if (!m || m.index !== 0) return null;
+  const start = m[0].indexOf(m[1]!);
+  const fm = m[1]!;
+  const line = /^(status[ \t]*:[ \t]*)(["']?)ready\2([ \t]*(?:#[^\r\n]*)?\r?)$/m.exec(fm);
+  if (!line) return null;
+  const at = start + line.index;
+  return text.slice(0, at) + `${line[1]}${line[2]}done${line[2]}${line[3]}` + text.slice(at + line[0].length);
+}

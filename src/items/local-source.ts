@@ -1,0 +1,146 @@
+// The embedded item source: `.abcd/items/<slug>.md` on main. Three git processes read every
+// item whatever their number (`ls-tree` for names and sizes, one `cat-file --batch` for all
+// contents, one `log` for when each arrived), never one per item. A file that cannot be read
+// is refused alone.
+import { formatItem, type ItemKey } from '../records/item.js';
+import { ItemInvalid, isRefusal } from '../refusals.js';
+import type { Git } from '../remote/git.js';
+import { checkItemGraph } from './item-graph.js';
+import { ITEMS_DIR, keyOfFileName, parseItemFile } from './item-file.js';
+import type { ItemDoc, ItemListing, ItemRefused, ItemSource } from './source.js';
+
+// An item is a page of text; a bigger file is refused unread rather than loaded.
+export const MAX_ITEM_BYTES = 64 * 1024;
+// Regular files only: a symlink or submodule under .abcd/items is no item.
+const FILE_MODES = new Set(['100644', '100755']);
+
+interface TreeEntry {
+  name: string;
+  mode: string;
+  type: string;
+  oid: string;
+  size: number;
+}
+
+export class LocalItemSource implements ItemSource {
+  readonly source = 'local';
+
+  /** The last `addedAt` read: main's tip and each item path's arrival (ms). */
+  private added: { tip: string; map: Map<string, number> } | undefined;
+
+  constructor(private readonly git: Git) {}
+
+  async list(mainTip: string): Promise<ItemListing> {
+    const entries = await this.readTree(mainTip);
+    const refused: ItemRefused[] = [];
+    const wanted: Array<{ entry: TreeEntry; key: ItemKey; path: string }> = [];
+    for (const entry of entries) {
+      const path = `${ITEMS_DIR}/${entry.name}`;
+      if (entry.type === 'tree') continue; // folders may hold notes or images for items
+      let key: ItemKey;
+      try {
+        key = keyOfFileName(entry.name);
+      } catch (e) {
+        if (!isRefusal(e)) throw e;
+        refused.push({ path, refusal: e });
+        continue;
+      }
+      if (!FILE_MODES.has(entry.mode) || entry.type !== 'blob') {
+        refused.push({ path, key, refusal: invalid(path, key, 'not-a-file', 'it is not a regular file (a symlink or a submodule?)') });
+      } else if (entry.size > MAX_ITEM_BYTES) {
+        refused.push({ path, key, refusal: invalid(path, key, 'too-large', `it is ${entry.size} bytes, over ${MAX_ITEM_BYTES}; it was not read`) });
+      } else wanted.push({ entry, key, path });
+    }
+    const [blobs, added] = await Promise.all([this.readBlobs(wanted.map((w) => w.entry.oid)), this.readAddedAt(mainTip)]);
+    const docs: ItemDoc[] = [];
+    for (const w of wanted) {
+      try {
+        const doc = parseItemFile(w.path, w.key, blobs.get(w.entry.oid)!.toString('utf8'));
+        const at = added.get(w.path);
+        docs.push(at === undefined ? doc : { ...doc, addedAt: at });
+      } catch (e) {
+        if (!isRefusal(e)) throw e;
+        refused.push({ path: w.path, key: w.key, refusal: e });
+      }
+    }
+    const present = new Set([...wanted.map((w) => formatItem(w.key)), ...refused.flatMap((r) => (r.key ? [formatItem(r.key)] : []))]);
+    const graph = checkItemGraph(docs, present);
+    return {
+      mainTip,
+      items: graph.items.sort(byKey),
+      refused: [...refused, ...graph.refused].sort((a, b) => a.path.localeCompare(b.path)),
+    };
+  }
+
+  /** The entries of `.abcd/items/` at `commit`; none when the folder is not there. */
+  private async readTree(commit: string): Promise<TreeEntry[]> {
+    const r = await this.git.run(['ls-tree', '--full-tree', '-l', '-z', commit, '--', `${ITEMS_DIR}/`]);
+    if (r.exitCode !== 0) throw new Error(`git ls-tree of ${commit} failed (exit ${r.exitCode}): ${r.stderr.trim()}`);
+    const out: TreeEntry[] = [];
+    for (const rec of r.stdout.toString('utf8').split('\0')) {
+      const m = /^(\d+) (\w+) ([0-9a-f]+) +(-|\d+)\t(.*)$/s.exec(rec);
+      if (!m) continue;
+      out.push({ mode: m[1]!, type: m[2]!, oid: m[3]!, size: m[4] === '-' ? 0 : Number(m[4]), name: m[5]!.slice(ITEMS_DIR.length + 1) });
+    }
+    return out;
+  }
+
+  /**
+   * When each item file last entered main: `git log` over the items folder, newest first, so
+   * the first time a path shows is its latest addition (a file removed and added again counts
+   * from its return). A lane polls main: the next read logs only the commits since the last
+   * one (main only moves forward under land; after a rewrite an age may be approximate, which
+   * only affects the order items are taken in).
+   */
+  private async readAddedAt(commit: string): Promise<Map<string, number>> {
+    const since = this.added;
+    if (since?.tip === commit) return since.map;
+    const range = since ? [`${since.tip}..${commit}`] : [commit];
+    const r = await this.git.run(['log', '--format=%x01%ct', '--name-only', '--diff-filter=A', '--no-renames', ...range, '--', `${ITEMS_DIR}/`]);
+    if (r.exitCode !== 0 && since) {
+      this.added = undefined; // the old tip is gone (gc after a rewrite): read it all again
+      return this.readAddedAt(commit);
+    }
+    if (r.exitCode !== 0) throw new Error(`git log of ${ITEMS_DIR} at ${commit} failed (exit ${r.exitCode}): ${r.stderr.trim()}`);
+    const fresh = new Map<string, number>();
+    let at = 0;
+    for (const line of r.stdout.toString('utf8').split('\n')) {
+      if (line.startsWith('\u0001')) at = Number(line.slice(1)) * 1000;
+      else if (line !== '' && !fresh.has(line)) fresh.set(line, at);
+    }
+    const map = new Map([...(since?.map ?? []), ...fresh]);
+    this.added = { tip: commit, map };
+    return map;
+  }
+
+  /** Every blob in one `cat-file --batch`; contents by object id. */
+  private async readBlobs(oids: readonly string[]): Promise<Map<string, Buffer>> {
+    const unique = [...new Set(oids)];
+    const found = new Map<string, Buffer>();
+    if (unique.length === 0) return found;
+    const r = await this.git.run(['cat-file', '--batch'], { input: unique.join('\n') + '\n' });
+    if (r.exitCode !== 0) throw new Error(`git cat-file --batch failed (exit ${r.exitCode}): ${r.stderr.trim()}`);
+    const buf = r.stdout;
+    let at = 0;
+    while (at < buf.length) {
+      const nl = buf.indexOf(0x0a, at);
+      if (nl < 0) break;
+      const header = buf.subarray(at, nl).toString('utf8');
+      const m = /^([0-9a-f]+) (\w+) (\d+)$/.exec(header);
+      if (!m) throw new Error(`git cat-file --batch answered "${header.slice(0, 80)}" for an item blob`);
+      const size = Number(m[3]);
+      found.set(m[1]!, buf.subarray(nl + 1, nl + 1 + size));
+      at = nl + 1 + size + 1;
+    }
+    for (const oid of unique) if (!found.has(oid)) throw new Error(`git cat-file --batch did not return the item blob ${oid}`);
+    return found;
+  }
+}
+
+function invalid(path: string, key: ItemKey, reason: string, what: string): ItemInvalid {
+  return new ItemInvalid(`${path}: ${what}; fix it on main.`, { path, key: formatItem(key), reason });
+}
+
+function byKey(a: ItemDoc, b: ItemDoc): number {
+  return a.key.id < b.key.id ? -1 : a.key.id > b.key.id ? 1 : 0;
+}

@@ -1,0 +1,77 @@
+// Which items a lane may take now. Pure: the items, the live claims and the pending requests
+// are passed in, so lanes (which add the pending slot) and `abcd items` agree on one rule.
+import { expiresAt } from '../records/claim.js';
+import { formatHolder } from '../records/holder.js';
+import { formatItem } from '../records/item.js';
+import type { ClaimEntry } from '../verbs/snapshot.js';
+import type { ItemDoc } from './source.js';
+
+/** A live claim on an item: who holds it and until when (writer's clock). */
+export interface LiveClaim {
+  holder: string;
+  expiresAt: number;
+}
+
+/** Canonical item key → its live claim. Items with no entry are free. */
+export type LiveClaims = ReadonlyMap<string, LiveClaim>;
+
+/** Canonical item keys with a pending build request (the item's pending slot). */
+export type PendingSet = ReadonlySet<string>;
+
+export type Readiness =
+  | { kind: 'held'; holder: string; expiresAt: number }
+  | { kind: 'pending' }
+  | { kind: 'done' }
+  | { kind: 'blocked'; by: string[] }
+  | { kind: 'ready' };
+
+/**
+ * The claims that hold their item now: state `held` and not yet expired on `now`. An expired
+ * claim holds nothing here; whether it may be taken over is the claim's own rule (claim-rules.ts).
+ */
+export function liveClaims(entries: Iterable<ClaimEntry>, now: number): Map<string, LiveClaim> {
+  const out = new Map<string, LiveClaim>();
+  for (const e of entries) {
+    if (e.claim.state === 'held' && now < expiresAt(e.claim)) out.set(e.claim.item, { holder: formatHolder(e.claim.holder), expiresAt: expiresAt(e.claim) });
+  }
+  return out;
+}
+
+/**
+ * One item's readiness. A live claim comes first (another lane has it); then a pending
+ * request, which makes even a done or blocked item work (the follow-up reconciles the item
+ * as it is on main); then done; then dependencies that are not done (a dependency missing
+ * from `byKey`, e.g. a refused file, counts as not done).
+ */
+export function readinessOf(item: ItemDoc, byKey: ReadonlyMap<string, ItemDoc>, claims: LiveClaims, pending: PendingSet): Readiness {
+  const key = formatItem(item.key);
+  const claim = claims.get(key);
+  if (claim) return { kind: 'held', holder: claim.holder, expiresAt: claim.expiresAt };
+  if (pending.has(key)) return { kind: 'pending' };
+  if (item.status === 'done') return { kind: 'done' };
+  const by = item.dependsOn.filter((d) => byKey.get(d)?.status !== 'done');
+  return by.length ? { kind: 'blocked', by } : { kind: 'ready' };
+}
+
+/**
+ * The items a lane may take now, in the order to take them: pending requests first (someone
+ * is waiting on them), then items other items wait on (dependencies first), then the oldest
+ * (addedAt; unknown counts as newest), then by key.
+ * A lane passes `claims` without its own claim to see the items it holds as work.
+ */
+export function actionable(items: readonly ItemDoc[], claims: LiveClaims, pending: PendingSet): ItemDoc[] {
+  const byKey = new Map(items.map((i) => [formatItem(i.key), i] as const));
+  const waitedOn = new Map<string, number>();
+  for (const i of items) if (i.status !== 'done') for (const d of i.dependsOn) waitedOn.set(d, (waitedOn.get(d) ?? 0) + 1);
+  const rank = (i: ItemDoc) => (pending.has(formatItem(i.key)) ? 0 : waitedOn.has(formatItem(i.key)) ? 1 : 2);
+  return items
+    .filter((i) => {
+      const r = readinessOf(i, byKey, claims, pending).kind;
+      return r === 'ready' || r === 'pending';
+    })
+    .sort((a, b) => rank(a) - rank(b) || age(a) - age(b) || (formatItem(a.key) < formatItem(b.key) ? -1 : formatItem(a.key) > formatItem(b.key) ? 1 : 0));
+}
+
+function age(i: ItemDoc): number {
+  return i.addedAt ?? Number.MAX_SAFE_INTEGER;
+}

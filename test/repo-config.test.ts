@@ -1,0 +1,124 @@
+// .abcd/config.json has one strict schema: a typo is a refusal naming the key and the keys
+// allowed (exit 2), and a land with such a config enqueues nothing.
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DEFAULT_REPO_CONFIG, parseRepoConfig, renderRepoConfig } from '../src/config/repo-config.js';
+import { UsageError } from '../src/refusals.js';
+import { initRepository } from '../src/verbs/init-ci.js';
+import { cleanupTemp, git, isolatedEnv, tempDir } from './harness/git-env.js';
+import { makeRemote } from './harness/remote.js';
+import { makeSession } from './harness/session.js';
+
+afterAll(cleanupTemp);
+
+function refusalOf(text: string): UsageError {
+  try {
+    parseRepoConfig(text, '.abcd/config.json on main');
+  } catch (e) {
+    expect(e).toBeInstanceOf(UsageError);
+    return e as UsageError;
+  }
+  throw new Error(`${text} was accepted`);
+}
+
+describe('the repository config schema', () => {
+  it('refuses an unknown key inside land, naming it and the keys allowed', () => {
+    const r = refusalOf('{"land":{"check":"false"}}');
+    expect(r.exit).toBe(2);
+    expect(r.data).toMatchObject({ key: 'land.check', reason: 'unknown-key', allowed: ['checks', 'timeout'] });
+    expect(r.message).toContain('"land.check"');
+    expect(r.message).toContain('"checks", "timeout"');
+  });
+
+  it('refuses an unknown section, naming the sections allowed', () => {
+    const r = refusalOf('{"lnd":{"checks":"npm test"}}');
+    expect(r.data).toMatchObject({ key: 'lnd', reason: 'unknown-key', allowed: ['land', 'lanes'] });
+    expect(refusalOf('{"lanes":{"agnet":"x"}}').data).toMatchObject({ key: 'lanes.agnet', allowed: expect.arrayContaining(['agent', 'sandbox', 'env']) });
+    expect(refusalOf('{"lanes":{"steer":{"mx":2}}}').data).toMatchObject({ key: 'lanes.steer.mx', allowed: ['max'] });
+  });
+
+  it('refuses wrong types and values, naming the key', () => {
+    expect(refusalOf('{"land":{"checks":3}}').data).toMatchObject({ key: 'land.checks', reason: 'wrong-type' });
+    expect(refusalOf('{"land":{"timeout":"soon"}}').data).toMatchObject({ key: 'land.timeout', reason: 'wrong-type' });
+    expect(refusalOf('{"lanes":{"sandbox":"docker"}}').data).toMatchObject({ key: 'lanes.sandbox' });
+    expect(refusalOf('{"lanes":{"env":["GH TOKEN"]}}').data).toMatchObject({ key: 'lanes.env.0' });
+    expect(refusalOf('[]').data).toMatchObject({ reason: 'wrong-type' });
+    expect(refusalOf('{"land":').data).toMatchObject({ reason: 'not-json' });
+  });
+
+  it('accepts every section it documents', () => {
+    const full = {
+      land: { checks: ['npm ci', 'npm test'], timeout: '20m' },
+      lanes: {
+        agent: 'claude -p "$(cat $ABCD_ITEM_FILE)"',
+        sandbox: 'bwrap',
+        env: ['ANTHROPIC_API_KEY'],
+        requesters: ['person@example.com', 'ann@example.com/laptop/s1'],
+        steer: { max: 2 },
+        agentTimeout: '30m',
+        ttl: '10m',
+        idle: '5m',
+        maxCycles: 3,
+        lanes: 2,
+        lifecycle: 'poll',
+      },
+    };
+    expect(parseRepoConfig(JSON.stringify(full), 'x')).toEqual(full);
+  });
+
+  it('abcd init writes a config the same schema reads back', async () => {
+    const dir = await tempDir('config-init');
+    const env = isolatedEnv(dir);
+    await git(dir, ['init', '-q'], env);
+    await initRepository({ cwd: dir, env, force: false });
+    const text = await readFile(join(dir, '.abcd/config.json'), 'utf8');
+    expect(text).toBe(renderRepoConfig(DEFAULT_REPO_CONFIG));
+    expect(parseRepoConfig(text, 'x')).toEqual(DEFAULT_REPO_CONFIG);
+  });
+
+  it('abcd init keeps a valid config and refuses, writing nothing, when the existing one has a typo', async () => {
+    const dir = await tempDir('config-init-typo');
+    const env = isolatedEnv(dir);
+    await git(dir, ['init', '-q'], env);
+    await mkdir(join(dir, '.abcd'));
+    await writeFile(join(dir, '.abcd/config.json'), '{"land":{"checks":"npm test"}}');
+    expect(await initRepository({ cwd: dir, env, force: false })).toMatchObject({ kept: ['.abcd/config.json'] });
+    await writeFile(join(dir, '.abcd/config.json'), '{"land":{"check":"npm test"}}');
+    const r = await initRepository({ cwd: dir, env, ci: 'github', force: false }).catch((e) => e);
+    expect(r).toBeInstanceOf(UsageError);
+    expect(r.data).toMatchObject({ key: 'land.check', allowed: ['checks', 'timeout'] });
+    await expect(readFile(join(dir, '.github/workflows/abcd-lanes.yml'))).rejects.toThrow();
+  });
+});
+
+describe('abcd land with a typo in the config', () => {
+  for (const [label, config] of [
+    ['land.check', '{"land":{"check":"false"}}'],
+    ['lnd', '{"lnd":{"checks":"false"}}'],
+  ] as const) {
+    it(`refuses ${label} with exit 2 before enqueueing; main, the queue and the claim's history are untouched`, async () => {
+      const remote = await makeRemote();
+      const s = await makeSession(remote.url, 'typo');
+      await mkdir(join(s.dir, '.abcd'));
+      await writeFile(join(s.dir, '.abcd/config.json'), config);
+      await s.git(['add', '.']);
+      await s.git(['commit', '-q', '-m', 'a config with a typo']);
+      await s.git(['push', '-q', 'origin', 'main']);
+      expect((await s.abcd(['reserve', 'fix-it'])).code).toBe(0);
+      await s.git(['checkout', '-q', '-b', 'work/fix-it']);
+      await s.commit('fix.txt', 'fixed\n');
+      const mainBefore = (await remote.refs()).get('refs/heads/main');
+
+      const r = await s.abcd(['land', 'fix-it', '--json']);
+      expect(r.code, r.stdout + r.stderr).toBe(2);
+      expect(r.json.refusal).toMatchObject({ code: 'usage', data: { key: label, reason: 'unknown-key' } });
+      expect(r.json.refusal.message).toContain(`"${label}"`);
+      const refs = await remote.refs();
+      expect(refs.get('refs/heads/main')).toBe(mainBefore);
+      expect([...refs.keys()].filter((k) => k.startsWith('refs/heads/abcd/queue/'))).toEqual([]);
+      const claimLog = await git(remote.dir, ['log', '--format=%s', 'refs/heads/abcd/claims/local/item/fix-it'], s.env);
+      expect(claimLog).not.toMatch(/enqueue/);
+    }, 120_000);
+  }
+});

@@ -51,7 +51,7 @@ const release = z.union([
     written: z.boolean().describe('false when there was nothing to write: the item had landed, or this session released it already'),
     already: z.boolean().describe('this session had released it already'),
   }),
-  z.object({ ...Ok, item: z.string(), cleared: z.boolean() }).loose().describe('release --force'),
+  z.object({ ...Ok, item: z.string(), claimTip: Oid.nullable(), cleared: z.boolean() }).loose().describe('release --force'),
 ]);
 
 const push = z.object({ ...Ok, item: z.string(), branch: z.string(), head: Oid, tags: z.array(z.string()), claimTip: Oid, gen: z.number().int(), expiresAt: Instant });

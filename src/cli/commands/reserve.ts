@@ -39,7 +39,7 @@ export const reserve: Command = {
 
 
 /** The claim's commit is `claimTip` in every answer (ADR 0030). */
-export function withClaimTip<T extends { tip: string }>(r: T): Omit<T, 'tip'> & { claimTip: string } {
+export function withClaimTip<T extends { tip: string | null }>(r: T): Omit<T, 'tip'> & { claimTip: T['tip'] } {
   const { tip, ...rest } = r;
   return { ...rest, claimTip: tip };
 }

@@ -22,6 +22,8 @@ export interface Output {
   stderr(text: string): void;
   /** Whether stdout is a terminal (tables and colour) or a pipe (plain text). */
   readonly isTTY: boolean;
+  /** The terminal's width in columns, when stdout is one. */
+  columns?(): number | undefined;
 }
 
 export interface Deps {

@@ -7,13 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupTemp, isolatedEnv, tempDir } from './harness/git-env.js';
 import { makeRemote } from './harness/remote.js';
 import { ABCD_BIN, makeSession, type Session } from './harness/session.js';
-
-/** Runs abcd on a pseudo-terminal and returns everything the terminal received. */
-export async function onTty(cwd: string, env: Record<string, string>, args: string[], cols = 120): Promise<{ code: number; screen: string }> {
-  const cmd = `stty rows 40 cols ${cols}; exec ${[process.execPath, ABCD_BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ')}`;
-  const r = await execa('script', ['-qfec', cmd, '/dev/null'], { cwd, env, extendEnv: false, reject: false, timeout: 60_000 });
-  return { code: r.exitCode ?? -1, screen: String(r.stdout) };
-}
+import { onTty } from './harness/tty.js';
 
 describe('wait line', () => {
   let a: Session;

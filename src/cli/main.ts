@@ -21,6 +21,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     stdout: (t: string) => process.stdout.write(t),
     stderr: (t: string) => process.stderr.write(t),
     isTTY: Boolean(process.stdout.isTTY),
+    columns: () => process.stdout.columns || undefined,
   };
   let code = 0;
   const verb = verbOf(own);

@@ -86,6 +86,7 @@ export async function reserve(repo: Repo, input: ReserveInput): Promise<ReserveR
         gen,
         at: now,
         ttl: input.ttlMs ?? (st.kind === 'mine' && entry ? entry.claim.ttl : snap.settings.defaultTtl),
+        since: st.kind === 'mine' && entry ? (entry.claim.since ?? entry.claim.at) : now,
         // Reserving what this session holds renews it: keep what push recorded, and the note.
         ...(st.kind === 'mine' && entry ? pick(entry.claim) : {}),
         // A reopened item keeps where it landed, so releasing it again restores the done mark.

@@ -19,6 +19,8 @@ export interface ClaimView {
   tip: string;
   at: number;
   ageMs: number;
+  /** When the holder took the claim (its first generation by this holder), else its last write. */
+  takenAt: number;
   ttlMs: number;
   expiresAt: number;
   expiresInMs: number;
@@ -119,7 +121,8 @@ export async function status(repo: Repo): Promise<StatusData> {
       gen: c.gen,
       tip: e.tip,
       at: c.at,
-      ageMs: now - c.at,
+      ageMs: now - (c.since ?? c.at),
+      takenAt: c.since ?? c.at,
       ttlMs: c.ttl,
       expiresAt: exp,
       expiresInMs: exp - now,

@@ -47,6 +47,8 @@ describe('status at a terminal', () => {
     const piped = await b.abcd(['status']);
     expect(piped.stdout).not.toContain(ESC);
     expect(piped.stdout).toContain('past the edge of a narrow terminal a note long enough');
+    // A refused record reads as a sentence, not a schema pattern.
+    expect(piped.stdout).toContain('"item" should be a string');
   });
 
   it('--watch redraws the screen only when something changed, and always says when it last read', async () => {

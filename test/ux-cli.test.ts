@@ -1,11 +1,13 @@
 // The CLI's own words (issue 10 items 9 and 11, and polish): --version, per-verb exit codes
 // in --help, unknown verbs, missing positionals, and gate's own exit codes kept apart from
 // its command's.
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupTemp, isolatedEnv, tempDir } from './harness/git-env.js';
-import { ABCD_BIN, runAbcd } from './harness/session.js';
+import { makeRemote, type BareRemote } from './harness/remote.js';
+import { ABCD_BIN, makeSession, runAbcd, type Session } from './harness/session.js';
 
 describe('the command line', () => {
   let dir: string;
@@ -105,5 +107,52 @@ describe('gate exit codes', () => {
     const bad = await abcd(['gate', '--json', '--slots', '0', '--', 'true']);
     expect(bad.code).toBe(125);
     expect(bad.json.refusal).toMatchObject({ code: 'usage', exit: 125 });
+  });
+});
+
+describe('polish', () => {
+  let remote: BareRemote;
+  let s: Session;
+  beforeAll(async () => {
+    remote = await makeRemote();
+    s = await makeSession(remote.url, 'pol');
+  });
+  afterAll(cleanupTemp);
+
+  it('control characters from ABCD_SESSION are never echoed (text or JSON)', async () => {
+    const hostile = 'x\u001b]0;PWNED\u0007y';
+    const text = await s.abcd(['reserve', 'p1'], { env: { ABCD_SESSION: hostile } });
+    const json = await s.abcd(['reserve', 'p1', '--json'], { env: { ABCD_SESSION: hostile } });
+    for (const r of [text, json]) {
+      expect(r.code).toBe(2);
+      expect(r.stdout + r.stderr).not.toContain('PWNED');
+      expect(r.stdout + r.stderr).not.toContain('\u001b');
+    }
+    expect(json.json.refusal.message).toMatch(/ABCD_SESSION is not a session id/);
+  });
+
+  it('a bad user.email is a usage error naming git config user.email, not a bug', async () => {
+    await s.git(['config', 'user.email', `${'a'.repeat(300)}@example.com`]);
+    try {
+      const r = await s.abcd(['reserve', 'p2', '--json']);
+      expect(r.code).toBe(2);
+      expect(r.json.refusal.message).toContain('git config user.email');
+      expect(r.stderr).not.toMatch(/bug in abcd/);
+    } finally {
+      await s.git(['config', 'user.email', 'pol@example.com']);
+    }
+  });
+
+  it('a failing check that printed nothing says so', async () => {
+    await s.git(['checkout', '-q', 'main']);
+    await mkdir(join(s.dir, '.abcd'), { recursive: true });
+    await s.commit('.abcd/config.json', JSON.stringify({ land: { checks: 'exit 3' } }));
+    await s.git(['push', '-q', 'origin', 'main']);
+    expect((await s.abcd(['reserve', 'quiet'])).code).toBe(0);
+    await s.git(['checkout', '-q', '-b', 'work/quiet']);
+    await s.commit('q.txt', 'q\n');
+    const r = await s.abcd(['land', 'quiet', '--json']);
+    expect(r.json.refusal).toMatchObject({ code: 'check-failed', exit: 3 });
+    expect(r.json.refusal.message).toContain('It printed nothing');
   });
 });

@@ -73,7 +73,7 @@ function describeIssue(i: z.core.$ZodIssue): string {
   const field = i.path.length ? `"${i.path.join('.')}"` : 'the record';
   switch (i.code) {
     case 'invalid_type':
-      return i.input === undefined ? `${field} is missing` : `${field} should be ${i.expected === 'object' ? 'an object' : `a ${i.expected}`}`;
+      return /received undefined/.test(i.message) ? `${field} is missing` : `${field} should be ${i.expected === 'object' ? 'an object' : `a ${i.expected}`}`;
     case 'invalid_format':
       return i.format === 'regex' ? `${field} holds characters or a form it may not (control characters, a bad id)` : `${field} is not a valid ${i.format}`;
     case 'too_big':

@@ -2,10 +2,11 @@
 // in --help, unknown verbs, missing positionals, and gate's own exit codes kept apart from
 // its command's.
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupTemp, isolatedEnv, tempDir } from './harness/git-env.js';
+import { startHttpGitServer } from './harness/http-server.js';
 import { makeRemote, type BareRemote } from './harness/remote.js';
 import { ABCD_BIN, makeSession, runAbcd, type Session } from './harness/session.js';
 
@@ -154,5 +155,22 @@ describe('polish', () => {
     const r = await s.abcd(['land', 'quiet', '--json']);
     expect(r.json.refusal).toMatchObject({ code: 'check-failed', exit: 3 });
     expect(r.json.refusal.message).toContain('It printed nothing');
+  });
+
+  it('a remote asking for credentials git does not have says so, not "refused the credentials git offered"', async () => {
+    const server = await startHttpGitServer({ root: dirname(remote.dir), auth: { user: 'x-access-token', password: 'right' } });
+    try {
+      await s.git(['remote', 'set-url', 'origin', server.url('remote.git')]);
+      const none = await s.abcd(['status', '--json']);
+      expect(none.json.refusal).toMatchObject({ code: 'unsafe-environment', data: { offered: false } });
+      expect(none.json.refusal.message).toContain('git had none to offer');
+      await s.git(['remote', 'set-url', 'origin', server.url('remote.git').replace('http://', 'http://x-access-token:wrong@')]);
+      const wrong = await s.abcd(['status', '--json']);
+      expect(wrong.json.refusal.code).toBe('unsafe-environment');
+      expect(wrong.json.refusal.message).toContain('refused the credentials git offered');
+    } finally {
+      await s.git(['remote', 'set-url', 'origin', remote.url]);
+      await server.stop();
+    }
   });
 });

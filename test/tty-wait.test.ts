@@ -1,6 +1,7 @@
 // The live wait line (issue 10 item 5): on a terminal a waiting verb shows one line, redrawn
 // in place, saying what it waits on and the time left; nothing on a pipe or with --json.
 // A real pseudo-terminal: script(1), sized with stty (a 0-row terminal shows nothing).
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -56,5 +57,29 @@ describe('wait line', () => {
       holder.kill('SIGKILL');
       await holder;
     }
+  });
+
+  it("land's wait in the queue names the entry ahead and the time left", async () => {
+    const remote = await makeRemote();
+    const [slow, quick] = await Promise.all([makeSession(remote.url, 'slow'), makeSession(remote.url, 'quick')]);
+    await mkdir(join(slow.dir, '.abcd'), { recursive: true });
+    await slow.commit('.abcd/config.json', JSON.stringify({ land: { checks: 'sleep "${CHECK_SLEEP:-0}"' } }));
+    await slow.git(['push', '-q', 'origin', 'main']);
+    for (const [s, item] of [[slow, 'slow-item'], [quick, 'quick-item']] as const) {
+      expect((await s.abcd(['reserve', item])).code).toBe(0);
+      await s.git(['fetch', '-q', 'origin']);
+      await s.git(['checkout', '-q', '-b', `work/${item}`, 'origin/main']);
+      await s.commit(`${item}.txt`, `${item}\n`);
+    }
+    const first = slow.abcd(['land', 'slow-item', '--json'], { env: { CHECK_SLEEP: '8' } });
+    // The slow land must be in the queue before the quick one enqueues.
+    for (let i = 0; i < 300; i++) {
+      if ([...(await remote.refs()).keys()].some((k) => k.endsWith('/queue/local/item/slow-item'))) break;
+      await new Promise((res) => setTimeout(res, 100));
+    }
+    const r = await onTty(quick.dir, quick.env, ['land', 'quick-item', '--wait', '60s']);
+    expect(r.code, r.screen).toBe(0);
+    expect(r.screen).toMatch(/waiting behind slow-item \(1 ahead\) to land quick-item, [\d.]+m?s? left/);
+    expect((await first).code).toBe(0);
   });
 });

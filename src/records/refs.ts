@@ -5,7 +5,7 @@ export const RECORD_PREFIX = 'refs/heads/abcd/';
 /** The file inside each record commit's tree. */
 export const RECORD_FILE = 'record.json';
 
-export type RecordKind = 'claim' | 'settings' | 'queue' | 'pending' | 'lane' | 'steer' | 'receipt';
+export type RecordKind = 'claim' | 'settings' | 'queue' | 'pending' | 'lane' | 'steer' | 'receipt' | 'announce';
 
 export function claimRef(item: ItemKey): string {
   return `${RECORD_PREFIX}claims/${item.source}/${item.kind}/${item.id}`;
@@ -37,6 +37,11 @@ export function receiptRef(item: ItemKey): string {
 
 export const SETTINGS_REF = `${RECORD_PREFIX}settings`;
 
+/** A session's announcement; `key` from announceKey() in records/announce.ts. */
+export function announceRef(key: string): string {
+  return `${RECORD_PREFIX}announce/${key}`;
+}
+
 /** Where a remote's records are mirrored in the local repository. */
 export function cachePrefix(remote: string): string {
   return `refs/abcd-cache/${remote}/`;
@@ -51,6 +56,7 @@ export function classifyRef(ref: string): { kind: RecordKind; item?: ItemKey; id
   if (!ref.startsWith(RECORD_PREFIX)) return undefined;
   const parts = ref.slice(RECORD_PREFIX.length).split('/');
   if (parts.length === 1 && parts[0] === 'settings') return { kind: 'settings' };
+  if (parts.length === 2 && parts[0] === 'announce' && parts[1]) return { kind: 'announce' };
   const [head, source, kind, id] = parts;
   if (parts.length === 4 && source && kind && id && (head === 'claims' || head === 'queue' || head === 'pending')) {
     return { kind: head === 'claims' ? 'claim' : head, item: { source, kind, id } };

@@ -4,6 +4,7 @@ import { formatItem, shortItem, type ItemKey } from '../records/item.js';
 import { formatDuration, formatInstant } from '../time/duration.js';
 import { classifyRef, isRefSafe, itemOfRef, SETTINGS_REF } from '../records/refs.js';
 import { decodeQueue, type QueueRecord } from '../records/queue.js';
+import { decodeAnnounce, type AnnounceRecord } from '../records/announce.js';
 import { DEFAULT_SETTINGS, decodeSettings, pickSettings, type Settings, type SettingsRecord } from '../records/settings.js';
 import { applySettingsTrust, type SettingsTrust } from './settings-trust.js';
 import { RecordInvalid, isRefusal, type Refusal } from '../refusals.js';
@@ -27,6 +28,12 @@ export interface QueueEntry {
   item: string;
   tip: string;
   entry: QueueRecord;
+}
+
+export interface AnnounceEntry {
+  ref: string;
+  tip: string;
+  record: AnnounceRecord;
 }
 
 export interface PendingEntry {
@@ -70,6 +77,7 @@ export interface Snapshot {
   readAt: number;
   claims: Map<string, ClaimEntry>;
   queue: Map<string, QueueEntry>;
+  announcements: Map<string, AnnounceEntry>;
   settings: Settings;
   /** The generation in force: the remote's tip, or the last validly signed one (ADR 0019). */
   settingsEntry?: { tip: string; record: SettingsRecord };
@@ -106,6 +114,7 @@ export function decodeSnapshot(raws: readonly RawRecord[], readAt: number): Snap
     readAt,
     claims: new Map(),
     queue: new Map(),
+    announcements: new Map(),
     settings: { ...DEFAULT_SETTINGS },
     refused: new Map(),
     pending: new Map(),
@@ -139,6 +148,8 @@ export function decodeSnapshot(raws: readonly RawRecord[], readAt: number): Snap
       } else if (kind.kind === 'queue') {
         const entry = checkItemRecord(raw.ref, kind.item, decodeQueue(raw.ref, blobOf(raw)), readAt);
         snap.queue.set(raw.ref, { ref: raw.ref, item: itemOfRef(raw.ref) ?? entry.item, tip: raw.tip, entry });
+      } else if (kind.kind === 'announce') {
+        snap.announcements.set(raw.ref, { ref: raw.ref, tip: raw.tip, record: decodeAnnounce(raw.ref, blobOf(raw)) });
       } else if (kind.kind === 'pending' || kind.kind === 'lane') {
         decodeLaneRecord(raw, kind.kind, snap, kind.item);
       } else if (kind.kind === 'steer' && kind.item) {

@@ -20,6 +20,8 @@ export interface ClaimView {
   tip: string;
   at: number;
   ageMs: number;
+  /** When the holder took the claim (its first generation by this holder), else its last write. */
+  takenAt: number;
   ttlMs: number;
   expiresAt: number;
   expiresInMs: number;
@@ -56,12 +58,25 @@ export interface QueueView {
   skipped?: SkippedEntry;
 }
 
+export interface AnnouncementView {
+  session: string;
+  ref: string;
+  state: string;
+  item: string | null;
+  text: string;
+  at: number;
+  expiresAt: number;
+  mine: boolean;
+}
+
 export interface StatusData {
   remote: string;
   readAt: number;
   session: string;
   claims: ClaimView[];
   queue: QueueView[];
+  /** Live announcements, newest first (expired ones are not shown, and pruned later). */
+  announcements: AnnouncementView[];
   settings: Settings;
   /** Whether settings count only when the person signed them (unprotected without a list). */
   settingsTrust: SettingsTrust;
@@ -116,7 +131,8 @@ export async function status(repo: Repo): Promise<StatusData> {
       gen: c.gen,
       tip: e.tip,
       at: c.at,
-      ageMs: now - c.at,
+      ageMs: now - (c.since ?? c.at),
+      takenAt: c.since ?? c.at,
       ttlMs: c.ttl,
       expiresAt: exp,
       expiresInMs: exp - now,
@@ -148,12 +164,27 @@ export async function status(repo: Repo): Promise<StatusData> {
     alive: entryState(q, snap, now) === 'alive',
     ...(entryState(q, snap, now) === 'unreadable' ? { skipped: skippedOf(q, snap) } : {}),
   }));
+  const announcements = [...snap.announcements.values()]
+    .filter((a) => !pruned.has(a.ref) && now < a.record.at + a.record.ttl)
+    .map((a) => ({
+      session: formatHolder(a.record.holder),
+      ref: a.ref,
+      state: a.record.state,
+      // Shown as the CLI takes it: a local item by its slug.
+      item: a.record.item?.replace(/^local:item:/, '') ?? null,
+      text: a.record.text,
+      at: a.record.at,
+      expiresAt: a.record.at + a.record.ttl,
+      mine: sameSession(a.record.holder, repo.me),
+    }))
+    .sort((a, b) => b.at - a.at);
   return {
     remote: repo.store.remote,
     readAt: snap.readAt,
     session: formatHolder(repo.me),
     claims,
     queue,
+    announcements,
     settings: snap.settings,
     settingsTrust: snap.settingsTrust ?? { protected: false, signers: '' },
     refused,

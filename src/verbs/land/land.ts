@@ -15,7 +15,7 @@ import { refusePush, workBranchUpdate, type RecordWrite } from '../claim-write.j
 import { turnOf, type SkippedEntry } from './queue-order.js';
 import { entryGone, interrupted, leaveQueueAfter, waitForTurn } from './turn.js';
 import { pruneQueue } from './prune-queue.js';
-import { readWithMain, resolveLandTarget } from './target.js';
+import { readWithMain, refuseNothingToLand, resolveLandTarget } from './target.js';
 import { integrate, integrationStart, withWorktree } from './worktree.js';
 
 export interface LandInput {
@@ -72,6 +72,7 @@ export async function land(repo: Repo, input: LandInput, gate: GateRunner): Prom
   const target = await resolveLandTarget(repo, input.branch);
   const snap = await readWithMain(repo, target);
   const held = await requireMineOnBranch(repo, snap, { ref, item, branch: target.branch });
+  await refuseNothingToLand(repo, target, item);
   // A config the schema refuses (a typo) refuses the land here, before anything is enqueued.
   await readLandConfig(repo.git, await target.mainTip(), (t) => parseDuration(t, 'land.timeout'));
   const refusedEntry = snap.refused.get(qref);

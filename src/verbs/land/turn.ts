@@ -49,6 +49,7 @@ export async function waitForTurn(
     if (turn.kind === 'gone') throw entryGone(o.item, o.qref);
     if (now >= o.deadline) throw waitedTooLong(o.item, turn.ahead, turn.position, now - o.started);
     const poll = turn.position === 1 ? NEXT_IN_LINE_POLL_MS : QUEUE_POLL_MS;
+    repo.deps.progress?.(`waiting behind ${turn.ahead.item} (${turn.position} ahead) to land ${o.item}, ${formatDuration(o.deadline - now)} left`);
     await clock.sleep(Math.min(poll, o.deadline - now), o.keeper.signal);
   }
 }

@@ -20,7 +20,7 @@ describe('abcd steer', () => {
     const r = await s.abcd(['steer', 'page', '--from-file', 'notes.md', '--json']);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.json).toMatchObject({ ok: true, item: 'page', author: expect.stringMatching(/^person@example\.com\/.+\/person$/) });
-    expect(r.json.heldBy).toBeUndefined();
+    expect(r.json.heldBy).toBeNull();
     const ref = `refs/heads/abcd/steer/local/item/page/${r.json.id}`;
     expect(r.json.ref).toBe(ref);
     expect(await refsUnder(remote, 'refs/heads/abcd/')).toEqual([ref]);
@@ -30,7 +30,7 @@ describe('abcd steer', () => {
       id: r.json.id,
       item: 'local:item:page',
       author: { person: 'person@example.com', session: 'person' },
-      at: r.json.at,
+      at: Date.parse(r.json.at),
       text: 'line one\nline two',
     });
     const text = await s.abcd(['steer', 'page', 'plain words']);

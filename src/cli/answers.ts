@@ -151,6 +151,18 @@ const announce = z.object({
   ttlMs: Ms,
 });
 
+const steer = z.object({
+  ...Ok,
+  item: z.string(),
+  id: z.string(),
+  ref: z.string(),
+  tip: z.string(),
+  author: z.string(),
+  at: Instant,
+  heldBy: z.string().nullable(),
+  as: z.enum(['amendment', 'context']).nullable(),
+});
+
 /** Each verb's success answer. Verbs the person runs by hand are described loosely. */
 export const ANSWERS: Record<string, z.ZodType> = {
   reserve,
@@ -161,6 +173,7 @@ export const ANSWERS: Record<string, z.ZodType> = {
   status,
   announce,
   gate,
+  steer,
   build: z.object(Ok).loose(),
   drain: z.object(Ok).loose(),
   items: z.object(Ok).loose(),

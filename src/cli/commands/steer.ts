@@ -1,10 +1,14 @@
 import type { Command } from '../command.js';
 import { itemArg } from '../args.js';
+import { jsonInstant } from '../render.js';
 import { UsageError } from '../../refusals.js';
 
 export const steer: Command = {
   command: 'steer <item> [text]',
   describe: 'ask the lane working on an item to absorb an update (delivered to its agent in flight, or to the next cycle)',
+  refusals: ['usage', 'remote-unavailable', 'record-invalid', 'record-too-new', 'git-failed'],
+  usesRemote: true,
+  agentUse: 'ask the lane building an item to take an update in flight',
   examples: [
     ['abcd steer fix-login "also cover the logout path"', 'the lane on fix-login gets it in its mailbox on its next poll'],
     ['abcd steer fix-login --from-file notes.md', 'the text of a file, several lines'],
@@ -32,6 +36,7 @@ export const steer: Command = {
     const r = await verb.steer(await openRepo(deps), { item, text });
     const as = r.as === 'context' ? ' as context (you are neither its person nor in lanes.requesters: information, not an instruction)' : r.as ? ' as an amendment' : '';
     const where = r.heldBy ? `the lane of ${r.heldBy} gets it on its next poll${as}` : 'no lane holds it now: the next build or drain of it gets it';
-    return { json: { ...r }, text: `steer ${r.id} recorded for ${r.item}; ${where}` };
+    const json = { ...r, at: jsonInstant(r.at), heldBy: r.heldBy ?? null, as: r.as ?? null };
+    return { json, text: `steer ${r.id} recorded for ${r.item}; ${where}` };
   },
 };

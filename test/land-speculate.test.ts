@@ -11,8 +11,12 @@ import { makeSession, type AbcdRun, type Session } from './harness/session.js';
 const ITEMS = ['item-0', 'item-1', 'item-2', 'item-3', 'item-4'];
 // Each check appends what it saw: item, HEAD, HEAD's tree, HEAD's parent, its exit code.
 const RECORD = 'echo "$ABCD_LAND_ITEM $(git rev-parse HEAD "HEAD^{tree}" "HEAD^" | tr "\\n" " ")$r" >> "$CHECK_LOG"';
-// A check long enough that the entries behind start theirs while it runs.
-const CHECK = `r=0; if [ -f slow.txt ]; then touch "$CHECK_LOG.slow"; sleep 5; fi; sleep 2; test ! -f bad.txt || r=7; ${RECORD}; exit $r`;
+// Every check holds until all five entries are queued (the test then writes the go file), so
+// however slowly a loaded machine starts the lands, the entries behind test while those ahead
+// are still queued: on a stack.
+const CHECK =
+  'while [ ! -f "$CHECK_LOG.go" ]; do sleep 0.1; done; ' +
+  `r=0; if [ -f slow.txt ]; then touch "$CHECK_LOG.slow"; sleep 5; fi; sleep 1; test ! -f bad.txt || r=7; ${RECORD}; exit $r`;
 
 interface Seen {
   item: string;
@@ -57,6 +61,7 @@ async function landStack(r: { remote: BareRemote; machine: string; log: string }
     const entry = `refs/heads/abcd/queue/local/item/${ITEMS[i]}`;
     for (let k = 0; k < 1200 && !(await r.remote.refs()).has(entry); k++) await new Promise((res) => setTimeout(res, 50));
   }
+  await writeFile(`${r.log}.go`, '');
   const [done] = await Promise.all([Promise.all(runs), during?.()]);
   const seen: Seen[] = (await readFile(r.log, 'utf8'))
     .trim()
@@ -127,6 +132,8 @@ describe('land with land.speculate', () => {
     const landed = await landedOnMain(r, sessions[0]!.env);
     expect(landed.map((l) => l[3])).toEqual(['item-0:', 'item-1:', 'item-3:', 'item-4:']);
     expectTestedAsLanded(landed, seen, runs);
+    expect(runs.filter((x) => x.code === 0).some((x) => x.json.speculation?.position > 0)).toBe(true);
+    // The fenced entry's branch is the new holder's business now: left as it was.
     expect((await r.remote.refs()).has('refs/heads/work/item-2')).toBe(true);
   }, 480_000);
 });

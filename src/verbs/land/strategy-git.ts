@@ -214,6 +214,10 @@ async function testInTurn(
 /** Waits until main's tip is the parent this entry was tested on, or says why it never will be. */
 async function awaitParent({ repo, target, keeper, item, deadline, started }: LandContext, q: Queued, stack: Stack) {
   const { clock } = repo.deps;
+  // A read can catch another land's atomic push half-applied (git advertises refs one by one):
+  // its entry gone and main not yet moved, or the reverse. A verdict that costs a re-test is
+  // acted on only when the next read says it again.
+  let suspect: string | undefined;
   for (;;) {
     if (keeper.interrupted) throw interrupted(item);
     if (keeper.stoppedBy) throw keeper.stoppedBy;
@@ -225,8 +229,9 @@ async function awaitParent({ repo, target, keeper, item, deadline, started }: La
     for (const s of skipped) q.skipped.set(s.ref, s);
     if (dead.length) await pruneQueue(repo, dead);
     const verdict = judgeStack(stack, await target.mainTip(), ahead);
-    if (verdict !== 'wait') return verdict;
-    if (now >= deadline) throw waitedTooLong(item, ahead[0]!, ahead.length, now - started);
+    if (verdict === 'land' || (verdict !== 'wait' && suspect === verdict)) return verdict;
+    suspect = verdict === 'wait' ? undefined : verdict;
+    if (verdict === 'wait' && now >= deadline) throw waitedTooLong(item, ahead[0]!, ahead.length, now - started);
     await clock.sleep(Math.min(PARENT_POLL_MS, deadline - now), keeper.signal);
   }
 }

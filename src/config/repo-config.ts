@@ -19,6 +19,11 @@ export const LandSectionSchema = z.strictObject({
   checks: z.union([z.string(), z.array(z.string())]).optional(),
   /** How long one check may run (default 30m). */
   timeout: Duration.optional(),
+  /**
+   * How many queue entries are tested at once, each on top of the ones ahead (default 1: only
+   * the head, on main's tip). Deeper lands more per check time and wastes tests on failures.
+   */
+  speculate: z.number().int().min(1).max(16).optional(),
 });
 
 export const LanesSectionSchema = z.strictObject({

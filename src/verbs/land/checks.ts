@@ -12,6 +12,8 @@ const OUTPUT_TAIL_CHARS = 4000;
 export interface LandConfig {
   checks: string[];
   timeoutMs: number;
+  /** How many queue entries are tested at once, each on the ones ahead of it (1: only the head). */
+  speculate: number;
 }
 
 /**
@@ -24,6 +26,7 @@ export async function readLandConfig(git: Git, mainTip: string, parseDuration: (
   return {
     checks: (Array.isArray(c) ? c : c ? [c] : []).filter((x) => x.trim() !== ''),
     timeoutMs: land?.timeout ? parseDuration(land.timeout) : DEFAULT_CHECK_TIMEOUT_MS,
+    speculate: land?.speculate ?? 1,
   };
 }
 

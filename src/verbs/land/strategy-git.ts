@@ -40,12 +40,17 @@ type Tested =
   | { kind: 'tested'; tip: string; checks: CheckRun[]; stack: Stack; failed?: CheckFailed }
   | { kind: 'again' | 'alone' };
 
+// How long a land that gives up may spend taking its entry out of the queue (one small push).
+const LEAVE_QUEUE_BUDGET_MS = 3000;
+
 export const gitStrategy: LandStrategy<Queued> = {
   enter: enqueue,
   land: landInTurn,
-  async undo({ keeper }, q, e) {
+  async undo({ repo, keeper }, q, e) {
     // However a land ends without landing (conflict, failing check, deadline, re-tests used up),
     // its entry leaves the queue: a live claim would otherwise keep a dead entry at the front.
+    // Leaving is cleanup, not waiting: it gets a short budget of its own even past --wait.
+    repo.limitNetworkTo(repo.deps.clock.now() + LEAVE_QUEUE_BUDGET_MS);
     if (!keeper.fenced && !(e instanceof Fenced)) await leaveQueueAfter(e, keeper, q.qref, q.myEntryTip);
     // Fenced: the claim is another session's now, and so is what becomes of the entry.
     else if (isRefusal(e)) e.data.leftQueue = false;

@@ -35,7 +35,7 @@ describe('the repository config schema', () => {
     const r = refusalOf('{"lnd":{"checks":"npm test"}}');
     expect(r.data).toMatchObject({ key: 'lnd', reason: 'unknown-key', allowed: ['land', 'lanes'] });
     expect(refusalOf('{"lanes":{"agnet":"x"}}').data).toMatchObject({ key: 'lanes.agnet', allowed: expect.arrayContaining(['agent', 'sandbox', 'env']) });
-    expect(refusalOf('{"lanes":{"steer":{"mx":2}}}').data).toMatchObject({ key: 'lanes.steer.mx', allowed: ['max'] });
+    expect(refusalOf('{"lanes":{"steer":{"mx":2}}}').data).toMatchObject({ key: 'lanes.steer.mx', allowed: ['max', 'poll'] });
   });
 
   it('refuses wrong types and values, naming the key', () => {

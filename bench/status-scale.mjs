@@ -4,7 +4,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
-  abcd, BUILD, cloneFor, fastImportClaims, git, makeRemote, mark, median, ms, NODE, objectCount, RAW_SPEC, ratio, run, sandbox,
+  abcd, BUILD, cloneFor, fastImportClaims, git, makeRemote, mark, median, ms, NODE, objectCount, RAW_SPEC, ratio, run, sandbox, target,
   table,
 } from './lib.mjs';
 
@@ -23,7 +23,7 @@ export async function benchStatusScale() {
     const t0 = Date.now();
     fastImportClaims(bare, size.n, env);
     const built = Date.now() - t0;
-    const t = { cold: { abcd: [], raw: [] }, warm: { abcd: [], raw: [] } };
+    const t = { cold: { abcd: [], raw: [] }, warm: { abcd: [], raw: [] }, node: [] };
     let warmFetched = 0;
     for (let rep = 0; rep < size.cold; rep++) {
       const mine = cloneFor(bare, join(root, `abcd-${rep}`), env);
@@ -43,6 +43,7 @@ export async function benchStatusScale() {
         t.warm.abcd.push(status());
         warmFetched += objectCount(mine, env) - before;
         t.warm.raw.push(fetch());
+        t.node.push(run(NODE, ['-e', '0'], { env }).ms);
       }
       if (size.n === 10000 && rep === size.cold - 1) breakdown = await whereTimeGoes(mine, env, root, median(t.warm.abcd));
       rmSync(mine, { recursive: true, force: true });
@@ -60,6 +61,10 @@ export async function benchStatusScale() {
         ratio(a, r),
         goal ? `< ${ms(goal)}: ${mark(a < goal)}${r >= goal ? ' (raw git alone misses it)' : ''}` : '',
       ]);
+    }
+    if (size.n === 1000) {
+      const n = median(t.node);
+      target('status, 1,000 records, warm', median(t.warm.abcd), 'raw fetch + `node -e 0`', median(t.warm.raw) + n, 2);
     }
     out.push(`${size.n} records built with one \`git fast-import\` + \`pack-refs\` in ${ms(built)}; ` +
       `objects fetched by the warm runs: ${warmFetched} ${mark(warmFetched === 0)}.`);
@@ -126,7 +131,7 @@ async function decodeTime(clone, env) {
   const { Git } = await dist('remote/git.js');
   const { RecordStore } = await dist('remote/record-store.js');
   const { decodeSnapshot } = await dist('verbs/snapshot.js');
-  const store = new RecordStore(new Git(clone, env), 'origin', 30_000, async () => {});
+  const store = new RecordStore(new Git(clone, env), 'origin', () => ({ ms: 30_000 }), async () => {});
   const raws = await store.readCached();
   const times = [0, 1, 2].map(() => {
     const t0 = performance.now();

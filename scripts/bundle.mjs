@@ -3,11 +3,12 @@
 // declaration, loaded only when the fast path hands over; each lazily imported verb is a
 // chunk of its own with its own dependencies. Loading a few files instead of hundreds of small
 // ESM modules is most of abcd's start-up cost (ADR 0011; figures in bench/).
-import { rm } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { build } from 'rolldown';
 
 const dist = new URL('../dist/', import.meta.url).pathname;
 await rm(`${dist}bundle`, { recursive: true, force: true });
+await rm(`${dist}bundle-maps`, { recursive: true, force: true });
 await build({
   input: { abcd: `${dist}cli/fast-path.js`, main: `${dist}cli/main.js` },
   platform: 'node',
@@ -16,3 +17,14 @@ await build({
   // stacks abcd's own names and lines back (bin/abcd turns them on for --debug only).
   output: { dir: `${dist}bundle`, format: 'esm', chunkFileNames: '[name]-[hash].js', minify: true, sourcemap: true },
 });
+
+// The maps live beside the bundle, not in it: the package ships dist/bundle only (an installed
+// abcd's --debug stack then names minified functions; a checkout's names abcd's sources).
+await mkdir(`${dist}bundle-maps`);
+for (const f of await readdir(`${dist}bundle`)) {
+  if (!f.endsWith('.js.map')) continue;
+  await rename(`${dist}bundle/${f}`, `${dist}bundle-maps/${f}`);
+  const js = `${dist}bundle/${f.slice(0, -'.map'.length)}`;
+  const text = await readFile(js, 'utf8');
+  await writeFile(js, text.replace(/\/\/# sourceMappingURL=(\S+)\s*$/, (_m, url) => `//# sourceMappingURL=../bundle-maps/${url}\n`));
+}

@@ -17,6 +17,11 @@ export interface PushGuard {
   env: Record<string, string>;
   /** The hook stopped the push: the remote's records differ from the cache beyond the slack. */
   declined(): boolean;
+  /**
+   * The hook ran: the advertisement arrived. A push whose hook never ran sent nothing (git runs
+   * pre-push before it sends any command or object), so its outcome is "unchanged".
+   */
+  ran(): boolean;
   cleanup(): Promise<void>;
 }
 
@@ -63,6 +68,7 @@ export async function makePushGuard(dir: string, rule: GuardRule): Promise<PushG
   const cachedFile = join(home, 'cached');
   const trace = join(home, 'trace');
   const declinedFile = join(home, 'declined');
+  const ranFile = join(home, 'ran');
   const lines = [...rule.cached].map(([ref, oid]) => `${oid} ${ref}\n`).join('');
   await writeFile(cachedFile, lines || '0 -\n');
   const set = (name: string, refs: readonly string[]) => `BEGIN { ${refs.map((r) => `${name}[${awkString(r)}] = 1;`).join(' ')} }`;
@@ -70,6 +76,7 @@ export async function makePushGuard(dir: string, rule: GuardRule): Promise<PushG
   await writeFile(join(home, 'guard.awk'), program);
   const hook =
     '#!/bin/sh\n' +
+    `: > ${shellQuote(ranFile)}\n` +
     `awk -v prefix=${shellQuote(rule.prefix)} -v slack=${rule.slack} -f ${shellQuote(join(home, 'guard.awk'))} ` +
     `${shellQuote(cachedFile)} ${shellQuote(trace)} && exit 0\n` +
     `: > ${shellQuote(declinedFile)}\nexit 1\n`;
@@ -85,6 +92,7 @@ export async function makePushGuard(dir: string, rule: GuardRule): Promise<PushG
     args: ['-c', `core.hooksPath=${hooks}`],
     env: { GIT_TRACE_PACKET: trace },
     declined: () => existsSync(declinedFile),
+    ran: () => existsSync(ranFile),
     cleanup,
   };
 }

@@ -149,6 +149,7 @@ export class RecordStore {
     // The guard stopped it before anything was sent: the caller reads the records and decides again.
     if (opts.guard?.declined()) return { ok: false, rejected: [], remoteTips: new Map(), declined: true };
     const porcelain = parsePushPorcelain(r.stdout.toString());
+    if (opts.guard && !opts.guard.ran() && porcelain.length === 0) throw this.unreachable('push to', r, 'unchanged');
     const rejected = porcelain.filter(isRejected);
     const storeFailure = cannotStore(r.stderr, rejected.map((p) => p.reason ?? p.summary));
     if (porcelain.length === 0 && !r.timedOut && failedBeforeSending(r.stderr)) throw this.unreachable('push to', r, 'unchanged');

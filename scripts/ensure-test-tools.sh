@@ -7,8 +7,12 @@ command -v git >/dev/null || need+=(git)
 # Signed settings (test/settings-signing.test.ts): real ssh and OpenPGP keys.
 command -v ssh-keygen >/dev/null || need+=(openssh-client)
 command -v gpg >/dev/null || need+=(gnupg)
+# Lanes run their agents under bubblewrap; the lane tests use the real thing.
+command -v bwrap >/dev/null || need+=(bubblewrap)
 # test/partition.test.ts builds network namespaces with ip (it skips, saying why, where it cannot).
 command -v ip >/dev/null || need+=(iproute2)
+# test/clock-skew.test.ts runs a session under libfaketime (Debian package faketime).
+[ -e /usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1 ] || command -v faketime >/dev/null || need+=(faketime)
 if [ -f scripts/ensure-gh.sh ]; then bash scripts/ensure-gh.sh; fi
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq "${need[@]}"; else echo "missing: ${need[*]} (install them)"; exit 1; fi

@@ -45,6 +45,18 @@ export class TakeoverTooSoon extends Refusal {
   readonly exit = 3;
 }
 
+/** The item's work has landed (claim state done); reserving it again needs --reopen. */
+export class Landed extends Refusal {
+  readonly code = 'landed';
+  readonly exit = 3;
+}
+
+/** The work branch has no commits beyond main: there is nothing to land. */
+export class NothingToLand extends Refusal {
+  readonly code = 'nothing-to-land';
+  readonly exit = 3;
+}
+
 /** A rebase or merge that cannot be done without a person. */
 export class Conflict extends Refusal {
   readonly code = 'conflict';
@@ -118,6 +130,12 @@ export class UnsafeEnvironment extends Refusal {
   readonly exit = 7;
 }
 
+/** This computer's clock disagrees with the record writers' past the bound: no clock-based act (ADR 0017). */
+export class ClockSkewed extends Refusal {
+  readonly code = 'clock-skewed';
+  readonly exit = 7;
+}
+
 /** Stopped by a signal (SIGINT, SIGTERM) after undoing what it could; 130 as shells report it. */
 export class Interrupted extends Refusal {
   readonly code = 'interrupted';
@@ -163,4 +181,10 @@ export class GitFailed extends Refusal {
 
 export function isRefusal(e: unknown): e is Refusal {
   return e instanceof Refusal;
+}
+
+/** A follow-up request from a session the lane does not take requests from (lanes.requesters). */
+export class NotRequester extends Refusal {
+  readonly code = 'not-requester';
+  readonly exit = 3;
 }

@@ -99,6 +99,16 @@ describe('land', () => {
     expect(await r.remote.refs()).toEqual(before);
   }, 120_000);
 
+  it('a check that runs past --wait still lands: the deadline bounds the waits, not the test or the landing push', async () => {
+    const r = await landRemote('sleep 4');
+    const s = await sessionOn(r, 'eve');
+    await workOn(s, 'slow', 'slow.txt', 'takes a while to test\n');
+    const run = await s.abcd(['land', 'slow', '--json', '--wait', '2s']);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.json.waitedMs).toBeGreaterThan(2000);
+    expect((await r.remote.refs()).get(MAIN)).toBe(run.json.tip);
+  }, 120_000);
+
   it('a failing check lands nothing, names the check and its exit code, and the queue moves on', async () => {
     const r = await landRemote('test ! -f bad.txt || exit 7');
     const [a, b] = await Promise.all([sessionOn(r, 'cat'), sessionOn(r, 'dan')]);
@@ -127,6 +137,14 @@ describe('land', () => {
     await writeRawRecord(r.remote.dir, 'refs/heads/abcd/queue/local/item/ghost', JSON.stringify({
       abcd: 'queue', v: 1, item: 'local:item:ghost', holder: ghost, branch: 'work/ghost', head: 'a'.repeat(40), main: 'main', strategy: 'rebase', at: long,
     }));
+    // A clock that is never measured cannot tell an hour-old claim from a clock an hour fast: the
+    // entry is deleted once this clone measured its clock (another session's claim appearing
+    // between two of its reads) and watched the ghost's claim for the takeover delay.
+    expect((await b.abcd(['settings', 'takeover-delay', '500ms'])).code).toBe(0);
+    expect((await b.abcd(['status', '--json'])).code).toBe(0);
+    expect((await (await sessionOn(r, 'eli')).abcd(['reserve', 'elsewhere'])).code).toBe(0);
+    await new Promise((res) => setTimeout(res, 600));
+    expect((await b.abcd(['status', '--json'])).code).toBe(0);
     await workOn(b, 'alive', 'alive.txt', 'x\n');
     const t0 = Date.now();
     const run = await b.abcd(['land', 'alive', '--json', '--wait', '30s']);
@@ -204,5 +222,125 @@ describe('land', () => {
     expect((await s.git(['worktree', 'list'])).split('\n')).toHaveLength(1);
     expect(() => process.kill(checkPid, 0)).toThrow();
   }, 120_000);
-});
 
+  it('a queue entry whose claim is unreadable or newer is skipped and reported, never waited on or deleted', async () => {
+    const r = await landRemote('true');
+    const b = await sessionOn(r, 'uma');
+    const other = { person: 'new@example.com', host: 'h', session: 'newer' };
+    const early = Date.now() - 60_000;
+    const entry = (id: string) => JSON.stringify({
+      abcd: 'queue', v: 1, item: `local:item:${id}`, holder: other, branch: `work/${id}`, head: 'b'.repeat(40), main: 'main', strategy: 'rebase', at: early,
+    });
+    await writeRawRecord(r.remote.dir, 'refs/heads/abcd/claims/local/item/corrupt', '{"abcd": "claim", not json');
+    await writeRawRecord(r.remote.dir, 'refs/heads/abcd/queue/local/item/corrupt', entry('corrupt'));
+    await writeRawRecord(r.remote.dir, 'refs/heads/abcd/claims/local/item/newer', JSON.stringify({ abcd: 'claim', v: 99, item: 'local:item:newer' }));
+    await writeRawRecord(r.remote.dir, 'refs/heads/abcd/queue/local/item/newer', entry('newer'));
+    await workOn(b, 'behind', 'behind.txt', 'x\n');
+    const run = await b.abcd(['land', 'behind', '--json', '--wait', '20s']);
+    expect(run.code, run.stdout).toBe(0);
+    expect(run.json.waitedMs).toBeLessThan(15_000);
+    const skipped = run.json.skipped.map((x: { item: string; code: string }) => [x.item, x.code]).sort();
+    expect(skipped).toEqual([['corrupt', 'record-invalid'], ['newer', 'record-too-new']]);
+    const refs = await r.remote.refs();
+    expect(refs.get(MAIN)).toBe(run.json.tip);
+    expect(refs.has('refs/heads/abcd/queue/local/item/corrupt')).toBe(true);
+    expect(refs.has('refs/heads/abcd/queue/local/item/newer')).toBe(true);
+    const st = await b.abcd(['status', '--json']);
+    expect(st.json.queue.map((q: { item: string; alive: boolean; skipped?: { code: string } }) => [q.item, q.alive, q.skipped?.code])).toEqual([
+      ['corrupt', false, 'record-invalid'],
+      ['newer', false, 'record-too-new'],
+    ]);
+  }, 120_000);
+
+  it('the next land removes the worktree a land killed with -9 left, and leaves a live process\'s worktree alone', async () => {
+    const r = await landRemote('echo $$ > "$CHECK_LOG.pid"; sleep "${CHECK_SLEEP:-0}"');
+    const s = await sessionOn(r, 'kim', { CHECK_SLEEP: '30' });
+    await workOn(s, 'killed', 'killed.txt', 'x\n');
+    const { execa } = await import('execa');
+    const { existsSync } = await import('node:fs');
+    const run = execa(process.execPath, [ABCD_BIN, 'land', 'killed', '--json'], { cwd: s.dir, env: s.env, extendEnv: false, reject: false });
+    for (let i = 0; i < 600 && !existsSync(`${r.log}.pid`); i++) await new Promise((res) => setTimeout(res, 100));
+    run.kill('SIGKILL');
+    await run;
+    try {
+      process.kill(-Number((await readFile(`${r.log}.pid`, 'utf8')).trim()), 'SIGKILL');
+    } catch {
+      // the check's group may already be gone
+    }
+    const listed = async () => (await s.git(['worktree', 'list', '--porcelain'])).split('\n').filter((l) => l.startsWith('worktree ')).length;
+    expect(await listed()).toBe(2);
+    // A worktree named after a process that runs (this test's own) must survive the pruning.
+    const { readStartTime } = await import('../src/machine/gate-process.js');
+    const gitDir = await s.git(['rev-parse', '--absolute-git-dir']);
+    const live = join(gitDir, 'abcd', 'land', `${process.pid}-${readStartTime(process.pid)}-0badf00d`);
+    await s.git(['worktree', 'add', '--detach', '-q', live, 'HEAD']);
+    // The killed land's claim is still this session's: release it, so its entry is dead, not ahead.
+    expect((await s.abcd(['release', 'killed'])).code).toBe(0);
+    await s.git(['checkout', '-q', 'main']);
+    await workOn(s, 'after', 'after.txt', 'y\n');
+    const next = await s.abcd(['land', 'after', '--json', '--wait', '60s'], { env: { CHECK_SLEEP: '0' } });
+    expect(next.code, next.stdout).toBe(0);
+    const paths = (await s.git(['worktree', 'list', '--porcelain'])).split('\n').filter((l) => l.startsWith('worktree ')).map((l) => l.slice(9));
+    expect(paths).toEqual([s.dir, live]);
+    expect(existsSync(live)).toBe(true);
+  }, 180_000);
+
+  it('a failed check reports truthfully whether its entry left the queue (data.leftQueue)', async () => {
+    const r = await landRemote('if [ -n "$MOVE_REMOTE" ]; then mv "$MOVE_REMOTE" "$MOVE_REMOTE.away"; fi; exit 1');
+    const s = await sessionOn(r, 'lee');
+    await workOn(s, 'left', 'left.txt', 'x\n');
+    const left = await s.abcd(['land', 'left', '--json']);
+    expect(left.code).toBe(3);
+    expect(left.json.refusal).toMatchObject({ code: 'check-failed', data: { leftQueue: true } });
+    expect((await r.remote.refs()).has('refs/heads/abcd/queue/local/item/left')).toBe(false);
+    await s.git(['checkout', '-q', 'main']);
+    await workOn(s, 'stuck', 'stuck.txt', 'y\n');
+    const stuck = await s.abcd(['land', 'stuck', '--json'], { env: { MOVE_REMOTE: r.remote.dir } });
+    const { rename } = await import('node:fs/promises');
+    await rename(`${r.remote.dir}.away`, r.remote.dir);
+    expect(stuck.code, stuck.stdout).toBe(3);
+    expect(stuck.json.refusal).toMatchObject({ code: 'check-failed', data: { leftQueue: false } });
+    expect(stuck.json.refusal.message).toMatch(/could not be taken out of the land queue/);
+    expect((await r.remote.refs()).has('refs/heads/abcd/queue/local/item/stuck')).toBe(true);
+  }, 120_000);
+
+  it('renewals that keep failing stop the land before the claim lapses, saying why', async () => {
+    const r = await landRemote('if [ -n "$MOVE_REMOTE" ]; then mv "$MOVE_REMOTE" "$MOVE_REMOTE.away"; fi; sleep 20');
+    const s = await sessionOn(r, 'max');
+    expect((await s.abcd(['reserve', 'lapse', '--ttl', '3s'])).code).toBe(0);
+    await s.git(['checkout', '-q', '-b', 'work/lapse']);
+    await s.commit('lapse.txt', 'x\n');
+    const t0 = Date.now();
+    const run = await s.abcd(['land', 'lapse', '--json'], { env: { MOVE_REMOTE: r.remote.dir } });
+    const took = Date.now() - t0;
+    const { rename } = await import('node:fs/promises');
+    await rename(`${r.remote.dir}.away`, r.remote.dir);
+    expect(run.code, run.stdout).toBe(8);
+    expect(run.json.refusal).toMatchObject({ code: 'remote-unavailable', data: { reason: 'renewals-failed', item: 'lapse', leftQueue: false } });
+    expect(run.json.refusal.data.failedRenewals).toBeGreaterThanOrEqual(1);
+    // It stopped before the lapse, not after the 20 s check.
+    expect(Date.parse(run.json.refusal.data.lapsesAt)).toBeGreaterThan(t0);
+    expect(took).toBeLessThan(18_000);
+  }, 120_000);
+
+  it('a renewal that fails with a bug is not swallowed: the keeper stops the land with that error', async () => {
+    const r = await landRemote('true');
+    const s = await sessionOn(r, 'ned');
+    expect((await s.abcd(['reserve', 'buggy', '--ttl', '1500ms'])).code).toBe(0);
+    const [{ openRepo }, { readSnapshot }, { ClaimKeeper }, { systemClock }] = await Promise.all([
+      import('../src/verbs/repo.js'),
+      import('../src/verbs/snapshot.js'),
+      import('../src/verbs/land/claim-keeper.js'),
+      import('../src/deps.js'),
+    ]);
+    const repo = await openRepo({ cwd: s.dir, env: s.env, clock: systemClock, out: { stdout() {}, stderr() {}, isTTY: false }, remote: 'origin' });
+    const held = (await readSnapshot(repo)).claims.get('refs/heads/abcd/claims/local/item/buggy')!;
+    const broken = { ...repo, store: Object.assign(Object.create(repo.store), { push: async () => Promise.reject(new TypeError('a bug')) }) };
+    const keeper = new ClaimKeeper(broken, held.ref, 'buggy', held.tip, held.claim);
+    keeper.start();
+    await new Promise<void>((res) => keeper.signal.addEventListener('abort', () => res(), { once: true }));
+    expect(keeper.failure).toBeInstanceOf(TypeError);
+    expect(keeper.stoppedBy).toBe(keeper.failure);
+    await keeper.stop();
+  }, 60_000);
+});

@@ -105,7 +105,7 @@ describe('abcd writes its records without a git process per object', () => {
     const r = await s.abcd(['reserve', 'in-process', '--json'], { env });
     expect(r.code, r.stderr).toBe(0);
     expect(await log()).not.toMatch(/hash-object|mktree|commit-tree/);
-    expect((await remote.refs()).get('refs/heads/abcd/claims/local/item/in-process')).toBe(r.json.tip);
+    expect((await remote.refs()).get('refs/heads/abcd/claims/local/item/in-process')).toBe(r.json.claimTip);
     await git(remote.dir, ['fsck', '--strict', '--no-dangling'], isolatedEnv(remote.dir));
     const rel = await s.abcd(['release', 'in-process', '--json'], { env });
     expect(rel.code, rel.stderr).toBe(0);
@@ -118,6 +118,6 @@ describe('abcd writes its records without a git process per object', () => {
     const r = await s.abcd(['reserve', 'shared-item', '--json'], { env });
     expect(r.code, r.stderr).toBe(0);
     expect(await log()).toMatch(/commit-tree/);
-    expect((await remote.refs()).get('refs/heads/abcd/claims/local/item/shared-item')).toBe(r.json.tip);
+    expect((await remote.refs()).get('refs/heads/abcd/claims/local/item/shared-item')).toBe(r.json.claimTip);
   });
 });

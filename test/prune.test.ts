@@ -7,6 +7,7 @@ import { systemClock } from '../src/deps.js';
 import { openRepo } from '../src/verbs/repo.js';
 import { readSnapshot } from '../src/verbs/snapshot.js';
 import { pruneBestEffort } from '../src/verbs/prune.js';
+import { RemoteUnavailable } from '../src/refusals.js';
 
 const ref = (id: string) => `refs/heads/abcd/claims/local/item/${id}`;
 const DAY = 86_400_000;
@@ -34,13 +35,18 @@ describe('pruning', () => {
     expect((await s.abcd(['settings', 'takeover-delay', '500ms'])).code).toBe(0);
     const r = await s.abcd(['status', '--json']);
     expect(r.code, r.stderr).toBe(0);
-    // A held claim is deleted only once this clone has watched it for the takeover delay.
-    expect(r.json.pruned).toBe(2);
-    expect((await remote.refs()).has(ref('expired-long-ago'))).toBe(true);
+    // A clone that has not measured its clock cannot tell an old record from a fast clock of its
+    // own: it prunes only what needs no clock (the released claim).
+    expect(r.json.pruned).toBe(1);
+    expect((await remote.refs()).has(ref('done-old'))).toBe(true);
+    // Another session's claim appearing between two reads measures the clock; a held claim
+    // also needs this clone's own sighting of it for the takeover delay.
+    const w = await makeSession(remote.url, 'wes');
+    expect((await w.abcd(['reserve', 'fresh'])).code).toBe(0);
     await new Promise((res) => setTimeout(res, 700));
-    expect((await s.abcd(['status', '--json'])).json.pruned).toBe(1);
+    expect((await s.abcd(['status', '--json'])).json.pruned).toBe(2);
     const left = [...(await remote.refs()).keys()].filter((k) => k.startsWith('refs/heads/abcd/claims/')).sort();
-    expect(left).toEqual([ref('done-recent'), ref('expired-just-now'), ref('live')]);
+    expect(left).toEqual([ref('done-recent'), ref('expired-just-now'), ref('fresh'), ref('live')]);
   });
 
   it('a reserve prunes in a push of its own once ten records are due, so a remote without status readers stays bounded', async () => {
@@ -79,5 +85,19 @@ describe('pruning', () => {
     expect((await pruneBestEffort(repo, stale)).size).toBe(0);
     expect((await remote.refs()).has(ref('comeback'))).toBe(true);
     expect((await t.abcd(['status', '--json'])).json.claims.find((c: { item: string }) => c.item === 'comeback').state).toBe('held');
+  });
+
+  it('an unreachable remote means nothing pruned this time; any other failure (a bug) is not hidden as "nothing pruned"', async () => {
+    const remote = await makeRemote();
+    await writeRawRecord(remote.dir, ref('released'), claim('released', 'released', Date.now()));
+    const t = await makeSession(remote.url, 'sven');
+    const deps = { cwd: t.dir, env: t.env, clock: systemClock, out: { stdout() {}, stderr() {}, isTTY: false }, remote: 'origin' };
+    const repo = await openRepo(deps);
+    const snap = await readSnapshot(repo);
+    const failing = (err: Error) => ({ ...repo, store: Object.assign(Object.create(repo.store), { push: async () => Promise.reject(err) }) });
+    const away = new RemoteUnavailable('the remote went away', { outcome: 'unknown' });
+    expect((await pruneBestEffort(failing(away), snap)).size).toBe(0);
+    await expect(pruneBestEffort(failing(new TypeError('a bug')), snap)).rejects.toThrow(TypeError);
+    expect((await remote.refs()).has(ref('released'))).toBe(true);
   });
 });

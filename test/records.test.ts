@@ -31,7 +31,7 @@ describe('records', () => {
     await writeRawRecord(remote.dir, ref('wrong-shape'), JSON.stringify({ abcd: 'claim', v: 1, holder: 'nobody' }));
     await writeRawRecord(remote.dir, ref('huge-note'), claim('huge-note', { note: 'x'.repeat(1024 * 1024) }));
     await writeRawRecord(remote.dir, ref('zoe-item'), claim('zoe-item'));
-    await writeRawRecord(remote.dir, 'refs/heads/abcd/lanes/from-the-future', '{"abcd": "lane", "v": 1}');
+    await writeRawRecord(remote.dir, 'refs/heads/abcd/future-kind/from-the-future', '{"abcd": "future-kind", "v": 1}');
   });
   afterAll(cleanupTemp);
 
@@ -45,7 +45,7 @@ describe('records', () => {
     expect(refused.get(ref('not-json'))).toMatchObject({ code: 'record-invalid', data: { reason: 'not-json' } });
     expect(refused.get(ref('wrong-shape'))).toMatchObject({ code: 'record-invalid', data: { reason: 'schema' } });
     expect(refused.get(ref('huge-note'))).toMatchObject({ code: 'record-invalid', data: { reason: 'oversized' } });
-    expect(r.json.unknown).toEqual(['refs/heads/abcd/lanes/from-the-future']);
+    expect(r.json.unknown).toEqual(['refs/heads/abcd/future-kind/from-the-future']);
     const remoteRefs = await remote.refs();
     for (const id of ['future', 'not-json', 'wrong-shape', 'huge-note', 'zoe-item', 'healthy']) expect(remoteRefs.has(ref(id))).toBe(true);
   });
@@ -195,7 +195,7 @@ describe('records abcd refuses by name (issue 7, lie 12)', () => {
     expect(r.json).toMatchObject({ cleared: true, dequeued: qref, replaced: { holder: expect.stringContaining('zoe') } });
     const refs = await remote.refs();
     expect(refs.has(qref)).toBe(false);
-    expect(refs.get(ref('stuck'))).toBe(r.json.tip);
+    expect(refs.get(ref('stuck'))).toBe(r.json.claimTip);
   });
 });
 

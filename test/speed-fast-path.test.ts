@@ -13,7 +13,6 @@ async function viaYargs(argv: string[]): Promise<Record<string, unknown>> {
   let parser = yargs(argv)
     .option('json', { type: 'boolean', default: false })
     .option('debug', { type: 'boolean', default: false })
-    .option('remote', { type: 'string', default: 'origin' })
     .parserConfiguration({ 'unknown-options-as-args': true })
     .strict()
     .help()
@@ -22,7 +21,8 @@ async function viaYargs(argv: string[]): Promise<Record<string, unknown>> {
       throw err ?? new Error(msg);
     });
   for (const c of commands) {
-    parser = parser.command(c.command as string, c.describe, (y) => c.builder(y), (a) => {
+    const build = (y: never) => (c.usesRemote ? c.builder(y).option('remote', { type: 'string', default: 'origin' }) : c.builder(y));
+    parser = parser.command(c.command as string, c.describe, build, (a) => {
       got = a as Record<string, unknown>;
     });
   }
@@ -35,6 +35,7 @@ const same = [
   ['reserve', 'github:issue:123', '--ttl', '45m', '--note', 'login bug', '--json'],
   ['reserve', '007', '--wait=90s', '--remote', 'upstream', '--debug'],
   ['renew', 'a', '--ttl', '2h'],
+  ['reserve', 'a', '--reopen', '--json'],
   ['release', 'a', '--json'],
   ['push', 'a', 'feature/x'],
   ['status', '--json'],
@@ -63,6 +64,8 @@ const toYargs = [
   ['settings', 'reservation-cap', '3'],
   ['gate', '--', 'true'],
   ['reserve', 'help'],
+  ['reserve', 'a', '--version'],
+  ['items', '--remote'],
 ];
 
 describe('the fast path', () => {
@@ -87,7 +90,7 @@ describe('the fast path', () => {
     const s = await makeSession(remote.url, 'fast');
     const ok = await s.abcd(['reserve', 'quick', '--json', '--note', 'n']);
     expect(ok.code, ok.stderr).toBe(0);
-    expect((await remote.refs()).get('refs/heads/abcd/claims/local/item/quick')).toBe(ok.json.tip);
+    expect((await remote.refs()).get('refs/heads/abcd/claims/local/item/quick')).toBe(ok.json.claimTip);
     // The same refusal whether the fast path (first) or yargs (options first) read the call.
     const bad = await s.abcd(['reserve', 'Bad Item!', '--json']);
     const badFull = await s.abcd(['--json', 'reserve', 'Bad Item!']);

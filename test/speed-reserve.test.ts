@@ -37,7 +37,7 @@ describe.each<Transport>(['file', 'http'])('reserve from the cache (%s)', (trans
       const r = await run(['reserve', 'quick', '--json']);
       expect(r.code, r.stderr).toBe(0);
       expect(networkCalls(r.git)).toEqual(['push']);
-      expect((await remote.refs()).get(`${CLAIM}quick`)).toBe(r.json.tip);
+      expect((await remote.refs()).get(`${CLAIM}quick`)).toBe(r.json.claimTip);
       // A later reader sees an ordinary claim.
       const st = await s.abcd(['status', '--json']);
       expect(JSON.stringify(st.json)).toContain('quick');
@@ -57,7 +57,7 @@ describe.each<Transport>(['file', 'http'])('reserve from the cache (%s)', (trans
       const r = await run(['reserve', 'contested', '--json']);
       expect(r.code).toBe(3);
       expect(r.json.refusal).toMatchObject({ code: 'held', data: { holder: expect.stringContaining('bob') } });
-      expect((await remote.refs()).get(`${CLAIM}contested`)).toBe(took.json.tip);
+      expect((await remote.refs()).get(`${CLAIM}contested`)).toBe(took.json.claimTip);
     } finally {
       await remote.stop();
     }

@@ -40,13 +40,23 @@ describe('durations', () => {
 
 describe('takeover rule', () => {
   const s = { ...DEFAULT_SETTINGS, takeoverDelay: 10_000 };
+  const measured = { aheadAtMost: () => 0 };
   it('a live claim is held; an expired one needs expiry + delay AND an own sighting that old', () => {
-    expect(standing(entry(0, 60_000), me, 59_999, s, undefined).kind).toBe('held');
-    expect(standing(entry(0, 60_000), me, 65_000, s, 65_000)).toMatchObject({ kind: 'expired', takeableAt: 75_000 });
+    expect(standing(entry(0, 60_000), me, 59_999, s, undefined, measured).kind).toBe('held');
+    expect(standing(entry(0, 60_000), me, 65_000, s, 65_000, measured)).toMatchObject({ kind: 'expired', takeableAt: 75_000 });
     // Seen since before expiry: takeable right at expiry + delay.
-    expect(standing(entry(0, 60_000), me, 70_000, s, 50_000).kind).toBe('takeable');
+    expect(standing(entry(0, 60_000), me, 70_000, s, 50_000, measured).kind).toBe('takeable');
     // Past expiry + delay on this clock but first seen just now: must still watch.
-    expect(standing(entry(0, 60_000), me, 500_000, s, 499_000)).toMatchObject({ kind: 'expired', takeableAt: 509_000 });
+    expect(standing(entry(0, 60_000), me, 500_000, s, 499_000, measured)).toMatchObject({ kind: 'expired', takeableAt: 509_000 });
+  });
+  it('a measured offset moves expiry; an unmeasured clock watches ttl + delay; a clock past the bound may not judge', () => {
+    // This clock runs at most 5 s ahead of the holder's: expiry at 65 s on it.
+    expect(standing(entry(0, 60_000), me, 70_000, s, 30_000, { aheadAtMost: () => 5000 })).toMatchObject({ kind: 'expired', takeableAt: 75_000 });
+    // Unmeasured: the record's own `at` says nothing, only this clone's watching counts.
+    expect(standing(entry(0, 60_000), me, 500_000, s, 450_000)).toMatchObject({ kind: 'expired', takeableAt: 520_000 });
+    expect(standing(entry(0, 60_000), me, 520_000, s, 450_000).kind).toBe('takeable');
+    const unsafe = { aheadAtMost: () => 600_000, unsafe: { writer: 'o', lo: 590_000, hi: 600_000, seenAt: 0 } };
+    expect(standing(entry(0, 60_000), me, 10_000_000, s, 0, unsafe).kind).toBe('clock-unsafe');
   });
   it('a claim of this session is mine, a released one is free with a lease on its tip', () => {
     const mine = { ...entry(0, 1000), claim: { ...entry(0, 1000).claim, holder: me } };

@@ -19,6 +19,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     stdout: (t: string) => process.stdout.write(t),
     stderr: (t: string) => process.stderr.write(t),
     isTTY: Boolean(process.stdout.isTTY),
+    columns: () => process.stdout.columns || undefined,
   };
   let code = 0;
   try {
@@ -45,13 +46,15 @@ interface Spec {
 const GLOBAL: ReadonlyArray<[string, OptionSpec]> = [
   ['json', { type: 'boolean', default: false }],
   ['debug', { type: 'boolean', default: false }],
-  ['remote', { type: 'string', default: 'origin' }],
 ];
+// main.ts adds --remote to the verbs that talk to the shared remote.
+const REMOTE: [string, OptionSpec] = ['remote', { type: 'string', default: 'origin' }];
 // Option keys the fast parser reads as yargs does; any other key (alias, array, coerce,
 // demandOption, nargs, count...) sends the call to yargs.
 const KNOWN_KEYS = new Set(['type', 'default', 'describe', 'choices']);
 // Words yargs may treat as its own commands or flags' values.
 const RESERVED = new Set(['help', 'completion', 'version', 'true', 'false']);
+
 
 /** The verb and its arguments as yargs would hand them to the command, or undefined. */
 export function parseFast(argv: readonly string[]): { command: Command; args: Record<string, unknown> & GlobalArgs } | undefined {
@@ -61,7 +64,7 @@ export function parseFast(argv: readonly string[]): { command: Command; args: Re
   const command = commands.find((c) => verbOf(c) === verb);
   const spec = command && specOf(command);
   if (!command || !spec || spec.unsupported) return undefined;
-  const options = new Map([...GLOBAL, ...spec.options]);
+  const options = new Map([...GLOBAL, ...spec.options, ...(command.usesRemote ? [REMOTE] : [])]);
   const args: Record<string, unknown> = { _: [verb], $0: 'abcd' };
   for (const [name, o] of options) if (o.default !== undefined) setArg(args, name, o.default);
   const positionals: string[] = [];
@@ -121,7 +124,7 @@ function specOf(c: Command): Spec | undefined {
         return (...a: unknown[]) => {
           if (key === 'positional') spec.positionals.set(String(a[0]), (a[1] ?? {}) as OptionSpec);
           else if (key === 'option') spec.options.set(String(a[0]), (a[1] ?? {}) as OptionSpec);
-          else if (key !== 'example' && key !== 'usage' && key !== 'epilog') spec.unsupported = true;
+          else if (!['example', 'usage', 'epilog', 'epilogue'].includes(String(key))) spec.unsupported = true;
           return fake;
         };
       },

@@ -2,15 +2,27 @@ import { fileURLToPath } from 'node:url';
 import { systemClock, type Deps, type Output } from '../deps.js';
 import type { Command, GlobalArgs } from './command.js';
 import { reportResult } from './report.js';
+import { makeWaitLine } from './wait-line.js';
 
 /**
  * Runs one parsed verb and reports its answer; returns its exit code, if it set one. The same
  * steps as main.ts's yargs handler, for the fast path (fast-path.ts) that skips yargs.
  */
 export async function runVerb(c: Command, g: Record<string, unknown> & GlobalArgs, out: Output): Promise<number | undefined> {
+  // A live wait line only for a person at a terminal: never on a pipe, never under --json.
+  const progress = process.stderr.isTTY && !g.json ? makeWaitLine(process.stderr) : undefined;
   const self = { node: process.execPath, script: fileURLToPath(new URL('../../bin/abcd', import.meta.url)) };
-  const deps: Deps = { cwd: process.cwd(), env: process.env, clock: systemClock, out, remote: g.remote, self, signal: stopSignal() };
-  const result = await c.run(g, deps);
+  const deps: Deps = {
+    cwd: process.cwd(),
+    env: process.env,
+    clock: systemClock,
+    out,
+    remote: g.remote ?? 'origin',
+    self,
+    signal: stopSignal(),
+    ...(progress ? { progress } : {}),
+  };
+  const result = await c.run(g, deps).finally(() => progress?.(null));
   reportResult(result, { json: g.json, out });
   return result.exitCode;
 }

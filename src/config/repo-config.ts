@@ -29,7 +29,8 @@ export const LanesSectionSchema = z.strictObject({
   env: z.array(EnvName).optional(),
   /** Sessions or persons (besides the person) whose build requests a lane accepts. */
   requesters: z.array(z.string().min(1).max(400)).optional(),
-  steer: z.strictObject({ max: z.number().int().nonnegative().max(100).optional() }).optional(),
+  /** Steering a cycle in flight: steers per run (default 2; 0 turns it off), how often to look. */
+  steer: z.strictObject({ max: z.number().int().nonnegative().max(100).optional(), poll: Duration.optional() }).optional(),
   agentTimeout: Duration.optional(),
   /** The claim's time to live while a lane holds an item. */
   ttl: Duration.optional(),

@@ -90,7 +90,9 @@ export class RecordStore {
     for (let attempt = 0; ; attempt++) {
       const r = await this.net([...args, this.remote, ...spec], 'read the records from');
       if (r.exitCode === 0) return;
-      const lockContention = /cannot lock ref|unable to create .*\.lock|unable to update local ref/i.test(r.stderr);
+      // A `git worktree add` in this clone (land, a lane beside this one) writes its HEAD in two
+      // steps; a fetch walking every worktree's HEAD meanwhile reads "bad object worktrees/...".
+      const lockContention = /cannot lock ref|unable to create .*\.lock|unable to update local ref|bad object worktrees\//i.test(r.stderr);
       if (lockContention && attempt < FETCH_LOCK_RETRIES) {
         await this.sleep(20 + Math.random() * 80 * (attempt + 1));
         continue;
@@ -211,6 +213,14 @@ export class RecordStore {
   }
 
   private unreachable(act: string, r: { stderr: string; timedOut: boolean; limit: NetworkLimit }, outcome: Outcome, reread = false) {
+    if (!r.timedOut && /could not read (Username|Password)/i.test(r.stderr)) {
+      return new UnsafeEnvironment(
+        `remote "${this.remote}" asked for credentials to ${act} it and git had none to offer (abcd never lets git prompt). ` +
+          'On a forge, abcd sends its App token (abcd setup-app); elsewhere, set up a git credential helper or an ssh key. ' +
+          (outcome === 'unchanged' ? 'Nothing was changed.' : 'The push may or may not have happened: run "abcd status".'),
+        { remote: this.remote, outcome, git: lastLine(r.stderr), offered: false },
+      );
+    }
     if (!r.timedOut && looksUnauthorized(r.stderr)) {
       return new UnsafeEnvironment(
         `remote "${this.remote}" refused the credentials git offered to ${act} it (${lastLine(r.stderr)}). ` +

@@ -4,17 +4,14 @@ import { formatHolder } from '../records/holder.js';
 import { formatItem, shortItem } from '../records/item.js';
 import { claimRef, RECORD_PREFIX, SETTINGS_REF } from '../records/refs.js';
 import { makePushGuard } from '../remote/push-guard.js';
-import { isPrunable, standing } from './claim-rules.js';
+import { standing } from './claim-rules.js';
 import { pushClaim } from './claim-write.js';
-import { pruneBestEffort } from './prune.js';
 import type { Repo } from './repo.js';
 import type { ReserveInput, ReserveResult } from './reserve.js';
 import { applySettingsTrust } from './settings-trust.js';
 import { decodeSnapshot } from './snapshot.js';
 
 const CLAIMS_PREFIX = `${RECORD_PREFIX}claims/`;
-// As reserve.ts: prune only when this many records are due.
-const PRUNE_WHEN_DUE = 10;
 
 /**
  * Reserves an item this clone's cache shows free in ONE round trip: the push itself (ADR 0039).
@@ -25,13 +22,14 @@ const PRUNE_WHEN_DUE = 10;
  */
 export async function reserveFromCache(repo: Repo, input: ReserveInput): Promise<ReserveResult | undefined> {
   const { clock } = repo.deps;
-  const started = clock.now();
   const ref = claimRef(input.item);
   const raws = await repo.store.readCached();
-  const snap = decodeSnapshot(raws, started);
+  const snap = decodeSnapshot(raws, clock.now());
   await applySettingsTrust(repo, snap);
   if (snap.refused.size > 0 || snap.unknown.length > 0 || snap.settingsIgnored) return undefined;
   const entry = snap.claims.get(ref);
+  // A landed item is refused unless reopened: the ordinary path says so, from the remote's record.
+  if (entry?.claim.state === 'done' && !input.reopen) return undefined;
   const now = clock.now();
   const st = standing(entry, repo.me, now, snap.settings, undefined);
   if (st.kind !== 'free') return undefined;
@@ -51,6 +49,8 @@ export async function reserveFromCache(repo: Repo, input: ReserveInput): Promise
     gen: st.gen,
     at: now,
     ttl: input.ttlMs ?? snap.settings.defaultTtl,
+    since: now,
+    ...(entry?.claim.state === 'done' && entry.claim.landed ? { landed: entry.claim.landed } : {}),
     ...(input.note !== undefined ? { note: input.note } : {}),
   };
   const cached = new Map(raws.map((r) => [r.ref, r.tip]));
@@ -64,10 +64,9 @@ export async function reserveFromCache(repo: Repo, input: ReserveInput): Promise
   }
   // Declined, fenced or refused: the ordinary path reads the remote and judges again.
   if (!r.ok) return undefined;
+  // No pruning and no clock observation here: both judge times against a fresh read (the
+  // clock log records what was read when), and this path read nothing. The next read does both.
   await repo.held.remember(ref, r.tip);
-  let due = 0;
-  for (const e of snap.claims.values()) if (isPrunable(e, now, snap.settings)) due++;
-  if (due >= PRUNE_WHEN_DUE) await pruneBestEffort(repo, snap);
   return {
     item: shortItem(input.item),
     ref,
@@ -76,8 +75,9 @@ export async function reserveFromCache(repo: Repo, input: ReserveInput): Promise
     holder: formatHolder(repo.me),
     expiresAt: expiresAt(claim),
     ttlMs: claim.ttl,
+    state: 'held',
     renewed: false,
-    ...(entry?.claim.state === 'done' ? { reopened: true } : {}),
-    waitedMs: clock.now() - started,
+    reopened: entry?.claim.state === 'done',
+    waitedMs: 0,
   };
 }

@@ -2,9 +2,10 @@ import { expiresAt, unknownClaimFields, type Claim } from '../records/claim.js';
 import { formatHolder, sameSession } from '../records/holder.js';
 import { formatItem, shortItem, type ItemKey } from '../records/item.js';
 import { claimRef, SETTINGS_REF } from '../records/refs.js';
-import { CapReached, DeadlineReached, Held, TakeoverTooSoon } from '../refusals.js';
+import { CapReached, DeadlineReached, Held, Landed, TakeoverTooSoon } from '../refusals.js';
 import { formatDuration, formatInstant } from '../time/duration.js';
 import { isPrunable, standing, type ClaimStanding } from './claim-rules.js';
+import { observeClock, refuseSkewed, type ClockView } from './clock-view.js';
 import { pruneBestEffort } from './prune.js';
 import { pushClaim, refusePush } from './claim-write.js';
 import type { Repo } from './repo.js';
@@ -16,6 +17,8 @@ export interface ReserveInput {
   ttlMs?: number;
   waitMs: number;
   note?: string;
+  /** Reserve an item whose work has landed (claim state done). */
+  reopen?: boolean;
 }
 
 export interface ReserveResult {
@@ -26,8 +29,9 @@ export interface ReserveResult {
   holder: string;
   expiresAt: number;
   ttlMs: number;
+  state: 'held';
   renewed: boolean;
-  reopened?: boolean;
+  reopened: boolean;
   tookOverFrom?: string;
   waitedMs: number;
 }
@@ -48,7 +52,8 @@ export async function reserve(repo: Repo, input: ReserveInput): Promise<ReserveR
   if (input.waitMs > 0) repo.limitNetworkTo(deadline);
   // An item the cache shows free: one push, no fetch, when the remote agrees (ADR 0039).
   const quick = await reserveFromCache(repo, input);
-  if (quick) return { ...quick, waitedMs: clock.now() - started };
+  if (quick) return quick;
+  let waited = false;
   for (let lost = 0; ; ) {
     const snap = await readSnapshot(repo);
     for (const r of [ref, SETTINGS_REF]) {
@@ -56,9 +61,20 @@ export async function reserve(repo: Repo, input: ReserveInput): Promise<ReserveR
       if (refused) throw refused.refusal;
     }
     const entry = snap.claims.get(ref);
+    if (entry?.claim.state === 'done' && !input.reopen) throw refuseLanded(item, ref, entry);
+    const view = await observeClock(repo, snap);
     const now = clock.now();
     const seen = await watch(repo, entry, now);
-    const st = standing(entry, repo.me, now, snap.settings, seen);
+    const st = standing(entry, repo.me, now, snap.settings, seen, view);
+    if (st.kind === 'clock-unsafe') {
+      const c = st.entry.claim;
+      throw refuseSkewed(st.bracket, `judge whether ${item}'s claim by ${formatHolder(c.holder)} expired`, {
+        item,
+        ref,
+        holder: formatHolder(c.holder),
+        gen: c.gen,
+      });
+    }
     if (st.kind === 'free' || st.kind === 'mine' || st.kind === 'takeable') {
       if (st.kind !== 'mine') checkCap(repo, snap, ref, now);
       const lease = st.kind === 'takeable' ? st.entry.tip : st.lease;
@@ -74,14 +90,17 @@ export async function reserve(repo: Repo, input: ReserveInput): Promise<ReserveR
         gen,
         at: now,
         ttl: input.ttlMs ?? (st.kind === 'mine' && entry ? entry.claim.ttl : snap.settings.defaultTtl),
+        since: st.kind === 'mine' && entry ? (entry.claim.since ?? entry.claim.at) : now,
         // Reserving what this session holds renews it: keep what push recorded, and the note.
         ...(st.kind === 'mine' && entry ? pick(entry.claim) : {}),
+        // A reopened item keeps where it landed, so releasing it again restores the done mark.
+        ...(entry?.claim.state === 'done' && entry.claim.landed ? { landed: entry.claim.landed } : {}),
         ...(input.note !== undefined ? { note: input.note } : {}),
       };
       const r = await pushClaim(repo, { ref, lease, claim, message: `reserve ${claim.item} (generation ${gen})` });
       if (r.ok) {
         await repo.held.remember(ref, r.tip);
-        await pruneIfMany(repo, snap, now);
+        await pruneIfMany(repo, snap, now, view);
         return {
           item,
           ref,
@@ -90,11 +109,12 @@ export async function reserve(repo: Repo, input: ReserveInput): Promise<ReserveR
           holder: formatHolder(repo.me),
           expiresAt: expiresAt(claim),
           ttlMs: claim.ttl,
+          state: 'held',
           renewed: st.kind === 'mine',
-          // The item had landed: reserving it again reopens it.
-          ...(entry?.claim.state === 'done' ? { reopened: true } : {}),
+          reopened: entry?.claim.state === 'done',
           ...(st.kind === 'takeable' ? { tookOverFrom: formatHolder(st.entry.claim.holder) } : {}),
-          waitedMs: clock.now() - started,
+          // Only time spent waiting on a holder counts: a reserve that took the item at once waited 0.
+          waitedMs: waited ? clock.now() - started : 0,
         };
       }
       if (!r.claimMoved) throw refusePush(item, ref, lease, r);
@@ -104,6 +124,12 @@ export async function reserve(repo: Repo, input: ReserveInput): Promise<ReserveR
     const t = clock.now();
     if (t >= deadline) throw refuseBusy(item, ref, st, started, t, input.waitMs);
     const wakeAt = st.kind === 'held' ? st.expiresAt + snap.settings.takeoverDelay : st.takeableAt;
+    waited = true;
+    repo.deps.progress?.(
+      st.kind === 'held'
+        ? `waiting for ${item}, held by ${formatHolder(st.entry.claim.holder)} (expires in ${formatDuration(st.expiresAt - t)}), ${formatDuration(deadline - t)} left`
+        : `waiting to take over ${item} from ${formatHolder(st.entry.claim.holder)} (takeable in ${formatDuration(st.takeableAt - t)}), ${formatDuration(deadline - t)} left`,
+    );
     await clock.sleep(Math.max(10, Math.min(jitter(WAIT_POLL_MS), wakeAt - t, deadline - t)));
   }
 }
@@ -112,16 +138,26 @@ export async function reserve(repo: Repo, input: ReserveInput): Promise<ReserveR
 // and a remote where nobody runs status still stays bounded.
 const PRUNE_WHEN_DUE = 10;
 
-async function pruneIfMany(repo: Repo, snap: Snapshot, now: number): Promise<void> {
+async function pruneIfMany(repo: Repo, snap: Snapshot, now: number, view: ClockView): Promise<void> {
   let due = 0;
   for (const e of snap.claims.values()) if (isPrunable(e, now, snap.settings)) due++;
-  if (due >= PRUNE_WHEN_DUE) await pruneBestEffort(repo, snap);
+  if (due >= PRUNE_WHEN_DUE) await pruneBestEffort(repo, snap, view);
 }
 
 /** Records this clone's sighting of another session's claim tip; returns when it was first seen. */
 async function watch(repo: Repo, entry: ClaimEntry | undefined, now: number): Promise<number | undefined> {
   if (!entry || entry.claim.state !== 'held' || sameSession(entry.claim.holder, repo.me)) return undefined;
   return repo.sightings.see(entry.ref, entry.tip, now);
+}
+
+function refuseLanded(item: string, ref: string, entry: ClaimEntry): Landed {
+  const c = entry.claim;
+  const where = c.landed ? ` on ${c.landed.main} at ${c.landed.tip.slice(0, 12)}` : '';
+  return new Landed(
+    `${item} has landed${where} (${formatInstant(c.at)}, by ${formatHolder(c.holder)}): its work is done. ` +
+      `Pick another item; to work on it again anyway, run abcd reserve ${item} --reopen.`,
+    { item, ref, state: 'done', landedAt: isoInstant(c.at), main: c.landed?.main ?? null, commit: c.landed?.tip ?? null, holder: formatHolder(c.holder) },
+  );
 }
 
 function checkCap(repo: Repo, snap: Snapshot, ref: string, now: number): void {
@@ -132,7 +168,8 @@ function checkCap(repo: Repo, snap: Snapshot, ref: string, now: number): void {
   if (mine.length >= cap) {
     throw new CapReached(
       `${repo.me.person} already holds ${mine.length} live reservations, the cap is ${cap}: ` +
-        `release one (abcd release <item>) or raise the cap (abcd settings reservation-cap <n>).`,
+        'release one you hold (abcd release <item>), or ask the person who owns the repository whether the cap ' +
+        'should change. Settings are theirs alone: do not change them yourself.',
       { person: repo.me.person, cap, held: mine.map((e) => e.item) },
     );
   }
@@ -144,7 +181,7 @@ function refuseBusy(item: string, ref: string, st: ClaimStanding, started: numbe
   }
   const c = st.entry.claim;
   const holder = formatHolder(c.holder);
-  const claimData = { item, ref, holder, gen: c.gen, tip: st.entry.tip, expiresAt: formatInstant(expiresAt(c)) };
+  const claimData = { item, ref, holder, gen: c.gen, claimTip: st.entry.tip, expiresAt: isoInstant(expiresAt(c)) };
   if (waitMs > 0) {
     return new DeadlineReached(
       `waited ${formatDuration(now - started)} for ${item}, held by ${holder} (generation ${c.gen}, ` +
@@ -162,11 +199,17 @@ function refuseBusy(item: string, ref: string, st: ClaimStanding, started: numbe
     );
   }
   return new TakeoverTooSoon(
-    `${item}'s claim by ${holder} expired ${formatDuration(now - expiresAt(c))} ago; it may be taken over from ` +
+    `${item}'s claim by ${holder} looks expired on this clock; it may be taken over from ` +
       `${formatInstant(st.takeableAt)} (in ${formatDuration(st.takeableAt - now)}), once this clone has watched it ` +
-      'unchanged for the takeover delay. Run again then, or use --wait.',
-    { ...claimData, takeableAt: formatInstant(st.takeableAt), takeableInMs: st.takeableAt - now },
+      'unchanged long enough: the takeover delay when it has measured its clock against the holder\'s, ' +
+      'otherwise the ttl plus the delay. Run again then, or use --wait.',
+    { ...claimData, takeableAt: isoInstant(st.takeableAt), takeableInMs: st.takeableAt - now },
   );
+}
+
+/** Instants in refusal data: the one ISO format of every --json answer (ADR 0030). */
+function isoInstant(ms: number): string {
+  return new Date(ms).toISOString();
 }
 
 function jitter(ms: number): number {

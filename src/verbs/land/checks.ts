@@ -52,7 +52,8 @@ export async function runChecks(o: {
     if (run.exitCode !== 0 || r.fired) {
       const why = r.fired === 'timeout' ? `timed out after ${formatDuration(o.timeoutMs)}` : r.fired ? 'was stopped' : `exited ${run.exitCode}`;
       const tail = r.all.toString().slice(-OUTPUT_TAIL_CHARS);
-      throw new CheckFailed(`the check "${command}" ${why}; nothing landed. Its output ends:\n${tail}`, {
+      const said = tail.trim() === '' ? 'It printed nothing (no output on stdout or stderr).' : `Its output ends:\n${tail}`;
+      throw new CheckFailed(`the check "${command}" ${why}; nothing landed. ${said}`, {
         check: command,
         exitCode: run.exitCode,
         timedOut: r.fired === 'timeout',

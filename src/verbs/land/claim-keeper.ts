@@ -1,5 +1,7 @@
 import type { Claim } from '../../records/claim.js';
+import { expiresAt } from '../../records/claim.js';
 import { Fenced, RemoteUnavailable } from '../../refusals.js';
+import { formatDuration, formatInstant } from '../../time/duration.js';
 import { pushClaim, type ClaimPush, type RecordWrite } from '../claim-write.js';
 import { fencedAfterPush } from '../holding.js';
 import type { Repo } from '../repo.js';
@@ -22,6 +24,12 @@ export class ClaimKeeper {
   private stopped = false;
   private loop?: Promise<void>;
   fenced?: Fenced;
+  /**
+   * Why the keeper stopped the land other than a fence: renewals failed until the claim was
+   * about to lapse (RemoteUnavailable), or a renewal failed in a way nobody expected (a bug,
+   * a refused credential), which is kept as it was thrown.
+   */
+  failure?: Error;
   /** A generation pushed with an unknown outcome: the remote may hold it. */
   private unsure?: { tip: string; claim: Claim };
 
@@ -51,16 +59,53 @@ export class ClaimKeeper {
   start(): void {
     const interval = Math.max(MIN_RENEW_INTERVAL_MS, Math.floor(this.claim.ttl / RENEW_FRACTION));
     this.loop = (async () => {
-      while (!this.stopped && !this.fenced) {
+      let failed = 0;
+      while (!this.stopped && !this.fenced && !this.failure) {
         await this.repo.deps.clock.sleep(interval, this.abort.signal);
         if (this.stopped) return;
-        await this.push((claim) => ({ claim, message: `renew ${claim.item} while landing (generation ${claim.gen})` }), {
-          unlessStopped: true,
-        }).catch(() => {
-          // A failed renewal (remote briefly away) is retried next interval; a fence aborts.
-        });
+        try {
+          await this.push((claim) => ({ claim, message: `renew ${claim.item} while landing (generation ${claim.gen})` }), {
+            unlessStopped: true,
+          });
+          failed = 0;
+        } catch (e) {
+          if (this.fenced) return; // push() aborted the land already
+          if (!(e instanceof RemoteUnavailable)) return this.fail(e as Error);
+          // The remote briefly away: try again next interval, unless the claim would lapse first.
+          failed++;
+          const lapsesAt = expiresAt(this.claim);
+          if (this.repo.deps.clock.now() + interval >= lapsesAt) return this.fail(this.lapsing(e, failed, lapsesAt));
+        }
       }
     })();
+  }
+
+  /** Ends the land: what it awaits observes `signal`, and land asks `failure` why. */
+  private fail(e: Error): void {
+    this.failure = e;
+    this.abort.abort();
+  }
+
+  private lapsing(last: RemoteUnavailable, failed: number, lapsesAt: number): RemoteUnavailable {
+    return new RemoteUnavailable(
+      `abcd could not renew ${this.item}'s claim ${failed} time${failed === 1 ? '' : 's'} in a row while landing ` +
+        `(last: ${last.message}); it lapses at ${formatInstant(lapsesAt)} (in ${formatDuration(lapsesAt - this.repo.deps.clock.now())}), ` +
+        'so the land stopped before another session could take the item over; nothing landed. ' +
+        'Check that the remote is reachable, then land again.',
+      {
+        outcome: 'unchanged',
+        item: this.item,
+        reason: 'renewals-failed',
+        failedRenewals: failed,
+        lapsesAt: formatInstant(lapsesAt),
+        lastError: { code: last.code, message: last.message },
+      },
+    );
+  }
+
+  /** The refusal that ended the land from inside the keeper, if any. */
+  get stoppedBy(): Error | undefined {
+    return this.fenced ?? this.failure;
   }
 
   async stop(): Promise<void> {

@@ -10,7 +10,7 @@ import { readSnapshot } from '../snapshot.js';
 import { ClaimKeeper } from './claim-keeper.js';
 import { refusePush, workBranchUpdate } from '../claim-write.js';
 import type { LandInput, LandResult } from './land.js';
-import { readWithMain, resolveLandTarget } from './target.js';
+import { readWithMain, refuseNothingToLand, resolveLandTarget } from './target.js';
 
 // What readClaimTip answers while the claim is still this session's at the keeper's tip.
 const STILL_MINE = 'held by this session';
@@ -37,6 +37,7 @@ export async function landGithub(repo: Repo, input: LandInput, forge: Extract<Fo
   }
   const target = await resolveLandTarget(repo, input.branch);
   const held = await requireMineOnBranch(repo, await readWithMain(repo, target), { ref, item, branch: target.branch });
+  await refuseNothingToLand(repo, target, item);
   await checkWorkflowPermission(repo, target.head, await target.mainTip());
   const keeper = new ClaimKeeper(repo, ref, item, held.tip, held.claim);
   const pushed = await keeper.push((claim) => ({
@@ -79,6 +80,7 @@ export async function landGithub(repo: Repo, input: LandInput, forge: Extract<Fo
     const done = await keeper.push((claim) => ({
       claim: input.keep ? claim : { ...claim, state: 'done', landed: { main: target.main, tip: landed.mergeCommit } },
       message: `landed ${claim.item} on ${target.main} through pull request #${landed.number}`,
+      records: input.alsoWrite?.(landed.mergeCommit) ?? [],
     }));
     if (!done.ok) throw refusePush(item, ref, keeper.tip, done);
     if (!input.keep) await repo.held.forget(ref);

@@ -3,7 +3,7 @@ import { sameSession } from '../../records/holder.js';
 import { formatItem, shortItem, type ItemKey } from '../../records/item.js';
 import { encodeQueue, unknownQueueFields, type QueueRecord } from '../../records/queue.js';
 import { claimRef, queueRef } from '../../records/refs.js';
-import { Conflict, DeadlineReached, Fenced } from '../../refusals.js';
+import { Conflict, DeadlineReached, Fenced, isRefusal } from '../../refusals.js';
 import { parseDuration } from '../../time/duration.js';
 import { requireMineOnBranch } from '../holding.js';
 import type { Repo } from '../repo.js';
@@ -11,11 +11,11 @@ import { definedEnv } from '../../deps.js';
 import { readSnapshot } from '../snapshot.js';
 import { readLandConfig, runChecks, type CheckRun } from './checks.js';
 import { ClaimKeeper } from './claim-keeper.js';
-import { refusePush, workBranchUpdate } from '../claim-write.js';
-import { turnOf } from './queue-order.js';
-import { entryGone, interrupted, leaveQueue, waitForTurn } from './turn.js';
+import { refusePush, workBranchUpdate, type RecordWrite } from '../claim-write.js';
+import { turnOf, type SkippedEntry } from './queue-order.js';
+import { entryGone, interrupted, leaveQueueAfter, waitForTurn } from './turn.js';
 import { pruneQueue } from './prune-queue.js';
-import { readWithMain, resolveLandTarget } from './target.js';
+import { readWithMain, refuseNothingToLand, resolveLandTarget } from './target.js';
 import { integrate, integrationStart, withWorktree } from './worktree.js';
 
 export interface LandInput {
@@ -25,6 +25,8 @@ export interface LandInput {
   strategy: 'rebase' | 'merge';
   /** Keep the claim held after landing instead of marking it done. */
   keep: boolean;
+  /** Records written in the landing's own fenced push, given the landed tip (a lane's receipt). */
+  alsoWrite?: (landedTip: string) => RecordWrite[];
 }
 
 /** Runs the checks under the machine's load gate; the gate's own wait ends by `untilMs`. */
@@ -45,6 +47,8 @@ export interface LandResult {
   enqueuedAt: number;
   waitedMs: number;
   claim: Claim['state'];
+  /** Queue entries ahead whose claim this abcd could not read: skipped, not waited on (rule 3). */
+  skipped?: SkippedEntry[];
 }
 
 // Re-tests on a new main tip before the land gives up (exit 4): main moving under every
@@ -68,6 +72,7 @@ export async function land(repo: Repo, input: LandInput, gate: GateRunner): Prom
   const target = await resolveLandTarget(repo, input.branch);
   const snap = await readWithMain(repo, target);
   const held = await requireMineOnBranch(repo, snap, { ref, item, branch: target.branch });
+  await refuseNothingToLand(repo, target, item);
   // A config the schema refuses (a typo) refuses the land here, before anything is enqueued.
   await readLandConfig(repo.git, await target.mainTip(), (t) => parseDuration(t, 'land.timeout'));
   const refusedEntry = snap.refused.get(qref);
@@ -99,6 +104,7 @@ export async function land(repo: Repo, input: LandInput, gate: GateRunner): Prom
   // needs no second read (the re-read just before landing still catches a late earlier entry).
   snap.queue.set(qref, { ref: qref, item, tip: myEntryTip, entry });
   const first = turnOf(snap, qref, clock.now());
+  const skipped = new Map(first.skipped.map((s) => [s.ref, s]));
   let firstTurnKnown = first.turn.kind === 'mine';
   if (firstTurnKnown && first.dead.length) await pruneQueue(repo, first.dead);
   keeper.start();
@@ -107,7 +113,9 @@ export async function land(repo: Repo, input: LandInput, gate: GateRunner): Prom
   } catch (e) {
     // However a land ends without landing (conflict, failing check, deadline, re-tests used up),
     // its entry leaves the queue: a live claim would otherwise keep a dead entry at the front.
-    if (!keeper.fenced && !(e instanceof Fenced)) await leaveQueue(keeper, qref, myEntryTip);
+    if (!keeper.fenced && !(e instanceof Fenced)) await leaveQueueAfter(e, keeper, qref, myEntryTip);
+    // Fenced: the claim is another session's now, and so is what becomes of the entry.
+    else if (isRefusal(e)) e.data.leftQueue = false;
     throw e;
   } finally {
     await keeper.stop();
@@ -115,12 +123,17 @@ export async function land(repo: Repo, input: LandInput, gate: GateRunner): Prom
 
   async function landInTurn(): Promise<LandResult> {
     for (let attempt = 1; ; attempt++) {
-      if (!firstTurnKnown) await waitForTurn(repo, { item, qref, myEntryTip, deadline, started, keeper, fetchSpec: target.fetchSpec });
+      // --wait bounds the waits (queue, gate); once the turn and the slot are ours, the test and
+      // the landing push get git's full network timeout, or a long check would leave the final
+      // push no time at all.
+      if (input.waitMs > 0) repo.limitNetworkTo(deadline);
+      if (!firstTurnKnown) await waitForTurn(repo, { item, qref, myEntryTip, deadline, started, keeper, fetchSpec: target.fetchSpec, skipped });
       firstTurnKnown = false;
       const first = await readLandConfig(repo.git, await target.mainTip(), (t) => parseDuration(t, 'land.timeout'));
       // Integrate and test under the gate, on main as it is once a slot is ours: testing the tip
       // read before a long gate wait would only earn a re-test.
       const testOnMain = async () => {
+        repo.limitNetworkTo(Infinity);
         if (first.checks.length) await repo.store.fetch([target.fetchSpec]);
         const mainTip = await target.mainTip();
         const config = first.checks.length ? await readLandConfig(repo.git, mainTip, (t) => parseDuration(t, 'land.timeout')) : first;
@@ -142,7 +155,7 @@ export async function land(repo: Repo, input: LandInput, gate: GateRunner): Prom
           ? await gate(`land ${item}: ${first.checks.join(' && ')}`, deadline, testOnMain)
           : await testOnMain());
       } catch (e) {
-        if (keeper.fenced) throw keeper.fenced;
+        if (keeper.stoppedBy) throw keeper.stoppedBy;
         if (keeper.interrupted) throw interrupted(item);
         throw e;
       }
@@ -156,7 +169,7 @@ export async function land(repo: Repo, input: LandInput, gate: GateRunner): Prom
       const r = await keeper.push((claim) => ({
         claim: input.keep ? claim : { ...claim, state: 'done', landed: { main: target.main, tip } },
         message: `land ${claim.item} on ${target.main} at ${tip.slice(0, 12)}`,
-        records: [{ ref: qref, lease: myEntryTip, content: null, message: `dequeue ${entry.item}` }],
+        records: [{ ref: qref, lease: myEntryTip, content: null, message: `dequeue ${entry.item}` }, ...(input.alsoWrite?.(tip) ?? [])],
         extra: [
           { ref: `refs/heads/${target.main}`, newOid: tip, lease: mainTip },
           // The landed work branch goes with the landing (the remote's branch count stays
@@ -178,6 +191,7 @@ export async function land(repo: Repo, input: LandInput, gate: GateRunner): Prom
           enqueuedAt: entry.at,
           waitedMs: clock.now() - started,
           claim: input.keep ? 'held' : 'done',
+          ...(skipped.size ? { skipped: [...skipped.values()] } : {}),
         };
       }
       if (!input.keep && (r.remoteTips.get(`refs/heads/${target.branch}`) ?? null) !== target.head) {

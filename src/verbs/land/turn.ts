@@ -1,36 +1,55 @@
 import { formatHolder } from '../../records/holder.js';
-import { Conflict, DeadlineReached, Interrupted } from '../../refusals.js';
+import { Conflict, DeadlineReached, Interrupted, isRefusal } from '../../refusals.js';
 import { formatDuration, formatInstant } from '../../time/duration.js';
 import type { Repo } from '../repo.js';
 import { readSnapshot, type QueueEntry } from '../snapshot.js';
 import type { ClaimKeeper } from './claim-keeper.js';
 import { pruneQueue } from './prune-queue.js';
-import { turnOf } from './queue-order.js';
+import { observeClock } from '../clock-view.js';
+import { turnOf, type SkippedEntry } from './queue-order.js';
 
 // How often a waiting land re-reads the queue (one round trip each). The entry next in line
 // polls faster: the queue idles between one landing and its noticing (measured in bench/).
 const QUEUE_POLL_MS = 1000;
 const NEXT_IN_LINE_POLL_MS = 250;
 
-/** Waits until the entry at `qref` is first among the live entries, or its deadline (exit 4). */
+/**
+ * Waits until the entry at `qref` is first among the live entries, or its deadline (exit 4).
+ * Entries whose claim this abcd cannot read are skipped, never waited on (rule 3), and added
+ * to `o.skipped` for the answer.
+ */
 export async function waitForTurn(
   repo: Repo,
-  o: { item: string; qref: string; myEntryTip: string; deadline: number; started: number; keeper: ClaimKeeper; fetchSpec: string },
+  o: {
+    item: string;
+    qref: string;
+    myEntryTip: string;
+    deadline: number;
+    started: number;
+    keeper: ClaimKeeper;
+    fetchSpec: string;
+    skipped?: Map<string, SkippedEntry>;
+  },
 ) {
   const { clock } = repo.deps;
   for (;;) {
     if (o.keeper.interrupted) throw interrupted(o.item);
+    if (o.keeper.stoppedBy) throw o.keeper.stoppedBy;
     const snap = await readSnapshot(repo, [o.fetchSpec]);
-    if (o.keeper.fenced) throw o.keeper.fenced;
+    if (o.keeper.stoppedBy) throw o.keeper.stoppedBy;
+    // Each read while waiting teaches the clock (the holders ahead renew their claims).
+    const view = await observeClock(repo, snap);
     const mine = snap.queue.get(o.qref);
     if (!mine || mine.tip !== o.myEntryTip) throw entryGone(o.item, o.qref);
     const now = clock.now();
-    const { turn, dead } = turnOf(snap, o.qref, now);
-    if (dead.length) await pruneQueue(repo, dead);
+    const { turn, dead, skipped } = turnOf(snap, o.qref, now);
+    for (const s of skipped) o.skipped?.set(s.ref, s);
+    if (dead.length) await pruneQueue(repo, dead, view);
     if (turn.kind === 'mine') return snap;
     if (turn.kind === 'gone') throw entryGone(o.item, o.qref);
     if (now >= o.deadline) throw waitedTooLong(o.item, turn.ahead, turn.position, now - o.started);
     const poll = turn.position === 1 ? NEXT_IN_LINE_POLL_MS : QUEUE_POLL_MS;
+    repo.deps.progress?.(`waiting behind ${turn.ahead.item} (${turn.position} ahead) to land ${o.item}, ${formatDuration(o.deadline - now)} left`);
     await clock.sleep(Math.min(poll, o.deadline - now), o.keeper.signal);
   }
 }
@@ -40,7 +59,7 @@ function waitedTooLong(item: string, ahead: QueueEntry, position: number, waited
   return new DeadlineReached(
     `waited ${formatDuration(waitedMs)} in the land queue for ${item}, behind ${position} live entr${position === 1 ? 'y' : 'ies'}; ` +
       `first ${ahead.item} by ${formatHolder(a.holder)} (head ${a.head.slice(0, 12)}, queued ${formatInstant(a.at)}). ` +
-      'Nothing landed and the entry left the queue; run abcd land again with a longer --wait.',
+      'Nothing landed; run abcd land again with a longer --wait.',
     {
       item,
       waitedMs,
@@ -50,10 +69,40 @@ function waitedTooLong(item: string, ahead: QueueEntry, position: number, waited
   );
 }
 
-export async function leaveQueue(keeper: ClaimKeeper, qref: string, lease: string): Promise<void> {
-  await keeper
-    .push((claim) => ({ claim, message: `leave the land queue`, records: [{ ref: qref, lease, content: null, message: 'dequeue' }] }))
-    .catch(() => undefined); // best-effort: a dead entry is skipped by others anyway once the claim lapses
+/**
+ * Takes this land's entry out of the queue. Answers `left`, `gone` (another session removed or
+ * rewrote it first) or `stuck` (an unreachable remote or a moved claim left it there; others
+ * skip it once the claim lapses). Anything but a refusal is a bug and is thrown.
+ */
+export async function leaveQueue(keeper: ClaimKeeper, qref: string, lease: string): Promise<'left' | 'gone' | 'stuck'> {
+  try {
+    const r = await keeper.push((claim) => ({
+      claim,
+      message: `leave the land queue`,
+      records: [{ ref: qref, lease, content: null, message: 'dequeue' }],
+    }));
+    if (r.ok) return 'left';
+    return !r.claimMoved && r.remoteTips.has(qref) && r.remoteTips.get(qref) !== lease ? 'gone' : 'stuck';
+  } catch (e) {
+    if (isRefusal(e)) return 'stuck';
+    throw e;
+  }
+}
+
+/**
+ * However a land ends without landing, its entry leaves the queue; the refusal then says
+ * truthfully whether it did (`data.leftQueue`).
+ */
+export async function leaveQueueAfter(e: unknown, keeper: ClaimKeeper, qref: string, lease: string): Promise<void> {
+  const how = await leaveQueue(keeper, qref, lease);
+  if (!isRefusal(e)) return;
+  e.data.leftQueue = how !== 'stuck';
+  e.message +=
+    how === 'left'
+      ? ' Its entry left the land queue.'
+      : how === 'gone'
+        ? ' Its entry was already out of the land queue.'
+        : ' Its entry could not be taken out of the land queue; other lands skip it once its claim lapses.';
 }
 
 /**
@@ -69,5 +118,5 @@ export function entryGone(item: string, ref: string): Conflict {
 }
 
 export function interrupted(item: string): Interrupted {
-  return new Interrupted(`abcd land ${item} was stopped by a signal; nothing landed and its entry left the queue.`, { item });
+  return new Interrupted(`abcd land ${item} was stopped by a signal; nothing landed.`, { item });
 }

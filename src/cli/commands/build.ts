@@ -1,0 +1,36 @@
+import type { Command } from '../command.js';
+import { machineGate } from './land.js';
+import { durationArg, itemArg, noteArg } from '../args.js';
+import { laneFlags, laneOptions, renderLaneRun } from '../lane-args.js';
+
+export const build: Command = {
+  command: 'build <item>',
+  describe: 'run an agent headless on one item: claim, fresh worktree, sandboxed agent, land through the queue',
+  refusals: ['held', 'not-requester', 'budget-exhausted', 'item-invalid', 'deadline', 'fenced', 'clock-skewed', 'interrupted', 'remote-unavailable', 'record-invalid', 'record-too-new', 'unsafe-environment', 'git-failed'],
+  usesRemote: true,
+  examples: [
+    ['abcd build fix-login --agent "claude -p \\"$(cat $ABCD_ITEM_FILE)\\""', 'one cycle on fix-login, landed when the agent changed something'],
+    ['abcd build fix-login --note "also cover logout"', 'while a lane holds it: leave one follow-up request for that lane'],
+  ],
+  builder: (y) =>
+    laneOptions(y)
+      .positional('item', { type: 'string', describe: 'a slug (fix-login) or a key' })
+      .option('note', { type: 'string', describe: 'a note for the follow-up request (when the item is held)' })
+      .option('wait', { type: 'string', describe: 'when the item is held: wait this long and run after, instead of a pending request' }),
+  async run(args, deps) {
+    const flags = laneFlags(args);
+    const item = itemArg(args.item);
+    const [{ openRepo }, { runLane }] = await Promise.all([import('../../verbs/repo.js'), import('../../lanes/lane-run.js')]);
+    const r = await runLane(await openRepo(deps), {
+      ...flags,
+      verb: 'build',
+      item,
+      attended: Boolean(args.attended),
+      ...(args.note !== undefined ? { note: noteArg(args.note) } : {}),
+      ...(args.wait !== undefined ? { waitMs: durationArg(args.wait, '--wait', 0) } : {}),
+      gate: await machineGate(deps),
+      ...(args.attended && !args.json ? { onOutput: (t: string) => deps.out.stderr(t) } : {}),
+    });
+    return renderLaneRun(r);
+  },
+};

@@ -1,0 +1,35 @@
+import type { Command } from '../command.js';
+import { machineGate } from './land.js';
+import { UsageError } from '../../refusals.js';
+import { laneFlags, laneOptions, renderLaneRun } from '../lane-args.js';
+
+// More lanes than this on one computer is a typo, not a plan.
+const MAX_LANES = 64;
+
+export const drain: Command = {
+  command: 'drain',
+  describe: 'unattended: take the next actionable item (dependencies first), build and land it, again, in N lanes',
+  refusals: ['budget-exhausted', 'item-invalid', 'deadline', 'fenced', 'clock-skewed', 'interrupted', 'remote-unavailable', 'record-invalid', 'record-too-new', 'unsafe-environment', 'git-failed'],
+  usesRemote: true,
+  examples: [
+    ['abcd drain --agent ./scripts/agent.sh --lanes 3', 'one pass over the ready items with three lanes'],
+    ['abcd drain --lifecycle timed --deadline 50m', 'keep draining until 50 minutes from now (CI)'],
+  ],
+  builder: (y) => laneOptions(y).option('lanes', { type: 'number', describe: 'lanes in this process (default 1)' }),
+  async run(args, deps) {
+    const flags = laneFlags(args);
+    const lanes = args.lanes;
+    if (lanes !== undefined && (!Number.isInteger(lanes) || (lanes as number) < 1 || (lanes as number) > MAX_LANES)) {
+      throw new UsageError(`--lanes ${String(lanes)} is not a whole number from 1 to ${MAX_LANES}.`, {});
+    }
+    const [{ openRepo }, { runLane }] = await Promise.all([import('../../verbs/repo.js'), import('../../lanes/lane-run.js')]);
+    const r = await runLane(await openRepo(deps), {
+      ...flags,
+      ...(lanes !== undefined ? { lanes: lanes as number } : {}),
+      verb: 'drain',
+      attended: Boolean(args.attended),
+      gate: await machineGate(deps),
+    });
+    return renderLaneRun(r);
+  },
+};

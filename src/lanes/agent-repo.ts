@@ -1,0 +1,155 @@
+// The agent's own repository. abcd sets it up (before the agent runs, so its config is
+// abcd's), then treats it as hostile: the agent may rewrite its .git/config, hooks, refs and
+// alternates. Afterwards abcd never runs git *in* it. It reads the agent's head from plain
+// files, copies the agent's object files (regular files only: no symlink, no alternates),
+// and a trusted git in the lane's own repository imports them with index-pack --strict,
+// which checks every object. The working tree is read as data by the lane's git with a
+// private index. ADR 0023.
+import { copyFile, lstat, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Git } from '../remote/git.js';
+import type { Env } from '../deps.js';
+import type { Signature } from '../remote/objects.js';
+import { isRefSafe } from '../records/refs.js';
+
+const OID = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
+const QUIET = ['-c', 'commit.gpgsign=false', '-c', 'core.hooksPath=/dev/null'];
+
+/** Creates `<cycleDir>/wt`: a repository borrowing the lane's objects, on `branch` at `runHead`. */
+export async function prepareAgentRepo(o: { lane: Git; env: Env; objectsDir: string; cycleDir: string; branch: string; runHead: string; who: Signature }): Promise<string> {
+  const wt = join(o.cycleDir, 'wt');
+  await o.lane.must(['init', '-q', '--template=', wt]);
+  await mkdir(join(wt, '.git/objects/info'), { recursive: true });
+  await writeFile(join(wt, '.git/objects/info/alternates'), `${o.objectsDir}\n`);
+  const cfg = [
+    ['user.name', o.who.name],
+    ['user.email', o.who.email],
+    ['commit.gpgsign', 'false'],
+    ['gc.auto', '0'],
+    ['maintenance.auto', 'false'],
+  ];
+  const config = `[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n${cfg
+    .map(([k, v]) => `[${k!.split('.')[0]}]\n\t${k!.split('.')[1]} = ${JSON.stringify(v)}\n`)
+    .join('')}`;
+  await writeFile(join(wt, '.git/config'), config);
+  await writeFile(join(wt, '.git/HEAD'), `ref: refs/heads/${o.branch}\n`);
+  // The agent has not run yet: this repository and its config are still abcd's own.
+  const agent = new Git(wt, o.env);
+  await agent.must([...QUIET, 'update-ref', `refs/heads/${o.branch}`, o.runHead]);
+  await agent.must([...QUIET, 'read-tree', '-u', '--reset', o.runHead]);
+  return wt;
+}
+
+/** What the agent left: its head (if it committed) and the commit abcd would push, or none. */
+export interface AgentWork {
+  /** The commit to land (agent's commits plus what it left uncommitted), or undefined: no change. */
+  head?: string;
+  /** The agent's own head, when it committed on top of the run head. */
+  agentHead?: string;
+  /** Why the agent's commits were not used (HEAD unreadable, not on the run head ...). */
+  ignored?: string;
+}
+
+/** Takes the agent's work into the lane's repository as objects, never running git in the agent's. */
+export async function collectAgentWork(o: { lane: Git; env: Env; laneGitDir: string; cycleDir: string; runHead: string; item: string; who: Signature; atMs: number }): Promise<AgentWork> {
+  const wt = join(o.cycleDir, 'wt');
+  let base = o.runHead;
+  let ignored: string | undefined;
+  const named = await readAgentHead(join(wt, '.git')).catch((e: Error) => {
+    ignored = e.message;
+    return undefined;
+  });
+  if (named && named !== o.runHead) {
+    const why = await importCommits(o.lane, join(wt, '.git/objects'), join(o.cycleDir, 'quarantine'), named, o.runHead);
+    if (why) ignored = why;
+    else base = named;
+  }
+  const tree = await snapshotTree(new Git(wt, { ...o.env, GIT_DIR: o.laneGitDir }), wt, join(o.cycleDir, 'index'), base);
+  const [baseTree, runTree] = (await o.lane.must(['rev-parse', `${base}^{tree}`, `${o.runHead}^{tree}`])).split('\n');
+  let head = base;
+  if (tree !== baseTree) {
+    const date = `@${Math.floor(o.atMs / 1000)} +0000`;
+    const env = { GIT_AUTHOR_NAME: o.who.name, GIT_AUTHOR_EMAIL: o.who.email, GIT_AUTHOR_DATE: date, GIT_COMMITTER_NAME: o.who.name, GIT_COMMITTER_EMAIL: o.who.email, GIT_COMMITTER_DATE: date };
+    head = await o.lane.must(['commit-tree', '--no-gpg-sign', tree, '-p', base, '-F', '-'], { input: `${o.item}: what the agent left uncommitted\n`, env });
+  }
+  const changed = head !== o.runHead && tree !== runTree;
+  return { ...(changed ? { head } : {}), ...(base !== o.runHead ? { agentHead: base } : {}), ...(ignored ? { ignored } : {}) };
+}
+
+/** The commit the agent's HEAD names, read from its files (a symref one level deep, loose or packed). */
+async function readAgentHead(gitDir: string): Promise<string | undefined> {
+  const head = (await readRegular(join(gitDir, 'HEAD'))).trim();
+  if (OID.test(head)) return head;
+  const m = /^ref: (refs\/heads\/\S+)$/.exec(head);
+  if (!m || !isRefSafe(m[1]!)) throw new Error("the agent's HEAD is neither a commit nor a branch");
+  const ref = m[1]!;
+  const loose = await readRegular(join(gitDir, ref)).catch(() => undefined);
+  if (loose !== undefined) {
+    if (!OID.test(loose.trim())) throw new Error(`the agent's ${ref} does not hold a commit id`);
+    return loose.trim();
+  }
+  const packed = await readRegular(join(gitDir, 'packed-refs')).catch(() => '');
+  for (const line of packed.split('\n')) {
+    const [oid, name] = line.split(' ');
+    if (name === ref && oid && OID.test(oid)) return oid;
+  }
+  return undefined; // an unborn branch: nothing committed
+}
+
+// A file the agent wrote is read only when it is a plain file of sane size (no symlink, fifo).
+const MAX_META_BYTES = 1 << 20;
+async function readRegular(path: string): Promise<string> {
+  const st = await lstat(path);
+  if (!st.isFile() || st.size > MAX_META_BYTES) throw new Error(`${path} is not a plain file`);
+  return readFile(path, 'utf8');
+}
+
+/**
+ * Copies the agent's own object files (loose and packs; never info/alternates, never a
+ * symlink) and imports the commits between runHead and head into the lane's repository
+ * through index-pack --strict. Returns why not, or undefined when done.
+ */
+async function importCommits(lane: Git, objects: string, quarantine: string, head: string, runHead: string): Promise<string | undefined> {
+  try {
+    await copyPlainObjects(objects, quarantine);
+  } catch (e) {
+    return `the agent's object store could not be read as plain files (${(e as Error).message})`;
+  }
+  const env = { GIT_ALTERNATE_OBJECT_DIRECTORIES: quarantine };
+  const ancestor = await lane.run(['merge-base', '--is-ancestor', runHead, head], { env });
+  if (ancestor.exitCode !== 0) return "the agent's HEAD does not descend from the run head; its commits were not used";
+  const pack = await lane.run(['pack-objects', '--revs', '--stdout', '-q'], { input: `${head}\n^${runHead}\n`, env });
+  if (pack.exitCode !== 0) return `the agent's commits are incomplete (${pack.stderr.trim().split('\n').at(-1)})`;
+  const idx = await lane.run(['index-pack', '--stdin', '--strict', '--fix-thin'], { input: pack.stdout });
+  if (idx.exitCode !== 0) return `the agent's objects failed git's checks (${idx.stderr.trim().split('\n').at(-1)})`;
+  return undefined;
+}
+
+async function copyPlainObjects(from: string, to: string): Promise<void> {
+  if (!(await lstat(from)).isDirectory()) throw new Error('objects is not a directory');
+  await mkdir(join(to, 'pack'), { recursive: true });
+  for (const dir of await readdir(from)) {
+    const isFan = /^[0-9a-f]{2}$/.test(dir);
+    if (!isFan && dir !== 'pack') continue;
+    const src = join(from, dir);
+    if (!(await lstat(src)).isDirectory()) continue;
+    await mkdir(join(to, dir), { recursive: true });
+    for (const f of await readdir(src)) {
+      const ok = isFan ? /^[0-9a-f]{38}([0-9a-f]{24})?$/.test(f) : /^pack-[0-9a-f]+\.(pack|idx)$/.test(f);
+      if (!ok) continue;
+      const st = await lstat(join(src, f));
+      if (st.isFile()) await copyFile(join(src, f), join(to, dir, f));
+    }
+  }
+}
+
+/**
+ * The worktree's content as a tree, read by the lane's git (GIT_DIR set: the agent's .git is
+ * never discovered, and git never adds a path named .git) with a private index.
+ */
+async function snapshotTree(trusted: Git, wt: string, index: string, base: string): Promise<string> {
+  const env = { GIT_INDEX_FILE: index, GIT_WORK_TREE: wt };
+  await trusted.must([...QUIET, 'read-tree', base], { env });
+  await trusted.must([...QUIET, 'add', '-A', '--', '.'], { env });
+  return trusted.must([...QUIET, 'write-tree'], { env });
+}

@@ -1,0 +1,38 @@
+import type { ItemSource } from '../items/source.js';
+import type { GateRunner } from '../verbs/land/land.js';
+import type { Repo } from '../verbs/repo.js';
+import type { MainBranch } from './main-branch.js';
+import type { Sandbox } from './sandbox.js';
+
+/** Everything one lane run (a build or a drain) shares between its lanes and cycles. */
+export interface RunContext {
+  repo: Repo;
+  runId: string;
+  source: ItemSource;
+  main: MainBranch;
+  gate: GateRunner;
+  agent: string;
+  sandbox: Sandbox;
+  envNames: readonly string[];
+  ttlMs: number;
+  agentTimeoutMs: number;
+  /** The hard deadline (timed, or --deadline / ABCD_JOB_DEADLINE), ms since the epoch. */
+  deadline: number;
+  /** The computer's model budget folder. */
+  budgetDir: string;
+  /** Where the person's secrets live (hidden from the agent). */
+  hide: readonly string[];
+  /** Aborted on SIGINT/SIGTERM: no new cycle starts, the running agent is stopped. */
+  signal?: AbortSignal;
+  /** Streams each agent's output (an attended build). */
+  onOutput?: (chunk: string) => void;
+}
+
+// Claim, worktree, push, land and publish around the agent: what one cycle needs besides
+// the agent's own timeout before it can be started under a deadline (ADR 0024).
+export const CYCLE_OVERHEAD_MS = 60_000;
+
+/** Whether a whole cycle still fits before the run's deadline. */
+export function cycleFits(ctx: RunContext, now: number): boolean {
+  return ctx.deadline - now >= ctx.agentTimeoutMs + CYCLE_OVERHEAD_MS;
+}

@@ -1,0 +1,129 @@
+// One lane cycle: a fresh worktree at main's tip, the agent headless in its sandbox with
+// the claim renewed meanwhile, its work taken as objects, then landed through the land
+// queue fenced by the claim, or the claim released saying why. Cleanup on every path.
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { debitBudget, parseUsageLines } from '../machine/budget.js';
+import type { ItemDoc } from '../items/source.js';
+import { formatItem, shortItem } from '../records/item.js';
+import type { CycleRecord } from '../records/lane-result.js';
+import { isRefusal } from '../refusals.js';
+import { sanitizeLine } from '../text/sanitize.js';
+import { land } from '../verbs/land/land.js';
+import { ClaimKeeper } from '../verbs/land/claim-keeper.js';
+import type { Repo } from '../verbs/repo.js';
+import { buildAgentEnv } from './agent-env.js';
+import { collectAgentWork, prepareAgentRepo } from './agent-repo.js';
+import { releaseClaim, type Taken } from './claim.js';
+import type { RunContext } from './context.js';
+import { receiptWrites } from './receipts.js';
+import { runSteeredAgent } from './steer-cycle.js';
+import { mailboxLine } from './mailbox.js';
+
+// A land inside a cycle waits in the queue at most this long (land's own default).
+const LAND_WAIT_MS = 30 * 60_000;
+
+export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, taken: Taken, n: number): Promise<CycleRecord> {
+  const { clock } = ctx.repo.deps;
+  // The cycle's own stop signal, following the run's: the keepers listen on it, and it is
+  // dropped with the cycle (listeners on the run's signal would pile up over a long drain).
+  const scope = new AbortController();
+  const follow = () => scope.abort();
+  if (ctx.signal?.aborted) follow();
+  else ctx.signal?.addEventListener('abort', follow, { once: true });
+  const lane: Repo = { ...laneOfRun, deps: { ...laneOfRun.deps, signal: scope.signal } };
+  const startedAt = clock.now();
+  const key = formatItem(item.key);
+  const short = shortItem(item.key);
+  const runHead = await ctx.main.tip();
+  const branch = `lane/${key.replace(/:/g, '-')}/${ctx.runId}-${n}`;
+  const base = { item: short, startedAt, runHead, ...(taken.answered ? { followUp: true } : {}) };
+  const end = (r: Partial<CycleRecord> & Pick<CycleRecord, 'outcome'>): CycleRecord => ({
+    ...base,
+    ...r,
+    ...(r.reason ? { reason: sanitizeLine(r.reason, 480) } : {}),
+    durationMs: clock.now() - startedAt,
+  });
+  const keeper = new ClaimKeeper(lane, taken.ref, short, taken.tip, taken.claim);
+  keeper.start();
+  const cycleDir = await mkdtemp(join(tmpdir(), 'abcd-lane-'));
+  let landing = false;
+  try {
+    const files = await stageCycle(cycleDir, item, taken);
+    const wt = await prepareAgentRepo({
+      lane: ctx.repo.git,
+      env: ctx.repo.deps.env,
+      objectsDir: join(ctx.repo.commonDir, 'objects'),
+      cycleDir,
+      branch,
+      runHead,
+      who: { name: `${ctx.repo.author.name} (abcd lane)`, email: ctx.repo.author.email },
+    });
+    const env = buildAgentEnv(ctx.repo.deps.env, ctx.envNames, {
+      item: key, itemFile: files.item, worktree: wt, runId: ctx.runId, runHead, startedAt, mailbox: files.mailbox, usage: files.usage, home: files.home, tmp: files.tmp,
+    });
+    const { run, watcher } = await runSteeredAgent(ctx, lane, { item, taken, mailbox: files.mailbox, runHead, agent: {
+      command: ctx.agent,
+      env,
+      sandbox: ctx.sandbox,
+      plan: { cycleDir, objectsDir: join(ctx.repo.commonDir, 'objects'), hide: [...ctx.hide, ctx.repo.commonDir, dirname(ctx.repo.commonDir), ctx.repo.deps.cwd] },
+      timeoutMs: ctx.agentTimeoutMs,
+      signal: keeper.signal,
+      now: () => clock.now(),
+      ...(ctx.onOutput ? { onOutput: ctx.onOutput } : {}),
+    } });
+    const usage = parseUsageLines(await readFile(files.usage, 'utf8').catch(() => '')).tokens;
+    if (usage > 0) await debitBudget(ctx.budgetDir, { tokens: usage });
+    const agent = { agentMs: run.durationMs, exitCode: run.exitCode, ...(usage ? { usage } : {}) };
+    const tail = run.outputTail.trim().split('\n').slice(-3).join(' | ');
+    if (keeper.fenced) return end({ outcome: 'failed', code: 'fenced', reason: keeper.fenced.message, ...agent });
+    if (run.stopped) return end({ outcome: 'cancelled', reason: 'the lane was stopped (SIGINT/SIGTERM) while the agent ran', ...agent });
+    if (run.timedOut) return end({ outcome: 'timeout', reason: `the agent ran past its timeout of ${Math.round(ctx.agentTimeoutMs / 1000)}s and was killed with everything it started`, ...agent });
+    if (run.exitCode !== 0) return end({ outcome: 'failed', code: 'agent-failed', reason: `the agent exited ${run.exitCode}${tail ? `: ${tail}` : ''}`, ...agent });
+    const work = await collectAgentWork({
+      lane: ctx.repo.git, env: ctx.repo.deps.env, laneGitDir: ctx.repo.gitDir, cycleDir, runHead, item: short, who: ctx.repo.author, atMs: clock.now(),
+    });
+    if (!work.head) return end({ outcome: 'no-change', reason: `the agent exited 0 and changed nothing${work.ignored ? ` (${work.ignored})` : ''}`, ...agent });
+    await ctx.repo.git.must(['update-ref', `refs/heads/${branch}`, work.head]);
+    await keeper.stop();
+    landing = true;
+    const waitMs = Math.max(1000, Math.min(LAND_WAIT_MS, ctx.deadline - clock.now()));
+    try {
+      const receipt = (head: string) => receiptWrites({ watcher, item: item.key, runId: ctx.runId, holder: lane.me, gen: taken.claim.gen, at: clock.now(), head });
+      const r = await land(lane, { item: item.key, branch, waitMs, strategy: 'rebase', keep: false, alsoWrite: receipt }, ctx.gate);
+      return end({ outcome: 'landed', landed: r.tip, ...agent });
+    } catch (e) {
+      if (!isRefusal(e)) throw e;
+      return end({ outcome: e.code === 'interrupted' ? 'cancelled' : 'failed', code: e.code, reason: e.message.split('\n')[0]!, ...agent });
+    }
+  } finally {
+    await keeper.stop();
+    await rm(cycleDir, { recursive: true, force: true });
+    await ctx.repo.git.run(['update-ref', '-d', `refs/heads/${branch}`]);
+    if (!landing || !(await landedDone(lane, taken.ref))) await releaseClaim(lane, item.key, 'the cycle did not land');
+    ctx.signal?.removeEventListener('abort', follow);
+  }
+}
+
+/** Whether this lane's land left the claim done (then there is nothing to release). */
+async function landedDone(lane: Repo, ref: string): Promise<boolean> {
+  return !(await lane.held.has(ref));
+}
+
+/** The cycle's files outside the worktree: a copy of the item, the mailbox, the usage file, an empty HOME. */
+async function stageCycle(cycleDir: string, item: ItemDoc, taken: Taken) {
+  const files = {
+    item: join(cycleDir, 'item.md'),
+    mailbox: join(cycleDir, 'mailbox'),
+    usage: join(cycleDir, 'usage'),
+    home: join(cycleDir, 'home'),
+    tmp: join(cycleDir, 'tmp'),
+  };
+  await Promise.all([mkdir(files.home), mkdir(files.tmp)]);
+  const doc = `---\ntitle: ${JSON.stringify(item.title)}\nstatus: ${item.status}\ndepends_on: ${JSON.stringify(item.dependsOn)}\n---\n${item.body}`;
+  await writeFile(files.item, doc);
+  await writeFile(files.mailbox, taken.answered ? mailboxLine(taken.answered) : '');
+  await writeFile(files.usage, '');
+  return files;
+}

@@ -1,0 +1,194 @@
+// `abcd build <item>` and `abcd drain`: one run of one or N lanes, with its one result.
+import { randomBytes } from 'node:crypto';
+import { homedir, tmpdir } from 'node:os';
+import { readRepoConfig } from '../config/repo-config.js';
+import { LocalItemSource } from '../items/local-source.js';
+import { budgetDirOf } from '../machine/budget.js';
+import type { CycleRecord, LaneResultRecord } from '../records/lane-result.js';
+import { formatItem, shortItem, type ItemKey } from '../records/item.js';
+import { claimRef } from '../records/refs.js';
+import { sameSession } from '../records/holder.js';
+import { DeadlineReached, Interrupted, UsageError, isRefusal, type Refusal } from '../refusals.js';
+import type { GateRunner } from '../verbs/land/land.js';
+import type { Repo } from '../verbs/repo.js';
+import { readSnapshot, type Snapshot } from '../verbs/snapshot.js';
+import { standing } from '../verbs/claim-rules.js';
+import type { RunContext } from './context.js';
+import { resolveMain } from './main-branch.js';
+import { laneSettings, type LaneFlags, type LaneSettings } from './options.js';
+import { RunRecorder } from './recorder.js';
+import { requestFollowUp, type PendingOutcome } from './request.js';
+import { runLanes } from './run-loop.js';
+import { chooseSandbox, probeBwrap, secretPlaces } from './sandbox.js';
+import { checkLaneLogin } from './login.js';
+
+export interface LaneRunInput extends LaneFlags {
+  verb: 'build' | 'drain';
+  item?: ItemKey;
+  attended: boolean;
+  note?: string;
+  /** build: wait this long for a held item instead of leaving a pending request. */
+  waitMs?: number;
+  gate: GateRunner;
+  onOutput?: (chunk: string) => void;
+}
+
+export type RunOutcome = CycleRecord['outcome'] | 'pending' | 'idle';
+
+export interface LaneRunResult {
+  verb: 'build' | 'drain';
+  outcome: RunOutcome;
+  exit: number;
+  runId?: string;
+  ref?: string;
+  lifecycle?: string;
+  sandbox?: string;
+  login?: string;
+  warning?: string;
+  record?: LaneResultRecord;
+  pending?: PendingOutcome;
+  publishError?: string;
+}
+
+// How often a build with --wait re-reads a held item.
+const WAIT_POLL_MS = 1000;
+
+export async function runLane(repo: Repo, input: LaneRunInput): Promise<LaneRunResult> {
+  const { clock, env } = repo.deps;
+  // bubblewrap's probe (a process) runs while the remote is read.
+  const probe = probeBwrap(env);
+  const main = await resolveMain(repo);
+  let snap = await readSnapshot(repo, [main.fetchSpec]);
+  const mainTip = await main.tip();
+  const cfg = (await readRepoConfig(repo.git, mainTip)).lanes ?? {};
+  if (input.item) await requireItem(repo, mainTip, input.item);
+  // A request for a held item needs no agent, sandbox or deadline: it only leaves a note.
+  const busy = input.verb === 'build' && input.item ? await heldByOther(repo, snap, input.item) : undefined;
+  if (busy && input.item) {
+    const pending = await requestFollowUp(repo, { snap, item: input.item, holder: busy, ...(input.note !== undefined ? { note: input.note } : {}), requesters: cfg.requesters ?? [] });
+    if (!input.waitMs) return { verb: 'build', outcome: 'pending', exit: 0, pending };
+    // --wait: the request stands in the slot either way; once the item is free this build
+    // answers it, unless the active lane already did (then there is nothing left to do).
+    const until = Math.min(clock.now() + input.waitMs, laneSettings(input, cfg, env, clock.now()).deadline);
+    snap = await waitUntilFree(repo, input.item, main.fetchSpec, until);
+  }
+  const s = laneSettings(input, cfg, env, clock.now());
+  await probe;
+  const [{ sandbox, warning }, login] = await Promise.all([chooseSandbox(s.sandbox, { env, attended: input.attended }), checkLaneLogin(repo, input.attended)]);
+  return runWith(repo, input, s, { main, sandbox, login, first: snap, ...(warning ? { warning } : {}) });
+}
+
+async function runWith(repo: Repo, input: LaneRunInput, s: LaneSettings, o: { main: Awaited<ReturnType<typeof resolveMain>>; sandbox: 'bwrap' | 'none'; login: string; first: Snapshot; warning?: string }): Promise<LaneRunResult> {
+  const { clock, env } = repo.deps;
+  const runId = newRunId(clock.now());
+  const home = env.HOME || homedir();
+  const ctx: RunContext = {
+    repo,
+    runId,
+    source: new LocalItemSource(repo.git),
+    main: o.main,
+    gate: input.gate,
+    agent: s.agent,
+    sandbox: o.sandbox,
+    envNames: s.envNames,
+    ttlMs: s.ttlMs,
+    agentTimeoutMs: s.agentTimeoutMs,
+    deadline: s.deadline,
+    budgetDir: budgetDirOf(env, tmpdir()),
+    hide: secretPlaces(env, home),
+    ...(repo.deps.signal ? { signal: repo.deps.signal } : {}),
+    ...(input.onOutput ? { onOutput: input.onOutput } : {}),
+  };
+  const lanes = input.verb === 'build' ? 1 : s.lanes;
+  const rec = new RunRecorder(repo, { runId, verb: input.verb, holder: repo.me, lifecycle: s.lifecycle, lanes, startedAt: clock.now() });
+  rec.start();
+  const loop = await runLanes(ctx, rec, {
+    lifecycle: s.lifecycle,
+    lanes,
+    idleMs: s.idleMs,
+    maxCycles: s.maxCycles,
+    requesters: s.requesters,
+    first: o.first,
+    ...(input.item ? { bound: input.item } : {}),
+  });
+  const stop = loop.stop;
+  await rec.finish(stop ? (isRefusal(stop) ? stop.code : 'internal') : 'ok');
+  const outcome = summarize(loop.cycles);
+  const exit = exitOf(input.verb, loop.cycles);
+  const result: LaneRunResult = {
+    verb: input.verb,
+    outcome,
+    exit,
+    runId,
+    ref: rec.ref,
+    lifecycle: s.lifecycle,
+    sandbox: o.sandbox,
+    login: o.login,
+    ...(o.warning ? { warning: o.warning } : {}),
+    record: rec.record,
+    ...(rec.lastError ? { publishError: rec.lastError.message } : {}),
+  };
+  if (stop) {
+    if (!isRefusal(stop)) throw stop;
+    (stop as Refusal).data.result = result;
+    throw stop;
+  }
+  return result;
+}
+
+/** The run's outcome: its latest cycle's (build), or the worst of them (drain); idle with none. */
+function summarize(cycles: readonly CycleRecord[]): RunOutcome {
+  if (cycles.length === 0) return 'idle';
+  return cycles.find((c) => c.outcome !== 'landed')?.outcome ?? 'landed';
+}
+
+function exitOf(verb: 'build' | 'drain', cycles: readonly CycleRecord[]): number {
+  if (verb === 'drain') return cycles.some((c) => c.outcome !== 'landed') ? 3 : 0;
+  const last = cycles.at(-1);
+  if (!last || last.outcome === 'landed') return 0;
+  if (last.outcome === 'timeout') return 4;
+  if (last.outcome === 'cancelled') return 130;
+  return 3;
+}
+
+/** The holder of a live (or expired, not yet takeable) claim on the item by another session. */
+async function heldByOther(repo: Repo, snap: Snapshot, item: ItemKey) {
+  const e = snap.claims.get(claimRef(item));
+  if (!e || e.claim.state !== 'held' || sameSession(e.claim.holder, repo.me)) return undefined;
+  const now = repo.deps.clock.now();
+  const st = standing(e, repo.me, now, snap.settings, await repo.sightings.see(e.ref, e.tip, now));
+  return st.kind === 'held' || st.kind === 'expired' || st.kind === 'clock-unsafe' ? e.claim.holder : undefined;
+}
+
+async function waitUntilFree(repo: Repo, item: ItemKey, fetchSpec: string, until: number): Promise<Snapshot> {
+  const { clock } = repo.deps;
+  const started = clock.now();
+  for (;;) {
+    const snap = await readSnapshot(repo, [fetchSpec]);
+    if (!(await heldByOther(repo, snap, item))) return snap;
+    if (clock.now() >= until) {
+      throw new DeadlineReached(`waited ${Math.round((clock.now() - started) / 1000)}s for ${shortItem(item)} to be free; the --wait deadline passed and nothing was built.`, {
+        item: formatItem(item),
+        waitedMs: clock.now() - started,
+      });
+    }
+    await clock.sleep(Math.min(WAIT_POLL_MS, until - clock.now()), repo.deps.signal);
+    if (repo.deps.signal?.aborted) throw new Interrupted(`stopped while waiting for ${shortItem(item)}; nothing was built.`, { item: formatItem(item) });
+  }
+}
+
+/** A bound build names an item on main: a missing one is a usage error, a malformed one its refusal. */
+async function requireItem(repo: Repo, mainTip: string, item: ItemKey): Promise<void> {
+  if (item.source !== 'local') return;
+  const listing = await new LocalItemSource(repo.git).list(mainTip);
+  const key = formatItem(item);
+  if (listing.items.some((i) => formatItem(i.key) === key)) return;
+  const refused = listing.refused.find((r) => r.key && formatItem(r.key) === key);
+  if (refused) throw refused.refusal;
+  throw new UsageError(`there is no item ${shortItem(item)} on main (${mainTip.slice(0, 12)}): add .abcd/items/${item.id}.md there, or run abcd items to see the items.`, { item: key });
+}
+
+function newRunId(now: number): string {
+  const t = new Date(now).toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  return `${t}-${randomBytes(3).toString('hex')}`;
+}

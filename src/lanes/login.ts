@@ -1,0 +1,21 @@
+import { homedir } from 'node:os';
+import { assertNoLogin, describeGate } from '../credentials/login-check.js';
+import type { Repo } from '../verbs/repo.js';
+
+/**
+ * Rule 4 before a lane claims anything: on a forge remote, refuse (exit 7) when the
+ * person's login is within reach; on file:// and other non-forge remotes say it does not apply.
+ */
+export async function checkLaneLogin(repo: Repo, attended: boolean): Promise<string> {
+  const { env } = repo.deps;
+  const r = await repo.git.run(['remote', 'get-url', repo.store.remote]);
+  const remoteUrl = r.exitCode === 0 ? r.stdout.toString().trim() : undefined;
+  const gate = await assertNoLogin({
+    attended,
+    ...(remoteUrl !== undefined ? { remoteUrl } : {}),
+    enterpriseHosts: env.GH_HOST ? [env.GH_HOST] : [],
+    env,
+    home: env.HOME || homedir(),
+  });
+  return describeGate(gate);
+}

@@ -1,0 +1,85 @@
+// A lane run's settings: the command line first, then `lanes` in .abcd/config.json on main,
+// then the defaults; and the deadline rule of the timed lifecycle (ADR 0024).
+import type { LanesConfig } from '../config/repo-config.js';
+import type { Env } from '../deps.js';
+import { DeadlineReached, UsageError } from '../refusals.js';
+import { formatDuration, formatInstant, parseDuration, parseInstant } from '../time/duration.js';
+import { checkEnvNames } from './agent-env.js';
+import { CYCLE_OVERHEAD_MS } from './context.js';
+import type { SandboxMode } from './sandbox.js';
+
+export type Lifecycle = 'once' | 'poll' | 'timed';
+
+export interface LaneFlags {
+  agent?: string;
+  sandbox?: SandboxMode;
+  lifecycle?: Lifecycle;
+  /** --deadline as given: a duration from now or an RFC 3339 instant. */
+  deadline?: string;
+  idleMs?: number;
+  ttlMs?: number;
+  agentTimeoutMs?: number;
+  maxCycles?: number;
+  lanes?: number;
+}
+
+export interface LaneSettings {
+  agent: string;
+  sandbox: SandboxMode;
+  lifecycle: Lifecycle;
+  deadline: number;
+  idleMs: number;
+  ttlMs: number;
+  agentTimeoutMs: number;
+  maxCycles: number;
+  lanes: number;
+  envNames: string[];
+  requesters: string[];
+}
+
+const DEFAULT_AGENT_TIMEOUT_MS = 30 * 60_000;
+const DEFAULT_IDLE_MS = 5 * 60_000;
+// A lane's claim lives this long between renewals (the keeper renews at a third of it).
+const DEFAULT_LANE_TTL_MS = 10 * 60_000;
+const DEFAULT_MAX_CYCLES = 3;
+
+export function laneSettings(flags: LaneFlags, cfg: LanesConfig, env: Env, now: number): LaneSettings {
+  const agent = flags.agent ?? cfg.agent;
+  if (!agent || agent.trim() === '') {
+    throw new UsageError('no agent command: pass --agent "<shell command>" or set lanes.agent in .abcd/config.json on main.', {});
+  }
+  const lifecycle = flags.lifecycle ?? cfg.lifecycle ?? 'once';
+  const agentTimeoutMs = flags.agentTimeoutMs ?? (cfg.agentTimeout ? parseDuration(cfg.agentTimeout, 'lanes.agentTimeout') : DEFAULT_AGENT_TIMEOUT_MS);
+  const given = flags.deadline !== undefined ? parseDeadline(flags.deadline, '--deadline', now) : Infinity;
+  const job = env.ABCD_JOB_DEADLINE ? parseDeadline(env.ABCD_JOB_DEADLINE, 'ABCD_JOB_DEADLINE', now) : Infinity;
+  const deadline = Math.min(given, job);
+  if (lifecycle === 'timed' && deadline === Infinity) {
+    throw new UsageError('--lifecycle timed needs a deadline: pass --deadline (e.g. 50m or 2026-11-30T18:00:00Z) or set ABCD_JOB_DEADLINE.', {});
+  }
+  if (lifecycle === 'timed' && deadline - now < agentTimeoutMs + CYCLE_OVERHEAD_MS) {
+    const need = agentTimeoutMs + CYCLE_OVERHEAD_MS;
+    throw new DeadlineReached(
+      `the deadline ${formatInstant(deadline)} leaves ${formatDuration(Math.max(0, deadline - now))}, less than one whole first cycle ` +
+        `(${formatDuration(need)}: the agent timeout of ${formatDuration(agentTimeoutMs)} plus ${formatDuration(CYCLE_OVERHEAD_MS)} to claim, ` +
+        'prepare, push, land and publish); nothing was claimed. Give a later deadline or a shorter --agent-timeout.',
+      { deadline: formatInstant(deadline), remainingMs: Math.max(0, deadline - now), neededMs: need },
+    );
+  }
+  return {
+    agent,
+    sandbox: flags.sandbox ?? cfg.sandbox ?? 'auto',
+    lifecycle,
+    deadline,
+    idleMs: flags.idleMs ?? (cfg.idle ? parseDuration(cfg.idle, 'lanes.idle') : DEFAULT_IDLE_MS),
+    ttlMs: flags.ttlMs ?? (cfg.ttl ? parseDuration(cfg.ttl, 'lanes.ttl') : DEFAULT_LANE_TTL_MS),
+    agentTimeoutMs,
+    maxCycles: flags.maxCycles ?? cfg.maxCycles ?? DEFAULT_MAX_CYCLES,
+    lanes: flags.lanes ?? cfg.lanes ?? 1,
+    envNames: checkEnvNames(cfg.env ?? []),
+    requesters: cfg.requesters ?? [],
+  };
+}
+
+function parseDeadline(text: string, what: string, now: number): number {
+  return /^\d+(ms|s|m|h|d)$/.test(text.trim()) ? now + parseDuration(text, what) : parseInstant(text.trim(), what);
+}

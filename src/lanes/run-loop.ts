@@ -1,0 +1,162 @@
+// The lanes of one run: each repeatedly checks (records and items read fresh, one round
+// trip), takes the next actionable item no other lane of this process has, and runs one
+// cycle on it. once: one discovery pass, each item found at most once. poll/timed: until
+// idle, stopped, or the deadline leaves no room for a whole cycle.
+import { actionable, liveClaims } from '../items/readiness.js';
+import { budgetAllowsCycle } from '../machine/budget.js';
+import type { ItemDoc } from '../items/source.js';
+import { formatItem, parseItem as parseKey, shortItem, type ItemKey } from '../records/item.js';
+import type { CycleRecord } from '../records/lane-result.js';
+import { Interrupted, isRefusal, type Refusal } from '../refusals.js';
+import { readSnapshot, type Snapshot } from '../verbs/snapshot.js';
+import { takeClaim } from './claim.js';
+import { cycleFits, type RunContext } from './context.js';
+import { runCycle } from './cycle.js';
+import { laneRepo } from './lane-repo.js';
+import { followUpItems, receiptCovers } from './receipts.js';
+import { acceptsRequest } from './requesters.js';
+import type { RunRecorder } from './recorder.js';
+
+export interface LoopOptions {
+  lifecycle: 'once' | 'poll' | 'timed';
+  lanes: number;
+  idleMs: number;
+  maxCycles: number;
+  /** build: the one item the run is bound to. */
+  bound?: ItemKey;
+  requesters: readonly string[];
+  /** The read the run's entry just made: the first check uses it instead of a second round trip. */
+  first?: Snapshot;
+}
+
+export interface LoopOutcome {
+  cycles: CycleRecord[];
+  /** What stopped the run early (budget, a signal, a failed read). */
+  stop?: Refusal | Error;
+}
+
+// How often a lane with nothing to do checks again (one round trip each).
+const CHECK_EVERY_MS = 1000;
+
+export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions): Promise<LoopOutcome> {
+  const { clock } = ctx.repo.deps;
+  const inFlight = new Set<string>();
+  const attempts = new Map<string, number>();
+  // once: every item found is tried at most once, whether or not its claim could be taken.
+  const tried = new Set<string>();
+  const cycles: CycleRecord[] = [];
+  let found: Set<string> | undefined;
+  let lastWork = clock.now();
+  let stop: Refusal | Error | undefined;
+  let cycleNo = 0;
+  const bound = o.bound ? formatItem(o.bound) : undefined;
+  let preread = o.first;
+
+  const worker = async (n: number) => {
+    const lane = laneRepo(ctx.repo, ctx.runId, n);
+    for (;;) {
+      if (stop) return;
+      if (ctx.signal?.aborted) {
+        stop ??= new Interrupted('the lane run was stopped (SIGINT/SIGTERM): no new cycle started; the running ones were stopped and cleaned up.', {});
+        return;
+      }
+      // once: everything the pass found was tried and nothing runs: no further read can add work.
+      if (found && inFlight.size === 0 && [...found].every((k) => tried.has(k))) return;
+      const budget = budgetAllowsCycle(ctx.budgetDir);
+      if (!budget.allowed) {
+        stop ??= budget.refusal;
+        return;
+      }
+      const snap = preread ?? (await readSnapshot(ctx.repo, [ctx.main.fetchSpec]));
+      preread = undefined;
+      const listing = await ctx.source.list(await ctx.main.tip());
+      const now = clock.now();
+      // Follow-ups: pending slots (less those a receipt covers: the run in flight absorbed them) and open steers.
+      const pending = await followUpItems(ctx.repo, snap, o.requesters);
+      const ready = actionable(listing.items, liveClaims(snap.claims.values(), now), pending);
+      if (o.lifecycle === 'once') found ??= discovered(listing.items, ready, bound);
+      const cands = ready.filter((i) => {
+        const k = formatItem(i.key);
+        if (inFlight.has(k) || (bound && k !== bound)) return false;
+        if (found) return found.has(k) && !tried.has(k);
+        return (attempts.get(k) ?? 0) < o.maxCycles;
+      });
+      const next = cands[0];
+      if (!next) {
+        for (const i of ready) {
+          const k = formatItem(i.key);
+          if ((attempts.get(k) ?? 0) >= o.maxCycles) rec.defer(shortItem(i.key), `the cycle cap of ${o.maxCycles} per item per run was reached`);
+        }
+        if (inFlight.size === 0 && (o.lifecycle === 'once' || clock.now() - lastWork >= o.idleMs)) return;
+        if (clock.now() + CHECK_EVERY_MS >= ctx.deadline) return;
+        await clock.sleep(CHECK_EVERY_MS * (0.8 + Math.random() * 0.4), ctx.signal);
+        continue;
+      }
+      const k = formatItem(next.key);
+      if (!cycleFits(ctx, now)) {
+        rec.defer(shortItem(next.key), 'the deadline leaves no room for a whole cycle');
+        return;
+      }
+      inFlight.add(k);
+      tried.add(k);
+      try {
+        const taken = await takeClaim(lane, snap, next.key, ctx.ttlMs);
+        if (!taken) {
+          // Another session has it, won the race, or its lapsed claim is not takeable yet: look again shortly.
+          await clock.sleep(CHECK_EVERY_MS * (0.8 + Math.random() * 0.4), ctx.signal);
+          continue;
+        }
+        attempts.set(k, (attempts.get(k) ?? 0) + 1);
+        rec.working(shortItem(next.key), true);
+        const cycle = await runCycle(ctx, lane, next, taken, ++cycleNo);
+        rec.working(shortItem(next.key), false);
+        cycles.push(cycle);
+        rec.addCycle(cycle);
+        lastWork = clock.now();
+      } finally {
+        inFlight.delete(k);
+      }
+    }
+  };
+
+  const guard = async (n: number) => {
+    try {
+      await worker(n);
+    } catch (e) {
+      // A failed read is an error, never "no work": the run stops and says so.
+      stop ??= isRefusal(e) || e instanceof Error ? e : new Error(String(e));
+    }
+  };
+  await Promise.all(Array.from({ length: o.lanes }, (_, i) => guard(i + 1)));
+  // once leaves a follow-up asked for during its cycles to the next build or drain: say so.
+  if (o.lifecycle === 'once' && cycles.length && !stop) {
+    try {
+      const last = await readSnapshot(ctx.repo);
+      for (const p of last.pending.values()) {
+        if (tried.has(p.item) && acceptsRequest(p.request.requester, ctx.repo.me, o.requesters) && !receiptCovers(last, parseKey(p.item), { kind: 'pending', id: p.tip })) {
+          rec.defer(shortItem(parseKey(p.item)), 'a follow-up request waits in its pending slot for the next build or drain');
+        }
+      }
+    } catch {
+      // The result still stands without this note; the slot itself stays on the remote.
+    }
+  }
+  return { cycles, ...(stop ? { stop } : {}) };
+}
+
+/** once's discovery: what is actionable now, plus ready items waiting only on those. */
+function discovered(items: readonly ItemDoc[], ready: readonly ItemDoc[], bound: string | undefined): Set<string> {
+  const set = new Set(ready.map((i) => formatItem(i.key)));
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const i of items) {
+      const k = formatItem(i.key);
+      if (set.has(k) || i.status !== 'ready') continue;
+      if (i.dependsOn.length && i.dependsOn.every((d) => set.has(d) || items.some((x) => formatItem(x.key) === d && x.status === 'done'))) {
+        set.add(k);
+        grew = true;
+      }
+    }
+  }
+  return bound ? new Set([...set].filter((k) => k === bound)) : set;
+}

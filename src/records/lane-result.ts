@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import { decodeRecord, encodeRecord } from './envelope.js';
+import { HolderSchema, PRINTABLE } from './holder.js';
+import { MAX_INSTANT_MS, OID } from './limits.js';
+
+// A result record stays under the 64 KiB record limit whatever the run did.
+export const MAX_RESULT_CYCLES = 200;
+const MAX_REASON_CHARS = 500;
+
+const CycleSchema = z.object({
+  item: z.string().min(1).max(200),
+  outcome: z.enum(['landed', 'failed', 'no-change', 'timeout', 'cancelled', 'deferred']),
+  /** Why it did not land, in words (hostile text sanitized before it is written). */
+  reason: z.string().max(MAX_REASON_CHARS).regex(PRINTABLE).optional(),
+  /** The refusal code behind a failure (conflict, check-failed, fenced ...). */
+  code: z.string().max(60).regex(PRINTABLE).optional(),
+  startedAt: z.number().int().nonnegative().max(MAX_INSTANT_MS),
+  durationMs: z.number().int().nonnegative(),
+  agentMs: z.number().int().nonnegative().optional(),
+  exitCode: z.number().int().optional(),
+  /** main's tip the cycle started from, and the landed revision. */
+  runHead: z.string().regex(OID).optional(),
+  landed: z.string().regex(OID).optional(),
+  usage: z.number().nonnegative().optional(),
+  followUp: z.boolean().optional(),
+});
+export type CycleRecord = z.infer<typeof CycleSchema>;
+
+/** One lane run (`abcd build`, `abcd drain`) = one result, rewritten as the run goes. */
+export const LaneResultSchema = z.object({
+  abcd: z.literal('lane'),
+  v: z.literal(1),
+  runId: z.string().min(1).max(100).regex(PRINTABLE),
+  verb: z.enum(['build', 'drain']),
+  holder: HolderSchema,
+  lifecycle: z.enum(['once', 'poll', 'timed']),
+  lanes: z.number().int().min(1).max(64),
+  state: z.enum(['running', 'finished']),
+  startedAt: z.number().int().nonnegative().max(MAX_INSTANT_MS),
+  /** The writer's clock at this generation; a running record is renewed well before at + ttl. */
+  at: z.number().int().nonnegative().max(MAX_INSTANT_MS),
+  ttl: z.number().int().min(1000),
+  /** The items its lanes work on now. */
+  current: z.array(z.object({ item: z.string().max(200), since: z.number().int().nonnegative() })).max(64),
+  cycles: z.array(CycleSchema).max(MAX_RESULT_CYCLES),
+  /** Work seen but not started (deadline, budget, cycle cap), and pending requests left. */
+  deferred: z.array(z.object({ item: z.string().max(200), why: z.string().max(MAX_REASON_CHARS).regex(PRINTABLE) })).max(MAX_RESULT_CYCLES),
+  usage: z.number().nonnegative(),
+  /** How the run ended: ok, or the refusal code that stopped it (budget-exhausted, interrupted). */
+  end: z.string().max(60).regex(PRINTABLE).optional(),
+});
+export type LaneResultRecord = z.infer<typeof LaneResultSchema>;
+
+export function decodeLaneResult(ref: string, blob: Buffer | string): LaneResultRecord {
+  return decodeRecord(ref, 'lane', LaneResultSchema, blob);
+}
+
+export function encodeLaneResult(r: LaneResultRecord): string {
+  return encodeRecord(LaneResultSchema.parse(r));
+}

@@ -1,6 +1,6 @@
 // 2. `abcd status` with 1k and 10k claims, cold and warm, against a raw `git fetch` of the same refs.
 // 4. Where a warm 10k status spends its time (trace2 of abcd's own git calls + in-process decode).
-import { readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
@@ -104,7 +104,7 @@ async function whereTimeGoes(clone, env, root, warmMedian) {
   rows.push(
     ['decode 10k records (zod, in-process)', ms(decodeMs)],
     ['`node -e 0` start-up', ms(nodeMs)],
-    ['module imports (yargs, zod, execa, abcd)', ms(importMs)],
+    ['module imports (the bundled entry and status chunks, zod)', ms(importMs)],
     ['rest: spawning, fetch/list/batch I/O, sorting, rendering 10k rows', ms(Math.max(0, total - gitSum - decodeMs - nodeMs - importMs))],
     ['**total (this traced run)**', `**${ms(total)}**`],
   );
@@ -120,9 +120,10 @@ async function whereTimeGoes(clone, env, root, warmMedian) {
 }
 
 // What `abcd status` loads before it does any work, in a fresh node (the import alone, not run).
-const IMPORTS = ['cli/main.js', 'verbs/repo.js', 'verbs/status.js']
-  .map((p) => `await import('./dist/${p}');`)
-  .concat("await import('execa');")
+// What `abcd status` loads: the fast-path entry and the chunks of its verb (bundled, ADR 0038).
+const IMPORTS = readdirSync(join(BUILD, 'dist/bundle'))
+  .filter((f) => /^(abcd\.js$|status-|repo-|snapshot-|schemas-|refs-|git-|deps-)/.test(f))
+  .map((f) => `await import('./dist/bundle/${f}');`)
   .join(' ');
 
 /** Median time of abcd's own decodeSnapshot over the clone's cached records (imported from dist/). */

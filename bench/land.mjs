@@ -5,7 +5,7 @@ import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync
 import { join } from 'node:path';
 import {
   abcd, ABCD, classify, cloneFor, git, gitLogger, makeRemote, mark, median, ms, NODE, ratio, REAL_GIT, run, sandbox,
-  subcommand, table,
+  subcommand, table, target,
 } from './lib.mjs';
 
 const REPS = 5; // timed lands; one more, first, is counted through the git wrapper
@@ -108,6 +108,7 @@ function benchLatency() {
       `≤ 2x: ${mark(landMs / floorMs <= 2)}`,
     ],
   ];
+  target(`land, empty queue, no checks (${counts.trips} round trips, ${counts.total} git processes)`, landMs, 'raw git floor', floorMs, 2);
   const md = [
     '## 5. `abcd land` latency, empty queue',
     '',

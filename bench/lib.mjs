@@ -185,3 +185,11 @@ export function classify(lines) {
   const trips = cmds.filter((c) => NETWORK.has(c)).length;
   return { total: cmds.length, trips, local: cmds.length - trips, cmds };
 }
+
+/** Rows of issue 11's table, filled by each part as it measures them; run.mjs renders section 0. */
+export const targets = [];
+
+/** Records one row of the targets table: a ratio measured in this run against its target. */
+export function target(what, abcdMs, baseline, baselineMs, limit, note = '') {
+  targets.push({ what, abcd: ms(abcdMs), baseline: `${baseline} ${ms(baselineMs)}`, ratio: ratio(abcdMs, baselineMs), limit, met: abcdMs / baselineMs <= limit, note });
+}

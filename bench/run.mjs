@@ -5,11 +5,13 @@
 //   node bench/run.mjs              every part; results.md is rewritten
 //   node bench/run.mjs land verbs   only these parts; their sections replace the same-numbered
 //                                   sections of results.md, the others are kept
-// Parts: verbs (section 1), status (2, 4), startup (3), land (5, 6).
+// Parts: verbs (section 1), status (2, 4), startup (3), land (5, 6), choices (7); section 0, the
+// targets of issue 11, gathers the rows each part measured.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { cleanupAll, git, REAL_GIT } from './lib.mjs';
+import { cleanupAll, git, REAL_GIT, table, targets } from './lib.mjs';
+import { benchChoices } from './choices.mjs';
 import { benchLand } from './land.mjs';
 import { benchStartup } from './startup.mjs';
 import { benchStatusScale } from './status-scale.mjs';
@@ -23,6 +25,7 @@ const PARTS = {
   },
   startup: async () => [await benchStartup()],
   land: async () => [await benchLand()],
+  choices: async () => [await benchChoices()],
 };
 const asked = process.argv.slice(2);
 for (const p of asked) {
@@ -46,6 +49,7 @@ try {
 } finally {
   cleanupAll();
 }
+if (targets.length) fresh.push(targetsSection());
 
 const gitVersion = git('.', ['--version'], process.env).stdout.trim();
 const runLine =
@@ -84,4 +88,10 @@ function splitSections(text) {
 function numberOf(section) {
   const m = /^## (\d+)\./.exec(section);
   return m ? Number(m[1]) : Infinity;
+}
+
+/** Section 0: every row of issue 11's table this run measured, as a ratio against its target. */
+function targetsSection() {
+  const rows = targets.map((t) => [t.what, t.abcd, t.baseline, t.ratio, `≤ ${t.limit}x: ${t.met ? 'met' : '**missed**'}`]);
+  return ['## 0. Targets (issue 11)', '', 'Every ratio from this run; the sections below have the detail.', '', table(['what', 'abcd', 'baseline (same run)', 'ratio', 'target'], rows), ''].join('\n');
 }

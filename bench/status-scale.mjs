@@ -1,10 +1,10 @@
 // 2. `abcd status` with 1k and 10k claims, cold and warm, against a raw `git fetch` of the same refs.
 // 4. Where a warm 10k status spends its time (trace2 of abcd's own git calls + in-process decode).
-import { readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
-  abcd, BUILD, cloneFor, fastImportClaims, git, makeRemote, mark, median, ms, NODE, objectCount, RAW_SPEC, ratio, run, sandbox,
+  abcd, BUILD, cloneFor, fastImportClaims, git, makeRemote, mark, median, ms, NODE, objectCount, RAW_SPEC, ratio, run, sandbox, target,
   table,
 } from './lib.mjs';
 
@@ -23,7 +23,7 @@ export async function benchStatusScale() {
     const t0 = Date.now();
     fastImportClaims(bare, size.n, env);
     const built = Date.now() - t0;
-    const t = { cold: { abcd: [], raw: [] }, warm: { abcd: [], raw: [] } };
+    const t = { cold: { abcd: [], raw: [] }, warm: { abcd: [], raw: [] }, node: [] };
     let warmFetched = 0;
     for (let rep = 0; rep < size.cold; rep++) {
       const mine = cloneFor(bare, join(root, `abcd-${rep}`), env);
@@ -43,6 +43,7 @@ export async function benchStatusScale() {
         t.warm.abcd.push(status());
         warmFetched += objectCount(mine, env) - before;
         t.warm.raw.push(fetch());
+        t.node.push(run(NODE, ['-e', '0'], { env }).ms);
       }
       if (size.n === 10000 && rep === size.cold - 1) breakdown = await whereTimeGoes(mine, env, root, median(t.warm.abcd));
       rmSync(mine, { recursive: true, force: true });
@@ -60,6 +61,10 @@ export async function benchStatusScale() {
         ratio(a, r),
         goal ? `< ${ms(goal)}: ${mark(a < goal)}${r >= goal ? ' (raw git alone misses it)' : ''}` : '',
       ]);
+    }
+    if (size.n === 1000) {
+      const n = median(t.node);
+      target('status, 1,000 records, warm', median(t.warm.abcd), 'raw fetch + `node -e 0`', median(t.warm.raw) + n, 2);
     }
     out.push(`${size.n} records built with one \`git fast-import\` + \`pack-refs\` in ${ms(built)}; ` +
       `objects fetched by the warm runs: ${warmFetched} ${mark(warmFetched === 0)}.`);
@@ -99,7 +104,7 @@ async function whereTimeGoes(clone, env, root, warmMedian) {
   rows.push(
     ['decode 10k records (zod, in-process)', ms(decodeMs)],
     ['`node -e 0` start-up', ms(nodeMs)],
-    ['module imports (yargs, zod, execa, abcd)', ms(importMs)],
+    ['module imports (the bundled entry and status chunks, zod)', ms(importMs)],
     ['rest: spawning, fetch/list/batch I/O, sorting, rendering 10k rows', ms(Math.max(0, total - gitSum - decodeMs - nodeMs - importMs))],
     ['**total (this traced run)**', `**${ms(total)}**`],
   );
@@ -115,9 +120,10 @@ async function whereTimeGoes(clone, env, root, warmMedian) {
 }
 
 // What `abcd status` loads before it does any work, in a fresh node (the import alone, not run).
-const IMPORTS = ['cli/main.js', 'verbs/repo.js', 'verbs/status.js']
-  .map((p) => `await import('./dist/${p}');`)
-  .concat("await import('execa');")
+// What `abcd status` loads: the fast-path entry and the chunks of its verb (bundled, ADR 0038).
+const IMPORTS = readdirSync(join(BUILD, 'dist/bundle'))
+  .filter((f) => /^(abcd\.js$|status-|repo-|snapshot-|schemas-|refs-|git-|deps-)/.test(f))
+  .map((f) => `await import('./dist/bundle/${f}');`)
   .join(' ');
 
 /** Median time of abcd's own decodeSnapshot over the clone's cached records (imported from dist/). */
@@ -126,7 +132,7 @@ async function decodeTime(clone, env) {
   const { Git } = await dist('remote/git.js');
   const { RecordStore } = await dist('remote/record-store.js');
   const { decodeSnapshot } = await dist('verbs/snapshot.js');
-  const store = new RecordStore(new Git(clone, env), 'origin', 30_000, async () => {});
+  const store = new RecordStore(new Git(clone, env), 'origin', () => ({ ms: 30_000 }), async () => {});
   const raws = await store.readCached();
   const times = [0, 1, 2].map(() => {
     const t0 = performance.now();

@@ -1,16 +1,30 @@
-// Bundles the compiled CLI (dist/cli/main.js) into dist/bundle/: one chunk for start-up
-// (the parser and every command's declaration) and one per lazily imported verb, each
-// carrying its own dependencies. Loading a few files instead of hundreds of small ESM
-// modules is most of abcd's start-up cost (ADR 0011; figures in bench/).
-import { rm } from 'node:fs/promises';
+// Bundles the compiled CLI into dist/bundle/: `abcd.js`, the entry bin/abcd loads, reads the
+// everyday verbs without yargs (ADR 0038); `main.js` holds the parser and every command's
+// declaration, loaded only when the fast path hands over; each lazily imported verb is a
+// chunk of its own with its own dependencies. Loading a few files instead of hundreds of small
+// ESM modules is most of abcd's start-up cost (ADR 0011; figures in bench/).
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { build } from 'rolldown';
 
 const dist = new URL('../dist/', import.meta.url).pathname;
 await rm(`${dist}bundle`, { recursive: true, force: true });
+await rm(`${dist}bundle-maps`, { recursive: true, force: true });
 await build({
-  input: { main: `${dist}cli/main.js` },
+  input: { abcd: `${dist}cli/fast-path.js`, main: `${dist}cli/main.js` },
   platform: 'node',
   logLevel: 'warn',
-  // Not minified: a --debug stack should still name abcd's functions.
-  output: { dir: `${dist}bundle`, format: 'esm', chunkFileNames: '[name]-[hash].js' },
+  // Minified: less to read and parse on every start (ADR 0038). The source maps give --debug
+  // stacks abcd's own names and lines back (bin/abcd turns them on for --debug only).
+  output: { dir: `${dist}bundle`, format: 'esm', chunkFileNames: '[name]-[hash].js', minify: true, sourcemap: true },
 });
+
+// The maps live beside the bundle, not in it: the package ships dist/bundle only (an installed
+// abcd's --debug stack then names minified functions; a checkout's names abcd's sources).
+await mkdir(`${dist}bundle-maps`);
+for (const f of await readdir(`${dist}bundle`)) {
+  if (!f.endsWith('.js.map')) continue;
+  await rename(`${dist}bundle/${f}`, `${dist}bundle-maps/${f}`);
+  const js = `${dist}bundle/${f.slice(0, -'.map'.length)}`;
+  const text = await readFile(js, 'utf8');
+  await writeFile(js, text.replace(/\/\/# sourceMappingURL=(\S+)\s*$/, (_m, url) => `//# sourceMappingURL=../bundle-maps/${url}\n`));
+}

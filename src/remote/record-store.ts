@@ -5,6 +5,7 @@ import { cachePrefix, fromCacheRef, RECORD_FILE, RECORD_PREFIX } from '../record
 import type { Git, RunResult } from './git.js';
 import { isRejected, parsePushPorcelain, type PorcelainRef } from './porcelain.js';
 import { BEFORE_READS_TO_SETTLE, judgePush, REREAD_DELAYS_MS, type PushSeen } from './push-outcome.js';
+import type { PushGuard } from './push-guard.js';
 import { cannotStore, failedBeforeSending, lastLine, looksUnauthorized } from './transport-errors.js';
 
 /** A record ref as mirrored from the remote, with its blob when it has one. */
@@ -33,7 +34,7 @@ export interface RefUpdate {
 
 export type PushResult =
   | { ok: true }
-  | { ok: false; rejected: PorcelainRef[]; remoteTips: Map<string, string | null> };
+  | { ok: false; rejected: PorcelainRef[]; remoteTips: Map<string, string | null>; declined?: true };
 
 /**
  * How long the next network git call may run. `deadline`: the call ends then because a verb's
@@ -70,11 +71,11 @@ export class RecordStore {
     private readonly auth?: NetworkAuth,
   ) {}
 
-  private async net(args: readonly string[], act: string): Promise<NetResult> {
+  private async net(args: readonly string[], act: string, extraEnv: Record<string, string> = {}): Promise<NetResult> {
     const limit = this.limit();
     // Out of time before starting: nothing was sent, so nothing changed.
     if (limit.ms < MIN_NETWORK_CALL_MS) throw this.unreachable(act, { stderr: '', timedOut: true, limit }, 'unchanged');
-    const run = (env: Record<string, string>) => this.git.run(args, { timeoutMs: limit.ms, env });
+    const run = (env: Record<string, string>) => this.git.run(args, { timeoutMs: limit.ms, env: { ...env, ...extraEnv } });
     const r = await (this.auth ? this.auth(run) : run({}));
     return { ...r, limit };
   }
@@ -139,14 +140,18 @@ export class RecordStore {
    * An answer the remote did not give is read back from it: "unchanged" only when no byte can
    * have been sent or a re-read saw the refs as before (ADR 0015).
    */
-  async push(updates: readonly RefUpdate[], opts: { atomic: boolean }): Promise<PushResult> {
-    const args = ['push', '--porcelain', '--no-verify'];
+  async push(updates: readonly RefUpdate[], opts: { atomic: boolean; guard?: PushGuard }): Promise<PushResult> {
+    // A guarded push runs abcd's own pre-push hook only (push-guard.ts); others run no hook.
+    const args = opts.guard ? [...opts.guard.args, 'push', '--porcelain'] : ['push', '--porcelain', '--no-verify'];
     if (opts.atomic) args.push('--atomic');
     for (const u of updates) if (u.lease !== undefined) args.push(`--force-with-lease=${u.ref}:${u.lease ?? ''}`);
     args.push(this.remote, ...updates.map((u) => (u.newOid === null ? `:${u.ref}` : `${u.newOid}:${u.ref}`)));
-    const r = await this.net(args, 'push to');
+    const r = await this.net(args, 'push to', opts.guard?.env);
     if (r.exitCode === 0) return { ok: true };
+    // The guard stopped it before anything was sent: the caller reads the records and decides again.
+    if (opts.guard?.declined()) return { ok: false, rejected: [], remoteTips: new Map(), declined: true };
     const porcelain = parsePushPorcelain(r.stdout.toString());
+    if (opts.guard && !opts.guard.ran() && porcelain.length === 0) throw this.unreachable('push to', r, 'unchanged');
     const rejected = porcelain.filter(isRejected);
     const storeFailure = cannotStore(r.stderr, rejected.map((p) => p.reason ?? p.summary));
     if (porcelain.length === 0 && !r.timedOut && failedBeforeSending(r.stderr)) throw this.unreachable('push to', r, 'unchanged');

@@ -1,6 +1,7 @@
 import { encodeClaim, type Claim } from '../records/claim.js';
 import { writeRecordCommit } from '../remote/objects.js';
 import type { RefUpdate } from '../remote/record-store.js';
+import type { PushGuard } from '../remote/push-guard.js';
 import type { PorcelainRef } from '../remote/porcelain.js';
 import type { Repo } from './repo.js';
 import { BranchRefused, Conflict, RemoteUnavailable, type Refusal } from '../refusals.js';
@@ -26,6 +27,8 @@ export type ClaimPush =
       remoteTips: Map<string, string | null>;
       /** Other refs the remote refused (work branch, tags, main). */
       rejected: PorcelainRef[];
+      /** A guard stopped the push before anything was sent (reserve from the cache, ADR 0039). */
+      declined?: true;
     };
 
 /**
@@ -34,7 +37,7 @@ export type ClaimPush =
  */
 export async function pushClaim(
   repo: Repo,
-  o: { ref: string; lease: string | null; claim: Claim; message: string; records?: RecordWrite[]; extra?: RefUpdate[] },
+  o: { ref: string; lease: string | null; claim: Claim; message: string; records?: RecordWrite[]; extra?: RefUpdate[]; guard?: PushGuard },
 ): Promise<ClaimPush> {
   const writes: RecordWrite[] = [{ ref: o.ref, lease: o.lease, content: encodeClaim(o.claim), message: o.message }, ...(o.records ?? [])];
   // Independent records are built side by side: each is three short local git processes.
@@ -42,7 +45,7 @@ export async function pushClaim(
     writes.map((w) =>
       w.content === null
         ? null
-        : writeRecordCommit({ git: repo.git, content: w.content, parent: w.lease, message: w.message, author: repo.author, atMs: o.claim.at }),
+        : writeRecordCommit({ git: repo.git, store: repo.objects, content: w.content, parent: w.lease, message: w.message, author: repo.author, atMs: o.claim.at }),
     ),
   );
   const updates: RefUpdate[] = writes.map((w, i) => ({ ref: w.ref, newOid: oids[i] ?? null, lease: w.lease }));
@@ -50,13 +53,14 @@ export async function pushClaim(
   const tip = updates[0]!.newOid!;
   let r;
   try {
-    r = await repo.store.push(updates, { atomic: true });
+    r = await repo.store.push(updates, { atomic: true, ...(o.guard ? { guard: o.guard } : {}) });
   } catch (e) {
     // The push may have landed: say which generation, so a keeper can recognise its own write.
     if (e instanceof RemoteUnavailable && e.data.outcome === 'unknown') e.data.attemptedTip = tip;
     throw e;
   }
   if (r.ok) return { ok: true, tip, written: new Map(updates.map((u) => [u.ref, u.newOid])) };
+  if (r.declined) return { ok: false, claimMoved: false, remoteTip: null, remoteTips: new Map(), rejected: [], declined: true };
   const remoteTip = r.remoteTips.get(o.ref) ?? null;
   return {
     ok: false,

@@ -9,6 +9,7 @@ import { UsageError } from '../refusals.js';
 import { parseDuration } from '../time/duration.js';
 import { Git } from '../remote/git.js';
 import type { Signature } from '../remote/objects.js';
+import type { ObjectStore } from '../remote/object-writer.js';
 import { RecordStore, type NetworkAuth, type NetworkLimit } from '../remote/record-store.js';
 import { detectForge, type Forge } from '../forges/forge.js';
 import type { TokenSource } from '../credentials/token-source.js';
@@ -33,6 +34,8 @@ export interface Repo {
   readonly commonDir: string;
   readonly me: Holder;
   readonly author: Signature;
+  /** Where abcd writes record objects itself; absent where only git may write (ADR 0037). */
+  readonly objects?: ObjectStore;
   readonly sightings: Sightings;
   readonly held: HeldMemory;
   /** A plain git remote, or GitHub (land opens a pull request there). */
@@ -47,15 +50,15 @@ export interface Repo {
 export async function openRepo(deps: Deps): Promise<Repo> {
   const git = new Git(deps.cwd, deps.env);
   const [dirs, config] = await Promise.all([
-    git.run(['rev-parse', '--absolute-git-dir', '--git-common-dir']),
-    git.run(['config', '-z', '--get-regexp', `^(user\\.(name|email)|remote\\.${escapeRe(deps.remote)}\\.url)$`]),
+    git.run(['rev-parse', '--absolute-git-dir', '--git-common-dir', '--git-path', 'objects', '--show-object-format']),
+    git.run(['config', '-z', '--get-regexp', `^(user\\.(name|email)|remote\\.${escapeRe(deps.remote)}\\.url|${WRITER_KEYS})$`]),
   ]);
   if (dirs.exitCode !== 0) {
     throw new UsageError(`${deps.cwd} is not inside a git clone: run abcd from a clone of the shared remote.`, {
       cwd: deps.cwd,
     });
   }
-  const [gitDir = '', common = ''] = dirs.stdout.toString().trim().split('\n');
+  const [gitDir = '', common = '', objectsPath = '', format = ''] = dirs.stdout.toString().trim().split('\n');
   const commonDir = isAbsolute(common) ? common : resolve(deps.cwd, common);
   const values = parseConfigZ(config.stdout.toString());
   const email = values.get('user.email');
@@ -97,6 +100,7 @@ export async function openRepo(deps: Deps): Promise<Repo> {
     commonDir,
     me: { person: email, host: hostname() || 'unknown-host', session },
     author: { name: values.get('user.name') || email, email },
+    ...objectStore(values, resolve(deps.cwd, objectsPath), format),
     sightings: new Sightings(join(abcdDir, 'sightings')),
     held: new HeldMemory(join(abcdDir, 'held', session)),
     forge,
@@ -124,11 +128,23 @@ async function forgeCredentials(deps: Deps, forge: Forge): Promise<{ tokens?: To
   return { tokens, auth: forgeAuth({ tokens, gitHost: forge.gitHost, launcher: deps.self, baseEnv: deps.env }) };
 }
 
+// Settings under which git writes objects differently from a plain loose object (group- or
+// world-shared permissions, a commit encoding header): with any of them set, git writes.
+const WRITER_KEYS = 'core\\.sharedrepository|i18n\\.commitencoding';
+
+function objectStore(values: Map<string, string>, dir: string, format: string): { objects?: ObjectStore } {
+  if (values.has('core.sharedrepository') || values.has('i18n.commitencoding')) return {};
+  if (format !== 'sha1' && format !== 'sha256') return {};
+  return { objects: { dir, format } };
+}
+
 function parseConfigZ(text: string): Map<string, string> {
   const out = new Map<string, string>();
   for (const entry of text.split('\0')) {
     const nl = entry.indexOf('\n');
     if (nl > 0) out.set(entry.slice(0, nl), entry.slice(nl + 1));
+    // A key with no "=" (a bare boolean, true) comes without a newline.
+    else if (nl < 0 && entry !== '') out.set(entry, '');
   }
   return out;
 }

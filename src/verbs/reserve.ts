@@ -10,6 +10,7 @@ import { pruneBestEffort } from './prune.js';
 import { pushClaim, refusePush } from './claim-write.js';
 import type { Repo } from './repo.js';
 import { readSnapshot, type ClaimEntry, type Snapshot } from './snapshot.js';
+import { reserveFromCache } from './reserve-fast.js';
 
 export interface ReserveInput {
   item: ItemKey;
@@ -49,6 +50,9 @@ export async function reserve(repo: Repo, input: ReserveInput): Promise<ReserveR
   const deadline = started + input.waitMs;
   // Without a wait there is no deadline to shorten git's timeouts toward: give them full time.
   if (input.waitMs > 0) repo.limitNetworkTo(deadline);
+  // An item the cache shows free: one push, no fetch, when the remote agrees (ADR 0039).
+  const quick = await reserveFromCache(repo, input);
+  if (quick) return quick;
   let waited = false;
   for (let lost = 0; ; ) {
     const snap = await readSnapshot(repo);

@@ -1,15 +1,13 @@
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import yargs from 'yargs';
 import type { Argv } from 'yargs';
-import { systemClock, type Deps } from '../deps.js';
 import { UsageError } from '../refusals.js';
 import { commands } from './commands.js';
 import type { Command, GlobalArgs } from './command.js';
 import { gateExitOf } from './commands/gate.js';
 import { describeExits } from './refusal-codes.js';
-import { makeWaitLine } from './wait-line.js';
-import { reportFailure, reportResult } from './report.js';
+import { reportFailure } from './report.js';
+import { runVerb } from './run-verb.js';
 
 /** The CLI entry: parse, run one verb, report, exit. The only place that touches process. */
 export async function main(argv: readonly string[]): Promise<void> {
@@ -25,8 +23,6 @@ export async function main(argv: readonly string[]): Promise<void> {
   };
   let code = 0;
   const verb = verbOf(own);
-  // A live wait line only for a person at a terminal: never on a pipe, never under --json.
-  const progress = process.stderr.isTTY && !wantsJson ? makeWaitLine(process.stderr) : undefined;
   // gate passes its command's status through: its own failures use 124-127 (ADR 0031).
   const gateRuns = verb === 'gate' && !own.includes('--status');
   try {
@@ -71,12 +67,8 @@ export async function main(argv: readonly string[]): Promise<void> {
           return b.epilogue(c.exitsHelp ?? describeExits(c.refusals ?? []));
         },
         async (args) => {
-          const g = args as unknown as Record<string, unknown> & GlobalArgs;
-          const self = { node: process.execPath, script: fileURLToPath(new URL('../../bin/abcd', import.meta.url)) };
-          const deps: Deps = { cwd: process.cwd(), env: process.env, clock: systemClock, out, remote: g.remote ?? 'origin', self, signal: stopSignal(), ...(progress ? { progress } : {}) };
-          const result = await c.run(g, deps).finally(() => progress?.(null));
-          reportResult(result, { json: g.json, out });
-          if (result.exitCode !== undefined) code = result.exitCode;
+          const exit = await runVerb(c, args as unknown as Record<string, unknown> & GlobalArgs, out);
+          if (exit !== undefined) code = exit;
         },
       );
     }
@@ -124,23 +116,4 @@ function verbOf(argv: readonly string[]): string | undefined {
     else if (!a.startsWith('-')) return a;
   }
   return undefined;
-}
-
-// How long a stopped verb may take to undo its work (leave the land queue, remove a worktree).
-const STOP_GRACE_MS = 5000;
-
-/**
- * Turns SIGINT/SIGTERM into an abort the verb can act on (land leaves the queue instead of
- * blocking it until its claim lapses). A verb that does not finish within the grace, or a
- * second signal, ends the process.
- */
-function stopSignal(): AbortSignal {
-  const ac = new AbortController();
-  const stop = () => {
-    if (ac.signal.aborted) process.exit(130);
-    ac.abort();
-    setTimeout(() => process.exit(130), STOP_GRACE_MS).unref();
-  };
-  process.on('SIGINT', stop).on('SIGTERM', stop);
-  return ac.signal;
 }

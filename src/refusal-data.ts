@@ -165,6 +165,8 @@ export type UnsafeEnvironmentData = GithubSaid & {
   remote?: string;
   outcome?: Outcome;
   git?: string;
+  /** Whether git had credentials to offer a remote that asked for them (ux). */
+  offered?: boolean;
   signers?: string;
   lane?: string;
 };

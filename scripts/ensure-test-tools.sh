@@ -4,11 +4,11 @@
 set -euo pipefail
 need=()
 command -v git >/dev/null || need+=(git)
-# Lanes run their agents under bubblewrap; the lane tests use the real thing.
-command -v bwrap >/dev/null || need+=(bubblewrap)
 # Signed settings (test/settings-signing.test.ts): real ssh and OpenPGP keys.
 command -v ssh-keygen >/dev/null || need+=(openssh-client)
 command -v gpg >/dev/null || need+=(gnupg)
+# Lanes run their agents under bubblewrap; the lane tests use the real thing.
+command -v bwrap >/dev/null || need+=(bubblewrap)
 # test/partition.test.ts builds network namespaces with ip (it skips, saying why, where it cannot).
 command -v ip >/dev/null || need+=(iproute2)
 # test/clock-skew.test.ts runs a session under libfaketime (Debian package faketime).

@@ -22,6 +22,8 @@ export interface Output {
   stderr(text: string): void;
   /** Whether stdout is a terminal (tables and colour) or a pipe (plain text). */
   readonly isTTY: boolean;
+  /** The terminal's width in columns, when stdout is one. */
+  columns?(): number | undefined;
 }
 
 export interface Deps {
@@ -33,6 +35,11 @@ export interface Deps {
   readonly remote: string;
   /** How to start this abcd again (git runs `abcd credential` as its helper). */
   readonly self?: { node: string; script: string };
+  /**
+   * Shows one live line while a verb waits (what on, position, time left), replaced on each
+   * call, removed with null. Absent on a pipe and under --json: waits then say nothing.
+   */
+  readonly progress?: (line: string | null) => void;
   /** Aborted when the process is asked to stop (SIGINT, SIGTERM): long verbs undo and end. */
   readonly signal?: AbortSignal;
 }

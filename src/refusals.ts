@@ -51,6 +51,18 @@ export class TakeoverTooSoon extends Refusal<Data.TakeoverTooSoonData> {
   readonly exit = 3;
 }
 
+/** The item's work has landed (claim state done); reserving it again needs --reopen. */
+export class Landed extends Refusal {
+  readonly code = 'landed';
+  readonly exit = 3;
+}
+
+/** The work branch has no commits beyond main: there is nothing to land. */
+export class NothingToLand extends Refusal {
+  readonly code = 'nothing-to-land';
+  readonly exit = 3;
+}
+
 /** A rebase or merge that cannot be done without a person. */
 export class Conflict extends Refusal<Data.ConflictData> {
   readonly code = 'conflict';

@@ -4,7 +4,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../src/deps.js';
 import { GitHubClient } from '../src/forges/github/client.js';
-import { landOnGithub, type LandOnGithubInput } from '../src/forges/github/land-github.js';
+import { mergeOnGithub, type MergeOnGithubInput } from '../src/verbs/land/strategy-github.js';
 import { enqueue, merge } from '../src/forges/github/merge.js';
 import { findOrOpenPullRequest } from '../src/forges/github/pull-requests.js';
 import { waitForMerge } from '../src/forges/github/wait-merge.js';
@@ -61,7 +61,7 @@ function stubState(over: Record<string, unknown> = {}, times: number | 'many' = 
   stub.on({ method: 'POST', path: '/graphql', operation: 'AbcdPullRequestState', reply: { body: pullStateAnswer(PR, over) }, times });
 }
 
-function landInput(over: Partial<LandOnGithubInput> = {}): LandOnGithubInput {
+function landInput(over: Partial<MergeOnGithubInput> = {}): MergeOnGithubInput {
   return {
     client: client(),
     owner: OWNER,
@@ -212,7 +212,7 @@ describe('landing operations', () => {
   });
 });
 
-describe('landOnGithub', () => {
+describe('mergeOnGithub', () => {
   it('merge queue: re-reads the claim after reading the PR, enqueues with the expected head, waits for the merge', async () => {
     const order: string[] = [];
     stubListPulls([restPull({ ...PR, branch: BRANCH })]);
@@ -234,7 +234,7 @@ describe('landOnGithub', () => {
       reply: (_r, n) => ({ body: pullStateAnswer(PR, n < 2 ? { isInMergeQueue: true } : { state: 'MERGED', merged: true, mergeCommit: { oid: MERGE_COMMIT } }) }),
       times: 2,
     });
-    const result = await landOnGithub(
+    const result = await mergeOnGithub(
       landInput({
         readClaimTip: async () => {
           order.push(`reread after ${stub.requests.length} requests`);
@@ -256,7 +256,7 @@ describe('landOnGithub', () => {
       assert: (r) => expect(r.body).toEqual({ sha: HEAD, merge_method: 'squash' }),
       reply: { body: { merged: true, sha: MERGE_COMMIT, message: 'Pull Request successfully merged' } },
     });
-    const result = await landOnGithub(landInput({ mergeMethod: 'squash' }));
+    const result = await mergeOnGithub(landInput({ mergeMethod: 'squash' }));
     expect(result).toMatchObject({ number: 7, mergeCommit: MERGE_COMMIT, via: 'merge' });
     expect(stub.calls('POST', '/graphql', 'AbcdEnqueue')).toHaveLength(0);
   });
@@ -266,7 +266,7 @@ describe('landOnGithub', () => {
     stubState();
     const seen: string[] = [];
     const e = await refusal(
-      landOnGithub(
+      mergeOnGithub(
         landInput({
           readClaimTip: async () => OTHER_HEAD,
           fenced: (found) => {
@@ -293,7 +293,7 @@ describe('landOnGithub', () => {
       reply: { body: { data: { enqueuePullRequest: null }, errors: [{ type: 'UNPROCESSABLE', message: 'Pull request is not mergeable' }] } },
     });
     stub.on({ method: 'POST', path: '/graphql', operation: 'AbcdPullRequestState', reply: { body: pullStateAnswer({ number: 7, head: OTHER_HEAD }) } });
-    const e = await refusal(landOnGithub(landInput()), ForgeRejected);
+    const e = await refusal(mergeOnGithub(landInput()), ForgeRejected);
     expect(e.data).toMatchObject({ reason: 'head-moved', expectedHead: HEAD });
   });
 
@@ -301,7 +301,7 @@ describe('landOnGithub', () => {
     stubListPulls([restPull({ ...PR, branch: BRANCH })]);
     stubState();
     stub.on({ method: 'POST', path: '/graphql', operation: 'AbcdEnqueue', reply: { status: 500, body: { message: 'Internal' } } });
-    const e = await refusal(landOnGithub(landInput()), RemoteUnavailable);
+    const e = await refusal(mergeOnGithub(landInput()), RemoteUnavailable);
     expect(e.data.outcome).toBe('unknown');
   });
 
@@ -309,7 +309,7 @@ describe('landOnGithub', () => {
     stubListPulls([restPull({ ...PR, branch: BRANCH })]);
     stubState({ isInMergeQueue: true }); // queued by an earlier run: no enqueue again
     stub.on({ method: 'POST', path: '/graphql', operation: 'AbcdPullRequestState', reply: { status: 502, body: {} }, times: 3 });
-    const e = await refusal(landOnGithub(landInput()), RemoteUnavailable);
+    const e = await refusal(mergeOnGithub(landInput()), RemoteUnavailable);
     expect(e.data).toMatchObject({ outcome: 'unknown', number: 7 });
     expect(e.message).toContain('may still merge');
   });

@@ -93,7 +93,7 @@ describe('land on GitHub', () => {
     });
     const r = await a.abcd(['land', 'gh-item', '--json', '--wait', '60s']);
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(r.json).toMatchObject({ tip: MERGE_COMMIT, claim: 'done', github: { number: 7, via: 'merge-queue' } });
+    expect(r.json).toMatchObject({ tip: MERGE_COMMIT, state: 'done', github: { number: 7, via: 'merge-queue' } });
     expect(r.stdout + r.stderr).not.toContain(TOKEN);
     const refs = await remote.refs();
     expect(refs.get('refs/heads/work/gh-item')).toBe(head);

@@ -21,7 +21,9 @@ describe('preserve and coalesce', () => {
   afterAll(cleanupTemp);
 
   it('three requests leave one slot, the newest; the poll lane runs one follow-up whose mailbox holds it', async () => {
-    const remote = await remoteWithItems([{ slug: 'page' }]);
+    // Steering off: the note waits for the follow-up cycle (with it on, the lane in flight
+    // absorbs it and its receipt skips the follow-up: test/steer-receipt.test.ts).
+    const remote = await remoteWithItems([{ slug: 'page' }], { lanes: { steer: { max: 0 } } });
     const dir = await tempDir('pending');
     const started = join(dir, 'started');
     const go = join(dir, 'go');
@@ -70,7 +72,8 @@ describe('preserve and coalesce', () => {
   }, 150_000);
 
   it('once leaves the slot for the next build, says so in its result; a build with --wait answers it after', async () => {
-    const remote = await remoteWithItems([{ slug: 'note' }]);
+    // Steering off, as above: steered, the lane absorbs the note and the waiting build skips.
+    const remote = await remoteWithItems([{ slug: 'note' }], { lanes: { steer: { max: 0 } } });
     const dir = await tempDir('pending-once');
     const started = join(dir, 'started');
     const go = join(dir, 'go');

@@ -85,7 +85,7 @@ describe('the npm package', () => {
       const reserve = await execa(abcd, ['reserve', 'fix-login', '--json'], { cwd: clone, env: runEnv, extendEnv: false, reject: false });
       expect(reserve.exitCode, reserve.stdout + reserve.stderr).toBe(0);
       expect(JSON.parse(reserve.stdout)).toMatchObject({ ok: true, item: 'fix-login' });
-      expect((await remote.refs()).get('refs/heads/abcd/claims/local/item/fix-login')).toBe(JSON.parse(reserve.stdout).tip);
+      expect((await remote.refs()).get('refs/heads/abcd/claims/local/item/fix-login')).toBe(JSON.parse(reserve.stdout).claimTip);
     },
     PACK_TIMEOUT_MS,
   );

@@ -117,7 +117,7 @@ describe.skipIf(unavailable !== undefined)('partitions (network namespaces)', ()
     // records' own clock (one machine), and after the cut.
     const env = isolatedEnv(remote.dir);
     const record = async (rev: string) => JSON.parse(await git(remote.dir, ['show', `${rev}:record.json`], env));
-    const [lost, took] = [await record(`${a.r.json.tip}^`), await record(a.r.json.tip)];
+    const [lost, took] = [await record(`${a.r.json.claimTip}^`), await record(a.r.json.claimTip)];
     expect(lost.holder.session).toBe('host1');
     expect(took.at).toBeGreaterThanOrEqual(lost.at + lost.ttl + 2000);
     expect(a.tookAt).toBeGreaterThan(cutAt);

@@ -56,7 +56,7 @@ describe('push outcomes', () => {
     await hook(remote, 'post-receive', 'sleep 6');
     const r = await s.abcd(['renew', 'landed-late', '--json'], { env: { ABCD_NETWORK_TIMEOUT: '1s' } });
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect((await remote.refs()).get('refs/heads/abcd/claims/local/item/landed-late')).toBe(r.json.tip);
+    expect((await remote.refs()).get('refs/heads/abcd/claims/local/item/landed-late')).toBe(r.json.claimTip);
   });
 
   it('a server that dies 20 ms after receiving the push body never gets "nothing changed" when the claim was written', async () => {

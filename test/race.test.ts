@@ -34,7 +34,7 @@ describe('reserve race', () => {
         expect(r.code, `${sessions[i]!.name}: ${r.stdout} ${r.stderr}`).toBe(3);
         expect(r.json.refusal).toMatchObject({ code: 'held', data: { item, holder: winner } });
       }
-      expect((await remote.refs()).get(`refs/heads/abcd/claims/local/item/${item}`)).toBe(runs[winners[0]!]!.json.tip);
+      expect((await remote.refs()).get(`refs/heads/abcd/claims/local/item/${item}`)).toBe(runs[winners[0]!]!.json.claimTip);
     }
   }, 600_000);
 });

@@ -195,7 +195,7 @@ describe('records abcd refuses by name (issue 7, lie 12)', () => {
     expect(r.json).toMatchObject({ cleared: true, dequeued: qref, replaced: { holder: expect.stringContaining('zoe') } });
     const refs = await remote.refs();
     expect(refs.has(qref)).toBe(false);
-    expect(refs.get(ref('stuck'))).toBe(r.json.tip);
+    expect(refs.get(ref('stuck'))).toBe(r.json.claimTip);
   });
 });
 

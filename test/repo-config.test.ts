@@ -26,7 +26,7 @@ describe('the repository config schema', () => {
   it('refuses an unknown key inside land, naming it and the keys allowed', () => {
     const r = refusalOf('{"land":{"check":"false"}}');
     expect(r.exit).toBe(2);
-    expect(r.data).toMatchObject({ key: 'land.check', reason: 'unknown-key', allowed: ['checks', 'timeout'] });
+    expect(r.data).toMatchObject({ key: 'land.check', reason: 'unknown-key', allowed: ['checks', 'timeout', 'speculate'] });
     expect(r.message).toContain('"land.check"');
     expect(r.message).toContain('"checks", "timeout"');
   });
@@ -35,7 +35,7 @@ describe('the repository config schema', () => {
     const r = refusalOf('{"lnd":{"checks":"npm test"}}');
     expect(r.data).toMatchObject({ key: 'lnd', reason: 'unknown-key', allowed: ['land', 'lanes'] });
     expect(refusalOf('{"lanes":{"agnet":"x"}}').data).toMatchObject({ key: 'lanes.agnet', allowed: expect.arrayContaining(['agent', 'sandbox', 'env']) });
-    expect(refusalOf('{"lanes":{"steer":{"mx":2}}}').data).toMatchObject({ key: 'lanes.steer.mx', allowed: ['max'] });
+    expect(refusalOf('{"lanes":{"steer":{"mx":2}}}').data).toMatchObject({ key: 'lanes.steer.mx', allowed: ['max', 'poll'] });
   });
 
   it('refuses wrong types and values, naming the key', () => {
@@ -87,7 +87,7 @@ describe('the repository config schema', () => {
     await writeFile(join(dir, '.abcd/config.json'), '{"land":{"check":"npm test"}}');
     const r = await initRepository({ cwd: dir, env, ci: 'github', force: false }).catch((e) => e);
     expect(r).toBeInstanceOf(UsageError);
-    expect(r.data).toMatchObject({ key: 'land.check', allowed: ['checks', 'timeout'] });
+    expect(r.data).toMatchObject({ key: 'land.check', allowed: ['checks', 'timeout', 'speculate'] });
     await expect(readFile(join(dir, '.github/workflows/abcd-lanes.yml'))).rejects.toThrow();
   });
 });

@@ -18,7 +18,7 @@ describe('reserve', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.json).toMatchObject({ ok: true, item: 'fix-login', gen: 0, holder: expect.stringMatching(/^alice@example.com\/.+\/alice$/) });
     const refs = await remote.refs();
-    expect(refs.get('refs/heads/abcd/claims/local/item/fix-login')).toBe(r.json.tip);
+    expect(refs.get('refs/heads/abcd/claims/local/item/fix-login')).toBe(r.json.claimTip);
   });
 
   it('refuses a held item with exit 3 naming the holder', async () => {

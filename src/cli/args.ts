@@ -20,14 +20,20 @@ export function itemArg(value: unknown): ItemKey {
 export function ttlArg(value: unknown): number | undefined {
   if (value === undefined) return undefined;
   const ms = parseDuration(String(value), '--ttl');
-  if (ms < MIN_TTL_MS || ms > MAX_TTL_MS) {
-    throw new UsageError(`--ttl ${String(value)} is outside 1s to 30d; renew a claim rather than hold it for longer.`, { ttl: String(value) });
+  if (ms < MIN_TTL_MS) {
+    throw new UsageError(`--ttl ${String(value)} is too short: a claim lives at least 1s (e.g. --ttl 30m).`, { ttl: String(value) });
+  }
+  if (ms > MAX_TTL_MS) {
+    throw new UsageError(`--ttl ${String(value)} is over 30d; renew a claim rather than hold it for longer.`, { ttl: String(value) });
   }
   return ms;
 }
 
 export function durationArg(value: unknown, name: string, fallback: number): number {
-  return value === undefined ? fallback : parseDuration(String(value), name);
+  if (value === undefined) return fallback;
+  // Zero needs no unit: `--wait 0` means do not wait.
+  if (String(value).trim() === '0') return 0;
+  return parseDuration(String(value), name);
 }
 
 export function listArg(value: unknown): string[] {

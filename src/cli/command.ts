@@ -1,5 +1,6 @@
 import type { Argv } from 'yargs';
 import type { Deps } from '../deps.js';
+import type { RefusalCodeName } from './refusal-codes.js';
 
 /** What a verb hands back to the CLI: the JSON answer and its human rendering. */
 export interface Result {
@@ -11,11 +12,11 @@ export interface Result {
   printed?: boolean;
 }
 
-/** Options every verb accepts. */
+/** Options every verb accepts (--remote only where the verb declares usesRemote). */
 export interface GlobalArgs {
   json: boolean;
   debug: boolean;
-  remote: string;
+  remote?: string;
 }
 
 /**
@@ -27,6 +28,17 @@ export interface Command {
   command: string | readonly string[];
   describe: string;
   examples: ReadonlyArray<readonly [string, string]>;
+  /**
+   * The refusal codes this verb can answer with, besides usage and internal: its --help,
+   * `abcd prime` and `abcd schema` list them (a test checks every verb declares them).
+   */
+  refusals?: readonly RefusalCodeName[];
+  /** Replaces the exit-code lines of --help where the verb's codes differ (gate). */
+  exitsHelp?: string;
+  /** The verb talks to the shared remote: it takes --remote. */
+  usesRemote?: boolean;
+  /** For `abcd prime`: when an agent uses this verb. Verbs without it are the person's. */
+  agentUse?: string;
   builder(y: Argv): Argv;
   run(args: Record<string, unknown> & GlobalArgs, deps: Deps): Promise<Result>;
 }

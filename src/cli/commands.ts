@@ -11,27 +11,40 @@ import { checkLogin } from './commands/check-login.js';
 import { gate } from './commands/gate.js';
 import { setupApp } from './commands/setup-app.js';
 import { credential } from './commands/credential.js';
+import { prime } from './commands/prime.js';
+import { announce } from './commands/announce.js';
+import { schema } from './commands/schema.js';
+import { completion } from './commands/completion.js';
 import { build } from './commands/build.js';
 import { drain } from './commands/drain.js';
 import { items } from './commands/items.js';
 import { budget } from './commands/budget.js';
+import { steer } from './commands/steer.js';
 
-/** Every verb, in the order `abcd --help` lists them. One line per verb. */
+/**
+ * Every verb, in the order `abcd --help` lists them: an agent's verbs first, in the order an
+ * agent uses them (`abcd prime` lists them so), then the person's. One line per verb.
+ */
 export const commands: readonly Command[] = [
   reserve,
   renew,
-  release,
   push,
   land,
+  release,
+  announce,
+  status,
+  gate,
+  prime,
+  schema,
   build,
   drain,
-  status,
+  steer,
   items,
   budget,
   settings,
   init,
   checkLogin,
   setupApp,
-  gate,
+  completion,
   credential,
 ];

@@ -1,10 +1,14 @@
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import yargs from 'yargs';
 import type { Argv } from 'yargs';
 import { systemClock, type Deps } from '../deps.js';
 import { UsageError } from '../refusals.js';
 import { commands } from './commands.js';
-import type { GlobalArgs } from './command.js';
+import type { Command, GlobalArgs } from './command.js';
+import { gateExitOf } from './commands/gate.js';
+import { describeExits } from './refusal-codes.js';
+import { makeWaitLine } from './wait-line.js';
 import { reportFailure, reportResult } from './report.js';
 
 /** The CLI entry: parse, run one verb, report, exit. The only place that touches process. */
@@ -17,28 +21,44 @@ export async function main(argv: readonly string[]): Promise<void> {
     stdout: (t: string) => process.stdout.write(t),
     stderr: (t: string) => process.stderr.write(t),
     isTTY: Boolean(process.stdout.isTTY),
+    columns: () => process.stdout.columns || undefined,
   };
   let code = 0;
+  const verb = verbOf(own);
+  // A live wait line only for a person at a terminal: never on a pipe, never under --json.
+  const progress = process.stderr.isTTY && !wantsJson ? makeWaitLine(process.stderr) : undefined;
+  // gate passes its command's status through: its own failures use 124-127 (ADR 0031).
+  const gateRuns = verb === 'gate' && !own.includes('--status');
   try {
-    const isGate = verbOf(own) === 'gate';
+    if (verb === undefined && own.includes('--version')) {
+      out.stdout(`abcd ${version()}\n`);
+      return;
+    }
+    if (verb !== undefined && verb !== 'help' && !commands.some((c) => nameOf(c) === verb)) {
+      throw new UsageError(`unknown verb "${verb}". The verbs are: ${commands.map(nameOf).join(', ')}. Run "abcd --help" for what each does.`, {
+        verb,
+        verbs: commands.map(nameOf),
+      });
+    }
+    const isGate = verb === 'gate';
     const args = isGate ? [...argv] : withoutFirstDashDash(argv);
     let parser: Argv = yargs(args)
       .scriptName('abcd')
       .usage('abcd <verb> [options]\n\nCoordinate headless agent sessions through records on the shared git remote.')
       .option('json', { type: 'boolean', default: false, describe: 'one JSON object on stdout' })
       .option('debug', { type: 'boolean', default: false, describe: 'show stacks of internal errors' })
-      .option('remote', { type: 'string', default: 'origin', describe: 'the shared git remote' })
       // Only `gate` runs a command after "--". For every other verb an unknown "-x" is an
       // argument, so `abcd reserve -odd` reaches the item check and is refused by name.
       .parserConfiguration(isGate ? { 'populate--': true } : { 'unknown-options-as-args': true })
       .strict()
       .demandCommand(1, 'name a verb: abcd --help lists them')
-      .recommendCommands()
       .help()
       .version(false)
+      .option('version', { type: 'boolean', describe: "show abcd's version" })
+      .epilogue(`${describeExits([])}\nEach verb's --help lists the refusal codes it can give.`)
       .wrap(Math.min(100, process.stdout.columns || 100))
       .fail((msg, err) => {
-        throw err ?? new UsageError(`${msg}\nRun "abcd --help" or "abcd <verb> --help" for usage.`);
+        throw err ?? new UsageError(`${ownWords(msg, verb)}\nRun "abcd ${verb && verb !== 'help' ? `${verb} ` : ''}--help" for usage.`, {});
       });
     for (const c of commands) {
       parser = parser.command(
@@ -46,14 +66,15 @@ export async function main(argv: readonly string[]): Promise<void> {
         c.describe,
         (y) => {
           let b = c.builder(y);
+          if (c.usesRemote) b = b.option('remote', { type: 'string', default: 'origin', describe: 'the shared git remote' });
           for (const [ex, what] of c.examples) b = b.example(ex, what);
-          return b;
+          return b.epilogue(c.exitsHelp ?? describeExits(c.refusals ?? []));
         },
         async (args) => {
           const g = args as unknown as Record<string, unknown> & GlobalArgs;
           const self = { node: process.execPath, script: fileURLToPath(new URL('../../bin/abcd', import.meta.url)) };
-          const deps: Deps = { cwd: process.cwd(), env: process.env, clock: systemClock, out, remote: g.remote, self, signal: stopSignal() };
-          const result = await c.run(g, deps);
+          const deps: Deps = { cwd: process.cwd(), env: process.env, clock: systemClock, out, remote: g.remote ?? 'origin', self, signal: stopSignal(), ...(progress ? { progress } : {}) };
+          const result = await c.run(g, deps).finally(() => progress?.(null));
           reportResult(result, { json: g.json, out });
           if (result.exitCode !== undefined) code = result.exitCode;
         },
@@ -61,9 +82,33 @@ export async function main(argv: readonly string[]): Promise<void> {
     }
     await parser.parseAsync();
   } catch (e) {
-    code = reportFailure(e, { json: wantsJson, debug, out });
+    code = reportFailure(e, { json: wantsJson, debug, out, ...(gateRuns ? { exitOf: gateExitOf } : {}) });
   }
   process.exitCode = code;
+}
+
+function nameOf(c: Command): string {
+  return String(c.command).split(' ')[0]!;
+}
+
+/** The parser's complaint in abcd's words: which positional is missing, which option is unknown. */
+function ownWords(msg: string, verb: string | undefined): string {
+  const c = commands.find((x) => nameOf(x) === verb);
+  const missing = /^Not enough non-option arguments: got (\d+), need at least (\d+)/.exec(msg);
+  if (c && missing) {
+    const required = String(c.command).split(' ').filter((w) => w.startsWith('<'));
+    const absent = required.slice(Number(missing[1]));
+    return `${verb} needs ${absent.join(' and ')} (usage: abcd ${c.command})`;
+  }
+  const unknown = /^Unknown arguments?: (.*)$/.exec(msg);
+  if (unknown) return `${verb ?? 'abcd'} does not take ${unknown[1]}`;
+  return msg;
+}
+
+/** The version in package.json, read only when asked (it sits two levels above the bundle). */
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
+  return pkg.version ?? 'unknown';
 }
 
 function withoutFirstDashDash(argv: readonly string[]): string[] {

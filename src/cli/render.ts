@@ -30,6 +30,12 @@ export function inOrAgo(ms: number): string {
 
 export { formatDuration, formatInstant };
 
+/** An instant in a --json answer: ISO 8601 UTC with milliseconds, the one format of every verb (ADR 0030). */
+export function jsonInstant(ms: number): string {
+  const d = new Date(ms);
+  return Number.isNaN(d.getTime()) ? new Date(0).toISOString() : d.toISOString();
+}
+
 /** Text from a remote record, safe to print on one line: no escapes, bidi or invisible characters. */
 export function printable(text: string): string {
   return sanitizeLine(text);

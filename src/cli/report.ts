@@ -20,24 +20,30 @@ export function reportResult(result: Result, o: { json: boolean; out: Output }):
 }
 
 /** Turns anything thrown into text or JSON and an exit code. Returns the exit code. */
-export function reportFailure(e: unknown, o: { json: boolean; debug: boolean; out: Output }): number {
+export function reportFailure(
+  e: unknown,
+  o: { json: boolean; debug: boolean; out: Output; exitOf?: (e: unknown, exit: number) => number },
+): number {
+  const exitOf = o.exitOf ?? ((_e: unknown, exit: number) => exit);
   if (isRefusal(e)) {
     const message = sanitizeText(e.message);
+    const exit = exitOf(e, e.exit);
     if (o.json) {
-      const refusal = { code: e.code, exit: e.exit, message, data: e.data };
+      const refusal = { code: e.code, exit, message, data: e.data };
       o.out.stdout(stringifySafeJson({ ok: false, refusal }) + '\n');
     } else {
       o.out.stderr(`abcd: ${message}\n`);
     }
     if (o.debug && e.stack) o.out.stderr(sanitizeText(e.stack) + '\n');
-    return e.exit;
+    return exit;
   }
   const message = sanitizeText(e instanceof Error ? e.message : String(e));
   const hint = o.debug ? '' : ' (run again with --debug for the stack)';
+  const exit = exitOf(e, 1);
   if (o.json) {
-    o.out.stdout(stringifySafeJson({ ok: false, refusal: { code: 'internal', exit: 1, message, data: {} } }) + '\n');
+    o.out.stdout(stringifySafeJson({ ok: false, refusal: { code: 'internal', exit, message, data: {} } }) + '\n');
   }
   o.out.stderr(`abcd: internal error, this is a bug in abcd: ${message}${hint}\n`);
   if (o.debug && e instanceof Error && e.stack) o.out.stderr(sanitizeText(e.stack) + '\n');
-  return 1;
+  return exit;
 }

@@ -19,6 +19,11 @@ export const LandSectionSchema = z.strictObject({
   checks: z.union([z.string(), z.array(z.string())]).optional(),
   /** How long one check may run (default 30m). */
   timeout: Duration.optional(),
+  /**
+   * How many queue entries are tested at once, each on top of the ones ahead (default 1: only
+   * the head, on main's tip). Deeper lands more per check time and wastes tests on failures.
+   */
+  speculate: z.number().int().min(1).max(16).optional(),
 });
 
 export const LanesSectionSchema = z.strictObject({
@@ -29,7 +34,8 @@ export const LanesSectionSchema = z.strictObject({
   env: z.array(EnvName).optional(),
   /** Sessions or persons (besides the person) whose build requests a lane accepts. */
   requesters: z.array(z.string().min(1).max(400)).optional(),
-  steer: z.strictObject({ max: z.number().int().nonnegative().max(100).optional() }).optional(),
+  /** Steering a cycle in flight: steers per run (default 2; 0 turns it off), how often to look. */
+  steer: z.strictObject({ max: z.number().int().nonnegative().max(100).optional(), poll: Duration.optional() }).optional(),
   agentTimeout: Duration.optional(),
   /** The claim's time to live while a lane holds an item. */
   ttl: Duration.optional(),

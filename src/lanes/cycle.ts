@@ -17,7 +17,8 @@ import { buildAgentEnv } from './agent-env.js';
 import { collectAgentWork, prepareAgentRepo } from './agent-repo.js';
 import { releaseClaim, type Taken } from './claim.js';
 import type { RunContext } from './context.js';
-import { runAgent } from './run-agent.js';
+import { receiptWrites } from './receipts.js';
+import { runSteeredAgent } from './steer-cycle.js';
 import { mailboxLine } from './mailbox.js';
 
 // A land inside a cycle waits in the queue at most this long (land's own default).
@@ -62,7 +63,7 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
     const env = buildAgentEnv(ctx.repo.deps.env, ctx.envNames, {
       item: key, itemFile: files.item, worktree: wt, runId: ctx.runId, runHead, startedAt, mailbox: files.mailbox, usage: files.usage, home: files.home, tmp: files.tmp,
     });
-    const run = await runAgent({
+    const { run, watcher } = await runSteeredAgent(ctx, lane, { item, taken, mailbox: files.mailbox, runHead, agent: {
       command: ctx.agent,
       env,
       sandbox: ctx.sandbox,
@@ -71,7 +72,7 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
       signal: keeper.signal,
       now: () => clock.now(),
       ...(ctx.onOutput ? { onOutput: ctx.onOutput } : {}),
-    });
+    } });
     const usage = parseUsageLines(await readFile(files.usage, 'utf8').catch(() => '')).tokens;
     if (usage > 0) await debitBudget(ctx.budgetDir, { tokens: usage });
     const agent = { agentMs: run.durationMs, exitCode: run.exitCode, ...(usage ? { usage } : {}) };
@@ -89,7 +90,8 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
     landing = true;
     const waitMs = Math.max(1000, Math.min(LAND_WAIT_MS, ctx.deadline - clock.now()));
     try {
-      const r = await land(lane, { item: item.key, branch, waitMs, strategy: 'rebase', keep: false }, ctx.gate);
+      const receipt = (head: string) => receiptWrites({ watcher, item: item.key, runId: ctx.runId, holder: lane.me, gen: taken.claim.gen, at: clock.now(), head });
+      const r = await land(lane, { item: item.key, branch, waitMs, strategy: 'rebase', keep: false, alsoWrite: receipt }, ctx.gate);
       return end({ outcome: 'landed', landed: r.tip, ...agent });
     } catch (e) {
       if (!isRefusal(e)) throw e;

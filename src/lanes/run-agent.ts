@@ -28,6 +28,8 @@ export function runAgent(o: {
   now: () => number;
   /** Streams the agent's output as it comes (an attended build shows it). */
   onOutput?: (chunk: string) => void;
+  /** Called as soon as the agent's process is gone (before its pipes are drained). */
+  onExit?: () => void;
 }): Promise<AgentRun> {
   const t0 = o.now();
   const worktree = `${o.plan.cycleDir}/wt`;
@@ -66,6 +68,7 @@ export function runAgent(o: {
     const finish = (code: number | null) => {
       if (settled) return;
       settled = true;
+      o.onExit?.();
       clearTimeout(timer);
       o.signal?.removeEventListener('abort', onStop);
       // Whatever it left running in its group goes with it.
@@ -83,6 +86,7 @@ export function runAgent(o: {
       finish(127);
     });
     child.on('exit', (code) => {
+      o.onExit?.();
       // A grandchild that escaped the group may hold the pipes: do not wait on it forever.
       const drain = setTimeout(() => finish(code), PIPE_DRAIN_MS);
       child.on('close', () => {

@@ -13,6 +13,7 @@ import { takeClaim } from './claim.js';
 import { cycleFits, type RunContext } from './context.js';
 import { runCycle } from './cycle.js';
 import { laneRepo } from './lane-repo.js';
+import { followUpItems, receiptCovers } from './receipts.js';
 import { acceptsRequest } from './requesters.js';
 import type { RunRecorder } from './recorder.js';
 
@@ -70,8 +71,8 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
       preread = undefined;
       const listing = await ctx.source.list(await ctx.main.tip());
       const now = clock.now();
-      const pending = new Set<string>();
-      for (const p of snap.pending.values()) if (acceptsRequest(p.request.requester, ctx.repo.me, o.requesters)) pending.add(p.item);
+      // Follow-ups: pending slots (less those a receipt covers: the run in flight absorbed them) and open steers.
+      const pending = await followUpItems(ctx.repo, snap, o.requesters);
       const ready = actionable(listing.items, liveClaims(snap.claims.values(), now), pending);
       if (o.lifecycle === 'once') found ??= discovered(listing.items, ready, bound);
       const cands = ready.filter((i) => {
@@ -132,7 +133,7 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
     try {
       const last = await readSnapshot(ctx.repo);
       for (const p of last.pending.values()) {
-        if (tried.has(p.item) && acceptsRequest(p.request.requester, ctx.repo.me, o.requesters)) {
+        if (tried.has(p.item) && acceptsRequest(p.request.requester, ctx.repo.me, o.requesters) && !receiptCovers(last, parseKey(p.item), { kind: 'pending', id: p.tip })) {
           rec.defer(shortItem(parseKey(p.item)), 'a follow-up request waits in its pending slot for the next build or drain');
         }
       }

@@ -15,6 +15,8 @@ export interface RunGatedOptions extends Omit<GateOptions, 'label'> {
   env: Env;
   /** `stderr` sends the command's stdout to our stderr, keeping stdout for one JSON answer. */
   stdout: 'inherit' | 'stderr';
+  /** Told when the slot is taken, before the command starts (a live wait line is removed). */
+  onSlot?: () => void;
 }
 
 export interface GatedRun {
@@ -47,6 +49,7 @@ export async function runGated(o: RunGatedOptions): Promise<GatedRun> {
     return { ...ran, ticket: null, waitedMs: 0 };
   }
   const lease = await acquireGate({ ...o, label });
+  o.onSlot?.();
   let attached: Promise<void> = Promise.resolve();
   try {
     const ran = await spawnCommand(o, cmd, args, `${lease.ticket}@${o.dir}`, (pid) => {

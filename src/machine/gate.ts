@@ -25,6 +25,8 @@ export interface GateOptions {
   /** What the slot is for, shown to other users (`npm test`). */
   label: string;
   deps: GateDeps;
+  /** Told before each wait for a slot: this waiter's ticket, live entries ahead of it, time left. */
+  onWait?: (w: { ticket: number; ahead: number; leftMs: number }) => void;
 }
 
 /** Takes a ticket and waits for a slot in ticket order. Refuses with DeadlineReached (exit 4). */
@@ -85,6 +87,7 @@ export async function acquireGate(o: GateOptions): Promise<GateLease> {
         if (r === 'took') break;
         if (r !== 'wait') throw gateDeadline({ dir, slots: o.slots, ticket, startedAt, now: deps.clock.now(), live: r.gaveUp });
       }
+      o.onWait?.({ ticket, ahead: live.filter((e) => e.ticket < ticket).length, leftMs: until - now });
       await watch.wait(deps.clock, Math.max(1, Math.min(until - deps.clock.now(), POLL_MS)));
     }
   } catch (e) {

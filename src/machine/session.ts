@@ -16,8 +16,10 @@ export async function sessionId(env: Env, gitDir: string): Promise<string> {
   if (named !== undefined && named !== '') {
     if (!SESSION.test(named)) {
       throw new UsageError(
-        `ABCD_SESSION "${named.slice(0, 64)}" is not a session id: use letters, digits, ".", "_", "-" (at most 64).`,
-        { session: named.slice(0, 64) },
+        // Never echo what was given: it may hold terminal escapes. Say what is wrong with it instead.
+        `ABCD_SESSION is not a session id (${named.length} characters${/[^\x20-\x7e]/.test(named) ? ', some of them control or non-ASCII characters' : ''}): ` +
+          'use letters, digits, ".", "_", "-" (at most 64).',
+        { length: named.length },
       );
     }
     return named;

@@ -19,6 +19,8 @@ export const ClaimSchema = z.looseObject({
   at: z.number().int().nonnegative().max(MAX_INSTANT_MS),
   /** Time to live from `at`, ms. */
   ttl: z.number().int().min(1000).max(MAX_TTL_MS),
+  /** When this holder took the claim (writer's clock): renewals keep it, so status shows age since taken. */
+  since: z.number().int().nonnegative().max(MAX_INSTANT_MS).optional(),
   note: z.string().max(MAX_NOTE_CHARS).regex(PRINTABLE).optional(),
   /** The work branch and its head, as last pushed under this claim. */
   branch: z.string().max(255).optional(),

@@ -9,7 +9,7 @@ const MAX_QUOTED_CHARS = 200;
 export const MAX_RECORD_BYTES = 64 * 1024;
 
 /** Which envelope versions this abcd reads, per kind. A higher `v` is refused (rule 3). */
-export const KNOWN_VERSION = { claim: 1, settings: 1, queue: 1, pending: 1, lane: 1 } as const;
+export const KNOWN_VERSION = { claim: 1, settings: 1, queue: 1, pending: 1, lane: 1, steer: 1, receipt: 1, announce: 1 } as const;
 export type KnownKind = keyof typeof KNOWN_VERSION;
 
 /**
@@ -58,10 +58,7 @@ export function decodeRecord<S extends z.ZodType>(
   }
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
-    const issues = parsed.error.issues
-      .slice(0, 3)
-      .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
-      .join('; ');
+    const issues = parsed.error.issues.slice(0, 3).map(describeIssue).join('; ');
     const shownIssues = sanitizeLine(issues, MAX_QUOTED_CHARS * 2);
     throw new RecordInvalid(
       `record ${shown} does not match the ${kind} v${known} schema (${shownIssues}). Delete or rewrite that ref on the remote.`,
@@ -69,6 +66,25 @@ export function decodeRecord<S extends z.ZodType>(
     );
   }
   return parsed.data;
+}
+
+/** A schema issue as a sentence a person reads, not a pattern: `"note" has control characters`. */
+function describeIssue(i: z.core.$ZodIssue): string {
+  const field = i.path.length ? `"${i.path.join('.')}"` : 'the record';
+  switch (i.code) {
+    case 'invalid_type':
+      return /received undefined/.test(i.message) ? `${field} is missing` : `${field} should be ${i.expected === 'object' ? 'an object' : `a ${i.expected}`}`;
+    case 'invalid_format':
+      return i.format === 'regex' ? `${field} holds characters or a form it may not (control characters, a bad id)` : `${field} is not a valid ${i.format}`;
+    case 'too_big':
+      return `${field} is too ${i.origin === 'string' ? 'long' : 'large'} (at most ${String(i.maximum)})`;
+    case 'too_small':
+      return `${field} is too ${i.origin === 'string' ? 'short' : 'small'} (at least ${String(i.minimum)})`;
+    case 'invalid_value':
+      return `${field} is not one of ${i.values.map((v) => JSON.stringify(v)).join(', ')}`;
+    default:
+      return `${field}: ${i.message}`;
+  }
 }
 
 export function encodeRecord(value: unknown): string {

@@ -5,7 +5,7 @@ export const RECORD_PREFIX = 'refs/heads/abcd/';
 /** The file inside each record commit's tree. */
 export const RECORD_FILE = 'record.json';
 
-export type RecordKind = 'claim' | 'settings' | 'queue' | 'pending' | 'lane';
+export type RecordKind = 'claim' | 'settings' | 'queue' | 'pending' | 'lane' | 'steer' | 'receipt' | 'announce';
 
 export function claimRef(item: ItemKey): string {
   return `${RECORD_PREFIX}claims/${item.source}/${item.kind}/${item.id}`;
@@ -25,7 +25,22 @@ export function laneRef(runId: string): string {
   return `${RECORD_PREFIX}lanes/${runId}`;
 }
 
+/** One steer request to the lane working on the item (`abcd steer`). */
+export function steerRef(item: ItemKey, id: string): string {
+  return `${RECORD_PREFIX}steer/${item.source}/${item.kind}/${item.id}/${id}`;
+}
+
+/** The item's latest receipt: what a lane absorbed in flight (its chain is the history). */
+export function receiptRef(item: ItemKey): string {
+  return `${RECORD_PREFIX}receipts/${item.source}/${item.kind}/${item.id}`;
+}
+
 export const SETTINGS_REF = `${RECORD_PREFIX}settings`;
+
+/** A session's announcement; `key` from announceKey() in records/announce.ts. */
+export function announceRef(key: string): string {
+  return `${RECORD_PREFIX}announce/${key}`;
+}
 
 /** Where a remote's records are mirrored in the local repository. */
 export function cachePrefix(remote: string): string {
@@ -37,15 +52,18 @@ export function fromCacheRef(remote: string, cacheRef: string): string {
 }
 
 /** What a record ref holds, or undefined for a ref outside the layout. */
-export function classifyRef(ref: string): { kind: RecordKind; item?: ItemKey } | undefined {
+export function classifyRef(ref: string): { kind: RecordKind; item?: ItemKey; id?: string } | undefined {
   if (!ref.startsWith(RECORD_PREFIX)) return undefined;
   const parts = ref.slice(RECORD_PREFIX.length).split('/');
   if (parts.length === 1 && parts[0] === 'settings') return { kind: 'settings' };
+  if (parts.length === 2 && parts[0] === 'announce' && parts[1]) return { kind: 'announce' };
   const [head, source, kind, id] = parts;
   if (parts.length === 4 && source && kind && id && (head === 'claims' || head === 'queue' || head === 'pending')) {
     return { kind: head === 'claims' ? 'claim' : head, item: { source, kind, id } };
   }
   if (parts.length === 2 && head === 'lanes' && source) return { kind: 'lane' };
+  if (parts.length === 4 && head === 'receipts' && source && kind && id) return { kind: 'receipt', item: { source, kind, id } };
+  if (parts.length === 5 && head === 'steer' && source && kind && id && parts[4]) return { kind: 'steer', item: { source, kind, id }, id: parts[4] };
   return undefined;
 }
 

@@ -208,6 +208,14 @@ export class RecordStore {
   }
 
   private unreachable(act: string, r: { stderr: string; timedOut: boolean; limit: NetworkLimit }, outcome: Outcome, reread = false) {
+    if (!r.timedOut && /could not read (Username|Password)/i.test(r.stderr)) {
+      return new UnsafeEnvironment(
+        `remote "${this.remote}" asked for credentials to ${act} it and git had none to offer (abcd never lets git prompt). ` +
+          'On a forge, abcd sends its App token (abcd setup-app); elsewhere, set up a git credential helper or an ssh key. ' +
+          (outcome === 'unchanged' ? 'Nothing was changed.' : 'The push may or may not have happened: run "abcd status".'),
+        { remote: this.remote, outcome, git: lastLine(r.stderr), offered: false },
+      );
+    }
     if (!r.timedOut && looksUnauthorized(r.stderr)) {
       return new UnsafeEnvironment(
         `remote "${this.remote}" refused the credentials git offered to ${act} it (${lastLine(r.stderr)}). ` +

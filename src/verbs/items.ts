@@ -1,5 +1,6 @@
 // `abcd items`: every item on main with its status, readiness and claim, read in one round
 // trip (records and main together) and two local git processes for the items.
+import { resolveMain } from '../lanes/main-branch.js';
 import { LocalItemSource } from '../items/local-source.js';
 import { liveClaims, readinessOf, type PendingSet } from '../items/readiness.js';
 import type { ItemListing } from '../items/source.js';
@@ -43,16 +44,6 @@ export interface ItemsData {
   refused: RefusedItemView[];
 }
 
-/** The remote's main branch and how to fetch it with the records (land uses the same cache ref). */
-export async function resolveMain(repo: Repo): Promise<{ main: string; fetchSpec: string; tip(): Promise<string> }> {
-  const remote = repo.store.remote;
-  const sym = await repo.git.run(['symbolic-ref', '-q', `refs/remotes/${remote}/HEAD`]);
-  const prefix = `refs/remotes/${remote}/`;
-  const text = sym.stdout.toString().trim();
-  const main = sym.exitCode === 0 && text.startsWith(prefix) ? text.slice(prefix.length) : 'main';
-  const cacheRef = `refs/abcd-land/${remote}/${main}`;
-  return { main, fetchSpec: `+refs/heads/${main}:${cacheRef}`, tip: () => repo.git.must(['rev-parse', '--verify', cacheRef]) };
-}
 
 /**
  * The canonical keys with a pending request. Reads the snapshot's pending slots when this abcd

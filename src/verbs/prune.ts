@@ -31,6 +31,11 @@ export async function pruneBestEffort(repo: Repo, snap: Snapshot, known?: ClockV
     if (!isDue({ entry: e, me: repo.me, now, settings: snap.settings, firstSeenAt: seen, clock })) continue;
     doomed.push({ ref: e.ref, newOid: null, lease: e.tip });
   }
+  // Announcements expire on their own; the takeover delay covers a writer whose clock is behind.
+  for (const a of snap.announcements.values()) {
+    if (doomed.length >= MAX_PRUNE_PER_PUSH) break;
+    if (now > a.record.at + a.record.ttl + snap.settings.takeoverDelay) doomed.push({ ref: a.ref, newOid: null, lease: a.tip });
+  }
   if (doomed.length === 0) return new Set();
   try {
     const r = await repo.store.push(doomed, { atomic: false });

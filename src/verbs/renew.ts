@@ -14,6 +14,9 @@ export interface ClaimStep {
   gen: number;
   state: Claim['state'];
   expiresAt: number;
+  ttlMs: number;
+  /** False when there was nothing to write (releasing an item that landed). */
+  written: boolean;
   /** The claim was already in this state, by this session's own last generation. */
   already?: boolean;
 }
@@ -32,19 +35,27 @@ export async function stepClaim(
       // Released by this session already (a run cut off after its push landed): done, not fenced.
       await repo.held.forget(ref);
       const c = current.claim;
-      return { item, ref, tip: current.tip, gen: c.gen, state: c.state, expiresAt: expiresAt(c), already: true };
+      return { item, ref, tip: current.tip, gen: c.gen, state: c.state, expiresAt: expiresAt(c), ttlMs: c.ttl, written: false, already: true };
+    }
+    // Releasing what this session landed has nothing to give up; writing `released` would erase
+    // the done mark that keeps others (and lanes) from redoing landed work.
+    if (input.state === 'released' && current?.claim.state === 'done' && !snap.refused.has(ref) && sameSession(current.claim.holder, repo.me)) {
+      await repo.held.forget(ref);
+      const c = current.claim;
+      return { item, ref, tip: current.tip, gen: c.gen, state: 'done', expiresAt: expiresAt(c), ttlMs: c.ttl, written: false };
     }
     const entry = await requireMine(repo, snap, ref, item);
     const claim: Claim = {
       ...entry.claim,
-      state: input.state,
+      // A reopened item that is released again goes back to done: it still landed.
+      state: input.state === 'released' && entry.claim.landed ? 'done' : input.state,
       gen: entry.claim.gen + 1,
       at: repo.deps.clock.now(),
       ttl: input.ttlMs ?? entry.claim.ttl,
     };
     const verb = input.state === 'held' ? 'renew' : 'release';
     const r = await pushClaim(repo, { ref, lease: entry.tip, claim, message: `${verb} ${claim.item} (generation ${claim.gen})` });
-    if (r.ok) return finish(repo, { item, ref, tip: r.tip, gen: claim.gen, state: claim.state, expiresAt: expiresAt(claim) });
+    if (r.ok) return finish(repo, { item, ref, tip: r.tip, gen: claim.gen, state: claim.state, expiresAt: expiresAt(claim), ttlMs: claim.ttl, written: true });
     if (r.claimMoved && attempt < MAX_CLAIM_MOVES) continue;
     throw refusePush(item, ref, entry.tip, r);
   }
@@ -53,7 +64,7 @@ export async function stepClaim(
 async function finish(repo: Repo, step: ClaimStep): Promise<ClaimStep> {
   // The released record is pruned by a later reader (status), not here: a delete right after
   // the write would cost this verb a third round trip.
-  if (step.state === 'released') {
+  if (step.state !== 'held') {
     await repo.held.forget(step.ref);
   } else {
     await repo.held.remember(step.ref, step.tip);

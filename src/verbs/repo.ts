@@ -62,6 +62,14 @@ export async function openRepo(deps: Deps): Promise<Repo> {
   if (!email) {
     throw new UsageError('git user.email is not set; abcd names the person by it. Run: git config user.email you@example.com', {});
   }
+  // The person's name in every record: one printable line a record's schema accepts.
+  if (email.length > 254 || /[\u0000-\u001f\u007f]/.test(email)) {
+    throw new UsageError(
+      `git user.email is not usable as your name in abcd's records (${email.length > 254 ? 'over 254 characters' : 'it holds control characters'}). ` +
+        'Set a plain address: git config user.email you@example.com',
+      { setting: 'user.email' },
+    );
+  }
   if (!values.get(`remote.${deps.remote}.url`)) {
     throw new UsageError(`this clone has no remote named "${deps.remote}": add it or pass --remote <name>.`, {
       remote: deps.remote,

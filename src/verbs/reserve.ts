@@ -2,7 +2,7 @@ import { expiresAt, unknownClaimFields, type Claim } from '../records/claim.js';
 import { formatHolder, sameSession } from '../records/holder.js';
 import { formatItem, shortItem, type ItemKey } from '../records/item.js';
 import { claimRef, SETTINGS_REF } from '../records/refs.js';
-import { CapReached, DeadlineReached, Held, TakeoverTooSoon } from '../refusals.js';
+import { CapReached, DeadlineReached, Held, Landed, TakeoverTooSoon } from '../refusals.js';
 import { formatDuration, formatInstant } from '../time/duration.js';
 import { isPrunable, standing, type ClaimStanding } from './claim-rules.js';
 import { observeClock, refuseSkewed, type ClockView } from './clock-view.js';
@@ -16,6 +16,8 @@ export interface ReserveInput {
   ttlMs?: number;
   waitMs: number;
   note?: string;
+  /** Reserve an item whose work has landed (claim state done). */
+  reopen?: boolean;
 }
 
 export interface ReserveResult {
@@ -26,8 +28,9 @@ export interface ReserveResult {
   holder: string;
   expiresAt: number;
   ttlMs: number;
+  state: 'held';
   renewed: boolean;
-  reopened?: boolean;
+  reopened: boolean;
   tookOverFrom?: string;
   waitedMs: number;
 }
@@ -46,6 +49,7 @@ export async function reserve(repo: Repo, input: ReserveInput): Promise<ReserveR
   const deadline = started + input.waitMs;
   // Without a wait there is no deadline to shorten git's timeouts toward: give them full time.
   if (input.waitMs > 0) repo.limitNetworkTo(deadline);
+  let waited = false;
   for (let lost = 0; ; ) {
     const snap = await readSnapshot(repo);
     for (const r of [ref, SETTINGS_REF]) {
@@ -53,6 +57,7 @@ export async function reserve(repo: Repo, input: ReserveInput): Promise<ReserveR
       if (refused) throw refused.refusal;
     }
     const entry = snap.claims.get(ref);
+    if (entry?.claim.state === 'done' && !input.reopen) throw refuseLanded(item, ref, entry);
     const view = await observeClock(repo, snap);
     const now = clock.now();
     const seen = await watch(repo, entry, now);
@@ -81,8 +86,11 @@ export async function reserve(repo: Repo, input: ReserveInput): Promise<ReserveR
         gen,
         at: now,
         ttl: input.ttlMs ?? (st.kind === 'mine' && entry ? entry.claim.ttl : snap.settings.defaultTtl),
+        since: st.kind === 'mine' && entry ? (entry.claim.since ?? entry.claim.at) : now,
         // Reserving what this session holds renews it: keep what push recorded, and the note.
         ...(st.kind === 'mine' && entry ? pick(entry.claim) : {}),
+        // A reopened item keeps where it landed, so releasing it again restores the done mark.
+        ...(entry?.claim.state === 'done' && entry.claim.landed ? { landed: entry.claim.landed } : {}),
         ...(input.note !== undefined ? { note: input.note } : {}),
       };
       const r = await pushClaim(repo, { ref, lease, claim, message: `reserve ${claim.item} (generation ${gen})` });
@@ -97,11 +105,12 @@ export async function reserve(repo: Repo, input: ReserveInput): Promise<ReserveR
           holder: formatHolder(repo.me),
           expiresAt: expiresAt(claim),
           ttlMs: claim.ttl,
+          state: 'held',
           renewed: st.kind === 'mine',
-          // The item had landed: reserving it again reopens it.
-          ...(entry?.claim.state === 'done' ? { reopened: true } : {}),
+          reopened: entry?.claim.state === 'done',
           ...(st.kind === 'takeable' ? { tookOverFrom: formatHolder(st.entry.claim.holder) } : {}),
-          waitedMs: clock.now() - started,
+          // Only time spent waiting on a holder counts: a reserve that took the item at once waited 0.
+          waitedMs: waited ? clock.now() - started : 0,
         };
       }
       if (!r.claimMoved) throw refusePush(item, ref, lease, r);
@@ -111,6 +120,12 @@ export async function reserve(repo: Repo, input: ReserveInput): Promise<ReserveR
     const t = clock.now();
     if (t >= deadline) throw refuseBusy(item, ref, st, started, t, input.waitMs);
     const wakeAt = st.kind === 'held' ? st.expiresAt + snap.settings.takeoverDelay : st.takeableAt;
+    waited = true;
+    repo.deps.progress?.(
+      st.kind === 'held'
+        ? `waiting for ${item}, held by ${formatHolder(st.entry.claim.holder)} (expires in ${formatDuration(st.expiresAt - t)}), ${formatDuration(deadline - t)} left`
+        : `waiting to take over ${item} from ${formatHolder(st.entry.claim.holder)} (takeable in ${formatDuration(st.takeableAt - t)}), ${formatDuration(deadline - t)} left`,
+    );
     await clock.sleep(Math.max(10, Math.min(jitter(WAIT_POLL_MS), wakeAt - t, deadline - t)));
   }
 }
@@ -131,6 +146,16 @@ async function watch(repo: Repo, entry: ClaimEntry | undefined, now: number): Pr
   return repo.sightings.see(entry.ref, entry.tip, now);
 }
 
+function refuseLanded(item: string, ref: string, entry: ClaimEntry): Landed {
+  const c = entry.claim;
+  const where = c.landed ? ` on ${c.landed.main} at ${c.landed.tip.slice(0, 12)}` : '';
+  return new Landed(
+    `${item} has landed${where} (${formatInstant(c.at)}, by ${formatHolder(c.holder)}): its work is done. ` +
+      `Pick another item; to work on it again anyway, run abcd reserve ${item} --reopen.`,
+    { item, ref, state: 'done', landedAt: isoInstant(c.at), main: c.landed?.main ?? null, commit: c.landed?.tip ?? null, holder: formatHolder(c.holder) },
+  );
+}
+
 function checkCap(repo: Repo, snap: Snapshot, ref: string, now: number): void {
   const mine = [...snap.claims.values()].filter(
     (e) => e.ref !== ref && e.claim.state === 'held' && e.claim.holder.person === repo.me.person && now < expiresAt(e.claim),
@@ -139,7 +164,8 @@ function checkCap(repo: Repo, snap: Snapshot, ref: string, now: number): void {
   if (mine.length >= cap) {
     throw new CapReached(
       `${repo.me.person} already holds ${mine.length} live reservations, the cap is ${cap}: ` +
-        `release one (abcd release <item>) or raise the cap (abcd settings reservation-cap <n>).`,
+        'release one you hold (abcd release <item>), or ask the person who owns the repository whether the cap ' +
+        'should change. Settings are theirs alone: do not change them yourself.',
       { person: repo.me.person, cap, held: mine.map((e) => e.item) },
     );
   }
@@ -151,7 +177,7 @@ function refuseBusy(item: string, ref: string, st: ClaimStanding, started: numbe
   }
   const c = st.entry.claim;
   const holder = formatHolder(c.holder);
-  const claimData = { item, ref, holder, gen: c.gen, tip: st.entry.tip, expiresAt: formatInstant(expiresAt(c)) };
+  const claimData = { item, ref, holder, gen: c.gen, claimTip: st.entry.tip, expiresAt: isoInstant(expiresAt(c)) };
   if (waitMs > 0) {
     return new DeadlineReached(
       `waited ${formatDuration(now - started)} for ${item}, held by ${holder} (generation ${c.gen}, ` +
@@ -173,8 +199,13 @@ function refuseBusy(item: string, ref: string, st: ClaimStanding, started: numbe
       `${formatInstant(st.takeableAt)} (in ${formatDuration(st.takeableAt - now)}), once this clone has watched it ` +
       'unchanged long enough: the takeover delay when it has measured its clock against the holder\'s, ' +
       'otherwise the ttl plus the delay. Run again then, or use --wait.',
-    { ...claimData, takeableAt: formatInstant(st.takeableAt), takeableInMs: st.takeableAt - now },
+    { ...claimData, takeableAt: isoInstant(st.takeableAt), takeableInMs: st.takeableAt - now },
   );
+}
+
+/** Instants in refusal data: the one ISO format of every --json answer (ADR 0030). */
+function isoInstant(ms: number): string {
+  return new Date(ms).toISOString();
 }
 
 function jitter(ms: number): number {

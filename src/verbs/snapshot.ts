@@ -4,11 +4,14 @@ import { formatItem, shortItem, type ItemKey } from '../records/item.js';
 import { formatDuration, formatInstant } from '../time/duration.js';
 import { classifyRef, isRefSafe, itemOfRef, SETTINGS_REF } from '../records/refs.js';
 import { decodeQueue, type QueueRecord } from '../records/queue.js';
+import { decodeAnnounce, type AnnounceRecord } from '../records/announce.js';
 import { DEFAULT_SETTINGS, decodeSettings, pickSettings, type Settings, type SettingsRecord } from '../records/settings.js';
 import { applySettingsTrust, type SettingsTrust } from './settings-trust.js';
 import { RecordInvalid, isRefusal, type Refusal } from '../refusals.js';
 import { decodePending, type PendingRecord } from '../records/pending.js';
 import { decodeLaneResult, type LaneResultRecord } from '../records/lane-result.js';
+import { decodeSteer, type SteerRecord } from '../records/steer.js';
+import { decodeReceipt, type ReceiptRecord } from '../records/receipt.js';
 import type { RawRecord } from '../remote/record-store.js';
 import { sanitizeLine } from '../text/sanitize.js';
 import type { Repo } from './repo.js';
@@ -27,6 +30,12 @@ export interface QueueEntry {
   entry: QueueRecord;
 }
 
+export interface AnnounceEntry {
+  ref: string;
+  tip: string;
+  record: AnnounceRecord;
+}
+
 export interface PendingEntry {
   ref: string;
   /** The canonical key (local:item:fix-login), from the ref. */
@@ -41,6 +50,21 @@ export interface LaneEntry {
   result: LaneResultRecord;
 }
 
+export interface SteerEntry {
+  ref: string;
+  /** The canonical key, from the ref. */
+  item: string;
+  tip: string;
+  request: SteerRecord;
+}
+
+export interface ReceiptEntry {
+  ref: string;
+  item: string;
+  tip: string;
+  receipt: ReceiptRecord;
+}
+
 /** A record this abcd could not use, and why (rule 3, corrupt records). */
 export interface RefusedEntry {
   ref: string;
@@ -53,6 +77,7 @@ export interface Snapshot {
   readAt: number;
   claims: Map<string, ClaimEntry>;
   queue: Map<string, QueueEntry>;
+  announcements: Map<string, AnnounceEntry>;
   settings: Settings;
   /** The generation in force: the remote's tip, or the last validly signed one (ADR 0019). */
   settingsEntry?: { tip: string; record: SettingsRecord };
@@ -67,6 +92,10 @@ export interface Snapshot {
   pending: Map<string, PendingEntry>;
   /** Lane run results (abcd/lanes/<run-id>). */
   lanes: Map<string, LaneEntry>;
+  /** Steer requests not yet delivered by a lane that landed (abcd/steer/<item>/<id>). */
+  steers: Map<string, SteerEntry>;
+  /** Each item's latest receipt (abcd/receipts/<item>). */
+  receipts: Map<string, ReceiptEntry>;
   /** Refs under abcd/ of kinds this abcd does not know (left alone). */
   unknown: string[];
 }
@@ -85,10 +114,13 @@ export function decodeSnapshot(raws: readonly RawRecord[], readAt: number): Snap
     readAt,
     claims: new Map(),
     queue: new Map(),
+    announcements: new Map(),
     settings: { ...DEFAULT_SETTINGS },
     refused: new Map(),
     pending: new Map(),
     lanes: new Map(),
+    steers: new Map(),
+    receipts: new Map(),
     unknown: [],
   };
   for (const raw of raws) {
@@ -116,8 +148,14 @@ export function decodeSnapshot(raws: readonly RawRecord[], readAt: number): Snap
       } else if (kind.kind === 'queue') {
         const entry = checkItemRecord(raw.ref, kind.item, decodeQueue(raw.ref, blobOf(raw)), readAt);
         snap.queue.set(raw.ref, { ref: raw.ref, item: itemOfRef(raw.ref) ?? entry.item, tip: raw.tip, entry });
+      } else if (kind.kind === 'announce') {
+        snap.announcements.set(raw.ref, { ref: raw.ref, tip: raw.tip, record: decodeAnnounce(raw.ref, blobOf(raw)) });
       } else if (kind.kind === 'pending' || kind.kind === 'lane') {
         decodeLaneRecord(raw, kind.kind, snap, kind.item);
+      } else if (kind.kind === 'steer' && kind.item) {
+        snap.steers.set(raw.ref, { ref: raw.ref, item: formatItem(kind.item), tip: raw.tip, request: decodeSteer(raw.ref, blobOf(raw)) });
+      } else if (kind.kind === 'receipt' && kind.item) {
+        snap.receipts.set(raw.ref, { ref: raw.ref, item: formatItem(kind.item), tip: raw.tip, receipt: decodeReceipt(raw.ref, blobOf(raw)) });
       } else if (kind.kind === 'settings' && raw.ref === SETTINGS_REF) {
         snap.settingsTip = raw.tip;
         const record = decodeSettings(raw.ref, blobOf(raw));

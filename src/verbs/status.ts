@@ -9,6 +9,7 @@ import type { Repo } from './repo.js';
 import type { SettingsTrust } from './settings-trust.js';
 import { readSnapshot } from './snapshot.js';
 import { laneViews, pruneLaneRecords, type LaneView, type PendingView } from '../lanes/lane-views.js';
+import { pruneSteerRecords, steerViews, type ReceiptView, type SteerView } from '../lanes/steer-views.js';
 
 export interface ClaimView {
   item: string;
@@ -19,6 +20,8 @@ export interface ClaimView {
   tip: string;
   at: number;
   ageMs: number;
+  /** When the holder took the claim (its first generation by this holder), else its last write. */
+  takenAt: number;
   ttlMs: number;
   expiresAt: number;
   expiresInMs: number;
@@ -55,12 +58,25 @@ export interface QueueView {
   skipped?: SkippedEntry;
 }
 
+export interface AnnouncementView {
+  session: string;
+  ref: string;
+  state: string;
+  item: string | null;
+  text: string;
+  at: number;
+  expiresAt: number;
+  mine: boolean;
+}
+
 export interface StatusData {
   remote: string;
   readAt: number;
   session: string;
   claims: ClaimView[];
   queue: QueueView[];
+  /** Live announcements, newest first (expired ones are not shown, and pruned later). */
+  announcements: AnnouncementView[];
   settings: Settings;
   /** Whether settings count only when the person signed them (unprotected without a list). */
   settingsTrust: SettingsTrust;
@@ -72,6 +88,10 @@ export interface StatusData {
   lanes: LaneView[];
   /** Pending follow-up requests, one per item. */
   pending: PendingView[];
+  /** Steer requests not yet delivered by a cycle that landed. */
+  steers: SteerView[];
+  /** Each item's latest receipt: which run absorbed which requests. */
+  receipts: ReceiptView[];
   /** Set when this clock disagrees with a writer's past the bound: takeovers and pruning refused. */
   clockSkew?: { writer: string; minMs: number; maxMs: number; limitMs: number };
 }
@@ -87,6 +107,11 @@ export async function status(repo: Repo): Promise<StatusData> {
   for (const ref of skew ? [] : await pruneLaneRecords(repo, snap)) {
     snap.lanes.delete(ref);
     snap.pending.delete(ref);
+    pruned.add(ref);
+  }
+  for (const ref of skew ? [] : await pruneSteerRecords(repo, snap)) {
+    snap.steers.delete(ref);
+    snap.receipts.delete(ref);
     pruned.add(ref);
   }
   const claims: ClaimView[] = [];
@@ -106,7 +131,8 @@ export async function status(repo: Repo): Promise<StatusData> {
       gen: c.gen,
       tip: e.tip,
       at: c.at,
-      ageMs: now - c.at,
+      ageMs: now - (c.since ?? c.at),
+      takenAt: c.since ?? c.at,
       ttlMs: c.ttl,
       expiresAt: exp,
       expiresInMs: exp - now,
@@ -138,18 +164,34 @@ export async function status(repo: Repo): Promise<StatusData> {
     alive: entryState(q, snap, now) === 'alive',
     ...(entryState(q, snap, now) === 'unreadable' ? { skipped: skippedOf(q, snap) } : {}),
   }));
+  const announcements = [...snap.announcements.values()]
+    .filter((a) => !pruned.has(a.ref) && now < a.record.at + a.record.ttl)
+    .map((a) => ({
+      session: formatHolder(a.record.holder),
+      ref: a.ref,
+      state: a.record.state,
+      // Shown as the CLI takes it: a local item by its slug.
+      item: a.record.item?.replace(/^local:item:/, '') ?? null,
+      text: a.record.text,
+      at: a.record.at,
+      expiresAt: a.record.at + a.record.ttl,
+      mine: sameSession(a.record.holder, repo.me),
+    }))
+    .sort((a, b) => b.at - a.at);
   return {
     remote: repo.store.remote,
     readAt: snap.readAt,
     session: formatHolder(repo.me),
     claims,
     queue,
+    announcements,
     settings: snap.settings,
     settingsTrust: snap.settingsTrust ?? { protected: false, signers: '' },
     refused,
     unknown: snap.unknown,
     pruned: pruned.size,
     ...laneViews(snap, now),
+    ...steerViews(snap),
     ...(skew ? { clockSkew: { writer: skew.writer, minMs: skew.lo, maxMs: skew.hi, limitMs: CLOCK_SKEW_LIMIT_MS } } : {}),
   };
 }

@@ -204,7 +204,7 @@ export async function checkAnswers(acts: ActRecord[], f: RemoteFacts, known: Kno
     const gen = (tip: unknown) => gens.find((g) => g.commit === tip);
     if (a.exit === 'killed') continue;
     if (a.exit === 0) {
-      const tip = a.verb === 'push' || a.verb === 'push-main' ? a.json?.claimTip : a.json?.tip;
+      const tip = a.json?.claimTip ?? a.json?.tip;
       if (a.json?.ok !== true) say(`exit 0 without an ok answer: ${JSON.stringify(a.json)}`);
       if (a.verb !== 'land') {
         const g = gen(tip);

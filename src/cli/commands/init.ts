@@ -5,24 +5,32 @@ import type { Command } from '../command.js';
 export const init: Command = {
   command: 'init',
   describe: 'write .abcd/config.json and, with --ci, a CI workflow that runs lanes',
+  refusals: ['unsafe-environment'],
   examples: [
     ['abcd init', 'write .abcd/config.json if it is missing'],
     ['abcd init --ci github', 'also write .github/workflows/abcd-lanes.yml'],
     ['abcd init --ci gitlab --force', 'write (or rewrite) the GitLab CI file for lanes'],
+    ['abcd init --agents', "also write abcd's instructions for agents into AGENTS.md (kept up to date on each run)"],
   ],
   builder: (y: Argv) =>
     y
       .option('ci', { choices: ['github', 'gitlab'] as const, describe: 'write a CI file that runs lanes' })
-      .option('force', { type: 'boolean', default: false, describe: 'rewrite an existing CI file' }),
+      .option('force', { type: 'boolean', default: false, describe: 'rewrite an existing CI file' })
+      .option('agents', { type: 'boolean', default: false, describe: "write or update abcd's section of AGENTS.md (abcd prime)" }),
   async run(args, deps) {
     const { initRepository } = await import('../../verbs/init-ci.js');
     const ci = args.ci === 'github' || args.ci === 'gitlab' ? args.ci : undefined;
     const r = await initRepository({ cwd: deps.cwd, env: deps.env, ci, force: args.force === true });
+    if (args.agents === true) {
+      const [{ primeText }, { writeAgentsSection }] = await Promise.all([import('../prime-text.js'), import('../../verbs/agents-md.js')]);
+      const a = await writeAgentsSection(r.root, primeText());
+      (a.changed ? r.written : r.kept).push(a.path);
+    }
     const lines = [
       ...r.written.map((p) => `wrote ${p}`),
       ...r.kept.map((p) => `kept ${p} (already there)`),
       ...(r.next ? [r.next] : []),
     ];
-    return { json: { root: r.root, written: r.written, kept: r.kept, next: r.next }, text: lines.join('\n') };
+    return { json: { root: r.root, written: r.written, kept: r.kept, next: r.next ?? null }, text: lines.join('\n') };
   },
 };

@@ -9,6 +9,8 @@ const TITLE_CHARS = 60;
 export const items: Command = {
   command: 'items',
   describe: 'the items under .abcd/items/ on main with status, readiness (ready, blocked, held, done) and claim',
+  refusals: ['item-invalid', 'remote-unavailable', 'record-invalid', 'record-too-new', 'unsafe-environment', 'git-failed'],
+  usesRemote: true,
   examples: [
     ['abcd items', 'a table of every item'],
     ['abcd items --json', 'the same as one JSON object; unreadable item files under "refused"'],

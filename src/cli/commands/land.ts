@@ -1,8 +1,8 @@
 import type { Command } from '../command.js';
 import type { Deps } from '../../deps.js';
-import type { GateRunner } from '../../verbs/land/land.js';
+import type { GateRunner, LandResult } from '../../verbs/land/land.js';
 import { durationArg, itemArg } from '../args.js';
-import { formatDuration } from '../render.js';
+import { formatDuration, jsonInstant } from '../render.js';
 import { machineGateContext } from '../machine-gate.js';
 
 // DESIGN.md: land waits in the queue for at most this long unless told otherwise.
@@ -11,6 +11,9 @@ const DEFAULT_WAIT_MS = 30 * 60_000;
 export const land: Command = {
   command: 'land <item> [branch]',
   describe: 'enqueue fenced by the claim, wait for the turn, test on the main tip, and land in one atomic push',
+  refusals: ['not-holder', 'nothing-to-land', 'conflict', 'check-failed', 'forge-rejected', 'deadline', 'fenced', 'interrupted', 'remote-unavailable', 'record-invalid', 'record-too-new', 'unsafe-environment'],
+  usesRemote: true,
+  agentUse: 'land the work on main; the claim becomes done',
   examples: [
     ['abcd land fix-login', 'land the current branch onto main under the claim on fix-login'],
     ['abcd land fix-login work/fix-login --wait 10m --strategy merge', 'merge instead of rebase; give up after 10 minutes'],
@@ -34,7 +37,7 @@ export const land: Command = {
     const r = await run(await openRepo(deps), input, await machineGate(deps));
     const checks = r.checks.length ? `, checks passed (${r.checks.map((c) => `${c.command} ${formatDuration(c.durationMs)}`).join('; ')})` : ', no checks configured';
     return {
-      json: { ...r, enqueuedAt: new Date(r.enqueuedAt).toISOString() },
+      json: landJson(r),
       text: r.github
         ? `landed ${r.item} on ${r.main} through pull request #${r.github.number} (${r.github.via}) at ${r.tip.slice(0, 12)}; claim ${r.claim}`
         : `landed ${r.item} on ${r.main}: ${r.previousTip?.slice(0, 12)} -> ${r.tip.slice(0, 12)} after ${r.attempts} attempt(s)${checks}; claim ${r.claim}`,
@@ -46,7 +49,9 @@ export const land: Command = {
 export async function machineGate(deps: Deps): Promise<GateRunner> {
   const [{ dir, slots, gateDeps }, { acquireGate }] = await Promise.all([machineGateContext(deps), import('../../machine/gate.js')]);
   return async (label, untilMs, fn) => {
-    const lease = await acquireGate({ dir, slots, waitMs: Math.max(0, untilMs - deps.clock.now()), label, deps: gateDeps });
+    const { gateWaitLine } = await import('../wait-line.js');
+    const lease = await acquireGate({ dir, slots, waitMs: Math.max(0, untilMs - deps.clock.now()), label, deps: gateDeps, onWait: gateWaitLine(deps, 'the checks') });
+    deps.progress?.(null);
     try {
       return await fn();
     } finally {
@@ -55,3 +60,15 @@ export async function machineGate(deps: Deps): Promise<GateRunner> {
   };
 }
 
+
+/** Land's answer in the shared vocabulary: `state` of the claim, absent keys as null (ADR 0030). */
+function landJson(r: LandResult): Record<string, unknown> {
+  const { claim, github, previousTip, ...rest } = r;
+  return {
+    ...rest,
+    previousTip: previousTip ?? null,
+    github: github ? { ...github, url: github.url ?? null } : null,
+    enqueuedAt: jsonInstant(r.enqueuedAt),
+    state: claim,
+  };
+}

@@ -1,10 +1,13 @@
 import type { Command } from '../command.js';
 import { itemArg, listArg } from '../args.js';
-import { formatInstant } from '../render.js';
+import { formatInstant, jsonInstant } from '../render.js';
 
 export const push: Command = {
   command: 'push <item> [branch]',
   describe: 'push the work branch (and tags) in one atomic push with a renewal of the claim',
+  refusals: ['not-holder', 'fenced', 'conflict', 'remote-unavailable', 'record-invalid', 'record-too-new', 'unsafe-environment'],
+  usesRemote: true,
+  agentUse: 'publish your work branch under the claim (renews it)',
   examples: [
     ['abcd push fix-login', 'push the current branch under the claim on fix-login'],
     ['abcd push fix-login work/fix-login --tag v1.2.0', 'push a named branch and a tag'],
@@ -24,7 +27,7 @@ export const push: Command = {
     const r = await pushWork(await openRepo(deps), input);
     const tags = r.tags.length ? ` and ${r.tags.join(', ')}` : '';
     return {
-      json: { ...r, expiresAt: formatInstant(r.expiresAt) },
+      json: { ...r, expiresAt: jsonInstant(r.expiresAt) },
       text: `pushed ${r.branch} (${r.head.slice(0, 12)})${tags} under ${r.item}, claim generation ${r.gen} until ${formatInstant(r.expiresAt)}`,
     };
   },

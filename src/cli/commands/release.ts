@@ -1,10 +1,15 @@
 import type { Command } from '../command.js';
 import { itemArg } from '../args.js';
+import { jsonInstant } from '../render.js';
+import { withClaimTip } from './reserve.js';
 import { sanitizeLine } from '../../text/sanitize.js';
 
 export const release: Command = {
   command: 'release <item>',
   describe: "give up this session's claim on an item (writes a released generation)",
+  refusals: ['not-holder', 'fenced', 'conflict', 'remote-unavailable', 'record-invalid', 'record-too-new', 'unsafe-environment'],
+  usesRemote: true,
+  agentUse: 'give the item up when you stop without landing',
   examples: [
     ['abcd release fix-login', 'let others reserve fix-login'],
     ['abcd release fix-login --force', 'clear a claim you judge dead, or a record abcd refuses'],
@@ -24,10 +29,17 @@ export const release: Command = {
     if ('forceRelease' in verbs) {
       const r = await verbs.forceRelease(repo, { item });
       const was = r.replaced ? (r.replaced.holder ? ` (was ${r.replaced.state} by ${sanitizeLine(r.replaced.holder)})` : ` (was refused: ${r.replaced.refused})`) : '';
-      return { json: { ...r }, text: r.cleared ? `cleared ${r.item}${was}: released in generation ${r.gen}` : `${r.item} holds no live claim: nothing to clear` };
+      const { tip, ...rest } = r;
+      return { json: { ...rest, claimTip: tip, replaced: r.replaced ?? null }, text: r.cleared ? `cleared ${r.item}${was}: released in generation ${r.gen}` : `${r.item} holds no live claim: nothing to clear` };
     }
     const r = await verbs.stepClaim(repo, { item, state: 'released' });
-    const { expiresAt: _unused, ...json } = r;
-    return { json, text: `released ${r.item} (generation ${r.gen}${r.already ? ', already released by this session' : ''})` };
+    const json = { ...withClaimTip(r), expiresAt: jsonInstant(r.expiresAt), already: r.already ?? false };
+    const text =
+      r.state === 'done' && !r.written
+        ? `nothing to release: ${r.item} has landed and its claim stays done (generation ${r.gen})`
+        : r.state === 'done'
+          ? `released ${r.item} (generation ${r.gen}); it had landed, so its claim is done again`
+          : `released ${r.item} (generation ${r.gen}${r.already ? ', already released by this session' : ''})`;
+    return { json, text };
   },
 };

@@ -1,10 +1,14 @@
 import type { Command } from '../command.js';
 import { itemArg, ttlArg } from '../args.js';
-import { formatInstant } from '../render.js';
+import { formatInstant, jsonInstant } from '../render.js';
+import { withClaimTip } from './reserve.js';
 
 export const renew: Command = {
   command: 'renew <item>',
   describe: "write a fresh generation of this session's claim, extending its expiry",
+  refusals: ['not-holder', 'fenced', 'conflict', 'remote-unavailable', 'record-invalid', 'record-too-new', 'unsafe-environment'],
+  usesRemote: true,
+  agentUse: 'keep the claim alive during long work, well before it expires',
   examples: [['abcd renew fix-login --ttl 1h', 'keep fix-login for another hour']],
   builder: (y) =>
     y
@@ -15,7 +19,7 @@ export const renew: Command = {
     const [{ openRepo }, { stepClaim }] = await Promise.all([import('../../verbs/repo.js'), import('../../verbs/renew.js')]);
     const r = await stepClaim(await openRepo(deps), input);
     return {
-      json: { ...r, expiresAt: formatInstant(r.expiresAt) },
+      json: { ...withClaimTip(r), expiresAt: jsonInstant(r.expiresAt) },
       text: `renewed ${r.item} (generation ${r.gen}) until ${formatInstant(r.expiresAt)}`,
     };
   },

@@ -1,5 +1,5 @@
 import type { Command } from '../command.js';
-import { formatDuration, formatInstant, printable } from '../render.js';
+import { formatDuration, formatInstant, jsonInstant, printable } from '../render.js';
 import type { SettingsData } from '../../verbs/settings.js';
 
 const DURATIONS = new Set(['defaultTtl', 'takeoverDelay', 'doneRetention']);
@@ -13,6 +13,8 @@ const NAMES: Record<string, string> = {
 export const settings: Command = {
   command: 'settings [key] [value]',
   describe: "read or set the person's settings: reservation-cap, default-ttl, takeover-delay, done-retention",
+  refusals: ['conflict', 'remote-unavailable', 'record-invalid', 'record-too-new', 'unsafe-environment'],
+  usesRemote: true,
   examples: [
     ['abcd settings', 'show every setting'],
     ['abcd settings takeover-delay 90s', 'set the delay after expiry before a claim may be taken over'],
@@ -35,7 +37,7 @@ export const settings: Command = {
     return {
       json: {
         settings: r.settings,
-        ...(r.by ? { by: r.by, at: formatInstant(r.at ?? 0) } : {}),
+        ...(r.by ? { by: r.by, at: jsonInstant(r.at ?? 0) } : {}),
         ...(r.changed ? { changed: r.changed, signed: Boolean(r.signed) } : {}),
         protected: r.trust.protected,
         signers: r.trust.signers,

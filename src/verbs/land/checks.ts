@@ -12,6 +12,8 @@ const OUTPUT_TAIL_CHARS = 4000;
 export interface LandConfig {
   checks: string[];
   timeoutMs: number;
+  /** How many queue entries are tested at once, each on the ones ahead of it (1: only the head). */
+  speculate: number;
 }
 
 /**
@@ -24,6 +26,7 @@ export async function readLandConfig(git: Git, mainTip: string, parseDuration: (
   return {
     checks: (Array.isArray(c) ? c : c ? [c] : []).filter((x) => x.trim() !== ''),
     timeoutMs: land?.timeout ? parseDuration(land.timeout) : DEFAULT_CHECK_TIMEOUT_MS,
+    speculate: land?.speculate ?? 1,
   };
 }
 
@@ -52,7 +55,8 @@ export async function runChecks(o: {
     if (run.exitCode !== 0 || r.fired) {
       const why = r.fired === 'timeout' ? `timed out after ${formatDuration(o.timeoutMs)}` : r.fired ? 'was stopped' : `exited ${run.exitCode}`;
       const tail = r.all.toString().slice(-OUTPUT_TAIL_CHARS);
-      throw new CheckFailed(`the check "${command}" ${why}; nothing landed. Its output ends:\n${tail}`, {
+      const said = tail.trim() === '' ? 'It printed nothing (no output on stdout or stderr).' : `Its output ends:\n${tail}`;
+      throw new CheckFailed(`the check "${command}" ${why}; nothing landed. ${said}`, {
         check: command,
         exitCode: run.exitCode,
         timedOut: r.fired === 'timeout',

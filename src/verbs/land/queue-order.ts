@@ -56,15 +56,23 @@ export interface SkippedEntry {
 
 export type Turn = { kind: 'mine' } | { kind: 'behind'; ahead: QueueEntry; position: number } | { kind: 'gone' };
 
-/** Whose turn it is for the entry at `myRef`, which entries ahead are dead, which skipped. */
-export function turnOf(snap: Snapshot, myRef: string, now: number): { turn: Turn; dead: DeadEntry[]; skipped: SkippedEntry[] } {
+/**
+ * Whose turn it is for the entry at `myRef`, the live entries ahead of it in order, which
+ * entries ahead are dead, which skipped.
+ */
+export function turnOf(
+  snap: Snapshot,
+  myRef: string,
+  now: number,
+): { turn: Turn; ahead: QueueEntry[]; dead: DeadEntry[]; skipped: SkippedEntry[] } {
   const dead: DeadEntry[] = [];
   const skipped: SkippedEntry[] = [];
   const aheadAlive: QueueEntry[] = [];
   for (const q of queueOrder(snap.queue.values())) {
     if (q.ref === myRef) {
       const first = aheadAlive[0];
-      return { turn: first ? { kind: 'behind', ahead: first, position: aheadAlive.length } : { kind: 'mine' }, dead, skipped };
+      const turn: Turn = first ? { kind: 'behind', ahead: first, position: aheadAlive.length } : { kind: 'mine' };
+      return { turn, ahead: aheadAlive, dead, skipped };
     }
     const state = entryState(q, snap, now);
     if (state === 'alive') aheadAlive.push(q);
@@ -74,7 +82,7 @@ export function turnOf(snap: Snapshot, myRef: string, now: number): { turn: Turn
       dead.push({ queue: q, settings: snap.settings, ...(state === 'lapsed' && claim ? { lapsed: claim } : {}) });
     }
   }
-  return { turn: { kind: 'gone' }, dead, skipped };
+  return { turn: { kind: 'gone' }, ahead: aheadAlive, dead, skipped };
 }
 
 export function skippedOf(q: QueueEntry, snap: Snapshot): SkippedEntry {

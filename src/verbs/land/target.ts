@@ -1,5 +1,5 @@
 import { resolveMainBranch, resolveWorkBranch } from '../work-branch.js';
-import { RemoteUnavailable, UsageError } from '../../refusals.js';
+import { NothingToLand, RemoteUnavailable, UsageError } from '../../refusals.js';
 import { readSnapshot, type Snapshot } from '../snapshot.js';
 import type { Repo } from '../repo.js';
 
@@ -46,4 +46,20 @@ export async function readWithMain(repo: Repo, target: LandTarget): Promise<Snap
     }
     throw e;
   }
+}
+
+/**
+ * Refuses a work branch whose head main already contains: landing it would change nothing
+ * yet mark the item done. Checked after the read, against main's tip as just fetched.
+ */
+export async function refuseNothingToLand(repo: Repo, target: LandTarget, item: string): Promise<void> {
+  const mainTip = await target.mainTip();
+  const r = await repo.git.run(['merge-base', '--is-ancestor', target.head, mainTip]);
+  if (r.exitCode !== 0) return;
+  throw new NothingToLand(
+    `${target.branch} has no commits beyond ${target.main} (its head ${target.head.slice(0, 12)} is already in ` +
+      `${target.main} at ${mainTip.slice(0, 12)}): there is nothing to land for ${item}. Commit your work on ` +
+      `${target.branch} first, or land the branch that has it: abcd land ${item} <branch>.`,
+    { item, branch: target.branch, head: target.head, main: target.main, mainTip },
+  );
 }

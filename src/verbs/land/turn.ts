@@ -2,7 +2,7 @@ import { formatHolder } from '../../records/holder.js';
 import { Conflict, DeadlineReached, Interrupted, isRefusal } from '../../refusals.js';
 import { formatDuration, formatInstant } from '../../time/duration.js';
 import type { Repo } from '../repo.js';
-import { readSnapshot, type QueueEntry } from '../snapshot.js';
+import { readSnapshot, type QueueEntry, type Snapshot } from '../snapshot.js';
 import type { ClaimKeeper } from './claim-keeper.js';
 import { pruneQueue } from './prune-queue.js';
 import { observeClock } from '../clock-view.js';
@@ -14,7 +14,8 @@ const QUEUE_POLL_MS = 1000;
 const NEXT_IN_LINE_POLL_MS = 250;
 
 /**
- * Waits until the entry at `qref` is first among the live entries, or its deadline (exit 4).
+ * Waits until fewer than `o.depth` live entries are ahead of the entry at `qref` (depth 1: until
+ * it is first), or its deadline (exit 4). Answers the read that said so and the entries ahead.
  * Entries whose claim this abcd cannot read are skipped, never waited on (rule 3), and added
  * to `o.skipped` for the answer.
  */
@@ -24,13 +25,14 @@ export async function waitForTurn(
     item: string;
     qref: string;
     myEntryTip: string;
+    depth: number;
     deadline: number;
     started: number;
     keeper: ClaimKeeper;
     fetchSpec: string;
     skipped?: Map<string, SkippedEntry>;
   },
-) {
+): Promise<{ snap: Snapshot; ahead: QueueEntry[] }> {
   const { clock } = repo.deps;
   for (;;) {
     if (o.keeper.interrupted) throw interrupted(o.item);
@@ -42,18 +44,19 @@ export async function waitForTurn(
     const mine = snap.queue.get(o.qref);
     if (!mine || mine.tip !== o.myEntryTip) throw entryGone(o.item, o.qref);
     const now = clock.now();
-    const { turn, dead, skipped } = turnOf(snap, o.qref, now);
+    const { turn, ahead, dead, skipped } = turnOf(snap, o.qref, now);
     for (const s of skipped) o.skipped?.set(s.ref, s);
     if (dead.length) await pruneQueue(repo, dead, view);
-    if (turn.kind === 'mine') return snap;
     if (turn.kind === 'gone') throw entryGone(o.item, o.qref);
+    if (turn.kind === 'mine' || ahead.length < o.depth) return { snap, ahead };
     if (now >= o.deadline) throw waitedTooLong(o.item, turn.ahead, turn.position, now - o.started);
-    const poll = turn.position === 1 ? NEXT_IN_LINE_POLL_MS : QUEUE_POLL_MS;
+    const poll = turn.position <= o.depth ? NEXT_IN_LINE_POLL_MS : QUEUE_POLL_MS;
+    repo.deps.progress?.(`waiting behind ${turn.ahead.item} (${turn.position} ahead) to land ${o.item}, ${formatDuration(o.deadline - now)} left`);
     await clock.sleep(Math.min(poll, o.deadline - now), o.keeper.signal);
   }
 }
 
-function waitedTooLong(item: string, ahead: QueueEntry, position: number, waitedMs: number): DeadlineReached {
+export function waitedTooLong(item: string, ahead: QueueEntry, position: number, waitedMs: number): DeadlineReached {
   const a = ahead.entry;
   return new DeadlineReached(
     `waited ${formatDuration(waitedMs)} in the land queue for ${item}, behind ${position} live entr${position === 1 ? 'y' : 'ies'}; ` +

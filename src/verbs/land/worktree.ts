@@ -5,6 +5,7 @@ import { isProcessAlive, readStartTime } from '../../machine/gate-process.js';
 import { Conflict } from '../../refusals.js';
 import { Git } from '../../remote/git.js';
 import type { Repo } from '../repo.js';
+import type { Env } from '../../deps.js';
 import { markItemDoneInWorktree } from '../../items/mark-done.js';
 import { parseItem } from '../../records/item.js';
 
@@ -69,35 +70,56 @@ async function removeWorktree(repo: Repo, dir: string): Promise<void> {
   if (removed.exitCode !== 0) await repo.git.run(['worktree', 'prune']);
 }
 
-/** Where integrate() wants the worktree to start: the work head to rebase, main to merge into. */
-export function integrationStart(o: { head: string; mainTip: string; strategy: 'rebase' | 'merge' }): string {
-  return o.strategy === 'rebase' ? o.head : o.mainTip;
+/** Where the first integrate() in a fresh worktree needs no checkout: the head to rebase, the base to merge into. */
+export function integrationStart(o: { head: string; base: string; strategy: 'rebase' | 'merge' }): string {
+  return o.strategy === 'rebase' ? o.head : o.base;
+}
+
+export interface Integration {
+  item: string;
+  head: string;
+  /** The commit the work comes onto: main's tip, or the entries ahead integrated onto it. */
+  base: string;
+  strategy: 'rebase' | 'merge';
+  /** Mark the item's file done in a commit on top (not with --keep). */
+  markDone: boolean;
+  /** The entry's enqueue time: the date of every commit the integration makes. */
+  at: number;
 }
 
 /**
- * Brings `head` onto `mainTip` in the worktree (which starts at integrationStart()) and
- * returns the commit that would land. A conflict aborts and names the files. Then, unless
- * `markDone` is false, the item's file is marked `status: done` in a commit on top, before
- * any check runs: the tree tested is the tree that lands.
+ * Brings `head` onto `base` in the worktree and returns the commit that would land. A conflict
+ * aborts and names the files. Then, unless `markDone` is false, the item's file is marked
+ * `status: done` in a commit on top, before any check runs: the tree tested is the tree that lands.
+ *
+ * Deterministic: every commit it makes has the work head's committer as committer (and author,
+ * for the merge and the marking) and the entry's enqueue time as date, so any clone integrating
+ * the same entries onto the same tip makes the same commits. That is what lets an entry test on
+ * top of the entries ahead of it before they land (speculation, ADR 0041); a clone whose git
+ * integrates differently only makes the entries behind it test again, never lands anything untested.
  */
-export async function integrate(
-  wt: Git,
-  o: { item: string; head: string; mainTip: string; strategy: 'rebase' | 'merge'; markDone?: boolean },
-): Promise<string> {
+export async function integrate(wt: Git, o: Integration & { env: Env; current: string }): Promise<string> {
+  const start = integrationStart(o);
+  if (o.current !== start) await wt.must([...QUIET, 'checkout', '-q', '--detach', start]);
+  const [name, email] = (await wt.must(['log', '-1', '--format=%cn%x00%ce', o.head])).split('\0');
+  const date = `@${Math.floor(o.at / 1000)} +0000`;
+  const committer = { GIT_COMMITTER_NAME: name ?? '', GIT_COMMITTER_EMAIL: email ?? '', GIT_COMMITTER_DATE: date };
+  const maker = { ...committer, GIT_AUTHOR_NAME: name ?? '', GIT_AUTHOR_EMAIL: email ?? '', GIT_AUTHOR_DATE: date };
+  // A rebase keeps each commit's own author; only the merge and the marking are new commits.
   const r =
     o.strategy === 'rebase'
-      ? await wt.run([...QUIET, 'rebase', '-q', o.mainTip])
-      : await wt.run([...QUIET, 'merge', '-q', '--no-ff', '--no-edit', '-m', `land ${o.item}`, o.head]);
+      ? await wt.run([...QUIET, 'rebase', '-q', o.base], { env: committer })
+      : await wt.run([...QUIET, 'merge', '-q', '--no-ff', '--no-edit', '-m', `land ${o.item}`, o.head], { env: maker });
   if (r.exitCode !== 0) {
     const files = (await wt.run(['diff', '--name-only', '--diff-filter=U'])).stdout.toString().split('\n').filter(Boolean);
     await wt.run([o.strategy, '--abort']);
     throw new Conflict(
-      `${o.item} does not ${o.strategy} cleanly onto the main tip ${o.mainTip.slice(0, 12)}` +
+      `${o.item} does not ${o.strategy} cleanly onto the main tip ${o.base.slice(0, 12)}` +
         (files.length ? `: conflicts in ${files.join(', ')}` : `: ${r.stderr.trim().split('\n').at(-1) ?? ''}`) +
         '. Your work branch is unchanged: bring it up to date with main, push, and land again.',
-      { item: o.item, files, mainTip: o.mainTip, head: o.head, strategy: o.strategy },
+      { item: o.item, files, mainTip: o.base, head: o.head, strategy: o.strategy },
     );
   }
-  if (o.markDone !== false) await markItemDoneInWorktree(wt, parseItem(o.item));
+  if (o.markDone) await markItemDoneInWorktree(new Git(wt.dir, { ...o.env, ...maker }), parseItem(o.item));
   return wt.must(['rev-parse', 'HEAD']);
 }

@@ -1,0 +1,42 @@
+import type { Command } from '../command.js';
+import { itemArg } from '../args.js';
+import { jsonInstant } from '../render.js';
+import { UsageError } from '../../refusals.js';
+
+export const steer: Command = {
+  command: 'steer <item> [text]',
+  describe: 'ask the lane working on an item to absorb an update (delivered to its agent in flight, or to the next cycle)',
+  refusals: ['usage', 'remote-unavailable', 'record-invalid', 'record-too-new', 'git-failed'],
+  usesRemote: true,
+  agentUse: 'ask the lane building an item to take an update in flight',
+  examples: [
+    ['abcd steer fix-login "also cover the logout path"', 'the lane on fix-login gets it in its mailbox on its next poll'],
+    ['abcd steer fix-login --from-file notes.md', 'the text of a file, several lines'],
+  ],
+  builder: (y) =>
+    y
+      .positional('item', { type: 'string', describe: 'a slug (fix-login) or a key' })
+      .positional('text', { type: 'string', describe: 'what the lane should change' })
+      .option('from-file', { type: 'string', describe: 'read the text from this file instead' }),
+  async run(args, deps) {
+    const item = itemArg(args.item);
+    const file = args['from-file'] as string | undefined;
+    if (file !== undefined && args.text !== undefined) throw new UsageError('give the text or --from-file, not both.', {});
+    if (file === undefined && args.text === undefined) throw new UsageError('no steer text: give it after the item, or --from-file <file>.', {});
+    let text = String(args.text ?? '');
+    if (file !== undefined) {
+      const [{ readFile }, { resolve }] = await Promise.all([import('node:fs/promises'), import('node:path')]);
+      try {
+        text = await readFile(resolve(deps.cwd, file), 'utf8');
+      } catch (e) {
+        throw new UsageError(`cannot read --from-file ${file}: ${(e as Error).message}; nothing was recorded.`, { file });
+      }
+    }
+    const [{ openRepo }, verb] = await Promise.all([import('../../verbs/repo.js'), import('../../verbs/steer.js')]);
+    const r = await verb.steer(await openRepo(deps), { item, text });
+    const as = r.as === 'context' ? ' as context (you are neither its person nor in lanes.requesters: information, not an instruction)' : r.as ? ' as an amendment' : '';
+    const where = r.heldBy ? `the lane of ${r.heldBy} gets it on its next poll${as}` : 'no lane holds it now: the next build or drain of it gets it';
+    const json = { ...r, at: jsonInstant(r.at), heldBy: r.heldBy ?? null, as: r.as ?? null };
+    return { json, text: `steer ${r.id} recorded for ${r.item}; ${where}` };
+  },
+};

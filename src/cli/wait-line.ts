@@ -1,0 +1,32 @@
+// The live line a waiting verb shows on a terminal, drawn in place by log-update (loaded only
+// when a verb first waits, so `abcd --help` stays light).
+import type { Deps } from '../deps.js';
+
+type Render = ((text: string) => void) & { clear(): void };
+
+/** A progress callback that redraws one line on `stream`; null removes it. */
+export function makeWaitLine(stream: NodeJS.WriteStream): (line: string | null) => void {
+  let render: Render | undefined;
+  let loading: Promise<void> | undefined;
+  let latest: string | null = null;
+  const show = () => {
+    if (!render) return;
+    if (latest === null) render.clear();
+    else render(latest.length > (stream.columns || 80) - 1 ? latest.slice(0, (stream.columns || 80) - 2) + '…' : latest);
+  };
+  return (line) => {
+    latest = line;
+    if (render) return show();
+    if (line === null) return;
+    loading ??= import('log-update').then((m) => {
+      render = m.createLogUpdate(stream, { showCursor: true });
+      show();
+    });
+  };
+}
+
+/** gate's own wait, as a line for deps.progress. */
+export function gateWaitLine(deps: Deps, label: string) {
+  return (w: { ticket: number; ahead: number; leftMs: number }) =>
+    deps.progress?.(`waiting for a load-gate slot for ${label} (ticket ${w.ticket}, ${w.ahead} ahead), ${Math.ceil(w.leftMs / 1000)}s left`);
+}

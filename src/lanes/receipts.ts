@@ -1,0 +1,74 @@
+// Receipts (ADR 0034): what a successful cycle absorbed in flight, written by the lane host in
+// the fenced push that lands the work; and the pending run's check against the latest one,
+// which fails open in every direction (a false "done" drops work, a false "not done" costs
+// one short run).
+import type { Holder } from '../records/holder.js';
+import { formatItem, type ItemKey } from '../records/item.js';
+import { encodeReceipt, sameRequest, type ReceiptRecord, type RequestId } from '../records/receipt.js';
+import { receiptRef } from '../records/refs.js';
+import type { RecordWrite } from '../verbs/claim-write.js';
+import type { Repo } from '../verbs/repo.js';
+import type { PendingEntry, Snapshot } from '../verbs/snapshot.js';
+import { acceptsRequest } from './requesters.js';
+import { judgeAuthor } from './steer-requests.js';
+import type { SteerWatcher } from './watcher.js';
+
+/**
+ * The records a landing writes for the requests its cycle absorbed: the item's new receipt
+ * and the deletion of each delivered steer record (written once, so their leases hold).
+ * Nothing when the cycle absorbed nothing in flight or never read the receipt's tip.
+ */
+export function receiptWrites(o: { watcher: SteerWatcher; item: ItemKey; runId: string; holder: Holder; gen: number; at: number; head: string }): RecordWrite[] {
+  const consumed = o.watcher.delivered.map((c) => c.req);
+  const lease = o.watcher.receiptTip;
+  if (!consumed.length || lease === undefined) return [];
+  const receipt: ReceiptRecord = { abcd: 'receipt', v: 1, item: formatItem(o.item), runId: o.runId, holder: o.holder, gen: o.gen, at: o.at, head: o.head, consumed };
+  const ids = consumed.map((c) => `${c.kind} ${c.id.slice(0, 24)}`).join(', ');
+  return [
+    { ref: receiptRef(o.item), lease, content: encodeReceipt(receipt), message: `receipt: run ${o.runId} absorbed ${ids}` },
+    ...o.watcher.delivered.flatMap((c) => (c.record ? [{ ref: c.record.ref, lease: c.record.tip, content: null, message: `delivered by run ${o.runId}` }] : [])),
+  ];
+}
+
+/**
+ * Whether the item's latest receipt lists `req`. Fails open: no receipt, a receipt this abcd
+ * refused (corrupt, too new), one for another item, or an id not listed all answer false.
+ */
+export function receiptCovers(snap: Snapshot, item: ItemKey, req: RequestId): boolean {
+  const e = snap.receipts.get(receiptRef(item));
+  if (!e || e.receipt.item !== formatItem(item)) return false;
+  return e.receipt.consumed.some((c) => sameRequest(c, req));
+}
+
+/**
+ * The items with a follow-up request a lane should answer (canonical keys): an accepted
+ * requester's pending slot that no receipt covers, and open steer requests that are amendments
+ * (context alone starts no run). Slots a receipt covers are removed, best effort, with a lease
+ * on the tip read: a newer request replaced it if the lease fails, and that one is work.
+ */
+export async function followUpItems(repo: Repo, snap: Snapshot, requesters: readonly string[]): Promise<Set<string>> {
+  const out = new Set<string>();
+  const answered: PendingEntry[] = [];
+  for (const p of snap.pending.values()) {
+    if (!acceptsRequest(p.request.requester, repo.me, requesters)) continue;
+    const key = itemKeyOf(p.item);
+    if (key && receiptCovers(snap, key, { kind: 'pending', id: p.tip })) answered.push(p);
+    else out.add(p.item);
+  }
+  for (const s of snap.steers.values()) {
+    if (s.request.item === s.item && judgeAuthor(s.request.author, { lane: repo.me, requesters }) === 'amendment') out.add(s.item);
+  }
+  if (answered.length) {
+    try {
+      await repo.store.push(answered.map((p) => ({ ref: p.ref, newOid: null, lease: p.tip })), { atomic: false });
+    } catch {
+      // The remote went away: the covered slot is skipped again next time.
+    }
+  }
+  return out;
+}
+
+function itemKeyOf(key: string): ItemKey | undefined {
+  const [source, kind, id] = key.split(':');
+  return source && kind && id ? { source, kind, id } : undefined;
+}

@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { decodeRecord, encodeRecord } from './envelope.js';
+import { HolderSchema, PRINTABLE } from './holder.js';
+import { MAX_INSTANT_MS, OID } from './limits.js';
+
+// One receipt names what one cycle absorbed; a cycle absorbs at most a few envelopes.
+const MAX_CONSUMED = 100;
+
+/** A request a lane can absorb in flight: a steer record, the pending slot's note, an item edit. */
+export const RequestIdSchema = z.object({
+  kind: z.enum(['steer', 'pending', 'item']),
+  /** steer: its id; pending: the slot's tip; item: the item file's blob on main. */
+  id: z.string().min(1).max(100).regex(/^[A-Za-z0-9._:-]+$/),
+});
+export type RequestId = z.infer<typeof RequestIdSchema>;
+
+/**
+ * The item's latest receipt (`abcd/receipts/<item>`; its commit chain is the history): which
+ * requests a successful cycle absorbed in flight and the head it settled on. Written only by
+ * the lane host, inside the fenced push that lands the work; a pending run whose request is
+ * listed exits without starting the agent. Readers fail open: no receipt, a receipt they
+ * cannot read, an id not listed all mean "do the work".
+ */
+export const ReceiptSchema = z.object({
+  abcd: z.literal('receipt'),
+  v: z.literal(1),
+  item: z.string().min(1).max(200),
+  runId: z.string().min(1).max(100).regex(PRINTABLE),
+  holder: HolderSchema,
+  /** The claim generation the cycle held: orders receipts without trusting clocks. */
+  gen: z.number().int().nonnegative(),
+  at: z.number().int().nonnegative().max(MAX_INSTANT_MS),
+  /** The revision the work settled on (the landed tip). */
+  head: z.string().regex(OID),
+  consumed: z.array(RequestIdSchema).min(1).max(MAX_CONSUMED),
+});
+export type ReceiptRecord = z.infer<typeof ReceiptSchema>;
+
+export function decodeReceipt(ref: string, blob: Buffer | string): ReceiptRecord {
+  return decodeRecord(ref, 'receipt', ReceiptSchema, blob);
+}
+
+export function encodeReceipt(r: ReceiptRecord): string {
+  return encodeRecord(ReceiptSchema.parse(r));
+}
+
+export function sameRequest(a: RequestId, b: RequestId): boolean {
+  return a.kind === b.kind && a.id === b.id;
+}

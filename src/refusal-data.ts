@@ -16,9 +16,8 @@ type ClaimView = {
   ref: string;
   holder: string;
   gen: number;
-  /** The claim record's tip; ux renames it `claimTip` (both accepted until one remains). */
-  tip?: string;
-  claimTip?: string;
+  /** The claim record's tip (`tip` in Fenced, NotHolder and ClaimEnded: not yet one name). */
+  claimTip: string;
   expiresAt: string;
 };
 
@@ -54,6 +53,11 @@ export type UsageErrorData = RefusalData & {
 export type HeldData = Partial<ClaimView> & { item: string; ref: string; expiresInMs?: number };
 
 export type NotHolderData = StandingView & { session: string };
+
+/** The claim is done: reserving it again needs --reopen. */
+export type LandedData = { item: string; ref: string; state: string; landedAt: string; main: string | null; commit: string | null; holder: string };
+
+export type NothingToLandData = { item: string; branch: string; head: string; main: string; mainTip: string };
 
 export type CapReachedData = { person: string; cap: number; held: string[] };
 

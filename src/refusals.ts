@@ -52,13 +52,13 @@ export class TakeoverTooSoon extends Refusal<Data.TakeoverTooSoonData> {
 }
 
 /** The item's work has landed (claim state done); reserving it again needs --reopen. */
-export class Landed extends Refusal {
+export class Landed extends Refusal<Data.LandedData> {
   readonly code = 'landed';
   readonly exit = 3;
 }
 
 /** The work branch has no commits beyond main: there is nothing to land. */
-export class NothingToLand extends Refusal {
+export class NothingToLand extends Refusal<Data.NothingToLandData> {
   readonly code = 'nothing-to-land';
   readonly exit = 3;
 }

@@ -95,6 +95,7 @@ export function loginRefusal(check: LoginCheck): UnsafeEnvironment {
       'session or under a separate user account, or run it with --attended if you start and watch it. ' +
       `abcd removes nothing. ${OUT_OF_SIGHT}.`,
     {
+      reason: 'login-in-reach',
       host: check.host,
       findings: check.findings.map(({ place, kind, path, variable }) => ({ place, kind, path, variable })),
       unknown: check.unknown,

@@ -57,7 +57,7 @@ export function oauthError(data: unknown): string | undefined {
 export function oauthRefusal(call: string, code: string): UnsafeEnvironment {
   return new UnsafeEnvironment(
     `GitHub refused ${call}: ${code} (the refresh token or client credentials are expired or revoked); ${SETUP_HINT}.`,
-    { call, oauthError: code, fix: 'abcd setup-app' },
+    { call, reason: 'oauth-error', oauthError: code, fix: 'abcd setup-app' },
   );
 }
 

@@ -53,7 +53,7 @@ export function decodeRecord<S extends z.ZodType>(
     throw new RecordTooNew(
       `record ${shown} is ${kind} version ${env.v as number}, newer than version ${known} that this abcd reads; ` +
         'upgrade abcd to act on it.',
-      { ref, kind, version: env.v, known },
+      { ref, kind, version: env.v as number, known },
     );
   }
   const parsed = schema.safeParse(value);

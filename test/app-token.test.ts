@@ -1,11 +1,12 @@
 // App token minting against a local HTTP server that answers the GitHub endpoints abcd calls
 // and checks that every answer it was given was asked for (gh's httpmock Verify).
 import { generateKeyPairSync, verify as verifySignature, type KeyObject } from 'node:crypto';
-import { chmod, link, mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, link, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runDeviceFlow } from '../src/credentials/app-device-flow.js';
@@ -279,10 +280,11 @@ describe('user-to-server token', () => {
 
   it('gives up on a GitHub that does not answer within the deadline: exit 8, outcome unknown', async () => {
     await writeSetup(expired());
-    gh.on('POST', '/login/oauth/access_token', { ...refreshed(), delayMs: 2_000 });
+    gh.on('POST', '/login/oauth/access_token', { ...refreshed(), delayMs: 8_000 });
     const started = Date.now();
     const r = await refusalOf(createTokenSource({ env, clock: systemClock, httpTimeoutMs: 200 }).get());
-    expect(Date.now() - started).toBeLessThan(1_500);
+    // Gave up long before the answer came, whatever the machine's load did to the 200 ms timer.
+    expect(Date.now() - started).toBeLessThan(6_000);
     expect(r).toBeInstanceOf(RemoteUnavailable);
     // The refresh may have reached GitHub and spent the refresh token: say so.
     expect(r.data).toMatchObject({ outcome: 'unknown' });
@@ -383,17 +385,12 @@ describe('installation token', () => {
 // ---- two real processes ------------------------------------------------------------------
 
 describe('refresh across processes', () => {
-  let built: string;
-  beforeAll(async () => {
-    // Node 20 cannot run TypeScript: compile the credential modules (and only them) for the children.
-    built = await tempDir('apptoken-build');
-    await writeFile(join(built, 'package.json'), '{"type": "module"}');
-    await symlink(join(process.cwd(), 'node_modules'), join(built, 'node_modules'));
-    const tsc = join(process.cwd(), 'node_modules', '.bin', 'tsc');
-    const files = ['src/credentials/token-source.ts', 'src/deps.ts'];
-    const r = await execa(tsc, ['--ignoreConfig', '--outDir', join(built, 'dist'), '--rootDir', 'src', '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--target', 'ES2022', '--skipLibCheck', '--types', 'node', ...files], { reject: false });
-    expect(r.exitCode, r.stdout).toBe(0);
-  }, 60_000);
+  // The children run the credential modules as built in dist/ (npm run build), never a fresh compile.
+  const built = resolve(import.meta.dirname, '..');
+  beforeAll(() => {
+    const module = join(built, 'dist/credentials/token-source.js');
+    if (!existsSync(module)) throw new Error(`${module} is missing: run npm run build before the tests`);
+  });
 
   it('two processes needing a refresh at once make exactly one refresh request', async () => {
     await writeSetup(expired());

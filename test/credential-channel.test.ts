@@ -90,11 +90,12 @@ describe('credential channel', () => {
   });
 
   it('puts the token in no cmdline or environ of git, git-remote-http, send-pack or the helper', async () => {
-    await server.holdReceivePack(1500);
+    // The push and the helper's answer are held for seconds, so each short-lived process lives
+    // through several whole scans of /proc even when one scan takes a loaded machine 1 s.
+    await server.holdReceivePack(4000);
     const seen = new Map<number, { cmdline: string; environ: string }>();
     let pushing = true;
-    // The answer is held so the short-lived helper is alive for the scan even on a loaded machine.
-    const push = withCredential(channelOptions({ answerDelayMs: 400 }), (e) => pushMain(e)).finally(() => (pushing = false));
+    const push = withCredential(channelOptions({ answerDelayMs: 4000 }), (e) => pushMain(e)).finally(() => (pushing = false));
     while (pushing) {
       for (const pid of await descendants(process.pid)) {
         const cmdline = await readProc(pid, 'cmdline');

@@ -14,6 +14,7 @@ import { createTokenSource } from '../src/credentials/token-source.js';
 import { systemClock, type Clock, type Deps } from '../src/deps.js';
 import { DeadlineReached, ForgeRejected, RemoteUnavailable, UnsafeEnvironment, type Refusal } from '../src/refusals.js';
 import { setupApp } from '../src/verbs/setup-app.js';
+import { envConfig } from '../src/cli/env-config.js';
 import { cleanupTemp, tempDir } from './harness/git-env.js';
 
 // ---- a GitHub that answers only what it was told to -------------------------------------
@@ -460,7 +461,7 @@ describe('device flow', () => {
   });
 
   function deps(clock: Clock): Deps {
-    return { cwd: dir, env, clock, remote: 'origin', out: { stdout: () => undefined, stderr: () => undefined, isTTY: false } };
+    return { cwd: dir, env, config: envConfig(env), clock, remote: 'origin', out: { stdout: () => undefined, stderr: () => undefined, isTTY: false } };
   }
 
   it('setup-app without ids prints the steps only the person can take', async () => {

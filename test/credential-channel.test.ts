@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -46,7 +47,7 @@ afterEach(async () => {
 });
 
 function channelOptions(extra: Partial<CredentialChannelOptions> = {}): CredentialChannelOptions {
-  return { token, launcher: { node: process.execPath, script: ABCD_BIN }, host: `127.0.0.1:${server.port}`, baseEnv: env, ...extra };
+  return { token, launcher: { node: process.execPath, script: ABCD_BIN }, host: `127.0.0.1:${server.port}`, baseEnv: env, tmpDir: tmpdir(), ...extra };
 }
 
 const pushMain = (e: Record<string, string> = {}) =>

@@ -12,7 +12,9 @@ import { gate as gateCommand } from '../src/cli/commands/gate.js';
 import type { GlobalArgs } from '../src/cli/command.js';
 import { type Deps, systemClock } from '../src/deps.js';
 import { acquireGate, readGate } from '../src/machine/gate.js';
-import { gateDir, machineDir } from '../src/machine/gate-paths.js';
+import { gateDir } from '../src/machine/gate-paths.js';
+import { envConfig } from '../src/cli/env-config.js';
+import { readEnvConfig } from '../src/config/env.js';
 import { type GateDeps, isProcessAlive, systemGateDeps } from '../src/machine/gate-process.js';
 import { runGated } from '../src/machine/gate-run.js';
 import { DeadlineReached } from '../src/refusals.js';
@@ -245,9 +247,11 @@ describe('load gate: deadlines', () => {
 describe('abcd gate', () => {
   function cliDeps(machine: string, env: Record<string, string> = {}) {
     const out = { stdout: '', stderr: '' };
+    const fullEnv = { PATH: process.env.PATH, ABCD_MACHINE_DIR: machine, ...env };
     const deps: Deps = {
       cwd: ROOT,
-      env: { PATH: process.env.PATH, ABCD_MACHINE_DIR: machine, ...env },
+      env: fullEnv,
+      config: envConfig(fullEnv),
       clock: systemClock,
       out: { stdout: (t) => (out.stdout += t), stderr: (t) => (out.stderr += t), isTTY: false },
       remote: 'origin',
@@ -288,8 +292,9 @@ describe('abcd gate', () => {
     await gateCommand.run(args({ slots: 1, '--': ['true'] }), cliDeps(machine).deps);
     expect(statSync(machine).mode & 0o7777).toBe(0o1777);
     expect(statSync(gateDir(machine)).mode & 0o7777).toBe(0o777);
-    expect(machineDir({ HOME: '/home/p' }, '/tmp')).toBe('/tmp/abcd-machine');
-    expect(machineDir({ ABCD_MACHINE_DIR: machine }, '/tmp')).toBe(machine);
+    const facts = { tmpdir: '/tmp', hostname: 'h', homedir: '/home/p', cpus: 2 };
+    expect(readEnvConfig({ HOME: '/home/p' }, facts).machineDir).toBe('/tmp/abcd-machine');
+    expect(readEnvConfig({ ABCD_MACHINE_DIR: machine }, facts).machineDir).toBe(machine);
   });
 
   it('waits no longer than the job itself may run (ABCD_JOB_DEADLINE)', async () => {

@@ -2,7 +2,10 @@
 // (exit 0) with at least one example, and `abcd --help` lists every verb.
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
+import { readdir, readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { commands } from '../src/cli/commands.js';
+import { ENV_VARIABLES } from '../src/config/env.js';
 import { cleanupTemp, isolatedEnv, tempDir } from './harness/git-env.js';
 import { ABCD_BIN } from './harness/session.js';
 
@@ -22,6 +25,17 @@ describe('--help', () => {
     const r = await help(['--help']);
     expect(r.code, r.stderr).toBe(0);
     for (const c of commands) expect(r.stdout, verbOf(c)).toMatch(new RegExp(`^\\s+abcd ${verbOf(c)}\\b`, 'm'));
+  });
+
+  it('abcd --help lists every environment variable, and every ABCD_ variable in src/ is in that list', async () => {
+    const r = await help(['--help']);
+    const listed = r.stdout.split(/^Environment:$/m)[1] ?? '';
+    for (const [name] of ENV_VARIABLES) expect(listed, name).toMatch(new RegExp(`^\\s+${name}\\s`, 'm'));
+    const src = resolve(import.meta.dirname, '../src');
+    const files = (await readdir(src, { recursive: true })).filter((f) => f.endsWith('.ts'));
+    const named = new Set<string>();
+    for (const f of files) for (const m of (await readFile(join(src, f), 'utf8')).matchAll(/\bABCD_[A-Z_]*[A-Z]\b/g)) named.add(m[0]);
+    expect([...named].filter((n) => !ENV_VARIABLES.some(([v]) => v === n)).sort(), 'variables abcd names but --help does not list').toEqual([]);
   });
 
   it.each(commands.map((c) => [verbOf(c), c] as const))('abcd %s --help exits 0 and shows its examples', async (verb, c) => {

@@ -13,6 +13,7 @@ import { signAppJwt } from '../src/credentials/app-jwt.js';
 import type { Deps } from '../src/deps.js';
 import { initRepository } from '../src/verbs/init-ci.js';
 import { UsageError } from '../src/refusals.js';
+import { envConfig } from '../src/cli/env-config.js';
 import { cleanupTemp, git, isolatedEnv, tempDir } from './harness/git-env.js';
 import { makeRemote } from './harness/remote.js';
 import { ABCD_BIN } from './harness/session.js';
@@ -134,7 +135,7 @@ describe('abcd init --ci gitlab', () => {
     await writeFile(join(dir, '.gitlab-ci.yml'), 'test:\n  script: [make]\n');
     let stdout = '';
     const out = { stdout: (t: string) => void (stdout += t), stderr: () => {}, isTTY: false };
-    const deps = { cwd: dir, env, out, remote: 'origin' } as unknown as Deps;
+    const deps = { cwd: dir, env, config: envConfig(env), out, remote: 'origin' } as unknown as Deps;
     const r = await init.run({ json: true, debug: false, remote: 'origin', ci: 'gitlab', force: false }, deps);
     expect(r.json.written).toEqual(['.abcd/config.json', '.abcd/ci/gitlab-lanes.yml']);
     expect(r.text).toContain('include:\n    - local: .abcd/ci/gitlab-lanes.yml');

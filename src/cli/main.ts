@@ -6,6 +6,8 @@ import { UsageError } from '../refusals.js';
 import { commands } from './commands.js';
 import type { GlobalArgs } from './command.js';
 import { reportFailure, reportResult } from './report.js';
+import { envConfig } from './env-config.js';
+import { describeEnvironment } from '../config/env.js';
 
 /** The CLI entry: parse, run one verb, report, exit. The only place that touches process. */
 export async function main(argv: readonly string[]): Promise<void> {
@@ -35,6 +37,7 @@ export async function main(argv: readonly string[]): Promise<void> {
       .demandCommand(1, 'name a verb: abcd --help lists them')
       .recommendCommands()
       .help()
+      .epilogue(describeEnvironment())
       .version(false)
       .wrap(Math.min(100, process.stdout.columns || 100))
       .fail((msg, err) => {
@@ -52,7 +55,7 @@ export async function main(argv: readonly string[]): Promise<void> {
         async (args) => {
           const g = args as unknown as Record<string, unknown> & GlobalArgs;
           const self = { node: process.execPath, script: fileURLToPath(new URL('../../bin/abcd', import.meta.url)) };
-          const deps: Deps = { cwd: process.cwd(), env: process.env, clock: systemClock, out, remote: g.remote, self, signal: stopSignal() };
+          const deps: Deps = { cwd: process.cwd(), env: process.env, config: envConfig(process.env), clock: systemClock, out, remote: g.remote, self, signal: stopSignal() };
           const result = await c.run(g, deps);
           reportResult(result, { json: g.json, out });
           if (result.exitCode !== undefined) code = result.exitCode;

@@ -1,4 +1,3 @@
-import { hostname } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Deps } from '../deps.js';
 import { HeldMemory } from '../machine/held.js';
@@ -6,7 +5,6 @@ import { sessionId } from '../machine/session.js';
 import { Sightings } from '../machine/sightings.js';
 import type { Holder } from '../records/holder.js';
 import { UsageError } from '../refusals.js';
-import { parseDuration } from '../time/duration.js';
 import { Git } from '../remote/git.js';
 import type { Signature } from '../remote/objects.js';
 import { RecordStore, type NetworkAuth, type NetworkLimit } from '../remote/record-store.js';
@@ -67,11 +65,11 @@ export async function openRepo(deps: Deps): Promise<Repo> {
       remote: deps.remote,
     });
   }
-  const session = await sessionId(deps.env, gitDir);
+  const session = await sessionId(deps.config.session, gitDir);
   const abcdDir = join(commonDir, 'abcd');
-  const forge = detectForge(values.get(`remote.${deps.remote}.url`), deps.env);
+  const forge = detectForge(values.get(`remote.${deps.remote}.url`), deps.config.githubHosts);
   const { tokens, auth } = await forgeCredentials(deps, forge);
-  const cap = deps.env.ABCD_NETWORK_TIMEOUT ? parseDuration(deps.env.ABCD_NETWORK_TIMEOUT, 'ABCD_NETWORK_TIMEOUT') : NETWORK_TIMEOUT_MS;
+  const cap = deps.config.networkTimeoutMs() ?? NETWORK_TIMEOUT_MS;
   let wait: { startedAt: number; untilMs: number } | undefined;
   const limit = (): NetworkLimit => {
     if (!wait) return { ms: cap };
@@ -87,7 +85,7 @@ export async function openRepo(deps: Deps): Promise<Repo> {
     store,
     gitDir,
     commonDir,
-    me: { person: email, host: hostname() || 'unknown-host', session },
+    me: { person: email, host: deps.config.host, session },
     author: { name: values.get('user.name') || email, email },
     sightings: new Sightings(join(abcdDir, 'sightings')),
     held: new HeldMemory(join(abcdDir, 'held', session)),
@@ -113,7 +111,7 @@ async function forgeCredentials(deps: Deps, forge: Forge): Promise<{ tokens?: To
     import('../credentials/forge-auth.js'),
   ]);
   const tokens = createTokenSource({ env: deps.env, clock: deps.clock });
-  return { tokens, auth: forgeAuth({ tokens, gitHost: forge.gitHost, launcher: deps.self, baseEnv: deps.env }) };
+  return { tokens, auth: forgeAuth({ tokens, gitHost: forge.gitHost, launcher: deps.self, baseEnv: deps.env, tmpDir: deps.config.tmpDir }) };
 }
 
 function parseConfigZ(text: string): Map<string, string> {

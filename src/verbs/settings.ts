@@ -30,7 +30,7 @@ export interface SettingsData {
  */
 export async function settings(repo: Repo, input: { key?: string; value?: string; lane?: boolean }): Promise<SettingsData> {
   const writing = input.key !== undefined && input.value !== undefined;
-  if (writing) refuseSettingsWriteFromLane({ env: repo.deps.env, ...(input.lane ? { lane: true } : {}) });
+  if (writing) refuseSettingsWriteFromLane({ laneName: repo.deps.config.lane, ...(input.lane ? { lane: true } : {}) });
   const snap = await readSnapshot(repo);
   const refused = snap.refused.get(SETTINGS_REF);
   if (refused) throw refused.refusal;

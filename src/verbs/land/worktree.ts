@@ -1,5 +1,4 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Conflict } from '../../refusals.js';
 import { Git } from '../../remote/git.js';
@@ -15,7 +14,7 @@ const QUIET = ['-c', 'commit.gpgsign=false', '-c', 'core.hooksPath=/dev/null'];
  * clone's own work tree and branches are never touched.
  */
 export async function withWorktree<T>(repo: Repo, commit: string, fn: (wt: Git) => Promise<T>): Promise<T> {
-  const dir = await mkdtemp(join(tmpdir(), 'abcd-land-'));
+  const dir = await mkdtemp(join(repo.deps.config.tmpDir, 'abcd-land-'));
   await repo.git.must(['worktree', 'add', '--detach', '-q', dir, commit]);
   try {
     return await fn(new Git(dir, repo.deps.env));

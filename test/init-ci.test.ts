@@ -310,7 +310,7 @@ describe('the generated GitHub lane job, run locally', () => {
     const vars = await exported();
     const firstDeadline = /^ABCD_JOB_DEADLINE=(.+)$/m.exec(await readFile(githubEnv, 'utf8'))![1]!;
     expect(Date.parse(firstDeadline)).toBeGreaterThan(Date.now() + 50 * 60_000);
-    const paths = appPaths({ ABCD_CONFIG_DIR: vars.ABCD_CONFIG_DIR });
+    const paths = appPaths(vars.ABCD_CONFIG_DIR!);
     expect(paths.dir.startsWith(runnerTemp)).toBe(true);
     const config = await loadAppConfig(paths);
     expect(config).toMatchObject({ appId: '4242' });

@@ -16,6 +16,12 @@ export interface SystemFacts {
   cpus: number;
 }
 
+export interface GitHubOverrides {
+  readonly apiUrl?: string;
+  readonly webUrl?: string;
+  readonly graphqlUrl?: string;
+}
+
 export interface EnvConfig {
   /** ABCD_SESSION, when set and not empty: this session's id. */
   readonly session: string | undefined;
@@ -29,6 +35,10 @@ export interface EnvConfig {
   readonly home: string;
   /** ABCD_GITHUB_HOSTS: GitHub Enterprise hosts besides github.com and *.ghe.com. */
   readonly githubHosts: readonly string[];
+  /** ABCD_CONFIG_DIR, else $XDG_CONFIG_HOME/abcd, else <home>/.config/abcd: App settings and tokens. */
+  readonly configDir: string;
+  /** ABCD_GITHUB_API_URL, ABCD_GITHUB_URL, ABCD_GITHUB_GRAPHQL_URL: overrides (Enterprise, tests). */
+  readonly github: GitHubOverrides;
   /** ABCD_LANE: the lane this process runs under (a build or drain lane sets it), if any. */
   readonly lane: string | undefined;
   /** ABCD_GATE_SLOTS, else half the CPUs (at least one). Throws UsageError on a bad value. */
@@ -64,13 +74,21 @@ export function readEnvConfig(env: Env, system: SystemFacts): EnvConfig {
     const v = env[name];
     return v !== undefined && v.trim() !== '' ? v : undefined;
   };
+  const home = env.HOME || system.homedir;
+  const github: GitHubOverrides = {
+    ...(env.ABCD_GITHUB_API_URL ? { apiUrl: env.ABCD_GITHUB_API_URL } : {}),
+    ...(env.ABCD_GITHUB_URL ? { webUrl: env.ABCD_GITHUB_URL } : {}),
+    ...(env.ABCD_GITHUB_GRAPHQL_URL ? { graphqlUrl: env.ABCD_GITHUB_GRAPHQL_URL } : {}),
+  };
   return {
     session: env.ABCD_SESSION === '' ? undefined : env.ABCD_SESSION,
     // Shared by every user of the computer, like /tmp itself; never under HOME.
     machineDir: set('ABCD_MACHINE_DIR') ?? join(system.tmpdir, 'abcd-machine'),
     tmpDir: system.tmpdir,
     host: system.hostname || 'unknown-host',
-    home: env.HOME || system.homedir,
+    home,
+    configDir: env.ABCD_CONFIG_DIR || (env.XDG_CONFIG_HOME ? join(env.XDG_CONFIG_HOME, 'abcd') : join(home, '.config', 'abcd')),
+    github,
     githubHosts: (env.ABCD_GITHUB_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean),
     lane: env.ABCD_LANE || undefined,
     gateSlots: () => slotsFrom(env.ABCD_GATE_SLOTS, 'ABCD_GATE_SLOTS', system.cpus),

@@ -105,12 +105,12 @@ export async function openRepo(deps: Deps): Promise<Repo> {
 async function forgeCredentials(deps: Deps, forge: Forge): Promise<{ tokens?: TokenSource; auth?: NetworkAuth }> {
   if (forge.kind !== 'github' || !deps.self) return {};
   const { appPaths } = await import('../credentials/app-config.js');
-  if (!existsSync(appPaths(deps.env).app)) return {};
+  if (!existsSync(appPaths(deps.config.configDir).app)) return {};
   const [{ createTokenSource }, { forgeAuth }] = await Promise.all([
     import('../credentials/token-source.js'),
     import('../credentials/forge-auth.js'),
   ]);
-  const tokens = createTokenSource({ env: deps.env, clock: deps.clock });
+  const tokens = createTokenSource({ config: deps.config, clock: deps.clock });
   return { tokens, auth: forgeAuth({ tokens, gitHost: forge.gitHost, launcher: deps.self, baseEnv: deps.env, tmpDir: deps.config.tmpDir }) };
 }
 

@@ -53,7 +53,7 @@ export async function settings(repo: Repo, input: { key?: string; value?: string
   }
   const now = repo.deps.clock.now();
   const record: SettingsRecord = { abcd: 'settings', v: 1, ...snap.settings, [spec.field]: value, at: now, by: repo.me };
-  const list = await readAllowedSigners(repo.deps.env);
+  const list = await readAllowedSigners(repo.deps.config.configDir);
   // Protected settings are always signed; unprotected ones when the person has a key set up.
   const sign = Boolean(list) || (await hasSigningKey(repo.git));
   // The lease is the remote's tip even when it was ignored: the new generation goes on top.

@@ -21,7 +21,7 @@ const STILL_MINE = 'held by this session';
  * is reported, not claimed closed), wait for the merge, then mark the claim done fenced.
  */
 export async function landGithub(repo: Repo, input: LandInput, forge: Extract<Forge, { kind: 'github' }>): Promise<LandResult> {
-  const { clock, env } = repo.deps;
+  const { clock, config: env } = repo.deps;
   const started = clock.now();
   const deadline = started + input.waitMs;
   // Without a wait there is no deadline to shorten git's timeouts toward: give them full time.
@@ -47,10 +47,10 @@ export async function landGithub(repo: Repo, input: LandInput, forge: Extract<Fo
   if (!pushed.ok) throw refusePush(item, ref, held.tip, pushed);
   keeper.start();
   try {
-    const api = env.ABCD_GITHUB_API_URL;
+    const api = env.github.apiUrl;
     const client = new GitHubClient({
       host: forge.host,
-      ...(api ? { restUrl: api, graphqlUrl: env.ABCD_GITHUB_GRAPHQL_URL || `${api}/graphql` } : {}),
+      ...(api ? { restUrl: api, graphqlUrl: env.github.graphqlUrl || `${api}/graphql` } : {}),
       token: async () => (await tokens.get()).token,
       clock,
       deadlineAt: deadline,
@@ -107,6 +107,6 @@ async function checkWorkflowPermission(repo: Repo, head: string, mainTip: string
     import('../../credentials/app-config.js'),
     import('../../forges/github/workflow-permission.js'),
   ]);
-  const config = await loadAppConfig(appPaths(repo.deps.env));
+  const config = await loadAppConfig(appPaths(repo.deps.config.configDir));
   assertWorkflowPermission({ changedPaths: changed, permissions: config.permissions ?? {} });
 }

@@ -35,7 +35,8 @@ function fakeDeps(pid: number, alive: Set<number>): GateDeps {
   };
 }
 
-async function until(what: string, ok: () => boolean, ms = 10_000): Promise<void> {
+// A child that has not got there by then is stuck, not slow (node starts in seconds at load 40).
+async function until(what: string, ok: () => boolean, ms = 60_000): Promise<void> {
   const end = Date.now() + ms;
   while (!ok()) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);

@@ -193,7 +193,8 @@ describe('land', () => {
     const { execa } = await import('execa');
     const run = execa(process.execPath, [ABCD_BIN, 'land', 'stopped', '--json'], { cwd: s.dir, env: s.env, extendEnv: false, reject: false });
     const { existsSync } = await import('node:fs');
-    for (let i = 0; i < 300 && !existsSync(`${r.log}.pid`); i++) await new Promise((res) => setTimeout(res, 100));
+    // Up to 60 s for the land to reach its check: enqueue, turn and worktree on a loaded machine.
+    for (let i = 0; i < 600 && !existsSync(`${r.log}.pid`); i++) await new Promise((res) => setTimeout(res, 100));
     const checkPid = Number((await readFile(`${r.log}.pid`, 'utf8')).trim());
     run.kill('SIGTERM');
     const done = await run;

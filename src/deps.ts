@@ -1,5 +1,6 @@
 // The dependencies every verb receives, built once in src/cli/main.ts (gh's Factory).
 // Nothing below src/cli/ reads process.env, process.argv or calls process.exit.
+import type { EnvConfig } from './config/env.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -28,7 +29,10 @@ export interface Output {
 
 export interface Deps {
   readonly cwd: string;
+  /** The whole environment, for the processes abcd starts (git, checks, commands). */
   readonly env: Env;
+  /** abcd's own variables, parsed once (src/config/env.ts); read these, not env.ABCD_*. */
+  readonly config: EnvConfig;
   readonly clock: Clock;
   readonly out: Output;
   /** Name of the shared remote (default origin). */

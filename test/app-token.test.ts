@@ -1,11 +1,12 @@
 // App token minting against a local HTTP server that answers the GitHub endpoints abcd calls
 // and checks that every answer it was given was asked for (gh's httpmock Verify).
 import { generateKeyPairSync, verify as verifySignature, type KeyObject } from 'node:crypto';
-import { chmod, link, mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, link, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runDeviceFlow } from '../src/credentials/app-device-flow.js';
@@ -13,6 +14,7 @@ import { createTokenSource } from '../src/credentials/token-source.js';
 import { systemClock, type Clock, type Deps } from '../src/deps.js';
 import { DeadlineReached, ForgeRejected, RemoteUnavailable, UnsafeEnvironment, type Refusal } from '../src/refusals.js';
 import { setupApp } from '../src/verbs/setup-app.js';
+import { envConfig } from '../src/cli/env-config.js';
 import { cleanupTemp, tempDir } from './harness/git-env.js';
 
 // ---- a GitHub that answers only what it was told to -------------------------------------
@@ -162,7 +164,7 @@ describe('user-to-server token', () => {
   it('uses a fresh token from the file without calling GitHub', async () => {
     const expiresAt = Date.now() + 4 * HOUR;
     await writeSetup({ token: 'ghu_FRESH', expiresAt, refreshToken: 'ghr_X', login: 'octo' });
-    const t = await createTokenSource({ env, clock: systemClock }).get();
+    const t = await createTokenSource({ config: envConfig(env), clock: systemClock }).get();
     expect(t).toEqual({ token: 'ghu_FRESH', expiresAt, kind: 'user', holder: 'octo' });
     gh.verify();
     expect(gh.seen).toEqual([]);
@@ -177,7 +179,7 @@ describe('user-to-server token', () => {
     const before = await stat(file);
     gh.on('POST', '/login/oauth/access_token', refreshed());
     gh.on('GET', '/user', user('octo'));
-    const t = await createTokenSource({ env, clock: systemClock }).get();
+    const t = await createTokenSource({ config: envConfig(env), clock: systemClock }).get();
     gh.verify();
     expect(t).toMatchObject({ token: 'ghu_NEW1', kind: 'user', holder: 'octo' });
     expect(t.expiresAt).toBeGreaterThan(Date.now() + 7 * HOUR);
@@ -198,8 +200,8 @@ describe('user-to-server token', () => {
     gh.on('POST', '/login/oauth/access_token', { ...refreshed(), delayMs: 400 });
     gh.on('GET', '/user', user());
     const [a, b] = await Promise.all([
-      createTokenSource({ env, clock: systemClock }).get(),
-      createTokenSource({ env, clock: systemClock }).get(),
+      createTokenSource({ config: envConfig(env), clock: systemClock }).get(),
+      createTokenSource({ config: envConfig(env), clock: systemClock }).get(),
     ]);
     gh.verify();
     expect(gh.requests('POST', '/login/oauth/access_token')).toHaveLength(1);
@@ -210,7 +212,7 @@ describe('user-to-server token', () => {
   it('re-reads the file when another process replaced the pair, and refreshes before the margin', async () => {
     const clock = fakeClock(Date.now());
     await writeSetup({ token: 'ghu_A', expiresAt: clock.now() + HOUR, refreshToken: 'ghr_A', login: 'octo' });
-    const source = createTokenSource({ env, clock });
+    const source = createTokenSource({ config: envConfig(env), clock });
     expect((await source.get()).token).toBe('ghu_A');
     await writeFile(join(dir, 'user-token.json'), JSON.stringify({ v: 1, token: 'ghu_B', expiresAt: clock.now() + HOUR, refreshToken: 'ghr_B', login: 'octo' }), { mode: 0o600 });
     expect((await source.get()).token, 'another process refreshed: its token replaces the dead one').toBe('ghu_B');
@@ -229,12 +231,12 @@ describe('user-to-server token', () => {
     await writeFile(lock, JSON.stringify({ pid: Number(dead.stdout), host: hostname(), nonce: 'x', at: Date.now() }), { mode: 0o600 });
     gh.on('POST', '/login/oauth/access_token', refreshed());
     gh.on('GET', '/user', user());
-    expect((await createTokenSource({ env, clock: systemClock }).get()).token).toBe('ghu_NEW1');
+    expect((await createTokenSource({ config: envConfig(env), clock: systemClock }).get()).token).toBe('ghu_NEW1');
     gh.verify();
 
     await writeFile(join(dir, 'user-token.json'), JSON.stringify({ v: 1, ...expired() }), { mode: 0o600 });
     await writeFile(lock, JSON.stringify({ pid: process.pid, host: hostname(), nonce: 'y', at: Date.now() }), { mode: 0o600 });
-    const r = await refusalOf(createTokenSource({ env, clock: systemClock, lock: { waitMs: 300 } }).get());
+    const r = await refusalOf(createTokenSource({ config: envConfig(env), clock: systemClock, lock: { waitMs: 300 } }).get());
     expect(r).toBeInstanceOf(DeadlineReached);
     expect(r.data).toMatchObject({ waitedOn: 'token-refresh-lock', path: lock });
     expect(r.message).toContain(`delete ${lock}`);
@@ -245,7 +247,7 @@ describe('user-to-server token', () => {
     gh.on('POST', '/login/oauth/access_token', {
       body: { error: 'bad_refresh_token', error_description: 'The refresh token passed is incorrect or expired.', error_uri: 'https://docs' },
     });
-    const r = await refusalOf(createTokenSource({ env, clock: systemClock }).get());
+    const r = await refusalOf(createTokenSource({ config: envConfig(env), clock: systemClock }).get());
     gh.verify();
     expect(r).toBeInstanceOf(UnsafeEnvironment);
     expect(r.exit).toBe(7);
@@ -256,20 +258,20 @@ describe('user-to-server token', () => {
   it('turns a 401 into exit 7, a 5xx into exit 8 (outcome unknown: the refresh may be spent) and a rate limit into exit 8', async () => {
     await writeSetup(expired());
     gh.on('POST', '/login/oauth/access_token', { status: 401, body: { message: 'Bad credentials' } });
-    const r401 = await refusalOf(createTokenSource({ env, clock: systemClock }).get());
+    const r401 = await refusalOf(createTokenSource({ config: envConfig(env), clock: systemClock }).get());
     expect(r401).toBeInstanceOf(UnsafeEnvironment);
     expect(r401.message).toContain('expired or revoked');
     expect(r401.message).toContain('run "abcd setup-app"');
 
     gh.on('POST', '/login/oauth/access_token', { status: 502, body: { message: 'Bad gateway' } });
-    const r502 = await refusalOf(createTokenSource({ env, clock: systemClock }).get());
+    const r502 = await refusalOf(createTokenSource({ config: envConfig(env), clock: systemClock }).get());
     expect(r502).toBeInstanceOf(RemoteUnavailable);
     // A refresh spends the refresh token: after a 502 from a gateway GitHub may have done it.
     expect(r502.data).toMatchObject({ status: 502, outcome: 'unknown' });
 
     gh.on('POST', '/login/oauth/access_token', refreshed());
     gh.on('GET', '/user', { status: 403, body: { message: 'API rate limit exceeded' }, headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1900000000' } });
-    const rRate = await refusalOf(createTokenSource({ env, clock: systemClock }).get());
+    const rRate = await refusalOf(createTokenSource({ config: envConfig(env), clock: systemClock }).get());
     expect(rRate).toBeInstanceOf(RemoteUnavailable);
     expect(rRate.exit).toBe(8);
     // The new pair was stored before the holder lookup failed: the spent one is gone for good.
@@ -279,10 +281,11 @@ describe('user-to-server token', () => {
 
   it('gives up on a GitHub that does not answer within the deadline: exit 8, outcome unknown', async () => {
     await writeSetup(expired());
-    gh.on('POST', '/login/oauth/access_token', { ...refreshed(), delayMs: 2_000 });
+    gh.on('POST', '/login/oauth/access_token', { ...refreshed(), delayMs: 8_000 });
     const started = Date.now();
-    const r = await refusalOf(createTokenSource({ env, clock: systemClock, httpTimeoutMs: 200 }).get());
-    expect(Date.now() - started).toBeLessThan(1_500);
+    const r = await refusalOf(createTokenSource({ config: envConfig(env), clock: systemClock, httpTimeoutMs: 200 }).get());
+    // Gave up long before the answer came, whatever the machine's load did to the 200 ms timer.
+    expect(Date.now() - started).toBeLessThan(6_000);
     expect(r).toBeInstanceOf(RemoteUnavailable);
     // The refresh may have reached GitHub and spent the refresh token: say so.
     expect(r.data).toMatchObject({ outcome: 'unknown' });
@@ -297,7 +300,7 @@ describe('config files', () => {
     await writeSetup({ token: 'ghu_FRESH', expiresAt: Date.now() + 4 * HOUR, refreshToken: 'ghr_X', login: 'octo' });
     const key = join(dir, 'app-key.pem');
     await chmod(key, 0o644);
-    const r = await refusalOf(createTokenSource({ env, clock: systemClock }).get());
+    const r = await refusalOf(createTokenSource({ config: envConfig(env), clock: systemClock }).get());
     expect(r).toBeInstanceOf(UnsafeEnvironment);
     expect(r.exit).toBe(7);
     expect(r.message).toContain(key);
@@ -310,17 +313,17 @@ describe('config files', () => {
     await writeSetup({ token: 'ghu_FRESH', expiresAt: Date.now() + 4 * HOUR, refreshToken: 'ghr_X', login: 'octo' });
     const token = join(dir, 'user-token.json');
     await chmod(token, 0o640);
-    expect((await refusalOf(createTokenSource({ env, clock: systemClock }).get())).data).toMatchObject({ fix: `chmod 600 ${token}` });
+    expect((await refusalOf(createTokenSource({ config: envConfig(env), clock: systemClock }).get())).data).toMatchObject({ fix: `chmod 600 ${token}` });
     await chmod(token, 0o600);
     await chmod(dir, 0o755);
-    expect((await refusalOf(createTokenSource({ env, clock: systemClock }).get())).data).toMatchObject({ fix: `chmod 700 ${dir}` });
+    expect((await refusalOf(createTokenSource({ config: envConfig(env), clock: systemClock }).get())).data).toMatchObject({ fix: `chmod 700 ${dir}` });
   });
 
   it('names a malformed config file and the shape it expects', async () => {
     await writeSetup({ token: 'ghu_FRESH', expiresAt: Date.now() + 4 * HOUR, refreshToken: 'ghr_X', login: 'octo' });
     const app = join(dir, 'app.json');
     await writeFile(app, '{"v": 1, "appId": "not-a-number"}', { mode: 0o600 });
-    const r = await refusalOf(createTokenSource({ env, clock: systemClock }).get());
+    const r = await refusalOf(createTokenSource({ config: envConfig(env), clock: systemClock }).get());
     expect(r).toBeInstanceOf(UnsafeEnvironment);
     expect(r.message).toContain(`${app} is malformed`);
     expect(r.message).toContain('appId');
@@ -328,7 +331,7 @@ describe('config files', () => {
   });
 
   it('says the App is not set up when there is no config at all', async () => {
-    const r = await refusalOf(createTokenSource({ env, clock: systemClock }).get());
+    const r = await refusalOf(createTokenSource({ config: envConfig(env), clock: systemClock }).get());
     expect(r.exit).toBe(7);
     expect(r.message).toContain('run "abcd setup-app" once');
   });
@@ -357,7 +360,7 @@ describe('installation token', () => {
     const clock = fakeClock(Date.now());
     gh.on('GET', '/repos/o/r/installation', find, find);
     gh.on('POST', '/app/installations/77/access_tokens', minted(1), minted(2));
-    const source = createTokenSource({ env, clock, kind: 'installation', repository: { owner: 'o', repo: 'r' } });
+    const source = createTokenSource({ config: envConfig(env), clock, kind: 'installation', repository: { owner: 'o', repo: 'r' } });
     const t = await source.get();
     expect(t).toMatchObject({ token: 'ghs_INST1', kind: 'installation', holder: 'abcd-test[bot]' });
     expect(await source.get(), 'cached in memory').toEqual(t);
@@ -372,7 +375,7 @@ describe('installation token', () => {
   it('a 404 for the installation is the same not-found refusal (exit 3) as a forge call, naming the installation', async () => {
     await writeSetup(expired());
     gh.on('GET', '/repos/o/r/installation', { status: 404, body: { message: 'Not Found' } });
-    const r = await refusalOf(createTokenSource({ env, clock: systemClock, kind: 'installation', repository: { owner: 'o', repo: 'r' } }).get());
+    const r = await refusalOf(createTokenSource({ config: envConfig(env), clock: systemClock, kind: 'installation', repository: { owner: 'o', repo: 'r' } }).get());
     expect(r).toBeInstanceOf(ForgeRejected);
     expect(r.data).toMatchObject({ reason: 'not-found', status: 404 });
     expect(r.message).toContain('not installed on o/r');
@@ -383,17 +386,12 @@ describe('installation token', () => {
 // ---- two real processes ------------------------------------------------------------------
 
 describe('refresh across processes', () => {
-  let built: string;
-  beforeAll(async () => {
-    // Node 20 cannot run TypeScript: compile the credential modules (and only them) for the children.
-    built = await tempDir('apptoken-build');
-    await writeFile(join(built, 'package.json'), '{"type": "module"}');
-    await symlink(join(process.cwd(), 'node_modules'), join(built, 'node_modules'));
-    const tsc = join(process.cwd(), 'node_modules', '.bin', 'tsc');
-    const files = ['src/credentials/token-source.ts', 'src/deps.ts'];
-    const r = await execa(tsc, ['--ignoreConfig', '--outDir', join(built, 'dist'), '--rootDir', 'src', '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--target', 'ES2022', '--skipLibCheck', '--types', 'node', ...files], { reject: false });
-    expect(r.exitCode, r.stdout).toBe(0);
-  }, 60_000);
+  // The children run the credential modules as built in dist/ (npm run build), never a fresh compile.
+  const built = resolve(import.meta.dirname, '..');
+  beforeAll(() => {
+    const module = join(built, 'dist/credentials/token-source.js');
+    if (!existsSync(module)) throw new Error(`${module} is missing: run npm run build before the tests`);
+  });
 
   it('two processes needing a refresh at once make exactly one refresh request', async () => {
     await writeSetup(expired());
@@ -402,7 +400,8 @@ describe('refresh across processes', () => {
     const script = `
       import { createTokenSource } from ${JSON.stringify(join(built, 'dist/credentials/token-source.js'))};
       import { systemClock } from ${JSON.stringify(join(built, 'dist/deps.js'))};
-      try { console.log(JSON.stringify(await createTokenSource({ env: process.env, clock: systemClock }).get())); }
+      import { envConfig } from ${JSON.stringify(join(built, 'dist/cli/env-config.js'))};
+      try { console.log(JSON.stringify(await createTokenSource({ config: envConfig(process.env), clock: systemClock }).get())); }
       catch (e) { console.log(JSON.stringify({ refusal: e.code, message: e.message })); process.exitCode = e.exit ?? 1; }`;
     const run = () => execa('node', ['--input-type=module', '-e', script], { env: { ...env, PATH: process.env.PATH ?? '' }, extendEnv: false, reject: false });
     const [a, b] = await Promise.all([run(), run()]);
@@ -463,7 +462,7 @@ describe('device flow', () => {
   });
 
   function deps(clock: Clock): Deps {
-    return { cwd: dir, env, clock, remote: 'origin', out: { stdout: () => undefined, stderr: () => undefined, isTTY: false } };
+    return { cwd: dir, env, config: envConfig(env), clock, remote: 'origin', out: { stdout: () => undefined, stderr: () => undefined, isTTY: false } };
   }
 
   it('setup-app without ids prints the steps only the person can take', async () => {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -46,7 +47,7 @@ afterEach(async () => {
 });
 
 function channelOptions(extra: Partial<CredentialChannelOptions> = {}): CredentialChannelOptions {
-  return { token, launcher: { node: process.execPath, script: ABCD_BIN }, host: `127.0.0.1:${server.port}`, baseEnv: env, ...extra };
+  return { token, launcher: { node: process.execPath, script: ABCD_BIN }, host: `127.0.0.1:${server.port}`, baseEnv: env, tmpDir: tmpdir(), ...extra };
 }
 
 const pushMain = (e: Record<string, string> = {}) =>
@@ -90,11 +91,12 @@ describe('credential channel', () => {
   });
 
   it('puts the token in no cmdline or environ of git, git-remote-http, send-pack or the helper', async () => {
-    await server.holdReceivePack(1500);
+    // The push and the helper's answer are held for seconds, so each short-lived process lives
+    // through several whole scans of /proc even when one scan takes a loaded machine 1 s.
+    await server.holdReceivePack(4000);
     const seen = new Map<number, { cmdline: string; environ: string }>();
     let pushing = true;
-    // The answer is held so the short-lived helper is alive for the scan even on a loaded machine.
-    const push = withCredential(channelOptions({ answerDelayMs: 400 }), (e) => pushMain(e)).finally(() => (pushing = false));
+    const push = withCredential(channelOptions({ answerDelayMs: 4000 }), (e) => pushMain(e)).finally(() => (pushing = false));
     while (pushing) {
       for (const pid of await descendants(process.pid)) {
         const cmdline = await readProc(pid, 'cmdline');

@@ -108,13 +108,14 @@ describe('failures', () => {
   });
 
   it('a call past its own timeout is RemoteUnavailable: unknown for a write', async () => {
-    stub.on({ method: 'POST', path: PULLS, reply: { body: {}, delayMs: 1500 } });
+    // The answer comes long after the timeout, however late a loaded machine fires the timer.
+    stub.on({ method: 'POST', path: PULLS, reply: { body: {}, delayMs: 20_000 } });
     const e = await refusal(postPull(client({ callTimeoutMs: 200 })), RemoteUnavailable);
     expect(e.data).toMatchObject({ reason: 'timeout', outcome: 'unknown' });
   });
 
   it("the verb's deadline cutting a call short is DeadlineReached; past it, nothing is sent", async () => {
-    stub.on({ method: 'GET', path: PULLS, reply: { body: [], delayMs: 1500 } });
+    stub.on({ method: 'GET', path: PULLS, reply: { body: [], delayMs: 20_000 } });
     const e = await refusal(getPulls(client({ deadlineAt: Date.now() + 200 })), DeadlineReached);
     expect(e.data).toMatchObject({ waitedOn: 'GitHub', outcome: 'unchanged' });
     const late = await refusal(getPulls(client({ deadlineAt: Date.now() - 1 })), DeadlineReached);

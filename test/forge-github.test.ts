@@ -197,7 +197,8 @@ describe('landing operations', () => {
     const elapsed = Date.now() - started;
     expect(e.exit).toBe(4);
     expect(elapsed).toBeGreaterThanOrEqual(waitMs);
-    expect(elapsed).toBeLessThan(waitMs + 1000); // slack: one poll plus a loaded machine
+    // Slack: one poll plus timers that fire late on a loaded machine (no process start-up in it).
+    expect(elapsed).toBeLessThan(waitMs + 3000);
     expect(e.data).toMatchObject({ number: 7, waitedOn: 'pull request #7', inMergeQueue: true });
     expect(e.message).toMatch(/waited \d+(\.\d)?(ms|s) for pull request #7/);
   });

@@ -92,7 +92,7 @@ const cases: Array<[string, StubReply, { code: string; exit: number; reason: str
   ['500 server error', { status: 500, body: { message: 'Server Error' } }, { code: 'remote-unavailable', exit: 8, reason: 'server-error' }],
   ['502 with an HTML page', { status: 502, body: '<html>Bad gateway</html>' }, { code: 'remote-unavailable', exit: 8, reason: 'server-error' }],
   ['200 with a garbage body', { status: 200, body: '<html>surprise</html>' }, { code: 'remote-unavailable', exit: 8, reason: 'garbage' }],
-  ['no answer within the call timeout', { status: 200, body: { login: 'late' }, delayMs: TIMEOUT_MS + 1500 }, { code: 'remote-unavailable', exit: 8, reason: 'timeout' }],
+  ['no answer within the call timeout', { status: 200, body: { login: 'late' }, delayMs: TIMEOUT_MS + 20_000 }, { code: 'remote-unavailable', exit: 8, reason: 'timeout' }],
 ];
 
 describe('one mapping for token calls and forge calls', () => {

@@ -111,18 +111,19 @@ describe('land on GitHub', () => {
     const pulls = `/repos/${owner}/${repo}/pulls`;
     stub.on({ method: 'GET', path: pulls, query: { head: `${owner}:work/gh-fenced`, state: 'open' }, reply: { body: [restPull({ number: 8, head, branch: 'work/gh-fenced', title: 'gh-fenced', body: null })] } });
     stub.on({ method: 'PATCH', path: `${pulls}/8`, reply: { body: restPull({ number: 8, head, branch: 'work/gh-fenced', title: 'gh-fenced' }) } });
-    // While GitHub answers the state read, another session takes the claim over on the remote.
+    // While GitHub answers the state read, another session takes the claim over on the remote;
+    // the answer waits until that write is done, so the land reads the remote after it.
     const ref = 'refs/heads/abcd/claims/local/item/gh-fenced';
     stub.on({
       method: 'POST',
       path: '/graphql',
       operation: 'AbcdPullRequestState',
-      reply: () => ({ body: pullStateAnswer({ number: 8, head }), delayMs: 300 }),
-      assert: () => {
-        void writeRawRecord(remote.dir, ref, JSON.stringify({
+      reply: async () => {
+        await writeRawRecord(remote.dir, ref, JSON.stringify({
           abcd: 'claim', v: 1, item: 'local:item:gh-fenced', state: 'held',
           holder: { person: 'bo@example.com', host: 'h', session: 'bo' }, gen: 9, at: Date.now(), ttl: 3_600_000,
         }));
+        return { body: pullStateAnswer({ number: 8, head }) };
       },
     });
     const r = await a.abcd(['land', 'gh-fenced', '--json', '--wait', '30s']);

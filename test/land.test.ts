@@ -6,8 +6,8 @@ import { cleanupTemp, git, isolatedEnv, tempDir } from './harness/git-env.js';
 import { makeRemote, writeRawRecord, type BareRemote } from './harness/remote.js';
 import { ABCD_BIN, makeSession, type Session } from './harness/session.js';
 
-// A loaded 2-core machine can be slow to start node; a deadline may be late by this much.
-const SLACK_MS = 3000;
+// Timers and process exits run late on a loaded machine: what abcd measured may be late by this much.
+const LOADED_MACHINE_MS = 3000;
 
 async function landRemote(checks: string): Promise<{ remote: BareRemote; machine: string; log: string }> {
   const remote = await makeRemote();
@@ -146,16 +146,16 @@ describe('land', () => {
     await new Promise((res) => setTimeout(res, 600));
     expect((await b.abcd(['status', '--json'])).code).toBe(0);
     await workOn(b, 'alive', 'alive.txt', 'x\n');
-    const t0 = Date.now();
-    const run = await b.abcd(['land', 'alive', '--json', '--wait', '30s']);
+    // Blocked behind the dead head, the land would end at its 60 s deadline with exit 4.
+    const run = await b.abcd(['land', 'alive', '--json', '--wait', '60s']);
     expect(run.code, run.stdout).toBe(0);
-    expect(Date.now() - t0).toBeLessThan(20_000);
     expect((await r.remote.refs()).has('refs/heads/abcd/queue/local/item/ghost')).toBe(false);
   }, 120_000);
 
   it('land --wait 2s behind a long check exits 4 at the deadline naming the entry it waited on', async () => {
     const r = await landRemote('sleep "${CHECK_SLEEP:-0}"');
-    const a = await sessionOn(r, 'fay', { CHECK_SLEEP: '12' });
+    // Long enough that slow is still testing when quick (started later, on a loaded machine) ends its wait.
+    const a = await sessionOn(r, 'fay', { CHECK_SLEEP: '25' });
     const b = await sessionOn(r, 'gus');
     await workOn(a, 'slow', 'slow.txt', 'x\n');
     await workOn(b, 'quick', 'quick.txt', 'y\n');
@@ -169,9 +169,10 @@ describe('land', () => {
     const quick = await b.abcd(['land', 'quick', '--json', '--wait', '2s']);
     const took = Date.now() - t0;
     expect(quick.code, quick.stdout).toBe(4);
+    expect(quick.json.refusal.data.waitedMs).toBeGreaterThanOrEqual(2000);
+    expect(quick.json.refusal.data.waitedMs).toBeLessThan(2000 + LOADED_MACHINE_MS);
     expect(quick.json.refusal).toMatchObject({ code: 'deadline', data: { item: 'quick', waitedOn: { item: 'slow', holder: expect.stringContaining('fay') } } });
     expect(took).toBeGreaterThanOrEqual(2000);
-    expect(took).toBeLessThan(2000 + SLACK_MS);
     expect((await r.remote.refs()).has('refs/heads/abcd/queue/local/item/quick')).toBe(false);
     expect((await slow).code).toBe(0);
   }, 120_000);
@@ -210,7 +211,8 @@ describe('land', () => {
     const { execa } = await import('execa');
     const run = execa(process.execPath, [ABCD_BIN, 'land', 'stopped', '--json'], { cwd: s.dir, env: s.env, extendEnv: false, reject: false });
     const { existsSync } = await import('node:fs');
-    for (let i = 0; i < 300 && !existsSync(`${r.log}.pid`); i++) await new Promise((res) => setTimeout(res, 100));
+    // Up to 60 s for the land to reach its check: enqueue, turn and worktree on a loaded machine.
+    for (let i = 0; i < 600 && !existsSync(`${r.log}.pid`); i++) await new Promise((res) => setTimeout(res, 100));
     const checkPid = Number((await readFile(`${r.log}.pid`, 'utf8')).trim());
     run.kill('SIGTERM');
     const done = await run;

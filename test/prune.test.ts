@@ -8,6 +8,7 @@ import { openRepo } from '../src/verbs/repo.js';
 import { readSnapshot } from '../src/verbs/snapshot.js';
 import { pruneBestEffort } from '../src/verbs/prune.js';
 import { RemoteUnavailable } from '../src/refusals.js';
+import { envConfig } from '../src/cli/env-config.js';
 
 const ref = (id: string) => `refs/heads/abcd/claims/local/item/${id}`;
 const DAY = 86_400_000;
@@ -76,7 +77,7 @@ describe('pruning', () => {
     const [s, t] = [await makeSession(remote.url, 'quinn'), await makeSession(remote.url, 'ruth')];
     expect((await s.abcd(['reserve', 'comeback'])).code).toBe(0);
     expect((await s.abcd(['release', 'comeback'])).code).toBe(0);
-    const deps = { cwd: t.dir, env: t.env, clock: systemClock, out: { stdout() {}, stderr() {}, isTTY: false }, remote: 'origin' };
+    const deps = { cwd: t.dir, env: t.env, config: envConfig(t.env), clock: systemClock, out: { stdout() {}, stderr() {}, isTTY: false }, remote: 'origin' };
     const repo = await openRepo(deps);
     const stale = await readSnapshot(repo);
     expect(stale.claims.get(ref('comeback'))?.claim.state).toBe('released');

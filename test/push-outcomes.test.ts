@@ -1,6 +1,6 @@
 // What abcd says when the remote refuses or does not finish a push: never "fenced" for a
 // refusal that is not a fence, never "nothing changed" for an outcome it cannot know.
-import { chmod, writeFile } from 'node:fs/promises';
+import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -35,17 +35,21 @@ describe('push outcomes', () => {
     const s = await makeSession(remote.url, 'ivan');
     expect((await s.abcd(['reserve', 'slow'])).code).toBe(0);
     const before = await remote.refs();
-    await hook(remote, 'pre-receive', 'sleep 6');
-    const t0 = Date.now();
+    // The hook names its process, then outlives any test: only a kill ends it.
+    const hookPid = join(remote.dir, 'hook.pid');
+    await hook(remote, 'pre-receive', `echo $$ > '${hookPid}'; exec sleep 300`);
     const r = await s.abcd(['renew', 'slow', '--json'], { env: { ABCD_NETWORK_TIMEOUT: '1s' } });
-    const took = Date.now() - t0;
     expect(r.code, r.stdout + r.stderr).toBe(8);
     // receive-pack died with git: the re-read saw the refs as before, and says so.
     expect(r.json.refusal).toMatchObject({ code: 'remote-unavailable', data: { outcome: 'unchanged' } });
     expect(r.json.refusal.message).toMatch(/read the remote again/);
     expect(await remote.refs()).toEqual(before);
-    // git, receive-pack and the hook were killed together: not held until the hook's 6 s.
-    expect(took).toBeLessThan(5000);
+    // git, receive-pack and the hook were killed together: the hook's sleep is gone (a kill -0
+    // on a zombie still succeeds, so allow the moment it takes to be reaped).
+    const pid = Number((await readFile(hookPid, 'utf8')).trim());
+    const end = Date.now() + 10_000;
+    while (isAlive(pid) && Date.now() < end) await new Promise((res) => setTimeout(res, 100));
+    expect(isAlive(pid), `the hook's process ${pid} outlived the push`).toBe(false);
   });
 
   it('a push that landed but whose answer never finished is a success once the re-read sees it', async () => {
@@ -152,3 +156,12 @@ describe('push outcomes', () => {
     expect((await remote.refs()).get('refs/heads/main')).toBe(before);
   });
 });
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

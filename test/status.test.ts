@@ -5,6 +5,9 @@ import { cleanupTemp } from './harness/git-env.js';
 import { makeRemote } from './harness/remote.js';
 import { ABCD_BIN, makeSession } from './harness/session.js';
 
+// A watch that printed nothing for this long is stuck, not slow.
+const STUCK_MS = 60_000;
+
 describe('status --watch', () => {
   afterAll(cleanupTemp);
 
@@ -12,15 +15,32 @@ describe('status --watch', () => {
     const remote = await makeRemote();
     const s = await makeSession(remote.url, 'una');
     const watch = execa(process.execPath, [ABCD_BIN, 'status', '--watch', '500ms', '--json'], { cwd: s.dir, env: s.env, extendEnv: false, reject: false });
-    await new Promise((res) => setTimeout(res, 1200));
+    const seen: Array<{ claims: Array<{ item: string }> }> = [];
+    let rest = '';
+    watch.stdout!.on('data', (chunk: Buffer) => {
+      const parts = (rest + chunk.toString('utf8')).split('\n');
+      rest = parts.pop() ?? '';
+      for (const l of parts.filter(Boolean)) seen.push(JSON.parse(l));
+    });
+    // Step on what the watch printed, not on sleeps: node's start-up on a loaded machine is no
+    // longer part of the test.
+    const until = async (what: string, ok: () => boolean) => {
+      const end = Date.now() + STUCK_MS;
+      while (!ok()) {
+        if (Date.now() > end) throw new Error(`status --watch printed no ${what} in ${STUCK_MS} ms`);
+        await new Promise((res) => setTimeout(res, 50));
+      }
+    };
+    await until('first read', () => seen.length > 0);
+    expect(seen[0]!.claims).toEqual([]);
     expect((await s.abcd(['reserve', 'seen-live'])).code).toBe(0);
-    await new Promise((res) => setTimeout(res, 1500));
+    const live = () => seen.findIndex((l) => l.claims.some((c) => c.item === 'seen-live'));
+    await until('read showing the new claim', () => live() >= 0);
+    await until('further read', () => seen.length > live() + 1);
     watch.kill('SIGINT');
     const done = await watch;
     expect(done.exitCode).toBe(0);
-    const lines = String(done.stdout).trim().split('\n').map((l) => JSON.parse(l));
-    expect(lines.length).toBeGreaterThanOrEqual(3);
-    expect(lines[0].claims).toEqual([]);
-    expect(lines.at(-1).claims.map((c: { item: string }) => c.item)).toEqual(['seen-live']);
+    expect(seen.length).toBeGreaterThanOrEqual(3);
+    expect(seen.at(-1)!.claims.map((c) => c.item)).toEqual(['seen-live']);
   });
 });

@@ -1,34 +1,34 @@
 // Deadlines, the takeover rule, the cap, settings, and a dead remote.
 import { basename, dirname } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupTemp } from './harness/git-env.js';
 import { startHttpGitServer, type StallMode } from './harness/http-server.js';
 import { makeRemote, type BareRemote } from './harness/remote.js';
 import { makeSession, type Session } from './harness/session.js';
 
-// A loaded 2-core machine can be slow to start node; a deadline may be late by this much.
-const SLACK_MS = 2500;
 // Timers and process exits run late at load 30: what abcd measures may be late by this much.
-const LOADED_MACHINE_MS = 1000;
+const LOADED_MACHINE_MS = 3000;
+
+/** Each test owns its remote and sessions: none passes only because of what the one before it set. */
+async function twoSessions(): Promise<{ remote: BareRemote; a: Session; b: Session }> {
+  const remote = await makeRemote();
+  const [a, b] = await Promise.all([makeSession(remote.url, 'alice'), makeSession(remote.url, 'bob')]);
+  return { remote, a, b };
+}
 
 describe('waits and rules', () => {
-  let remote: BareRemote;
-  let a: Session;
-  let b: Session;
-  beforeAll(async () => {
-    remote = await makeRemote();
-    [a, b] = await Promise.all([makeSession(remote.url, 'alice'), makeSession(remote.url, 'bob')]);
-  });
   afterAll(cleanupTemp);
 
   it('reserve --wait 2s on a held item exits 4 once the deadline passes, naming the claim and the wait', async () => {
+    const { a, b } = await twoSessions();
     expect((await a.abcd(['reserve', 'busy', '--ttl', '1h'])).code).toBe(0);
     const t0 = Date.now();
     const r = await b.abcd(['reserve', 'busy', '--wait', '2s', '--json']);
     const took = Date.now() - t0;
     expect(r.code).toBe(4);
     expect(took).toBeGreaterThanOrEqual(2000);
-    expect(took).toBeLessThan(2000 + SLACK_MS);
+    // What abcd measured from the start of its wait (node's start-up is not in it).
+    expect(r.json.refusal.data.waitedMs).toBeLessThan(2000 + LOADED_MACHINE_MS);
     expect(r.json.refusal).toMatchObject({
       code: 'deadline',
       data: { waitMs: 2000, waitedOn: { item: 'busy', holder: expect.stringContaining('alice') } },
@@ -38,8 +38,10 @@ describe('waits and rules', () => {
   });
 
   it('an expired claim not yet watched for the takeover delay is refused with exit 3 saying when', async () => {
+    const { a, b } = await twoSessions();
     expect((await a.abcd(['settings', 'takeover-delay', '3s'])).code).toBe(0);
     expect((await a.abcd(['reserve', 'lapsing', '--ttl', '1s'])).code).toBe(0);
+    // The claim was written before reserve answered: 1.2 s after the answer it has lapsed.
     await new Promise((r) => setTimeout(r, 1200));
     const r = await b.abcd(['reserve', 'lapsing', '--json']);
     expect(r.code).toBe(3);
@@ -50,10 +52,10 @@ describe('waits and rules', () => {
     const later = await b.abcd(['reserve', 'lapsing', '--json']);
     expect(later.code, later.stdout).toBe(0);
     expect(later.json.tookOverFrom).toContain('alice');
-    expect((await a.abcd(['settings', 'takeover-delay', '60s'])).code).toBe(0);
   });
 
   it('the reservation cap per person is enforced from the settings record', async () => {
+    const { remote, a } = await twoSessions();
     expect((await a.abcd(['settings', 'reservation-cap', '2', '--json'])).json).toMatchObject({ ok: true, changed: 'reservation-cap' });
     const carol = await makeSession(remote.url, 'carol');
     expect((await carol.abcd(['reserve', 'c1'])).code).toBe(0);
@@ -67,6 +69,9 @@ describe('waits and rules', () => {
   });
 
   it('settings reads back what was written and refuses bad values with exit 2', async () => {
+    const { a, b } = await twoSessions();
+    expect((await a.abcd(['settings', 'reservation-cap', '2'])).code).toBe(0);
+    expect((await a.abcd(['settings', 'takeover-delay', '60s'])).code).toBe(0);
     const r = await b.abcd(['settings', '--json']);
     expect(r.json).toMatchObject({ ok: true, settings: { reservationCap: 2, takeoverDelay: 60_000 }, by: expect.stringContaining('alice') });
     expect((await b.abcd(['settings', 'default-ttl', 'soon'])).code).toBe(2);
@@ -75,6 +80,7 @@ describe('waits and rules', () => {
   });
 
   it('an unreachable remote is exit 8 with outcome unchanged, and nothing is written', async () => {
+    const { remote } = await twoSessions();
     const d = await makeSession(remote.url, 'dora');
     await d.git(['remote', 'set-url', 'origin', 'file:///nonexistent/remote.git']);
     for (const args of [['reserve', 'offline'], ['status'], ['release', 'offline']]) {
@@ -115,7 +121,7 @@ describe('a wait against a silent network ends by its deadline', () => {
         const waitMs = c.waitS * 1000;
         expect(r.json.refusal).toMatchObject({ code: 'remote-unavailable', data: { outcome: pushed ? 'unknown' : 'unchanged', waitMs } });
         // What abcd measured from the start of its wait: the deadline plus at most one second,
-        // plus a second for timers that fire late on a loaded machine (the old floor was 10 s).
+        // plus what timers that fire late on a loaded machine add (the old floor was 10 s).
         expect(r.json.refusal.data.waitedMs).toBeGreaterThanOrEqual(waitMs - 100);
         expect(r.json.refusal.data.waitedMs).toBeLessThanOrEqual(waitMs + 1000 + LOADED_MACHINE_MS);
         expect(r.json.refusal.message).toMatch(new RegExp(`deadline of this wait \\(${c.waitS}s`));

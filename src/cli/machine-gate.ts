@@ -1,16 +1,20 @@
-import { tmpdir } from 'node:os';
 import type { Deps } from '../deps.js';
-import { slotsArg } from './commands/gate.js';
+import { slotsFrom } from '../config/env.js';
+
+// gate.ts imports this file and never the other way round: `abcd gate` and land's checks
+// share the gate's context here, and the slot count with it.
 
 /** This computer's load gate as the CLI finds it: folder, slot count, process deps. */
 export async function machineGateContext(deps: Deps, slots?: unknown) {
-  const [{ gateDir, machineDir }, { systemGateDeps }] = await Promise.all([
-    import('../machine/gate-paths.js'),
-    import('../machine/gate-process.js'),
-  ]);
+  const [{ gateDir }, { systemGateDeps }] = await Promise.all([import('../machine/gate-paths.js'), import('../machine/gate-process.js')]);
   return {
-    dir: gateDir(machineDir(deps.env, tmpdir())),
+    dir: gateDir(deps.config.machineDir),
     slots: slotsArg(slots, deps),
     gateDeps: systemGateDeps(deps.clock, process.pid),
   };
+}
+
+/** --slots, else ABCD_GATE_SLOTS, else half the CPUs (at least one). */
+export function slotsArg(value: unknown, deps: Deps): number {
+  return value !== undefined ? slotsFrom(String(value), '--slots', 1) : deps.config.gateSlots();
 }

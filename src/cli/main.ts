@@ -8,6 +8,7 @@ import { gateExitOf } from './commands/gate.js';
 import { describeExits } from './refusal-codes.js';
 import { reportFailure } from './report.js';
 import { runVerb } from './run-verb.js';
+import { describeEnvironment } from '../config/env.js';
 
 /** The CLI entry: parse, run one verb, report, exit. The only place that touches process. */
 export async function main(argv: readonly string[]): Promise<void> {
@@ -51,7 +52,7 @@ export async function main(argv: readonly string[]): Promise<void> {
       .help()
       .version(false)
       .option('version', { type: 'boolean', describe: "show abcd's version" })
-      .epilogue(`${describeExits([])}\nEach verb's --help lists the refusal codes it can give.`)
+      .epilogue(`${describeExits([])}\nEach verb's --help lists the refusal codes it can give.\n\n${describeEnvironment()}`)
       .wrap(Math.min(100, process.stdout.columns || 100))
       .fail((msg, err) => {
         throw err ?? new UsageError(`${ownWords(msg, verb)}\nRun "abcd ${verb && verb !== 'help' ? `${verb} ` : ''}--help" for usage.`, {});

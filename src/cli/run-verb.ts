@@ -3,6 +3,7 @@ import { systemClock, type Deps, type Output } from '../deps.js';
 import type { Command, GlobalArgs } from './command.js';
 import { reportResult } from './report.js';
 import { makeWaitLine } from './wait-line.js';
+import { envConfig } from './env-config.js';
 
 /**
  * Runs one parsed verb and reports its answer; returns its exit code, if it set one. The same
@@ -15,6 +16,7 @@ export async function runVerb(c: Command, g: Record<string, unknown> & GlobalArg
   const deps: Deps = {
     cwd: process.cwd(),
     env: process.env,
+    config: envConfig(process.env),
     clock: systemClock,
     out,
     remote: g.remote ?? 'origin',

@@ -1,10 +1,9 @@
 // Where the person's App settings live and what they look like. They sit OUTSIDE the
 // repository, in the person's abcd config directory, so no clone, agent or push can carry them
 // (rule 4: "never .abcd/config.json"). Only the host abcd process reads them.
-import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
-import type { Env } from '../deps.js';
+import type { GitHubOverrides } from '../config/env.js';
 import { UnsafeEnvironment } from '../refusals.js';
 import { readPrivateText } from './app-private-file.js';
 
@@ -43,15 +42,8 @@ export interface AppPaths {
   userToken: string;
 }
 
-/** $ABCD_CONFIG_DIR, else $XDG_CONFIG_HOME/abcd, else ~/.config/abcd. */
-export function configDir(env: Env): string {
-  if (env.ABCD_CONFIG_DIR) return env.ABCD_CONFIG_DIR;
-  if (env.XDG_CONFIG_HOME) return join(env.XDG_CONFIG_HOME, 'abcd');
-  return join(env.HOME || homedir(), '.config', 'abcd');
-}
-
-export function appPaths(env: Env): AppPaths {
-  const dir = configDir(env);
+/** The App's files in the config folder (Deps.config.configDir: ABCD_CONFIG_DIR or its default). */
+export function appPaths(dir: string): AppPaths {
   return { dir, app: join(dir, APP_FILE), userToken: join(dir, USER_TOKEN_FILE) };
 }
 
@@ -116,9 +108,9 @@ export interface GitHubUrls {
 }
 
 /** ABCD_GITHUB_API_URL / ABCD_GITHUB_URL win (tests, Enterprise), then app.json, then github.com. */
-export function githubUrls(env: Env, config?: Pick<AppConfig, 'apiUrl' | 'webUrl'>): GitHubUrls {
-  const api = trimSlash(env.ABCD_GITHUB_API_URL || config?.apiUrl || 'https://api.github.com');
-  const web = trimSlash(env.ABCD_GITHUB_URL || config?.webUrl || webFromApi(api));
+export function githubUrls(over: GitHubOverrides, config?: Pick<AppConfig, 'apiUrl' | 'webUrl'>): GitHubUrls {
+  const api = trimSlash(over.apiUrl || config?.apiUrl || 'https://api.github.com');
+  const web = trimSlash(over.webUrl || config?.webUrl || webFromApi(api));
   return { api, web };
 }
 

@@ -8,7 +8,6 @@
 // only the first `get`, and one git call may ask several times (a push to several push URLs).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Env } from '../deps.js';
 import { credentialConfigEnv, helperCommand, type HelperLauncher } from './channel-config.js';
@@ -32,8 +31,8 @@ export interface CredentialChannelOptions {
   host?: string;
   /** The environment git runs with: its own GIT_CONFIG_COUNT entries are kept ahead of ours. */
   baseEnv?: Env;
-  /** Where the socket's directory is made (default: the system's temporary directory). */
-  tmpDir?: string;
+  /** Where the socket's directory is made: the system's temporary directory (Deps.config.tmpDir). */
+  tmpDir: string;
   /** Holds each answer this long; tests use it to inspect the live helper process. */
   answerDelayMs?: number;
 }
@@ -56,7 +55,7 @@ export async function openCredentialChannel(o: CredentialChannelOptions): Promis
 
   // mkdtemp makes the directory 0700: only this uid (and root) can reach the socket inside.
   // Node cannot read a peer's credentials (SO_PEERCRED), so the directory is the uid check.
-  const dir = await mkdtemp(join(o.tmpDir ?? tmpdir(), 'abcd-cred-'));
+  const dir = await mkdtemp(join(o.tmpDir, 'abcd-cred-'));
   const socketPath = join(dir, 's');
   let answered = 0;
   const open = new Set<Socket>();

@@ -4,7 +4,6 @@
 // holder re-reads the token file before refreshing, since the previous holder may have done it.
 import { randomBytes } from 'node:crypto';
 import { open, readFile, stat, unlink } from 'node:fs/promises';
-import { hostname } from 'node:os';
 import type { Clock } from '../deps.js';
 import { DeadlineReached } from '../refusals.js';
 
@@ -24,6 +23,8 @@ interface LockOwner {
 
 export interface LockOptions {
   clock: Clock;
+  /** This computer's name: a lock left by a dead process of this host is broken at once. */
+  host: string;
   staleMs?: number;
   waitMs?: number;
 }
@@ -31,11 +32,11 @@ export interface LockOptions {
 /** Runs fn while holding `<tokenFile>.lock`. Throws DeadlineReached if it stays held. */
 export async function withTokenLock<T>(tokenFile: string, o: LockOptions, fn: () => Promise<T>): Promise<T> {
   const lock = `${tokenFile}.lock`;
-  const me: LockOwner = { pid: process.pid, host: hostname(), nonce: randomBytes(8).toString('hex'), at: o.clock.now() };
+  const me: LockOwner = { pid: process.pid, host: o.host, nonce: randomBytes(8).toString('hex'), at: o.clock.now() };
   const waitMs = o.waitMs ?? LOCK_WAIT_MS;
   const until = o.clock.now() + waitMs;
   while (!(await tryCreate(lock, me))) {
-    if (await breakIfStale(lock, o.clock.now(), o.staleMs ?? LOCK_STALE_MS)) continue;
+    if (await breakIfStale(lock, { now: o.clock.now(), staleMs: o.staleMs ?? LOCK_STALE_MS, host: o.host })) continue;
     if (o.clock.now() >= until) {
       throw new DeadlineReached(
         `another abcd process kept the token refresh lock ${lock} for over ${waitMs / 1000} s. ` +
@@ -73,12 +74,12 @@ async function tryCreate(lock: string, me: LockOwner): Promise<boolean> {
  * if it still holds what was judged stale. The window between that check and the unlink is not
  * closed; the refresh itself covers it: a bad_refresh_token answer re-reads the token file.
  */
-async function breakIfStale(lock: string, now: number, staleMs: number): Promise<boolean> {
+async function breakIfStale(lock: string, { now, staleMs, host }: { now: number; staleMs: number; host: string }): Promise<boolean> {
   const before = await readOwner(lock);
   if (before === undefined) return true; // gone (or being written): try again at once
   // The owner's own `at` (its clock) when readable; the file's mtime for a half-written lock.
   const age = now - (before.owner?.at ?? before.mtimeMs);
-  const dead = before.owner !== undefined && before.owner.host === hostname() && !alive(before.owner.pid);
+  const dead = before.owner !== undefined && before.owner.host === host && !alive(before.owner.pid);
   if (!dead && age < staleMs) return false;
   const again = await readOwner(lock);
   if (again?.text !== before.text) return true;

@@ -1,7 +1,8 @@
 // What a lane asks for its forge credential. A TokenSource keeps the token in memory with its
 // expiry and mints or refreshes a new one before it lapses, so a lane that runs for hours never
 // hands git a token about to die. Secrets are read in this (host) process only.
-import type { Clock, Env } from '../deps.js';
+import type { Clock } from '../deps.js';
+import type { EnvConfig } from '../config/env.js';
 import { UsageError } from '../refusals.js';
 import { appPaths, githubUrls, keyPath, loadAppConfig, loadPrivateKey, type AppConfig } from './app-config.js';
 import { assertPrivate } from './app-private-file.js';
@@ -34,7 +35,8 @@ export interface TokenSource {
 }
 
 export interface TokenSourceOptions {
-  env: Env;
+  /** Where the App's files are, GitHub's URLs, and this computer's name (for the refresh lock). */
+  config: Pick<EnvConfig, 'configDir' | 'github' | 'host'>;
   clock: Clock;
   /** Default 'user': the person's token through the App. */
   kind?: TokenKind;
@@ -43,7 +45,7 @@ export interface TokenSourceOptions {
   permissions?: Readonly<Record<string, Permission>>;
   refreshMarginMs?: number;
   httpTimeoutMs?: number;
-  lock?: Omit<LockOptions, 'clock'>;
+  lock?: Omit<LockOptions, 'clock' | 'host'>;
 }
 
 export function createTokenSource(o: TokenSourceOptions): TokenSource {
@@ -52,7 +54,7 @@ export function createTokenSource(o: TokenSourceOptions): TokenSource {
     throw new UsageError('an installation token needs the repository it is limited to (owner/repo).');
   }
   const margin = o.refreshMarginMs ?? REFRESH_MARGIN_MS;
-  const paths = appPaths(o.env);
+  const paths = appPaths(o.config.configDir);
   let config: AppConfig | undefined;
   let cached: AppToken | undefined;
   let stamp: FileStamp | undefined;
@@ -66,11 +68,11 @@ export function createTokenSource(o: TokenSourceOptions): TokenSource {
 
   async function obtain(): Promise<AppToken> {
     config ??= await loadAppConfig(paths);
-    const urls = githubUrls(o.env, config);
+    const urls = githubUrls(o.config.github, config);
     if (kind === 'user') {
       // The key is not needed for user tokens, but one others can read is unsafe all the same.
       await assertPrivate(keyPath(paths, config), "the App's private key");
-      const t = await freshUserToken({ paths, config, urls, clock: o.clock, httpTimeoutMs: o.httpTimeoutMs, lock: o.lock }, margin);
+      const t = await freshUserToken({ paths, config, urls, clock: o.clock, httpTimeoutMs: o.httpTimeoutMs, host: o.config.host, lock: o.lock }, margin);
       stamp = t.stamp;
       return { token: t.token.token, expiresAt: t.token.expiresAt, kind, holder: t.token.login };
     }

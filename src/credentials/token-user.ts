@@ -13,8 +13,10 @@ export interface UserTokenDeps {
   config: AppConfig;
   urls: GitHubUrls;
   clock: Clock;
+  /** This computer's name, for the refresh lock. */
+  host: string;
   httpTimeoutMs?: number;
-  lock?: Omit<LockOptions, 'clock'>;
+  lock?: Omit<LockOptions, 'clock' | 'host'>;
 }
 
 export interface LoadedUserToken {
@@ -30,7 +32,7 @@ export async function freshUserToken(d: UserTokenDeps, marginMs: number): Promis
   const path = d.paths.userToken;
   const first = await readUserToken(path);
   if (usable(first.token, d.clock.now(), marginMs) && first.token.login) return first as LoadedUserToken;
-  return withTokenLock(path, { clock: d.clock, ...d.lock }, async () => {
+  return withTokenLock(path, { clock: d.clock, host: d.host, ...d.lock }, async () => {
     // Another process may have refreshed while this one waited for the lock: use its pair.
     const again = await readUserToken(path);
     let token = again.token;

@@ -1,4 +1,3 @@
-import type { Env } from '../deps.js';
 import { resolveForgeHost } from '../credentials/forge-host.js';
 
 /** Where `land` goes and whether git needs abcd's App token: a plain git remote or GitHub. */
@@ -18,9 +17,8 @@ export type Forge =
  * Detects GitHub from the remote URL: github.com, *.ghe.com, or an Enterprise host listed in
  * ABCD_GITHUB_HOSTS (comma-separated). Anything else is a plain git remote.
  */
-export function detectForge(remoteUrl: string | undefined, env: Env): Forge {
+export function detectForge(remoteUrl: string | undefined, enterpriseHosts: readonly string[]): Forge {
   if (!remoteUrl) return { kind: 'git' };
-  const enterpriseHosts = (env.ABCD_GITHUB_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean);
   const host = resolveForgeHost({ remoteUrl, enterpriseHosts });
   if (!host.applies) return { kind: 'git' };
   const path = repoPath(remoteUrl);

@@ -2,7 +2,6 @@
 // the claim renewed meanwhile, its work taken as objects, then landed through the land
 // queue fenced by the claim, or the claim released saying why. Cleanup on every path.
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { debitBudget, parseUsageLines } from '../machine/budget.js';
 import type { ItemDoc } from '../items/source.js';
@@ -47,7 +46,7 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
   });
   const keeper = new ClaimKeeper(lane, taken.ref, short, taken.tip, taken.claim);
   keeper.start();
-  const cycleDir = await mkdtemp(join(tmpdir(), 'abcd-lane-'));
+  const cycleDir = await mkdtemp(join(ctx.repo.deps.config.tmpDir, 'abcd-lane-'));
   let landing = false;
   try {
     const files = await stageCycle(cycleDir, item, taken);

@@ -1,9 +1,8 @@
 // `abcd build <item>` and `abcd drain`: one run of one or N lanes, with its one result.
 import { randomBytes } from 'node:crypto';
-import { homedir, tmpdir } from 'node:os';
 import { readRepoConfig } from '../config/repo-config.js';
 import { LocalItemSource } from '../items/local-source.js';
-import { budgetDirOf } from '../machine/budget.js';
+import { budgetDir } from '../machine/budget.js';
 import type { CycleRecord, LaneResultRecord } from '../records/lane-result.js';
 import { formatItem, shortItem, type ItemKey } from '../records/item.js';
 import { claimRef } from '../records/refs.js';
@@ -81,7 +80,7 @@ export async function runLane(repo: Repo, input: LaneRunInput): Promise<LaneRunR
 async function runWith(repo: Repo, input: LaneRunInput, s: LaneSettings, o: { main: Awaited<ReturnType<typeof resolveMain>>; sandbox: 'bwrap' | 'none'; login: string; first: Snapshot; warning?: string }): Promise<LaneRunResult> {
   const { clock, env } = repo.deps;
   const runId = newRunId(clock.now());
-  const home = env.HOME || homedir();
+  const home = repo.deps.config.home;
   const ctx: RunContext = {
     repo,
     runId,
@@ -94,7 +93,7 @@ async function runWith(repo: Repo, input: LaneRunInput, s: LaneSettings, o: { ma
     ttlMs: s.ttlMs,
     agentTimeoutMs: s.agentTimeoutMs,
     deadline: s.deadline,
-    budgetDir: budgetDirOf(env, tmpdir()),
+    budgetDir: budgetDir(repo.deps.config.machineDir),
     hide: secretPlaces(env, home),
     ...(repo.deps.signal ? { signal: repo.deps.signal } : {}),
     ...(input.onOutput ? { onOutput: input.onOutput } : {}),

@@ -9,13 +9,12 @@
 // debits from concurrent lanes on one computer are never lost. Readers without the lock see
 // the old or the new file, never half of one.
 import { join } from 'node:path';
-import type { Env } from '../deps.js';
 import { systemClock } from '../deps.js';
 import { BudgetExhausted, DeadlineReached } from '../refusals.js';
 import { emptyBudget, readBudgetFile, writeBudgetFile, type BudgetState } from './budget-file.js';
 import type { Usage } from './budget-usage.js';
 import { LockTimeout, withGateLock } from './gate-lock.js';
-import { ensureGateDir, machineDir } from './gate-paths.js';
+import { ensureGateDir } from './gate-paths.js';
 import { systemGateDeps, type GateDeps, type ProcessId } from './gate-process.js';
 
 export { parseUsageLines, type ParsedUsage, type Usage } from './budget-usage.js';
@@ -27,11 +26,6 @@ const LOCK_WAIT_MS = 30_000;
 /** The budget's folder inside the machine dir. */
 export function budgetDir(machine: string): string {
   return join(machine, 'budget');
-}
-
-/** ABCD_MACHINE_DIR's (else <tmp>/abcd-machine's) budget folder. */
-export function budgetDirOf(env: Env, tmp: string): string {
-  return budgetDir(machineDir(env, tmp));
 }
 
 /** The pool as it stands; a folder or file that is not there is "no pool set". */

@@ -2,12 +2,9 @@
 // on-disk format (documented in gate-state.ts) cannot drift between writer and reader.
 import { accessSync, chmodSync, constants, lstatSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Env } from '../deps.js';
 import { UnsafeEnvironment } from '../refusals.js';
 import type { ProcessId } from './gate-process.js';
 
-/** Shared by every user of the computer, like /tmp itself; never under HOME. */
-const DEFAULT_MACHINE_DIR_NAME = 'abcd-machine';
 // Sticky and world-writable like /tmp: every user may add, none may remove another's.
 const MACHINE_DIR_MODE = 0o1777;
 // Not sticky: any user's abcd must replace state.json and clear a dead process's lock,
@@ -16,12 +13,6 @@ const GATE_DIR_MODE = 0o777;
 
 export const STATE_FILE = 'state.json';
 export const LOCK_DIR = 'lock';
-
-/** ABCD_MACHINE_DIR if set, else <tmp>/abcd-machine. */
-export function machineDir(env: Env, tmp: string): string {
-  const set = env.ABCD_MACHINE_DIR;
-  return set && set.trim() !== '' ? set : join(tmp, DEFAULT_MACHINE_DIR_NAME);
-}
 
 /** The load gate's folder inside the machine dir. */
 export function gateDir(machine: string): string {

@@ -17,7 +17,7 @@ export type { GateLease } from './gate-lease.js';
 const POLL_MS = 100;
 
 export interface GateOptions {
-  /** The gate's folder: gateDir(machineDir(env, tmpdir())). */
+  /** The gate's folder: gateDir(deps.config.machineDir). */
   dir: string;
   slots: number;
   /** How long to wait for a slot before DeadlineReached. */

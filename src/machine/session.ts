@@ -1,18 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { UsageError } from '../refusals.js';
-import type { Env } from '../deps.js';
 import { readIfExists, writeAtomic } from './local-files.js';
 import { link, mkdir, rm, writeFile } from 'node:fs/promises';
 
 const SESSION = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /**
- * This session's id: ABCD_SESSION, else one id kept per worktree under its git dir
- * (created once, race-free: the first writer wins and everyone reads its id).
+ * This session's id: the one named (ABCD_SESSION), else one id kept per worktree under its
+ * git dir (created once, race-free: the first writer wins and everyone reads its id).
  */
-export async function sessionId(env: Env, gitDir: string): Promise<string> {
-  const named = env.ABCD_SESSION;
+export async function sessionId(named: string | undefined, gitDir: string): Promise<string> {
   if (named !== undefined && named !== '') {
     if (!SESSION.test(named)) {
       throw new UsageError(

@@ -7,7 +7,7 @@ import { UsageError } from '../refusals.js';
 const MAX_POOL_TOKENS = 1e15;
 
 export interface BudgetInput {
-  /** The budget folder: budgetDirOf(env, tmpdir()). */
+  /** The budget folder: budgetDir(deps.config.machineDir). */
   dir: string;
   /** `set <n>`, or nothing to show the pool. */
   set?: string;

@@ -1,4 +1,3 @@
-import { hostname } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Deps } from '../deps.js';
 import { HeldMemory } from '../machine/held.js';
@@ -6,7 +5,6 @@ import { sessionId } from '../machine/session.js';
 import { Sightings } from '../machine/sightings.js';
 import type { Holder } from '../records/holder.js';
 import { UsageError } from '../refusals.js';
-import { parseDuration } from '../time/duration.js';
 import { Git } from '../remote/git.js';
 import type { Signature } from '../remote/objects.js';
 import type { ObjectStore } from '../remote/object-writer.js';
@@ -78,11 +76,11 @@ export async function openRepo(deps: Deps): Promise<Repo> {
       remote: deps.remote,
     });
   }
-  const session = await sessionId(deps.env, gitDir);
+  const session = await sessionId(deps.config.session, gitDir);
   const abcdDir = join(commonDir, 'abcd');
-  const forge = detectForge(values.get(`remote.${deps.remote}.url`), deps.env);
+  const forge = detectForge(values.get(`remote.${deps.remote}.url`), deps.config.githubHosts);
   const { tokens, auth } = await forgeCredentials(deps, forge);
-  const cap = deps.env.ABCD_NETWORK_TIMEOUT ? parseDuration(deps.env.ABCD_NETWORK_TIMEOUT, 'ABCD_NETWORK_TIMEOUT') : NETWORK_TIMEOUT_MS;
+  const cap = deps.config.networkTimeoutMs() ?? NETWORK_TIMEOUT_MS;
   let wait: { startedAt: number; untilMs: number } | undefined;
   const limit = (): NetworkLimit => {
     if (!wait) return { ms: cap };
@@ -98,7 +96,7 @@ export async function openRepo(deps: Deps): Promise<Repo> {
     store,
     gitDir,
     commonDir,
-    me: { person: email, host: hostname() || 'unknown-host', session },
+    me: { person: email, host: deps.config.host, session },
     author: { name: values.get('user.name') || email, email },
     ...objectStore(values, resolve(deps.cwd, objectsPath), format),
     sightings: new Sightings(join(abcdDir, 'sightings')),
@@ -119,13 +117,13 @@ export async function openRepo(deps: Deps): Promise<Repo> {
 async function forgeCredentials(deps: Deps, forge: Forge): Promise<{ tokens?: TokenSource; auth?: NetworkAuth }> {
   if (forge.kind !== 'github' || !deps.self) return {};
   const { appPaths } = await import('../credentials/app-config.js');
-  if (!existsSync(appPaths(deps.env).app)) return {};
+  if (!existsSync(appPaths(deps.config.configDir).app)) return {};
   const [{ createTokenSource }, { forgeAuth }] = await Promise.all([
     import('../credentials/token-source.js'),
     import('../credentials/forge-auth.js'),
   ]);
-  const tokens = createTokenSource({ env: deps.env, clock: deps.clock });
-  return { tokens, auth: forgeAuth({ tokens, gitHost: forge.gitHost, launcher: deps.self, baseEnv: deps.env }) };
+  const tokens = createTokenSource({ config: deps.config, clock: deps.clock });
+  return { tokens, auth: forgeAuth({ tokens, gitHost: forge.gitHost, launcher: deps.self, baseEnv: deps.env, tmpDir: deps.config.tmpDir }) };
 }
 
 // Settings under which git writes objects differently from a plain loose object (group- or

@@ -5,8 +5,6 @@
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { configDir } from '../credentials/app-config.js';
-import type { Env } from '../deps.js';
 import { UnsafeEnvironment } from '../refusals.js';
 
 export const ALLOWED_SIGNERS_FILE = 'allowed-signers';
@@ -24,16 +22,17 @@ export interface AllowedSigners {
   gpgFingerprints: Set<string>;
 }
 
-export function allowedSignersPath(env: Env): string {
-  return join(configDir(env), ALLOWED_SIGNERS_FILE);
+/** The person's list, in their config folder (Deps.config.configDir). */
+export function allowedSignersPath(configDir: string): string {
+  return join(configDir, ALLOWED_SIGNERS_FILE);
 }
 
 /**
  * The list, or undefined when the person has none (settings are unprotected). Refuses (exit 7)
  * a list others may write or that names no key: either would be protection in name only.
  */
-export async function readAllowedSigners(env: Env): Promise<AllowedSigners | undefined> {
-  const path = allowedSignersPath(env);
+export async function readAllowedSigners(configDir: string): Promise<AllowedSigners | undefined> {
+  const path = allowedSignersPath(configDir);
   let text: string;
   try {
     text = await readFile(path, 'utf8');

@@ -39,8 +39,8 @@ interface Generation {
  * nothing but saying the settings are unprotected.
  */
 export async function applySettingsTrust(repo: Repo, snap: Snapshot): Promise<void> {
-  const list = await readAllowedSigners(repo.deps.env);
-  const signers = list?.path ?? allowedSignersPath(repo.deps.env);
+  const list = await readAllowedSigners(repo.deps.config.configDir);
+  const signers = list?.path ?? allowedSignersPath(repo.deps.config.configDir);
   if (!list) {
     snap.settingsTrust = { protected: false, signers, ...(snap.settingsEntry ? { generation: snap.settingsEntry.tip } : {}) };
     return;

@@ -30,7 +30,7 @@ export interface SettingsData {
  */
 export async function settings(repo: Repo, input: { key?: string; value?: string; lane?: boolean }): Promise<SettingsData> {
   const writing = input.key !== undefined && input.value !== undefined;
-  if (writing) refuseSettingsWriteFromLane({ env: repo.deps.env, ...(input.lane ? { lane: true } : {}) });
+  if (writing) refuseSettingsWriteFromLane({ laneName: repo.deps.config.lane, ...(input.lane ? { lane: true } : {}) });
   const snap = await readSnapshot(repo);
   const refused = snap.refused.get(SETTINGS_REF);
   if (refused) throw refused.refusal;
@@ -53,7 +53,7 @@ export async function settings(repo: Repo, input: { key?: string; value?: string
   }
   const now = repo.deps.clock.now();
   const record: SettingsRecord = { abcd: 'settings', v: 1, ...snap.settings, [spec.field]: value, at: now, by: repo.me };
-  const list = await readAllowedSigners(repo.deps.env);
+  const list = await readAllowedSigners(repo.deps.config.configDir);
   // Protected settings are always signed; unprotected ones when the person has a key set up.
   const sign = Boolean(list) || (await hasSigningKey(repo.git));
   // The lease is the remote's tip even when it was ignored: the new generation goes on top.

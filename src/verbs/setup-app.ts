@@ -30,12 +30,12 @@ export type SetupAppResult =
   | { state: 'authorized'; configDir: string; login: string; expiresAt: number; keySaved: boolean; personSteps: string[] };
 
 export async function setupApp(deps: Deps, input: SetupAppInput): Promise<SetupAppResult> {
-  const paths = appPaths(deps.env);
+  const paths = appPaths(deps.config.configDir);
   await ensurePrivateDir(paths.dir);
   const existing = await readExisting(paths, input);
   const appId = input.appId ?? (existing ? String(existing.appId) : undefined);
   const clientId = input.clientId ?? existing?.clientId;
-  const urls = githubUrls(deps.env, existing);
+  const urls = githubUrls(deps.config.github, existing);
   if (!appId || !clientId) {
     return { state: 'needs-registration', configDir: paths.dir, personSteps: registrationSteps(urls.web), next: nextCommand() };
   }
@@ -51,7 +51,7 @@ export async function setupApp(deps: Deps, input: SetupAppInput): Promise<SetupA
 
   const pair = await runDeviceFlow({ webUrl: urls.web, clientId, clock: deps.clock, onCode: input.onCode, httpTimeoutMs: input.httpTimeoutMs });
   // Under the refresh lock: a lane refreshing the old pair at this moment must not overwrite the new one.
-  const login = await withTokenLock(paths.userToken, { clock: deps.clock }, async () => {
+  const login = await withTokenLock(paths.userToken, { clock: deps.clock, host: deps.config.host }, async () => {
     await writeUserToken(paths.userToken, { v: 1, ...pair });
     const who = await resolveLogin({ urls, httpTimeoutMs: input.httpTimeoutMs }, pair.token);
     await writeUserToken(paths.userToken, { v: 1, ...pair, login: who });

@@ -33,7 +33,8 @@ export interface StubRoute {
   operation?: string;
   /** Query parameters that must be present with these values. */
   query?: Record<string, string>;
-  reply: StubReply | ((req: RecordedRequest, n: number) => StubReply);
+  /** A function may return a promise: the answer waits for it (an act that must finish first). */
+  reply: StubReply | ((req: RecordedRequest, n: number) => StubReply | Promise<StubReply>);
   /** Checks the request; a throw fails verify() and answers 418 so the flow stops early. */
   assert?: (req: RecordedRequest) => void;
   /** Requests it answers: 1 by default, or 'many' (polling). */
@@ -138,7 +139,7 @@ export class GitHubStub {
       this.problems.push(`assertion failed for ${label(route)}: ${e instanceof Error ? e.message : String(e)}`);
       return send(res, { status: 418, body: { message: 'stub assertion failed' } });
     }
-    const reply = typeof route.reply === 'function' ? route.reply(recorded, route.used) : route.reply;
+    const reply = typeof route.reply === 'function' ? await route.reply(recorded, route.used) : route.reply;
     if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
     send(res, reply);
   }

@@ -1,4 +1,3 @@
-import { tmpdir } from 'node:os';
 import type { Command } from '../command.js';
 import { UsageError } from '../../refusals.js';
 import { formatInstant } from '../render.js';
@@ -20,13 +19,13 @@ export const budget: Command = {
       throw new UsageError(`abcd budget knows "set <tokens>" only, not "${String(args.action).slice(0, 40)}": abcd budget set 2000000`, {});
     }
     if (args.action === 'set' && args.tokens === undefined) throw new UsageError('say how many tokens: abcd budget set 2000000', {});
-    const [{ budget: run }, { budgetDirOf }, { systemGateDeps }] = await Promise.all([
+    const [{ budget: run }, { budgetDir }, { systemGateDeps }] = await Promise.all([
       import('../../verbs/budget.js'),
       import('../../machine/budget.js'),
       import('../../machine/gate-process.js'),
     ]);
     const r = await run({
-      dir: budgetDirOf(deps.env, tmpdir()),
+      dir: budgetDir(deps.config.machineDir),
       ...(args.action === 'set' ? { set: String(args.tokens) } : {}),
       deps: systemGateDeps(deps.clock, process.pid),
     });

@@ -14,7 +14,6 @@ export const checkLogin: Command = {
   builder: (y: Argv) =>
     y.option('hostname', { type: 'string', describe: 'the forge host to check (default: the remote\'s host)' }),
   async run(args, deps) {
-    const { homedir } = await import('node:os');
     const { Git } = await import('../../remote/git.js');
     const { assertNoLogin, describeGate } = await import('../../credentials/login-check.js');
     const { redactUrl } = await import('../../credentials/forge-host.js');
@@ -32,7 +31,7 @@ export const checkLogin: Command = {
       remoteUrl,
       enterpriseHosts,
       env: deps.env,
-      home: deps.env.HOME || homedir(),
+      home: deps.config.home,
     });
     const remote = remoteUrl === undefined ? undefined : redactUrl(remoteUrl);
     let text = describeGate(gate);

@@ -1,8 +1,6 @@
-import { availableParallelism } from 'node:os';
 import type { Command } from '../command.js';
 import type { Deps } from '../../deps.js';
 import { isRefusal, UsageError } from '../../refusals.js';
-import { parseInstant } from '../../time/duration.js';
 import { durationArg } from '../args.js';
 import { machineGateContext } from '../machine-gate.js';
 import { formatDuration, jsonInstant, table } from '../render.js';
@@ -90,15 +88,6 @@ export const gate: Command = {
 /** --wait, cut short by the job's own end (ABCD_JOB_DEADLINE) so the gate never outlives it. */
 function waitArg(value: unknown, deps: Deps): number {
   const wait = durationArg(value, '--wait', DEFAULT_WAIT_MS);
-  const job = deps.env.ABCD_JOB_DEADLINE;
-  return job ? Math.max(0, Math.min(wait, parseInstant(job, 'ABCD_JOB_DEADLINE') - deps.clock.now())) : wait;
-}
-
-/** --slots, else ABCD_GATE_SLOTS, else half the CPUs (at least one). */
-export function slotsArg(value: unknown, deps: Deps): number {
-  const [raw, name] = value !== undefined ? [String(value), '--slots'] : [deps.env.ABCD_GATE_SLOTS, 'ABCD_GATE_SLOTS'];
-  if (raw === undefined || raw === '') return Math.max(1, Math.floor(availableParallelism() / 2));
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new UsageError(`${name} is "${raw}"; it must be a whole number of at least 1.`, { [name]: raw });
-  return n;
+  const job = deps.config.jobDeadline();
+  return job !== undefined ? Math.max(0, Math.min(wait, job - deps.clock.now())) : wait;
 }

@@ -52,13 +52,13 @@ function githubOf(repo: Repo) {
 
 async function landThroughPullRequest(ctx: LandContext): Promise<Landed> {
   const { repo, input, target, keeper, item, ref, deadline } = ctx;
-  const { clock, env } = repo.deps;
+  const { clock, config: env } = repo.deps;
   const forge = githubOf(repo);
   const tokens = repo.tokens!;
-  const api = env.ABCD_GITHUB_API_URL;
+  const api = env.github.apiUrl;
   const client = new GitHubClient({
     host: forge.host,
-    ...(api ? { restUrl: api, graphqlUrl: env.ABCD_GITHUB_GRAPHQL_URL || `${api}/graphql` } : {}),
+    ...(api ? { restUrl: api, graphqlUrl: env.github.graphqlUrl || `${api}/graphql` } : {}),
     token: async () => (await tokens.get()).token,
     clock,
     deadlineAt: deadline,
@@ -106,7 +106,7 @@ async function checkWorkflowPermission(repo: Repo, head: string, mainTip: string
     import('../../credentials/app-config.js'),
     import('../../forges/github/workflow-permission.js'),
   ]);
-  const config = await loadAppConfig(appPaths(repo.deps.env));
+  const config = await loadAppConfig(appPaths(repo.deps.config.configDir));
   assertWorkflowPermission({ changedPaths: changed, permissions: config.permissions ?? {} });
 }
 

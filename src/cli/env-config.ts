@@ -1,0 +1,9 @@
+// The one place that asks the operating system what src/config/env.ts cannot know.
+import { availableParallelism, homedir, hostname, tmpdir } from 'node:os';
+import type { Env } from '../deps.js';
+import { readEnvConfig, type EnvConfig } from '../config/env.js';
+
+/** abcd's configuration from this process's environment and this computer. */
+export function envConfig(env: Env): EnvConfig {
+  return readEnvConfig(env, { tmpdir: tmpdir(), hostname: hostname(), homedir: homedir(), cpus: availableParallelism() });
+}

@@ -1,4 +1,3 @@
-import { homedir } from 'node:os';
 import { assertNoLogin, describeGate } from '../credentials/login-check.js';
 import type { Repo } from '../verbs/repo.js';
 
@@ -15,7 +14,7 @@ export async function checkLaneLogin(repo: Repo, attended: boolean): Promise<str
     ...(remoteUrl !== undefined ? { remoteUrl } : {}),
     enterpriseHosts: env.GH_HOST ? [env.GH_HOST] : [],
     env,
-    home: env.HOME || homedir(),
+    home: repo.deps.config.home,
   });
   return describeGate(gate);
 }

@@ -50,11 +50,11 @@ describe('EnvConfig', () => {
     }
   });
 
-  it('a bad ABCD_GATE_SLOTS stops abcd gate (exit 2) but not abcd reserve, which has no use for it', async () => {
+  it('a bad ABCD_GATE_SLOTS stops abcd gate (its usage refusal, exit 125: gate keeps 1-123 for its command) but not abcd reserve, which has no use for it', async () => {
     const s = await makeSession((await makeRemote()).url, 'eve', { env: { ABCD_GATE_SLOTS: 'lots' } });
     expect((await s.abcd(['reserve', 'anything', '--json'])).code).toBe(0);
     const gate = await s.abcd(['gate', '--json', '--', 'true']);
-    expect(gate.code).toBe(2);
+    expect(gate.code).toBe(125);
     expect(gate.json.refusal).toMatchObject({ code: 'usage', data: { ABCD_GATE_SLOTS: 'lots' } });
   });
 

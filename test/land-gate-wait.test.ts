@@ -70,7 +70,7 @@ describe('land and the load gate', () => {
     await held.release();
     const r = await run;
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(r.json).toMatchObject({ ok: true, item: 'gated', previousTip: mainBefore, claim: 'done' });
+    expect(r.json).toMatchObject({ ok: true, item: 'gated', previousTip: mainBefore, state: 'done' });
     expect((await remote.refs()).get(MAIN)).toBe(r.json.tip);
     // The check ran once, after the slot was freed; the land's own wait covers the gate's.
     const ran = (await readFile(log, 'utf8')).trim().split('\n').map(Number);

@@ -52,12 +52,12 @@ describe('several abcd processes in one clone', () => {
       // The contested item: exactly one session got it, the other was told who holds it.
       expect([p!.code, q!.code].sort(), said).toEqual([0, 3]);
       const [won, lost] = p!.code === 0 ? [p!, q!] : [q!, p!];
-      expect(won.json).toMatchObject({ ok: true, tip: refs.get(ref(`contested-${round}`)) });
+      expect(won.json).toMatchObject({ ok: true, claimTip: refs.get(ref(`contested-${round}`)) });
       expect(lost.json.refusal).toMatchObject({ code: 'held', data: { item: `contested-${round}`, holder: won.json.holder } });
       // The uncontested ones: each reserve says what the remote holds.
       for (const [r, session, item] of [[own1!, 'p', `own-p-${round}`], [own2!, 'q', `own-q-${round}`]] as const) {
         expect(r.code, said).toBe(0);
-        expect(r.json.tip).toBe(refs.get(ref(item)));
+        expect(r.json.claimTip).toBe(refs.get(ref(item)));
         expect(r.json.holder).toContain(`/${session}`);
       }
       // The statuses read a consistent remote: the lapsed claims, each still held by its owner.

@@ -92,7 +92,7 @@ describe('pruning', () => {
     const remote = await makeRemote();
     await writeRawRecord(remote.dir, ref('released'), claim('released', 'released', Date.now()));
     const t = await makeSession(remote.url, 'sven');
-    const deps = { cwd: t.dir, env: t.env, clock: systemClock, out: { stdout() {}, stderr() {}, isTTY: false }, remote: 'origin' };
+    const deps = { cwd: t.dir, env: t.env, config: envConfig(t.env), clock: systemClock, out: { stdout() {}, stderr() {}, isTTY: false }, remote: 'origin' };
     const repo = await openRepo(deps);
     const snap = await readSnapshot(repo);
     const failing = (err: Error) => ({ ...repo, store: Object.assign(Object.create(repo.store), { push: async () => Promise.reject(err) }) });

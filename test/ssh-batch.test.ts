@@ -76,7 +76,7 @@ describe('ssh stays non-interactive', () => {
     expect(out).not.toMatch(/continue connecting|passphrase|password/i);
     const said = await readFile(log, 'utf8');
     // ssh was run (with git's own arguments: the host and the command) and found no terminal.
-    expect(said).toMatch(/^args: .*git@unreachable\.invalid.*git-upload-pack/m);
+    expect(said).toMatch(/^args: .*git@unreachable\.invalid.*git-(upload|receive)-pack/m);
     expect(said).toContain('GIT_TERMINAL_PROMPT=0');
     expect(said).toContain('tty: no');
     expect(said).not.toContain('tty: yes');

@@ -66,6 +66,16 @@ export const ENV_VARIABLES: ReadonlyArray<readonly [name: string, meaning: strin
   ['ABCD_GATE_HELD', 'set by abcd for a command it runs under the load gate'],
   ['ABCD_LAND_ITEM', "set by abcd for land's checks: the item landing"],
   ['ABCD_LAND_TIP', "set by abcd for land's checks: the commit under test"],
+  ['ABCD_LAND_BASE', "set by abcd for land's checks: the parent the commit is tested on"],
+  ['ABCD_ITEM', "set by a lane for its agent: the item's key"],
+  ['ABCD_ITEM_FILE', 'set by a lane for its agent: a readable copy of the item'],
+  ['ABCD_WORKTREE', "set by a lane for its agent: the cycle's own worktree"],
+  ['ABCD_RUN_ID', "set by a lane for its agent: the lane run's id"],
+  ['ABCD_RUN_HEAD', 'set by a lane for its agent: the commit the cycle started from'],
+  ['ABCD_RUN_STARTED_AT', 'set by a lane for its agent: when the cycle started (RFC 3339)'],
+  ['ABCD_MAILBOX', 'set by a lane for its agent: the file abcd appends messages to'],
+  ['ABCD_MAILBOX_FROM', 'set by a lane for a steered agent: where the new envelope starts'],
+  ['ABCD_STEER_ROUND', 'set by a lane for a steered agent: which steer round this is'],
 ];
 
 /** Reads the environment once. Nothing here throws: malformed values throw when asked for. */

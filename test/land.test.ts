@@ -335,7 +335,8 @@ describe('land', () => {
       import('../src/verbs/land/claim-keeper.js'),
       import('../src/deps.js'),
     ]);
-    const repo = await openRepo({ cwd: s.dir, env: s.env, clock: systemClock, out: { stdout() {}, stderr() {}, isTTY: false }, remote: 'origin' });
+    const { envConfig } = await import('../src/cli/env-config.js');
+    const repo = await openRepo({ cwd: s.dir, env: s.env, config: envConfig(s.env), clock: systemClock, out: { stdout() {}, stderr() {}, isTTY: false }, remote: 'origin' });
     const held = (await readSnapshot(repo)).claims.get('refs/heads/abcd/claims/local/item/buggy')!;
     const broken = { ...repo, store: Object.assign(Object.create(repo.store), { push: async () => Promise.reject(new TypeError('a bug')) }) };
     const keeper = new ClaimKeeper(broken, held.ref, 'buggy', held.tip, held.claim);

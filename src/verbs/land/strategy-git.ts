@@ -40,6 +40,9 @@ type Tested =
   | { kind: 'tested'; tip: string; checks: CheckRun[]; stack: Stack; failed?: CheckFailed }
   | { kind: 'again' | 'alone' };
 
+// Enqueue attempts when only a former holder's stale entry moved under the lease.
+const ENQUEUE_TRIES = 3;
+
 // How long a land that gives up may spend taking its entry out of the queue (one small push).
 const LEAVE_QUEUE_BUDGET_MS = 3000;
 
@@ -79,13 +82,24 @@ async function enqueue({ repo, input, target, snap, held, keeper, item, ref, con
     ...(input.keep ? { keep: true } : {}),
   };
   if (!input.keep) delete (entry as Record<string, unknown>).keep;
-  const enq = await keeper.push((claim) => ({
-    claim: { ...claim, branch: target.branch, head: target.head },
-    message: `enqueue ${entry.item} to land on ${target.main}`,
-    records: [{ ref: qref, lease: old?.tip ?? null, content: encodeQueue(entry), message: `queue ${entry.item}` }],
-    extra: [workBranchUpdate(held.claim, target.branch, target.head)],
-  }));
-  if (!enq.ok) throw refusePush(item, ref, held.tip, enq);
+  let lease = old?.tip ?? null;
+  let enq;
+  for (let tries = 1; ; tries++) {
+    const entryLease = lease;
+    enq = await keeper.push((claim) => ({
+      claim: { ...claim, branch: target.branch, head: target.head },
+      message: `enqueue ${entry.item} to land on ${target.main}`,
+      records: [{ ref: qref, lease: entryLease, content: encodeQueue(entry), message: `queue ${entry.item}` }],
+      extra: [workBranchUpdate(held.claim, target.branch, target.head)],
+    }));
+    if (enq.ok) break;
+    // The claim is ours, so any entry for this item is a former holder's: another reader may
+    // have pruned it between our read and our push. Lease on what the remote holds now.
+    const now = enq.remoteTips.get(qref) ?? null;
+    const onlyTheEntryMoved = !enq.claimMoved && now !== entryLease && enq.rejected.every((p) => p.ref === qref);
+    if (!onlyTheEntryMoved || tries >= ENQUEUE_TRIES) throw refusePush(item, ref, held.tip, enq);
+    lease = now;
+  }
   const myEntryTip = enq.written.get(qref)!;
   // The read made before enqueueing, plus this entry: if it may test now, the first turn needs
   // no second read (the read just before landing still catches a late earlier entry).

@@ -109,6 +109,30 @@ describe('land', () => {
     expect((await r.remote.refs()).get(MAIN)).toBe(run.json.tip);
   }, 120_000);
 
+  it('a former holder\'s stale queue entry pruned under the enqueue\'s lease: the enqueue leases again and lands', async () => {
+    const r = await landRemote('true');
+    const s = await sessionOn(r, 'ivy');
+    const head = await workOn(s, 'handed', 'handed.txt', 'mine now\n');
+    // A former holder's entry for the item, still on the remote when ivy reads the records.
+    const qref = 'refs/heads/abcd/queue/local/item/handed';
+    const stale = JSON.stringify({
+      abcd: 'queue', v: 1, item: 'local:item:handed', holder: { person: 'old@example.com', host: 'gone', session: 'old' },
+      branch: 'work/old', head, main: 'main', strategy: 'rebase', at: Date.now() - 60_000,
+    });
+    await writeRawRecord(r.remote.dir, qref, stale);
+    // Another reader prunes it after ivy's read and before her push lands: a pre-receive hook
+    // deletes it (once) while her push is being received, so her lease on it no longer holds.
+    const { writeFile, chmod } = await import('node:fs/promises');
+    const hook = join(r.remote.dir, 'hooks', 'pre-receive');
+    await writeFile(hook, `#!/bin/sh\nif grep -q ' ${qref}$' && [ ! -e "$GIT_DIR/pruned-once" ]; then\n  touch "$GIT_DIR/pruned-once"\n  env -u GIT_QUARANTINE_PATH git update-ref -d ${qref}\nfi\nexit 0\n`);
+    await chmod(hook, 0o755);
+    const run = await s.abcd(['land', 'handed', '--json', '--wait', '30s']);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const refs = await r.remote.refs();
+    expect(refs.get(MAIN)).toBe(run.json.tip);
+    expect(refs.has(qref)).toBe(false);
+  }, 120_000);
+
   it('a failing check lands nothing, names the check and its exit code, and the queue moves on', async () => {
     const r = await landRemote('test ! -f bad.txt || exit 7');
     const [a, b] = await Promise.all([sessionOn(r, 'cat'), sessionOn(r, 'dan')]);

@@ -96,7 +96,8 @@ async function enqueue({ repo, input, target, snap, held, keeper, item, ref, con
     // The claim is ours, so any entry for this item is a former holder's: another reader may
     // have pruned it between our read and our push. Lease on what the remote holds now.
     const now = enq.remoteTips.get(qref) ?? null;
-    const onlyTheEntryMoved = !enq.claimMoved && now !== entryLease && enq.rejected.every((p) => p.ref === qref);
+    // A server-side lease failure marks every ref of the atomic push "atomic transaction failed".
+    const onlyTheEntryMoved = !enq.claimMoved && now !== entryLease && enq.rejected.every((p) => p.ref === qref || /atomic/.test(p.reason ?? ''));
     if (!onlyTheEntryMoved || tries >= ENQUEUE_TRIES) throw refusePush(item, ref, held.tip, enq);
     lease = now;
   }

@@ -8,10 +8,9 @@
 //   BENCH_SPEC_ROWS=8:10:1:0,8:10:4:0 node bench/land-speculate.mjs
 //                                                         sessions:check s:depth:failure % rows only
 //   BENCH_SPEC_ITEMS=2                                    items each session lands (default 2)
-import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ABCD, abcd, cleanupAll, cloneFor, git, makeRemote, median, ms, NODE, REAL_GIT, run, sandbox, table } from './lib.mjs';
+import { ABCD, abcd, cleanupAll, cloneFor, git, makeRemote, median, ms, must, NODE, REAL_GIT, run, sandbox, spawnAsync, table } from './lib.mjs';
 
 const ITEMS_PER_SESSION = Number(process.env.BENCH_SPEC_ITEMS ?? 2);
 const WAIT = '60m';
@@ -104,24 +103,7 @@ function rawFloor() {
   return median(sums);
 }
 
-function spawnAsync(cmd, args, { cwd, env }) {
-  return new Promise((resolve, reject) => {
-    const start = performance.now();
-    const p = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d) => (stdout += d));
-    p.stderr.on('data', (d) => (stderr += d));
-    p.on('error', reject);
-    p.on('close', (code) => resolve({ code, stdout, stderr, ms: performance.now() - start }));
-  });
-}
 
-async function must(cmd, args, o) {
-  const r = await spawnAsync(cmd, args, o);
-  if (r.code !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.code}: ${r.stderr || r.stdout}`);
-  return r;
-}
 
 async function throughputOnce({ sessions: n, check, depth, fail }) {
   const { root, env } = sandbox(`spec-${n}-${check}-${depth}-${fail}`);

@@ -1,11 +1,10 @@
 // 5. `abcd land` with an empty queue against the raw git it must do; git spawns and round trips.
 // 6. Land throughput: 1, 4 and 8 concurrent sessions on one computer, each landing items in a row.
-import { spawn } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   abcd, ABCD, classify, cloneFor, git, gitLogger, makeRemote, mark, median, ms, NODE, ratio, REAL_GIT, run, sandbox,
-  subcommand, table, target,
+  must, spawnAsync, subcommand, table, target,
 } from './lib.mjs';
 
 const REPS = 5; // timed lands; one more, first, is counted through the git wrapper
@@ -233,28 +232,7 @@ const ordinal = (n) => (n === 1 ? 'first' : n === 2 ? 'second' : n === 3 ? 'thir
 // ---------------------------------------------------------------------------------------------
 // 6. Throughput.
 
-/** Runs a command without blocking the event loop. Resolves {code, stdout, stderr, ms, start, end}. */
-function spawnAsync(cmd, args, { cwd, env }) {
-  return new Promise((resolve, reject) => {
-    const start = performance.now();
-    const p = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d) => (stdout += d));
-    p.stderr.on('data', (d) => (stderr += d));
-    p.on('error', reject);
-    p.on('close', (code) => {
-      const end = performance.now();
-      resolve({ code, stdout, stderr, ms: end - start, start, end });
-    });
-  });
-}
 
-async function must(cmd, args, o) {
-  const r = await spawnAsync(cmd, args, o);
-  if (r.code !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.code}: ${r.stderr || r.stdout}`);
-  return r;
-}
 
 async function benchThroughput(floorMs) {
   const ceiling = 60_000 / (1000 + floorMs);

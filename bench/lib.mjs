@@ -1,5 +1,5 @@
 // Shared helpers for the benchmarks: isolated sandboxes, timing, remotes, record building.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -192,4 +192,28 @@ export const targets = [];
 /** Records one row of the targets table: a ratio measured in this run against its target. */
 export function target(what, abcdMs, baseline, baselineMs, limit, note = '') {
   targets.push({ what, abcd: ms(abcdMs), baseline: `${baseline} ${ms(baselineMs)}`, ratio: ratio(abcdMs, baselineMs), limit, met: abcdMs / baselineMs <= limit, note });
+}
+
+/** Runs a command without blocking the event loop. Resolves {code, stdout, stderr, ms, start, end}. */
+export function spawnAsync(cmd, args, { cwd, env }) {
+  return new Promise((resolve, reject) => {
+    const start = performance.now();
+    const p = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    p.stdout.on('data', (d) => (stdout += d));
+    p.stderr.on('data', (d) => (stderr += d));
+    p.on('error', reject);
+    p.on('close', (code) => {
+      const end = performance.now();
+      resolve({ code, stdout, stderr, ms: end - start, start, end });
+    });
+  });
+}
+
+/** spawnAsync that throws, naming the command and its output, on a non-zero exit. */
+export async function must(cmd, args, o) {
+  const r = await spawnAsync(cmd, args, o);
+  if (r.code !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.code}: ${r.stderr || r.stdout}`);
+  return r;
 }

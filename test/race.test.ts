@@ -35,6 +35,9 @@ describe('reserve race', () => {
         expect(r.json.refusal).toMatchObject({ code: 'held', data: { item, holder: winner } });
       }
       expect((await remote.refs()).get(`refs/heads/abcd/claims/local/item/${item}`)).toBe(runs[winners[0]!]!.json.claimTip);
+      // The winner lets go, so no racer reaches its cap of 5 (a true cap-reached, not this race's answer).
+      const released = await sessions[winners[0]!]!.abcd(['release', item, '--json']);
+      expect(released.code, released.stdout + released.stderr).toBe(0);
     }
   }, 600_000);
 });

@@ -38,7 +38,7 @@ export class ClaimKeeper {
 
   constructor(
     private readonly repo: Repo,
-    private readonly ref: string,
+    readonly ref: string,
     private readonly item: string,
     public tip: string,
     public claim: Claim,

@@ -16,7 +16,7 @@ import { readLandConfig, runChecks, type CheckRun, type LandConfig } from './che
 import { pruneQueue } from './prune-queue.js';
 import { turnOf, type SkippedEntry } from './queue-order.js';
 import { fetchHeads, integrateAhead, judgeStack, type Stack } from './speculation.js';
-import { entryGone, interrupted, leaveQueueAfter, waitedTooLong, waitForTurn } from './turn.js';
+import { entryGone, entryLost, interrupted, leaveQueueAfter, waitedTooLong, waitForTurn } from './turn.js';
 import type { LandContext, Landed, LandStrategy } from './types.js';
 import { integrate, integrationStart, withWorktree } from './worktree.js';
 
@@ -185,8 +185,9 @@ async function testInTurn(
     let { ahead } = turn;
     // Testing the tip read before a long gate wait would only earn a re-test: read again.
     if (first.checks.length) {
-      const now = turnOf(await readSnapshot(repo, [target.fetchSpec]), q.qref, clock.now());
-      if (now.turn.kind === 'gone') throw entryGone(item, q.qref);
+      const snap = await readSnapshot(repo, [target.fetchSpec]);
+      const now = turnOf(snap, q.qref, clock.now());
+      if (now.turn.kind === 'gone') throw entryLost(snap, keeper, item, q.qref);
       ahead = now.ahead;
       if (ahead.length >= depth) return { kind: 'again' };
     }
@@ -243,7 +244,7 @@ async function awaitParent({ repo, target, keeper, item, deadline, started }: La
     if (keeper.stoppedBy) throw keeper.stoppedBy;
     const snap = await readSnapshot(repo, [target.fetchSpec]);
     const mine = snap.queue.get(q.qref);
-    if (!mine || mine.tip !== q.myEntryTip) throw entryGone(item, q.qref);
+    if (!mine || mine.tip !== q.myEntryTip) throw entryLost(snap, keeper, item, q.qref);
     const now = clock.now();
     const { ahead, dead, skipped } = turnOf(snap, q.qref, now);
     for (const s of skipped) q.skipped.set(s.ref, s);

@@ -1,5 +1,5 @@
 import { formatHolder } from '../../records/holder.js';
-import { Conflict, DeadlineReached, Interrupted, isRefusal } from '../../refusals.js';
+import { Conflict, DeadlineReached, Fenced, Interrupted, isRefusal } from '../../refusals.js';
 import { formatDuration, formatInstant } from '../../time/duration.js';
 import type { Repo } from '../repo.js';
 import { readSnapshot, type QueueEntry, type Snapshot } from '../snapshot.js';
@@ -42,12 +42,12 @@ export async function waitForTurn(
     // Each read while waiting teaches the clock (the holders ahead renew their claims).
     const view = await observeClock(repo, snap);
     const mine = snap.queue.get(o.qref);
-    if (!mine || mine.tip !== o.myEntryTip) throw entryGone(o.item, o.qref);
+    if (!mine || mine.tip !== o.myEntryTip) throw entryLost(snap, o.keeper, o.item, o.qref);
     const now = clock.now();
     const { turn, ahead, dead, skipped } = turnOf(snap, o.qref, now);
     for (const s of skipped) o.skipped?.set(s.ref, s);
     if (dead.length) await pruneQueue(repo, dead, view);
-    if (turn.kind === 'gone') throw entryGone(o.item, o.qref);
+    if (turn.kind === 'gone') throw entryLost(snap, o.keeper, o.item, o.qref);
     if (turn.kind === 'mine' || ahead.length < o.depth) return { snap, ahead };
     if (now >= o.deadline) throw waitedTooLong(o.item, turn.ahead, turn.position, now - o.started);
     const poll = turn.position <= o.depth ? NEXT_IN_LINE_POLL_MS : QUEUE_POLL_MS;
@@ -105,6 +105,23 @@ export async function leaveQueueAfter(e: unknown, keeper: ClaimKeeper, qref: str
       : how === 'gone'
         ? ' Its entry was already out of the land queue.'
         : ' Its entry could not be taken out of the land queue; other lands skip it once its claim lapses.';
+}
+
+/**
+ * Why this session's queue entry is gone from `snap`: its claim was taken over (the entry went
+ * with it, a fence: exit 5), or another reader pruned it while the claim stayed ours.
+ */
+export function entryLost(snap: Snapshot, keeper: ClaimKeeper, item: string, qref: string): Fenced | Conflict {
+  const now = snap.claims.get(keeper.ref);
+  // Our own renewal may be in flight: a tip written by this session is still ours.
+  const ours = now && formatHolder(now.claim.holder) === formatHolder(keeper.claim.holder) && now.claim.state === 'held';
+  if (now?.tip === keeper.tip || ours) return entryGone(item, qref);
+  const by = now ? `${formatHolder(now.claim.holder)} holds it now (generation ${now.claim.gen})` : 'it has no claim on the remote';
+  return new Fenced(
+    `your claim on ${item} moved on while it waited in the land queue: ${by}, and its queue entry went with it. ` +
+      `Nothing landed. Run abcd status to see the new holder.`,
+    { item, ref: keeper.ref, expected: keeper.tip, actual: now?.tip ?? null, ...(now ? { holder: formatHolder(now.claim.holder) } : {}) },
+  );
 }
 
 /**

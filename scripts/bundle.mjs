@@ -28,3 +28,6 @@ for (const f of await readdir(`${dist}bundle`)) {
   const text = await readFile(js, 'utf8');
   await writeFile(js, text.replace(/\/\/# sourceMappingURL=(\S+)\s*$/, (_m, url) => `//# sourceMappingURL=../bundle-maps/${url}\n`));
 }
+
+// The --help texts, rendered once by the parser just built (scripts/help-texts.mjs).
+await import('./help-texts.mjs');

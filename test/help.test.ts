@@ -8,8 +8,20 @@ import { commands } from '../src/cli/commands.js';
 import { ENV_VARIABLES } from '../src/config/env.js';
 import { cleanupTemp, isolatedEnv, tempDir } from './harness/git-env.js';
 import { ABCD_BIN } from './harness/session.js';
+// The built entry: it finds the texts beside itself in dist/bundle/.
+const { helpText } = (await import(resolve(import.meta.dirname, '../dist/bundle/abcd.js'))) as typeof import('../src/cli/fast-path.js');
 
 const verbOf = (c: (typeof commands)[number]) => String(Array.isArray(c.command) ? c.command[0] : c.command).split(' ')[0]!;
+
+const MAIN_BUNDLE = resolve(import.meta.dirname, '../dist/bundle/main.js');
+
+/** What the yargs parser itself prints, bypassing the texts rendered at build time. */
+async function parserHelp(args: string[]) {
+  const cwd = await tempDir('help');
+  const code = `import(${JSON.stringify(MAIN_BUNDLE)}).then((m) => m.main(${JSON.stringify(args)}))`;
+  const r = await execa(process.execPath, ['-e', code], { cwd, env: isolatedEnv(cwd), extendEnv: false, reject: false, timeout: 60_000 });
+  return { code: r.exitCode, stdout: String(r.stdout), stderr: String(r.stderr) };
+}
 
 async function help(args: string[]) {
   // Outside any repository, with nothing from this machine's environment.
@@ -53,5 +65,26 @@ describe('--help', () => {
       expect(at, `example ${i + 1} of ${verb} (${firstWords}) is not shown after the one before it`).toBeGreaterThanOrEqual(0);
       from = at + firstWords.length;
     }
+  });
+
+  // abcd --help prints texts rendered at build time (ADR 0044): they must be the parser's, byte for byte.
+  it.each([['(none)', ['--help']], ...commands.map((c) => [verbOf(c), [verbOf(c), '--help']] as const)])(
+    'the --help of %s printed without yargs is exactly what yargs prints',
+    async (_, args) => {
+      const [fast, parser] = await Promise.all([help([...args]), parserHelp([...args])]);
+      expect(parser.code, parser.stderr).toBe(0);
+      expect(fast.code, fast.stderr).toBe(0);
+      expect(fast.stdout).toBe(parser.stdout);
+    },
+  );
+
+  it('a terminal narrower than 100 columns, other arguments or an unknown verb go to yargs', () => {
+    expect(helpText(['--help'], 120)).toContain('abcd <verb> [options]');
+    expect(helpText(['reserve', '--help'])).toContain('abcd reserve <item>');
+    expect(helpText(['--help'], 80)).toBeUndefined();
+    expect(helpText(['reserve', '--help', '--json'])).toBeUndefined();
+    expect(helpText(['nonesuch', '--help'])).toBeUndefined();
+    expect(helpText(['--json', '--help'])).toBeUndefined();
+    expect(helpText(['__proto__', '--help'])).toBeUndefined();
   });
 });

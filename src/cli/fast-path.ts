@@ -1,8 +1,10 @@
+import { readFileSync } from 'node:fs';
 import type { Output } from '../deps.js';
 import type { Command, GlobalArgs } from './command.js';
 import { commands } from './commands.js';
 import { reportFailure } from './report.js';
 import { runVerb } from './run-verb.js';
+import { version } from './version.js';
 
 // The verbs agents call on every step. Anything else, and any argument list the fast parser
 // is not certain to read exactly as yargs would, goes to the full parser (ADR 0038).
@@ -10,6 +12,12 @@ const FAST_VERBS = new Set(['reserve', 'renew', 'release', 'push', 'status', 'la
 
 /** The CLI entry bin/abcd loads: a verb it can read runs without loading yargs at all. */
 export async function main(argv: readonly string[]): Promise<void> {
+  // The texts yargs would print, without loading it.
+  const text = argv.length === 1 && argv[0] === '--version' ? `abcd ${version()}\n` : helpText(argv);
+  if (text !== undefined) {
+    process.stdout.write(text);
+    return;
+  }
   const parsed = parseFast(argv);
   if (!parsed) {
     const full = await import('./main.js');
@@ -28,6 +36,23 @@ export async function main(argv: readonly string[]): Promise<void> {
     code = reportFailure(e, { json: parsed.args.json, debug: parsed.args.debug, out });
   }
   process.exitCode = code;
+}
+
+/**
+ * `abcd --help` or `abcd <verb> --help` as the build rendered it (scripts/help-texts.mjs), when
+ * yargs would print exactly that: at its full width of 100 columns (a pipe, or a terminal at
+ * least that wide). Anything else, or a checkout built before the texts existed: undefined.
+ */
+export function helpText(argv: readonly string[], columns = process.stdout.isTTY ? process.stdout.columns : undefined): string | undefined {
+  const verb = argv.length === 1 && argv[0] === '--help' ? '' : argv.length === 2 && argv[1] === '--help' ? argv[0]! : undefined;
+  if (verb === undefined || verb.startsWith('-') || (columns !== undefined && columns < 100)) return undefined;
+  try {
+    const texts = JSON.parse(readFileSync(new URL('help-texts.json', import.meta.url), 'utf8')) as Record<string, unknown>;
+    const text = Object.hasOwn(texts, verb) ? texts[verb] : undefined;
+    return typeof text === 'string' ? text : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 interface OptionSpec {

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import yargs from 'yargs';
 import type { Argv } from 'yargs';
 import { UsageError } from '../refusals.js';
@@ -8,6 +7,7 @@ import { gateExitOf } from './commands/gate.js';
 import { describeExits } from './refusal-codes.js';
 import { reportFailure } from './report.js';
 import { runVerb } from './run-verb.js';
+import { version } from './version.js';
 import { describeEnvironment } from '../config/env.js';
 
 /** The CLI entry: parse, run one verb, report, exit. The only place that touches process. */
@@ -96,12 +96,6 @@ function ownWords(msg: string, verb: string | undefined): string {
   const unknown = /^Unknown arguments?: (.*)$/.exec(msg);
   if (unknown) return `${verb ?? 'abcd'} does not take ${unknown[1]}`;
   return msg;
-}
-
-/** The version in package.json, read only when asked (it sits two levels above the bundle). */
-function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
-  return pkg.version ?? 'unknown';
 }
 
 function withoutFirstDashDash(argv: readonly string[]): string[] {

@@ -40,8 +40,11 @@ export interface Repo {
   readonly forge: Forge;
   /** abcd's App token on a forge where the person set one up (abcd setup-app). */
   readonly tokens?: TokenSource;
-  /** Network git calls from now on end by `untilMs` where they can (the verb's deadline). */
-  limitNetworkTo(untilMs: number): void;
+  /**
+   * Network git calls from now on end by `untilMs` where they can (the verb's deadline); a
+   * refusal names the wait as `untilMs - startedAt` (the verb's own start, so exactly its --wait).
+   */
+  limitNetworkTo(untilMs: number, startedAt?: number): void;
 }
 
 /** Opens the clone at deps.cwd: two local git calls, no network. */
@@ -103,8 +106,8 @@ export async function openRepo(deps: Deps): Promise<Repo> {
     held: new HeldMemory(join(abcdDir, 'held', session)),
     forge,
     ...(tokens ? { tokens } : {}),
-    limitNetworkTo: (untilMs) => {
-      wait = { startedAt: deps.clock.now(), untilMs };
+    limitNetworkTo: (untilMs, startedAt = deps.clock.now()) => {
+      wait = { startedAt, untilMs };
     },
   };
 }

@@ -49,7 +49,7 @@ export async function reserve(repo: Repo, input: ReserveInput): Promise<ReserveR
   const started = clock.now();
   const deadline = started + input.waitMs;
   // Without a wait there is no deadline to shorten git's timeouts toward: give them full time.
-  if (input.waitMs > 0) repo.limitNetworkTo(deadline);
+  if (input.waitMs > 0) repo.limitNetworkTo(deadline, started);
   // An item the cache shows free: one push, no fetch, when the remote agrees (ADR 0039).
   const quick = await reserveFromCache(repo, input);
   if (quick) return quick;

@@ -30,7 +30,7 @@ async function landWith<E>(strategy: LandStrategy<E>, repo: Repo, input: LandInp
   const started = clock.now();
   const deadline = started + input.waitMs;
   // Without a wait there is no deadline to shorten git's timeouts toward: give them full time.
-  if (input.waitMs > 0) repo.limitNetworkTo(deadline);
+  if (input.waitMs > 0) repo.limitNetworkTo(deadline, started);
   const item = shortItem(input.item);
   const ref = claimRef(input.item);
   const target = await resolveLandTarget(repo, input.branch);

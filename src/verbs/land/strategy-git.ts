@@ -129,7 +129,7 @@ async function landInTurn(ctx: LandContext, q: Queued): Promise<Landed> {
   for (;;) {
     // --wait bounds the waits (queue, gate); once the turn and the slot are ours, the test and
     // the landing push get git's full network timeout.
-    if (input.waitMs > 0) repo.limitNetworkTo(deadline);
+    if (input.waitMs > 0) repo.limitNetworkTo(deadline, started);
     turn ??= await waitForTurn(repo, {
       item, qref: q.qref, myEntryTip: q.myEntryTip, depth: alone ? 1 : depth, deadline, started, keeper, fetchSpec: target.fetchSpec, skipped: q.skipped,
     });

@@ -1,7 +1,6 @@
 // `abcd status` for people: grouped sections (claims, land queue, lanes, pending requests,
 // announcements, refused records last with the command that fixes them), relative times, a
-// coloured header, and on a terminal columns cut to its width (cli-truncate), never wrapped.
-import cliTruncate from 'cli-truncate';
+// coloured header, and on a terminal columns cut to its width (`fitTo`), never wrapped.
 import type { StatusData } from '../verbs/status.js';
 import { formatDuration, inOrAgo, paint, printable, table } from './render.js';
 
@@ -15,8 +14,8 @@ export interface GateSummary {
 export interface TextStyle {
   /** Colour (a terminal, and NO_COLOR unset). */
   colour: boolean;
-  /** The terminal's width; undefined on a pipe, where nothing is cut. */
-  width?: number;
+  /** Cuts a line to the terminal's width; undefined on a pipe, where nothing is cut. */
+  fit?: (line: string) => string;
 }
 
 /** The header line: which remote, as whom, and (unless watching, where the footer says it) when. */
@@ -32,7 +31,7 @@ export function readTime(ms: number): string {
 /** Everything below the header. Stable between reads when nothing changed but the clock. */
 export function statusBody(s: StatusData, gate: GateSummary, style: TextStyle): string {
   const c = style.colour;
-  const fit = (text: string) => (style.width ? cliTruncate(text, style.width, { position: 'end' }) : text);
+  const fit = style.fit ?? ((line: string) => line);
   const section = (title: string, lines: string[]) => (lines.length ? ['', paint(c, 'bold', title), ...lines.map(fit)] : []);
   const out: string[] = [];
 
@@ -127,4 +126,10 @@ export function statusSignature(s: StatusData, gate: GateSummary): string {
     s.refused.map((r) => [r.ref, r.message]),
     [gate.holders, gate.waiters, s.unknown.length, s.clockSkew?.writer ?? null],
   ]);
+}
+
+/** Cuts lines to `width` columns (cli-truncate, loaded only for a terminal: a pipe cuts nothing). */
+export async function fitTo(width: number): Promise<(line: string) => string> {
+  const { default: cliTruncate } = await import('cli-truncate');
+  return (line) => cliTruncate(line, width, { position: 'end' });
 }

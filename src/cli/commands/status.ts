@@ -31,12 +31,16 @@ export const status: Command = {
   async run(args, deps) {
     const [{ openRepo }, { status: run }] = await Promise.all([import('../../verbs/repo.js'), import('../../verbs/status.js')]);
     const repo = await openRepo(deps);
-    const { statusBody, statusHeader, statusSignature } = await import('../status-text.js');
-    const style = { colour: deps.out.isTTY && !deps.env.NO_COLOR, ...(deps.out.isTTY ? { width: deps.out.columns?.() ?? 100 } : {}) };
+    // --json prints no text: nothing to render, and nothing of the renderer to load.
+    const text = args.json ? undefined : await import('../status-text.js');
+    const width = deps.out.isTTY ? (deps.out.columns?.() ?? 100) : undefined;
+    const style = { colour: deps.out.isTTY && !deps.env.NO_COLOR, ...(text && width ? { fit: await text.fitTo(width) } : {}) };
     const once = async () => {
       const s = await run(repo);
       const gate = await gateSummary(deps);
-      return { json: toJson(s, gate), readAt: s.readAt, signature: statusSignature(s, gate), header: statusHeader(s, style, args.watch === undefined), body: statusBody(s, gate, style) };
+      const json = toJson(s, gate);
+      if (!text) return { json, readAt: s.readAt, signature: '', header: '', body: '' };
+      return { json, readAt: s.readAt, signature: text.statusSignature(s, gate), header: text.statusHeader(s, style, args.watch === undefined), body: text.statusBody(s, gate, style) };
     };
     if (args.watch === undefined) {
       const r = await once();

@@ -1,6 +1,7 @@
 // The CLI's own words (issue 10 items 9 and 11, and polish): --version, per-verb exit codes
 // in --help, unknown verbs, missing positionals, and gate's own exit codes kept apart from
 // its command's.
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { execa } from 'execa';
@@ -108,6 +109,20 @@ describe('gate exit codes', () => {
     const bad = await abcd(['gate', '--json', '--slots', '0', '--', 'true']);
     expect(bad.code).toBe(125);
     expect(bad.json.refusal).toMatchObject({ code: 'usage', exit: 125 });
+  });
+
+  it('a SIGTERM to abcd gate reaches its command, whose status passes through, and frees the slot', async () => {
+    const log = join(dir, 'term.log');
+    // The command says when it runs, and answers SIGTERM by writing it down and exiting 7.
+    const script = `trap 'echo got-term >> ${log}; exit 7' TERM; echo started >> ${log}; while :; do sleep 0.1; done`;
+    const gate = execa(process.execPath, [ABCD_BIN, 'gate', '--slots', '1', '--', 'sh', '-c', script], { cwd: dir, env, extendEnv: false, reject: false });
+    for (let i = 0; i < 600 && !(existsSync(log) && readFileSync(log, 'utf8').includes('started')); i++) await new Promise((res) => setTimeout(res, 50));
+    gate.kill('SIGTERM');
+    const r = await gate;
+    expect(readFileSync(log, 'utf8')).toBe('started\ngot-term\n');
+    expect(r.exitCode, String(r.stderr)).toBe(7);
+    const s = await abcd(['gate', '--status', '--json', '--slots', '1']);
+    expect(s.json.holders).toEqual([]);
   });
 });
 

@@ -35,9 +35,10 @@ const STOP_GRACE_MS = 5000;
 /** SIGINT/SIGTERM become an abort the verb acts on; a second signal or the grace ends the process. */
 function stopSignal(): AbortSignal {
   const ac = new AbortController();
-  const stop = () => {
+  // The reason names the signal: `abcd gate` passes a SIGTERM on to its command.
+  const stop = (signal: NodeJS.Signals) => {
     if (ac.signal.aborted) process.exit(130);
-    ac.abort();
+    ac.abort(signal);
     setTimeout(() => process.exit(130), STOP_GRACE_MS).unref();
   };
   process.on('SIGINT', stop).on('SIGTERM', stop);

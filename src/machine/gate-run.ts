@@ -17,6 +17,12 @@ export interface RunGatedOptions extends Omit<GateOptions, 'label'> {
   stdout: 'inherit' | 'stderr';
   /** Told when the slot is taken, before the command starts (a live wait line is removed). */
   onSlot?: () => void;
+  /**
+   * Aborted when abcd is asked to stop. A SIGTERM (the abort's reason) is passed on to the
+   * command, as `timeout` and npm do, and its exit status still passes through. A SIGINT is
+   * not: a terminal's Ctrl-C reaches the command itself, and a second one often means "force".
+   */
+  signal?: AbortSignal;
 }
 
 export interface GatedRun {
@@ -72,14 +78,29 @@ async function spawnCommand(
   onStart?: (pid: number) => void,
 ): Promise<Omit<GatedRun, 'ticket' | 'waitedMs'>> {
   const started = o.deps.clock.now();
+  let forward: (() => void) | undefined;
+  const onSpawn = (pid: number) => {
+    onStart?.(pid);
+    if (!o.signal) return;
+    forward = () => {
+      if (o.signal?.reason !== 'SIGTERM') return;
+      try {
+        process.kill(pid, 'SIGTERM');
+      } catch {
+        // It has exited already.
+      }
+    };
+    if (o.signal.aborted) forward();
+    else o.signal.addEventListener('abort', forward, { once: true });
+  };
   const r = await spawnProcess(cmd, args, {
     cwd: o.cwd,
     env: { ...definedEnv(o.env), [HELD_ENV]: held },
     stdin: 'inherit',
     stdout: o.stdout === 'stderr' ? 2 : 'inherit',
     stderr: 'inherit',
-    ...(onStart ? { onStart } : {}),
-  });
+    onStart: onSpawn,
+  }).finally(() => forward && o.signal?.removeEventListener('abort', forward));
   const e = r.startError;
   if (e && (e.code === 'ENOENT' || e.code === 'EACCES')) {
     throw new UsageError(`cannot run "${cmd}": ${e.code === 'ENOENT' ? 'no such command' : 'permission denied'}.`, { command: cmd });

@@ -80,7 +80,7 @@ export const gate: Command = {
     const { runGated } = await import('../../machine/gate-run.js');
     const { gateWaitLine } = await import('../wait-line.js');
     const onWait = gateWaitLine(deps, argv.join(' ').slice(0, 40));
-    const r = await runGated({ dir, slots, waitMs, deps: gateDeps, argv, cwd: deps.cwd, env: deps.env, stdout: args.json ? 'stderr' : 'inherit', onWait, onSlot: () => deps.progress?.(null) });
+    const r = await runGated({ dir, slots, waitMs, deps: gateDeps, argv, cwd: deps.cwd, env: deps.env, stdout: args.json ? 'stderr' : 'inherit', onWait, onSlot: () => deps.progress?.(null), ...(deps.signal ? { signal: deps.signal } : {}) });
     return { json: { gate: dir, command: argv, ...r }, text: '', exitCode: r.exitCode };
   },
 };

@@ -1,12 +1,13 @@
 import { join } from 'node:path';
-import { expiresAt, unknownClaimFields, type Claim } from '../records/claim.js';
+import { expiresAt } from '../records/claim.js';
 import { formatHolder } from '../records/holder.js';
-import { formatItem, shortItem } from '../records/item.js';
+import { shortItem } from '../records/item.js';
 import { claimRef, RECORD_PREFIX, SETTINGS_REF } from '../records/refs.js';
 import { makePushGuard } from '../remote/push-guard.js';
 import { standing } from './claim-rules.js';
 import { pushClaim } from './claim-write.js';
 import type { Repo } from './repo.js';
+import { reserveClaim } from './reserve-claim.js';
 import type { ReserveInput, ReserveResult } from './reserve.js';
 import { applySettingsTrust } from './settings-trust.js';
 import { decodeSnapshot } from './snapshot.js';
@@ -39,20 +40,9 @@ export async function reserveFromCache(repo: Repo, input: ReserveInput): Promise
   // At or next to the cap, the refusal (or its absence) needs the remote's own records.
   const slack = snap.settings.reservationCap - 1 - mine;
   if (slack < 0) return undefined;
-  const claim: Claim = {
-    ...(entry ? unknownClaimFields(entry.claim) : {}),
-    abcd: 'claim',
-    v: 1,
-    item: formatItem(input.item),
-    state: 'held',
-    holder: repo.me,
-    gen: st.gen,
-    at: now,
-    ttl: input.ttlMs ?? snap.settings.defaultTtl,
-    since: now,
-    ...(entry?.claim.state === 'done' && entry.claim.landed ? { landed: entry.claim.landed } : {}),
-    ...(input.note !== undefined ? { note: input.note } : {}),
-  };
+  const claim = reserveClaim({
+    me: repo.me, item: input.item, entry, gen: st.gen, now, ttl: input.ttlMs ?? snap.settings.defaultTtl, since: now, note: input.note,
+  });
   const cached = new Map(raws.map((r) => [r.ref, r.tip]));
   const guard = await makePushGuard(join(repo.commonDir, 'abcd'), { cached, exact: [SETTINGS_REF, ref], prefix: CLAIMS_PREFIX, slack, leased: [] });
   if (!guard) return undefined;

@@ -1,6 +1,6 @@
-import { expiresAt, unknownClaimFields, type Claim } from '../records/claim.js';
+import { expiresAt, type Claim } from '../records/claim.js';
 import { formatHolder, sameSession } from '../records/holder.js';
-import { formatItem, shortItem, type ItemKey } from '../records/item.js';
+import { shortItem, type ItemKey } from '../records/item.js';
 import { claimRef, SETTINGS_REF } from '../records/refs.js';
 import { CapReached, DeadlineReached, Held, Landed, TakeoverTooSoon } from '../refusals.js';
 import { formatDuration, formatInstant } from '../time/duration.js';
@@ -10,6 +10,7 @@ import { pruneBestEffort } from './prune.js';
 import { pushClaim, refusePush } from './claim-write.js';
 import type { Repo } from './repo.js';
 import { readSnapshot, type ClaimEntry, type Snapshot } from './snapshot.js';
+import { reserveClaim } from './reserve-claim.js';
 import { reserveFromCache } from './reserve-fast.js';
 
 export interface ReserveInput {
@@ -79,24 +80,19 @@ export async function reserve(repo: Repo, input: ReserveInput): Promise<ReserveR
       if (st.kind !== 'mine') checkCap(repo, snap, ref, now);
       const lease = st.kind === 'takeable' ? st.entry.tip : st.lease;
       const gen = st.kind === 'takeable' ? st.entry.claim.gen + 1 : st.gen;
-      const claim: Claim = {
-        // A newer abcd's fields at this `v` outlive every generation this one writes.
-        ...(entry ? unknownClaimFields(entry.claim) : {}),
-        abcd: 'claim',
-        v: 1,
-        item: formatItem(input.item),
-        state: 'held',
-        holder: repo.me,
+      const own = st.kind === 'mine' && entry ? entry.claim : undefined;
+      const claim = reserveClaim({
+        me: repo.me,
+        item: input.item,
+        entry,
         gen,
-        at: now,
-        ttl: input.ttlMs ?? (st.kind === 'mine' && entry ? entry.claim.ttl : snap.settings.defaultTtl),
-        since: st.kind === 'mine' && entry ? (entry.claim.since ?? entry.claim.at) : now,
+        now,
+        ttl: input.ttlMs ?? own?.ttl ?? snap.settings.defaultTtl,
+        since: own ? (own.since ?? own.at) : now,
+        note: input.note,
         // Reserving what this session holds renews it: keep what push recorded, and the note.
-        ...(st.kind === 'mine' && entry ? pick(entry.claim) : {}),
-        // A reopened item keeps where it landed, so releasing it again restores the done mark.
-        ...(entry?.claim.state === 'done' && entry.claim.landed ? { landed: entry.claim.landed } : {}),
-        ...(input.note !== undefined ? { note: input.note } : {}),
-      };
+        ...(own ? { kept: pick(own) } : {}),
+      });
       const r = await pushClaim(repo, { ref, lease, claim, message: `reserve ${claim.item} (generation ${gen})` });
       if (r.ok) {
         await repo.held.remember(ref, r.tip);

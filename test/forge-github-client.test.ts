@@ -3,47 +3,22 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { systemClock } from '../src/deps.js';
 import { githubApiUrls } from '../src/forges/github/api-urls.js';
 import { GitHubClient, type GitHubClientOptions } from '../src/forges/github/client.js';
 import { pullRequestState } from '../src/forges/github/pull-requests.js';
 import { assertWorkflowPermission } from '../src/forges/github/workflow-permission.js';
 import { DeadlineReached, ForgeRejected, RemoteUnavailable, UnsafeEnvironment, type Refusal } from '../src/refusals.js';
-import { bearerDigest, GitHubStub } from './harness/github-stub.js';
+import { useGitHubStub } from './harness/github-client-stub.js';
+import { bearerDigest } from './harness/github-stub.js';
 
 const TOKEN = 'ghu_clientTestToken0123456789abcdef';
 const PULLS = '/repos/octo/widgets/pulls';
 const Anything = z.unknown();
 
-let stub: GitHubStub;
-beforeAll(async () => {
-  stub = await GitHubStub.start();
-});
-afterAll(async () => {
-  await stub.stop();
-});
-afterEach(() => {
-  try {
-    stub.verify();
-  } finally {
-    stub.reset();
-  }
-});
-
-function client(over: Partial<GitHubClientOptions> = {}): GitHubClient {
-  return new GitHubClient({ restUrl: stub.url, graphqlUrl: stub.graphqlUrl, token: async () => TOKEN, clock: systemClock, callTimeoutMs: 3000, ...over });
-}
-
-async function refusal<T extends Refusal>(p: Promise<unknown>, kind: abstract new (...a: never[]) => T): Promise<T> {
-  const e = await p.then(
-    () => expect.fail('expected a refusal'),
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(kind);
-  expect(JSON.stringify({ m: (e as Refusal).message, d: (e as Refusal).data })).not.toContain(TOKEN);
-  return e as T;
-}
+const gh = useGitHubStub(TOKEN);
+const { client, refusal } = gh;
 
 const getPulls = (c: GitHubClient) => c.rest({ method: 'GET', path: PULLS, what: 'list' }, Anything);
 const postPull = (c: GitHubClient) => c.rest({ method: 'POST', path: PULLS, body: {}, what: 'open' }, Anything);
@@ -58,11 +33,11 @@ describe('where it sends', () => {
 
   it('asks the token supplier on every call and sends it as a Bearer token', async () => {
     let asked = 0;
-    stub.on({ method: 'GET', path: PULLS, reply: { body: [] }, times: 2 });
+    gh.stub.on({ method: 'GET', path: PULLS, reply: { body: [] }, times: 2 });
     const c = client({ token: async () => `${TOKEN}${++asked}` });
     await getPulls(c);
     await getPulls(c);
-    expect(stub.requests.map((r) => r.authorization)).toEqual([bearerDigest(`${TOKEN}1`), bearerDigest(`${TOKEN}2`)]);
+    expect(gh.stub.requests.map((r) => r.authorization)).toEqual([bearerDigest(`${TOKEN}1`), bearerDigest(`${TOKEN}2`)]);
   });
 });
 
@@ -70,24 +45,24 @@ describe('failures', () => {
   it('a malformed token is refused before sending, without quoting it', async () => {
     const e = await refusal(getPulls(client({ token: async () => `${TOKEN}\nx` })), UnsafeEnvironment);
     expect(e.data.reason).toBe('malformed-token');
-    expect(stub.requests).toHaveLength(0);
+    expect(gh.stub.requests).toHaveLength(0);
   });
 
   it('403 without a rate limit is UnsafeEnvironment (a missing permission)', async () => {
-    stub.on({ method: 'POST', path: PULLS, reply: { status: 403, body: { message: 'Resource not accessible by integration' } } });
+    gh.stub.on({ method: 'POST', path: PULLS, reply: { status: 403, body: { message: 'Resource not accessible by integration' } } });
     const e = await refusal(postPull(client()), UnsafeEnvironment);
     expect(e.data).toMatchObject({ reason: 'forbidden', githubMessage: 'Resource not accessible by integration' });
   });
 
   it('404 is ForgeRejected naming the repository and the App installation', async () => {
-    stub.on({ method: 'GET', path: PULLS, reply: { status: 404, body: { message: 'Not Found' } } });
+    gh.stub.on({ method: 'GET', path: PULLS, reply: { status: 404, body: { message: 'Not Found' } } });
     const e = await refusal(getPulls(client()), ForgeRejected);
     expect(e.data.reason).toBe('not-found');
     expect(e.message).toContain("check the repository and the App's installation");
   });
 
   it("422 is ForgeRejected carrying GitHub's message and error details", async () => {
-    stub.on({
+    gh.stub.on({
       method: 'POST',
       path: PULLS,
       reply: { status: 422, body: { message: 'Validation Failed', errors: [{ resource: 'PullRequest', code: 'custom', message: 'No commits between main and x' }] } },
@@ -109,24 +84,24 @@ describe('failures', () => {
 
   it('a call past its own timeout is RemoteUnavailable: unknown for a write', async () => {
     // The answer comes long after the timeout, however late a loaded machine fires the timer.
-    stub.on({ method: 'POST', path: PULLS, reply: { body: {}, delayMs: 20_000 } });
+    gh.stub.on({ method: 'POST', path: PULLS, reply: { body: {}, delayMs: 20_000 } });
     const e = await refusal(postPull(client({ callTimeoutMs: 200 })), RemoteUnavailable);
     expect(e.data).toMatchObject({ reason: 'timeout', outcome: 'unknown' });
   });
 
   it("the verb's deadline cutting a call short is DeadlineReached; past it, nothing is sent", async () => {
-    stub.on({ method: 'GET', path: PULLS, reply: { body: [], delayMs: 20_000 } });
+    gh.stub.on({ method: 'GET', path: PULLS, reply: { body: [], delayMs: 20_000 } });
     const e = await refusal(getPulls(client({ deadlineAt: Date.now() + 200 })), DeadlineReached);
     expect(e.data).toMatchObject({ waitedOn: 'GitHub', outcome: 'unchanged' });
     const late = await refusal(getPulls(client({ deadlineAt: Date.now() - 1 })), DeadlineReached);
     expect(late.message).toContain('nothing was sent');
-    expect(stub.requests).toHaveLength(1);
+    expect(gh.stub.requests).toHaveLength(1);
   });
 
   it('a 2xx that is not JSON, or lacks the fields read, is garbage (exit 8)', async () => {
-    stub.on({ method: 'GET', path: PULLS, reply: { body: '<html>unicorn</html>' } });
+    gh.stub.on({ method: 'GET', path: PULLS, reply: { body: '<html>unicorn</html>' } });
     expect((await refusal(getPulls(client()), RemoteUnavailable)).data).toMatchObject({ reason: 'garbage', outcome: 'unchanged' });
-    stub.on({ method: 'POST', path: PULLS, reply: { body: { number: 'seven' } } });
+    gh.stub.on({ method: 'POST', path: PULLS, reply: { body: { number: 'seven' } } });
     const e = await refusal(client().rest({ method: 'POST', path: PULLS, body: {}, what: 'open' }, z.object({ number: z.number() })), RemoteUnavailable);
     expect(e.data).toMatchObject({ reason: 'garbage', outcome: 'unknown' });
   });
@@ -141,13 +116,13 @@ describe('GraphQL errors in a 200', () => {
     ['FORBIDDEN', UnsafeEnvironment, 'forbidden'],
     ['RATE_LIMITED', RemoteUnavailable, 'rate-limited'],
   ] as const)('%s becomes the matching refusal', async (type, kind, reason) => {
-    stub.on({ method: 'POST', path: '/graphql', operation: 'AbcdPullRequestState', reply: answer(type, `${type} says no`) });
+    gh.stub.on({ method: 'POST', path: '/graphql', operation: 'AbcdPullRequestState', reply: answer(type, `${type} says no`) });
     const e = await refusal<Refusal>(read(), kind);
     expect(e.data.reason).toBe(reason);
   });
 
   it('a missing pull request (null) is not-found', async () => {
-    stub.on({ method: 'POST', path: '/graphql', operation: 'AbcdPullRequestState', reply: { body: { data: { repository: { pullRequest: null } } } } });
+    gh.stub.on({ method: 'POST', path: '/graphql', operation: 'AbcdPullRequestState', reply: { body: { data: { repository: { pullRequest: null } } } } });
     expect((await refusal(read(), ForgeRejected)).data.reason).toBe('not-found');
   });
 });

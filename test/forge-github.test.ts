@@ -1,15 +1,15 @@
 // The GitHub forge against a local server that answers only the stubbed endpoints and checks
 // that every stub was used (gh's httpmock Verify): request bodies, the head abcd names, the
 // token it sends, and the refusal each failure becomes.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { systemClock } from '../src/deps.js';
-import { GitHubClient } from '../src/forges/github/client.js';
 import { mergeOnGithub, type MergeOnGithubInput } from '../src/verbs/land/strategy-github.js';
 import { enqueue, merge } from '../src/forges/github/merge.js';
 import { findOrOpenPullRequest } from '../src/forges/github/pull-requests.js';
 import { waitForMerge } from '../src/forges/github/wait-merge.js';
 import { DeadlineReached, Fenced, ForgeRejected, RemoteUnavailable, UnsafeEnvironment, type Refusal } from '../src/refusals.js';
-import { bearerDigest, GitHubStub, pullStateAnswer, restPull } from './harness/github-stub.js';
+import { useGitHubStub } from './harness/github-client-stub.js';
+import { bearerDigest, pullStateAnswer, restPull } from './harness/github-stub.js';
 
 // Long enough to look like a new-format installation token; tests check it never leaks.
 const TOKEN = 'ghs_forgeTestToken0123456789abcdefABCDEF';
@@ -23,42 +23,16 @@ const MERGE_COMMIT = 'e'.repeat(40);
 const PULLS = `/repos/${OWNER}/${REPO}/pulls`;
 const PR = { number: 7, head: HEAD };
 
-let stub: GitHubStub;
-beforeAll(async () => {
-  stub = await GitHubStub.start();
+const gh = useGitHubStub(TOKEN, (stub) => {
+  for (const r of stub.requests) expect(r.authorization).toBe(bearerDigest(TOKEN));
 });
-afterAll(async () => {
-  await stub.stop();
-});
-afterEach(() => {
-  try {
-    stub.verify();
-    for (const r of stub.requests) expect(r.authorization).toBe(bearerDigest(TOKEN));
-  } finally {
-    stub.reset();
-  }
-});
-
-function client(over: Partial<ConstructorParameters<typeof GitHubClient>[0]> = {}): GitHubClient {
-  return new GitHubClient({ restUrl: stub.url, graphqlUrl: stub.graphqlUrl, token: async () => TOKEN, clock: systemClock, callTimeoutMs: 3000, ...over });
-}
-
-/** Awaits a refusal of the given class and checks the token appears nowhere in it. */
-async function refusal<T extends Refusal>(p: Promise<unknown>, kind: abstract new (...a: never[]) => T): Promise<T> {
-  const e = await p.then(
-    () => expect.fail('expected a refusal'),
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(kind);
-  expect(JSON.stringify({ m: (e as Refusal).message, d: (e as Refusal).data })).not.toContain(TOKEN);
-  return e as T;
-}
+const { client, refusal } = gh;
 
 function stubListPulls(pulls: unknown[]) {
-  stub.on({ method: 'GET', path: PULLS, query: { head: `${OWNER}:${BRANCH}`, base: 'main', state: 'open' }, reply: { body: pulls } });
+  gh.stub.on({ method: 'GET', path: PULLS, query: { head: `${OWNER}:${BRANCH}`, base: 'main', state: 'open' }, reply: { body: pulls } });
 }
 function stubState(over: Record<string, unknown> = {}, times: number | 'many' = 1) {
-  stub.on({ method: 'POST', path: '/graphql', operation: 'AbcdPullRequestState', reply: { body: pullStateAnswer(PR, over) }, times });
+  gh.stub.on({ method: 'POST', path: '/graphql', operation: 'AbcdPullRequestState', reply: { body: pullStateAnswer(PR, over) }, times });
 }
 
 function landInput(over: Partial<MergeOnGithubInput> = {}): MergeOnGithubInput {
@@ -84,7 +58,7 @@ function landInput(over: Partial<MergeOnGithubInput> = {}): MergeOnGithubInput {
 describe('pull requests', () => {
   it('opens a pull request when none is open for the branch, sending title, body, head and base', async () => {
     stubListPulls([]);
-    stub.on({
+    gh.stub.on({
       method: 'POST',
       path: PULLS,
       assert: (r) => expect(r.body).toEqual({ title: 'T', body: 'B', head: BRANCH, base: 'main' }),
@@ -96,7 +70,7 @@ describe('pull requests', () => {
 
   it('updates the open pull request only when its title or body changed', async () => {
     stubListPulls([restPull({ ...PR, branch: BRANCH, title: 'old', body: null })]);
-    stub.on({
+    gh.stub.on({
       method: 'PATCH',
       path: `${PULLS}/7`,
       assert: (r) => expect(r.body).toEqual({ title: 'new', body: 'B' }),
@@ -104,7 +78,7 @@ describe('pull requests', () => {
     });
     const input = { owner: OWNER, repo: REPO, head: BRANCH, base: 'main', title: 'new', body: 'B' };
     expect((await findOrOpenPullRequest(client(), input)).action).toBe('updated');
-    stub.verify();
+    gh.stub.verify();
     stubListPulls([restPull({ ...PR, branch: BRANCH, title: 'new', body: 'B' })]);
     expect((await findOrOpenPullRequest(client(), input)).action).toBe('found'); // no PATCH stub: none sent
   });
@@ -112,7 +86,7 @@ describe('pull requests', () => {
 
 describe('errors become named refusals', () => {
   it('an expired token (401) is UnsafeEnvironment, exit 7', async () => {
-    stub.on({ method: 'GET', path: PULLS, reply: { status: 401, body: { message: 'Bad credentials' } } });
+    gh.stub.on({ method: 'GET', path: PULLS, reply: { status: 401, body: { message: 'Bad credentials' } } });
     const e = await refusal(findOrOpenPullRequest(client(), { owner: OWNER, repo: REPO, head: BRANCH, base: 'main', title: 't', body: 'b' }), UnsafeEnvironment);
     expect(e.exit).toBe(7);
     expect(e.data).toMatchObject({ reason: 'token-rejected', status: 401 });
@@ -120,14 +94,14 @@ describe('errors become named refusals', () => {
 
   it('a 5xx on a write is RemoteUnavailable, exit 8, outcome unknown', async () => {
     stubListPulls([]);
-    stub.on({ method: 'POST', path: PULLS, reply: { status: 502, body: { message: 'Server Error' } } });
+    gh.stub.on({ method: 'POST', path: PULLS, reply: { status: 502, body: { message: 'Server Error' } } });
     const e = await refusal(findOrOpenPullRequest(client(), { owner: OWNER, repo: REPO, head: BRANCH, base: 'main', title: 't', body: 'b' }), RemoteUnavailable);
     expect(e.exit).toBe(8);
     expect(e.data).toMatchObject({ outcome: 'unknown', status: 502 });
   });
 
   it('a 5xx on a read is RemoteUnavailable with outcome unchanged', async () => {
-    stub.on({ method: 'GET', path: PULLS, reply: { status: 503, body: 'upstream down' } });
+    gh.stub.on({ method: 'GET', path: PULLS, reply: { status: 503, body: 'upstream down' } });
     const e = await refusal(findOrOpenPullRequest(client(), { owner: OWNER, repo: REPO, head: BRANCH, base: 'main', title: 't', body: 'b' }), RemoteUnavailable);
     expect(e.data.outcome).toBe('unchanged');
   });
@@ -135,7 +109,7 @@ describe('errors become named refusals', () => {
   it('a primary rate limit is exit 8 "rate-limited" naming when it resets', async () => {
     const resetS = Math.floor(Date.now() / 1000) + 600;
     const resetIso = new Date(resetS * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-    stub.on({
+    gh.stub.on({
       method: 'GET',
       path: PULLS,
       reply: { status: 403, headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(resetS) }, body: { message: 'API rate limit exceeded' } },
@@ -147,7 +121,7 @@ describe('errors become named refusals', () => {
   });
 
   it('a secondary rate limit (403 with the message and retry-after) waits what GitHub asks', async () => {
-    stub.on({
+    gh.stub.on({
       method: 'PUT',
       path: `${PULLS}/7/merge`,
       reply: { status: 403, headers: { 'retry-after': '120' }, body: { message: 'You have exceeded a secondary rate limit.' } },
@@ -163,7 +137,7 @@ describe('errors become named refusals', () => {
 
 describe('landing operations', () => {
   it('merge names the expected head; a 409 (head moved) is ForgeRejected head-moved naming that sha', async () => {
-    stub.on({
+    gh.stub.on({
       method: 'PUT',
       path: `${PULLS}/7/merge`,
       assert: (r) => expect(r.body).toEqual({ sha: HEAD, merge_method: 'merge' }),
@@ -176,7 +150,7 @@ describe('landing operations', () => {
   });
 
   it('enqueue sends the pull request node id and the expected head', async () => {
-    stub.on({
+    gh.stub.on({
       method: 'POST',
       path: '/graphql',
       operation: 'AbcdEnqueue',
@@ -218,7 +192,7 @@ describe('mergeOnGithub', () => {
     const order: string[] = [];
     stubListPulls([restPull({ ...PR, branch: BRANCH })]);
     stubState({}, 1);
-    stub.on({
+    gh.stub.on({
       method: 'POST',
       path: '/graphql',
       operation: 'AbcdEnqueue',
@@ -228,7 +202,7 @@ describe('mergeOnGithub', () => {
       },
       reply: { body: { data: { enqueuePullRequest: { mergeQueueEntry: { id: 'MQE_1', state: 'QUEUED' } } } } },
     });
-    stub.on({
+    gh.stub.on({
       method: 'POST',
       path: '/graphql',
       operation: 'AbcdPullRequestState',
@@ -238,20 +212,20 @@ describe('mergeOnGithub', () => {
     const result = await mergeOnGithub(
       landInput({
         readClaimTip: async () => {
-          order.push(`reread after ${stub.requests.length} requests`);
+          order.push(`reread after ${gh.stub.requests.length} requests`);
           return CLAIM_TIP;
         },
       }),
     );
     expect(result).toMatchObject({ number: 7, mergeCommit: MERGE_COMMIT, via: 'merge-queue', pullRequest: 'found' });
     expect(order).toEqual(['reread after 2 requests', 'enqueue']); // list, state, then re-read, then enqueue
-    expect(stub.calls('PUT', `${PULLS}/7/merge`)).toHaveLength(0);
+    expect(gh.stub.calls('PUT', `${PULLS}/7/merge`)).toHaveLength(0);
   });
 
   it('no merge queue: merges over REST with the expected head as sha', async () => {
     stubListPulls([restPull({ ...PR, branch: BRANCH })]);
     stubState({ isMergeQueueEnabled: false });
-    stub.on({
+    gh.stub.on({
       method: 'PUT',
       path: `${PULLS}/7/merge`,
       assert: (r) => expect(r.body).toEqual({ sha: HEAD, merge_method: 'squash' }),
@@ -259,7 +233,7 @@ describe('mergeOnGithub', () => {
     });
     const result = await mergeOnGithub(landInput({ mergeMethod: 'squash' }));
     expect(result).toMatchObject({ number: 7, mergeCommit: MERGE_COMMIT, via: 'merge' });
-    expect(stub.calls('POST', '/graphql', 'AbcdEnqueue')).toHaveLength(0);
+    expect(gh.stub.calls('POST', '/graphql', 'AbcdEnqueue')).toHaveLength(0);
   });
 
   it('a claim tip that moved calls the fenced callback and enqueues nothing', async () => {
@@ -280,20 +254,20 @@ describe('mergeOnGithub', () => {
     );
     expect(e.exit).toBe(5);
     expect(seen).toEqual([OTHER_HEAD]);
-    expect(stub.calls('POST', '/graphql', 'AbcdEnqueue')).toHaveLength(0);
-    expect(stub.calls('PUT', `${PULLS}/7/merge`)).toHaveLength(0);
+    expect(gh.stub.calls('POST', '/graphql', 'AbcdEnqueue')).toHaveLength(0);
+    expect(gh.stub.calls('PUT', `${PULLS}/7/merge`)).toHaveLength(0);
   });
 
   it('a refused enqueue whose pull request has another head is head-moved', async () => {
     stubListPulls([restPull({ ...PR, branch: BRANCH })]);
     stubState();
-    stub.on({
+    gh.stub.on({
       method: 'POST',
       path: '/graphql',
       operation: 'AbcdEnqueue',
       reply: { body: { data: { enqueuePullRequest: null }, errors: [{ type: 'UNPROCESSABLE', message: 'Pull request is not mergeable' }] } },
     });
-    stub.on({ method: 'POST', path: '/graphql', operation: 'AbcdPullRequestState', reply: { body: pullStateAnswer({ number: 7, head: OTHER_HEAD }) } });
+    gh.stub.on({ method: 'POST', path: '/graphql', operation: 'AbcdPullRequestState', reply: { body: pullStateAnswer({ number: 7, head: OTHER_HEAD }) } });
     const e = await refusal(mergeOnGithub(landInput()), ForgeRejected);
     expect(e.data).toMatchObject({ reason: 'head-moved', expectedHead: HEAD });
   });
@@ -301,7 +275,7 @@ describe('mergeOnGithub', () => {
   it('a 5xx on the enqueue is exit 8 with outcome unknown', async () => {
     stubListPulls([restPull({ ...PR, branch: BRANCH })]);
     stubState();
-    stub.on({ method: 'POST', path: '/graphql', operation: 'AbcdEnqueue', reply: { status: 500, body: { message: 'Internal' } } });
+    gh.stub.on({ method: 'POST', path: '/graphql', operation: 'AbcdEnqueue', reply: { status: 500, body: { message: 'Internal' } } });
     const e = await refusal(mergeOnGithub(landInput()), RemoteUnavailable);
     expect(e.data.outcome).toBe('unknown');
   });
@@ -309,7 +283,7 @@ describe('mergeOnGithub', () => {
   it('reads failing while the pull request is queued say the outcome is unknown', async () => {
     stubListPulls([restPull({ ...PR, branch: BRANCH })]);
     stubState({ isInMergeQueue: true }); // queued by an earlier run: no enqueue again
-    stub.on({ method: 'POST', path: '/graphql', operation: 'AbcdPullRequestState', reply: { status: 502, body: {} }, times: 3 });
+    gh.stub.on({ method: 'POST', path: '/graphql', operation: 'AbcdPullRequestState', reply: { status: 502, body: {} }, times: 3 });
     const e = await refusal(mergeOnGithub(landInput()), RemoteUnavailable);
     expect(e.data).toMatchObject({ outcome: 'unknown', number: 7 });
     expect(e.message).toContain('may still merge');

@@ -1,12 +1,13 @@
 // One GitHub HTTP client, one mapping (ADR 0029): the same answer ends in the same refusal
 // whether a token call (the credential code) or a forge call (pull requests) received it.
 import { z } from 'zod';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { resolveLogin } from '../src/credentials/token-user.js';
 import { mintInstallationToken } from '../src/credentials/token-installation.js';
 import { systemClock } from '../src/deps.js';
 import { GitHubClient } from '../src/forges/github/client.js';
 import { isRefusal, type Refusal } from '../src/refusals.js';
+import { useGitHubStub } from './harness/github-client-stub.js';
 import { GitHubStub, type StubReply } from './harness/github-stub.js';
 
 const TOKEN = 'ghu_httpTestToken0123456789abcdef';
@@ -14,20 +15,7 @@ const PULLS = '/repos/octo/widgets/pulls';
 // Short enough for a quick test, long enough for a loaded machine to answer a local server.
 const TIMEOUT_MS = 2000;
 
-let stub: GitHubStub;
-beforeAll(async () => {
-  stub = await GitHubStub.start();
-});
-afterAll(async () => {
-  await stub.stop();
-});
-afterEach(() => {
-  try {
-    stub.verify();
-  } finally {
-    stub.reset();
-  }
-});
+const gh = useGitHubStub(TOKEN);
 
 async function refusalOf(p: Promise<unknown>): Promise<Refusal> {
   const e = await p.then(
@@ -47,10 +35,10 @@ function shape(r: Refusal) {
 
 /** The same answer to a token call (GET /user) and to a forge call (GET .../pulls). */
 async function bothGet(reply: StubReply): Promise<{ token: Refusal; forge: Refusal }> {
-  stub.on({ method: 'GET', path: '/user', reply });
-  stub.on({ method: 'GET', path: PULLS, reply });
-  const token = await refusalOf(resolveLogin({ urls: { api: stub.url, web: stub.url }, httpTimeoutMs: TIMEOUT_MS }, TOKEN));
-  const client = new GitHubClient({ restUrl: stub.url, graphqlUrl: stub.graphqlUrl, token: async () => TOKEN, clock: systemClock, callTimeoutMs: TIMEOUT_MS });
+  gh.stub.on({ method: 'GET', path: '/user', reply });
+  gh.stub.on({ method: 'GET', path: PULLS, reply });
+  const token = await refusalOf(resolveLogin({ urls: { api: gh.stub.url, web: gh.stub.url }, httpTimeoutMs: TIMEOUT_MS }, TOKEN));
+  const client = new GitHubClient({ restUrl: gh.stub.url, graphqlUrl: gh.stub.graphqlUrl, token: async () => TOKEN, clock: systemClock, callTimeoutMs: TIMEOUT_MS });
   const forge = await refusalOf(client.rest({ method: 'GET', path: PULLS, what: 'list pull requests' }, z.unknown()));
   return { token, forge };
 }
@@ -128,20 +116,20 @@ describe('one mapping for token calls and forge calls', () => {
   it('the App not installed (404 on the installation) is the forge not-found refusal, naming the installation', async () => {
     const { generateKeyPairSync } = await import('node:crypto');
     const pem = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
-    stub.on({ method: 'GET', path: '/repos/octo/widgets/installation', reply: { status: 404, body: { message: 'Not Found' } } });
-    stub.on({ method: 'GET', path: PULLS, reply: { status: 404, body: { message: 'Not Found' } } });
+    gh.stub.on({ method: 'GET', path: '/repos/octo/widgets/installation', reply: { status: 404, body: { message: 'Not Found' } } });
+    gh.stub.on({ method: 'GET', path: PULLS, reply: { status: 404, body: { message: 'Not Found' } } });
     const token = await refusalOf(
       mintInstallationToken({
         config: { v: 1, appId: 42, clientId: 'Iv1', keyFile: 'k.pem' },
         privateKey: pem,
-        urls: { api: stub.url, web: stub.url },
+        urls: { api: gh.stub.url, web: gh.stub.url },
         owner: 'octo',
         repo: 'widgets',
         permissions: { contents: 'write' },
         httpTimeoutMs: TIMEOUT_MS,
       }),
     );
-    const client = new GitHubClient({ restUrl: stub.url, graphqlUrl: stub.graphqlUrl, token: async () => TOKEN, clock: systemClock });
+    const client = new GitHubClient({ restUrl: gh.stub.url, graphqlUrl: gh.stub.graphqlUrl, token: async () => TOKEN, clock: systemClock });
     const forge = await refusalOf(client.rest({ method: 'GET', path: PULLS, what: 'list' }, z.unknown()));
     expect(shape(token)).toEqual(shape(forge));
     expect(token.exit).toBe(3);

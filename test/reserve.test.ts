@@ -1,16 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupTemp } from './harness/git-env.js';
-import { makeRemote, type BareRemote } from './harness/remote.js';
-import { makeSession, type Session } from './harness/session.js';
+import type { BareRemote } from './harness/remote.js';
+import { twoSessions, type Session } from './harness/session.js';
 
 describe('reserve', () => {
-  let remote: BareRemote;
-  let a: Session;
-  let b: Session;
-  beforeAll(async () => {
-    remote = await makeRemote();
-    [a, b] = await Promise.all([makeSession(remote.url, 'alice'), makeSession(remote.url, 'bob')]);
-  });
+  let remote: BareRemote, a: Session, b: Session;
+  beforeAll(async () => ({ remote, a, b } = await twoSessions()));
   afterAll(cleanupTemp);
 
   it('takes a free item and writes the claim on the remote', async () => {

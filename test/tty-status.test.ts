@@ -4,20 +4,17 @@
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupTemp } from './harness/git-env.js';
-import { makeRemote, writeRawRecord, type BareRemote } from './harness/remote.js';
-import { ABCD_BIN, makeSession, type Session } from './harness/session.js';
+import { writeRawRecord, type BareRemote } from './harness/remote.js';
+import { ABCD_BIN, twoSessions, type Session } from './harness/session.js';
 import { onTty } from './harness/tty.js';
 
 const ESC = '\u001b[';
 const visible = (s: string) => s.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '');
 
 describe('status at a terminal', () => {
-  let remote: BareRemote;
-  let a: Session;
-  let b: Session;
+  let remote: BareRemote, a: Session, b: Session;
   beforeAll(async () => {
-    remote = await makeRemote();
-    [a, b] = await Promise.all([makeSession(remote.url, 'alice'), makeSession(remote.url, 'bob')]);
+    ({ remote, a, b } = await twoSessions());
     const long = 'a note long enough to run past the edge of a narrow terminal '.repeat(3).trim();
     expect((await a.abcd(['reserve', 'wide', '--note', long])).code).toBe(0);
     expect((await b.abcd(['announce', 'blocked', 'wide', 'waiting on alice'])).code).toBe(0);

@@ -3,16 +3,11 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupTemp, isolatedEnv } from './harness/git-env.js';
 import { makeRemote, type BareRemote } from './harness/remote.js';
-import { ABCD_BIN, makeSession, type Session } from './harness/session.js';
+import { ABCD_BIN, twoSessions, type Session } from './harness/session.js';
 
 describe('abcd announce', () => {
-  let remote: BareRemote;
-  let a: Session;
-  let b: Session;
-  beforeAll(async () => {
-    remote = await makeRemote();
-    [a, b] = await Promise.all([makeSession(remote.url, 'alice'), makeSession(remote.url, 'bob')]);
-  });
+  let remote: BareRemote, a: Session, b: Session;
+  beforeAll(async () => ({ remote, a, b } = await twoSessions()));
   afterAll(cleanupTemp);
 
   it("writes the session's own record, shown in everyone's status; a new one replaces it", async () => {

@@ -2,8 +2,8 @@
 // and a cap refusal that tells an agent to change the person's settings.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupTemp, git, isolatedEnv } from './harness/git-env.js';
-import { makeRemote, type BareRemote } from './harness/remote.js';
-import { makeSession, type Session } from './harness/session.js';
+import type { BareRemote } from './harness/remote.js';
+import { makeSession, twoSessions, type Session } from './harness/session.js';
 
 const CLAIM = 'refs/heads/abcd/claims/local/item/';
 
@@ -12,13 +12,8 @@ async function claimOnRemote(remote: BareRemote, item: string): Promise<any> {
 }
 
 describe('foot-guns', () => {
-  let remote: BareRemote;
-  let a: Session;
-  let b: Session;
-  beforeAll(async () => {
-    remote = await makeRemote();
-    [a, b] = await Promise.all([makeSession(remote.url, 'alice'), makeSession(remote.url, 'bob')]);
-  });
+  let remote: BareRemote, a: Session, b: Session;
+  beforeAll(async () => ({ remote, a, b } = await twoSessions()));
   afterAll(cleanupTemp);
 
   it('reserve of a landed item refuses (exit 3, landed) naming when and the commit; --reopen reopens; release keeps it done', async () => {

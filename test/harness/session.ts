@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { git, isolatedEnv, QUIET_CONFIG, tempDir } from './git-env.js';
+import { makeRemote, type BareRemote } from './remote.js';
 
 export const ABCD_BIN = resolve(import.meta.dirname, '../../bin/abcd');
 
@@ -69,4 +70,11 @@ export async function runAbcd(cwd: string, args: string[], env: Record<string, s
     json = undefined;
   }
   return { code: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr), json };
+}
+
+/** One remote and two sessions on it, alice and bob, each its own clone and HOME. */
+export async function twoSessions(): Promise<{ remote: BareRemote; a: Session; b: Session }> {
+  const remote = await makeRemote();
+  const [a, b] = await Promise.all([makeSession(remote.url, 'alice'), makeSession(remote.url, 'bob')]);
+  return { remote, a, b };
 }

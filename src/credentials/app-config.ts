@@ -31,6 +31,13 @@ export const AppConfigSchema = z.object({
    * report them for a user token): `{"workflows": "write"}` lets lanes push workflow changes.
    */
   permissions: z.record(z.string(), z.enum(['read', 'write'])).optional(),
+  /**
+   * The token git and the forge calls get. `user` (the default with a clientId): the person's
+   * own token through the App, minted by the device flow. `installation` (the default without
+   * one, as in a CI job that has only the key): the App's bot, limited to the one repository
+   * and the permissions a lane needs, minted from the key by each process.
+   */
+  token: z.enum(['user', 'installation']).optional(),
 });
 export type AppConfig = z.infer<typeof AppConfigSchema>;
 
@@ -84,6 +91,11 @@ export async function loadAppConfig(paths: AppPaths): Promise<AppConfig> {
     );
   }
   return parseConfigFile(paths.app, text, AppConfigSchema, APP_EXAMPLE);
+}
+
+/** Which token this App setting gives git and the forge calls (see AppConfig.token). */
+export function tokenKindOf(config: AppConfig): 'user' | 'installation' {
+  return config.token ?? (config.clientId ? 'user' : 'installation');
 }
 
 /** Reads the App's private key (mode-checked). */

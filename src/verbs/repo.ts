@@ -119,13 +119,17 @@ export async function openRepo(deps: Deps): Promise<Repo> {
  */
 async function forgeCredentials(deps: Deps, forge: Forge): Promise<{ tokens?: TokenSource; auth?: NetworkAuth }> {
   if (forge.kind !== 'github' || !deps.self) return {};
-  const { appPaths } = await import('../credentials/app-config.js');
-  if (!existsSync(appPaths(deps.config.configDir).app)) return {};
-  const [{ createTokenSource }, { forgeAuth }] = await Promise.all([
+  const { appPaths, loadAppConfig, tokenKindOf } = await import('../credentials/app-config.js');
+  const paths = appPaths(deps.config.configDir);
+  if (!existsSync(paths.app)) return {};
+  const [{ createTokenSource }, { forgeAuth }, app] = await Promise.all([
     import('../credentials/token-source.js'),
     import('../credentials/forge-auth.js'),
+    loadAppConfig(paths),
   ]);
-  const tokens = createTokenSource({ config: deps.config, clock: deps.clock });
+  // A key-only App (a CI job's) mints installation tokens for this one repository.
+  const kind = tokenKindOf(app);
+  const tokens = createTokenSource({ config: deps.config, clock: deps.clock, kind, repository: { owner: forge.owner, repo: forge.repo } });
   return { tokens, auth: forgeAuth({ tokens, gitHost: forge.gitHost, launcher: deps.self, baseEnv: deps.env, tmpDir: deps.config.tmpDir }) };
 }
 

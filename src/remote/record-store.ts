@@ -106,15 +106,32 @@ export class RecordStore {
    * sizes first, so a huge blob on the remote is refused unread instead of filling memory.
    */
   async readCached(): Promise<RawRecord[]> {
+    return (await this.readCachedWith([])).records;
+  }
+
+  /**
+   * readCached, and in the same `for-each-ref` the tips of `also`, local refs outside the
+   * record cache (land's copy of main, fetched in the same round trip): a ref that does not
+   * exist is absent from `tips`.
+   */
+  async readCachedWith(also: readonly string[]): Promise<{ records: RawRecord[]; tips: Map<string, string> }> {
     const prefix = cachePrefix(this.remote);
-    const list = await this.git.must(['for-each-ref', '--format=%(objectname) %(refname)', prefix]);
-    const refs = list
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => {
-        const sp = l.indexOf(' ');
-        return { tip: l.slice(0, sp), ref: fromCacheRef(this.remote, l.slice(sp + 1)) };
-      });
+    const list = await this.git.must(['for-each-ref', '--format=%(objectname) %(refname)', prefix, ...also]);
+    const tips = new Map<string, string>();
+    const refs: { tip: string; ref: string }[] = [];
+    for (const l of list.split('\n')) {
+      const sp = l.indexOf(' ');
+      if (sp < 0) continue;
+      const tip = l.slice(0, sp);
+      const name = l.slice(sp + 1);
+      // for-each-ref matches a pattern as a prefix of whole path components: keep exact names only.
+      if (also.includes(name)) tips.set(name, tip);
+      else if (name.startsWith(prefix)) refs.push({ tip, ref: fromCacheRef(this.remote, name) });
+    }
+    return { records: await this.readRecords(refs), tips };
+  }
+
+  private async readRecords(refs: readonly { tip: string; ref: string }[]): Promise<RawRecord[]> {
     if (refs.length === 0) return [];
     // Each tip's tree is sized in the same process: a tree holding only the record file has
     // one known size, so a second file shows without listing any tree.

@@ -47,9 +47,10 @@ export const land: Command = {
 
 /** The checks run under this computer's load gate. */
 export async function machineGate(deps: Deps): Promise<GateRunner> {
-  const [{ dir, slots, gateDeps }, { acquireGate }] = await Promise.all([machineGateContext(deps), import('../../machine/gate.js')]);
+  const { dir, slots, gateDeps } = await machineGateContext(deps);
   return async (label, untilMs, fn) => {
-    const { gateWaitLine } = await import('../wait-line.js');
+    // Loaded only for a land that has checks to run.
+    const [{ acquireGate }, { gateWaitLine }] = await Promise.all([import('../../machine/gate.js'), import('../wait-line.js')]);
     const lease = await acquireGate({ dir, slots, waitMs: Math.max(0, untilMs - deps.clock.now()), label, deps: gateDeps, onWait: gateWaitLine(deps, 'the checks') });
     deps.progress?.(null);
     try {

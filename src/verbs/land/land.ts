@@ -7,7 +7,7 @@ import { claimRef } from '../../records/refs.js';
 import { parseDuration } from '../../time/duration.js';
 import { requireMineOnBranch } from '../holding.js';
 import type { Repo } from '../repo.js';
-import { readLandConfig } from './checks.js';
+import { landConfigReader } from './checks.js';
 import { ClaimKeeper } from './claim-keeper.js';
 import { readWithMain, refuseNothingToLand, resolveLandTarget } from './target.js';
 import type { GateRunner, LandContext, LandInput, LandResult, LandStrategy } from './types.js';
@@ -38,9 +38,10 @@ async function landWith<E>(strategy: LandStrategy<E>, repo: Repo, input: LandInp
   const held = await requireMineOnBranch(repo, snap, { ref, item, branch: target.branch });
   await refuseNothingToLand(repo, target, item);
   // A config the schema refuses (a typo) refuses the land here, before anything is written.
-  const config = await readLandConfig(repo.git, await target.mainTip(), (t) => parseDuration(t, 'land.timeout'));
+  const landConfig = landConfigReader(repo.git, (t) => parseDuration(t, 'land.timeout'));
+  const config = await landConfig(await target.mainTip());
   const keeper = new ClaimKeeper(repo, ref, item, held.tip, held.claim);
-  const ctx: LandContext = { repo, input, gate, item, ref, started, deadline, target, snap, held, config, keeper };
+  const ctx: LandContext = { repo, input, gate, item, ref, started, deadline, target, snap, held, config, landConfig, keeper };
   const entered = await strategy.enter(ctx);
   keeper.start();
   let landed;

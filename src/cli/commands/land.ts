@@ -34,7 +34,11 @@ export const land: Command = {
       keep: Boolean(args.keep),
     };
     const [{ openRepo }, { land: run }] = await Promise.all([import('../../verbs/repo.js'), import('../../verbs/land/land.js')]);
-    const r = await run(await openRepo(deps), input, await machineGate(deps));
+    // The gate's modules load while openRepo's git processes run; its refusals still come second.
+    const gate = machineGate(deps);
+    gate.catch(() => undefined);
+    const repo = await openRepo(deps);
+    const r = await run(repo, input, await gate);
     const checks = r.checks.length ? `, checks passed (${r.checks.map((c) => `${c.command} ${formatDuration(c.durationMs)}`).join('; ')})` : ', no checks configured';
     return {
       json: landJson(r),

@@ -35,11 +35,14 @@ async function landWith<E>(strategy: LandStrategy<E>, repo: Repo, input: LandInp
   const ref = claimRef(input.item);
   const target = await resolveLandTarget(repo, input.branch);
   const snap = await readWithMain(repo, target);
+  // Read while the holder and the work are checked (a local read); its refusal comes after theirs.
+  const landConfig = landConfigReader(repo.git, (t) => parseDuration(t, 'land.timeout'));
+  const configRead = target.mainTip().then(landConfig);
+  configRead.catch(() => undefined);
   const held = await requireMineOnBranch(repo, snap, { ref, item, branch: target.branch });
   await refuseNothingToLand(repo, target, item);
   // A config the schema refuses (a typo) refuses the land here, before anything is written.
-  const landConfig = landConfigReader(repo.git, (t) => parseDuration(t, 'land.timeout'));
-  const config = await landConfig(await target.mainTip());
+  const config = await configRead;
   const keeper = new ClaimKeeper(repo, ref, item, held.tip, held.claim);
   const ctx: LandContext = { repo, input, gate, item, ref, started, deadline, target, snap, held, config, landConfig, keeper };
   const entered = await strategy.enter(ctx);

@@ -18,14 +18,19 @@ export type { GateRunner, LandInput, LandResult } from './types.js';
 export async function land(repo: Repo, input: LandInput, gate: GateRunner): Promise<LandResult> {
   if (repo.forge.kind === 'github') {
     const { githubStrategy } = await import('./strategy-github.js');
-    return landWith(githubStrategy, repo, input, gate);
+    githubStrategy.precheck?.(repo);
+    return landWith(Promise.resolve(githubStrategy), repo, input, gate);
   }
-  const { gitStrategy } = await import('./strategy-git.js');
-  return landWith(gitStrategy, repo, input, gate);
+  // The git strategy has no precheck: its module loads while the beginning's git processes run.
+  const loading = import('./strategy-git.js').then((m): LandStrategy<unknown> => {
+    if (m.gitStrategy.precheck) throw new Error('a precheck must run before the first read: load the strategy first');
+    return m.gitStrategy as LandStrategy<unknown>;
+  });
+  loading.catch(() => undefined);
+  return landWith(loading, repo, input, gate);
 }
 
-async function landWith<E>(strategy: LandStrategy<E>, repo: Repo, input: LandInput, gate: GateRunner): Promise<LandResult> {
-  strategy.precheck?.(repo);
+async function landWith<E>(loading: Promise<LandStrategy<E>>, repo: Repo, input: LandInput, gate: GateRunner): Promise<LandResult> {
   const { clock } = repo.deps;
   const started = clock.now();
   const deadline = started + input.waitMs;
@@ -45,6 +50,7 @@ async function landWith<E>(strategy: LandStrategy<E>, repo: Repo, input: LandInp
   const config = await configRead;
   const keeper = new ClaimKeeper(repo, ref, item, held.tip, held.claim);
   const ctx: LandContext = { repo, input, gate, item, ref, started, deadline, target, snap, held, config, landConfig, keeper };
+  const strategy = await loading;
   const entered = await strategy.enter(ctx);
   keeper.start();
   let landed;

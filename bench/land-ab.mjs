@@ -6,6 +6,7 @@
 //   node bench/land-ab.mjs <dir-with-bin/abcd A> <dir B> [reps=15]
 //
 // Prints each build's git argv for one land, then medians (land A, land B, floor) and the load.
+// AB_ON_TIP=1 starts each work branch on main's tip instead of the first commit.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -17,6 +18,7 @@ if (!dirA || !dirB) {
   process.exit(2);
 }
 const REPS = Number(repsArg ?? 15);
+const ON_TIP = process.env.AB_ON_TIP === '1';
 const bins = { A: join(resolve(dirA), 'bin/abcd'), B: join(resolve(dirB), 'bin/abcd') };
 const loadBefore = loadavg()[0];
 
@@ -33,7 +35,9 @@ try {
   const landOnce = (which, e = envA, nodeArgs = []) => {
     const item = `ab-${n++}`;
     run(NODE, [bins[which], 'reserve', item], { cwd: a, env: envA });
-    git(a, ['checkout', '-q', '-B', `work/${item}`, base], envA);
+    // AB_ON_TIP=1: the work branch starts on main's tip (no replay needed), else on the first commit.
+    if (ON_TIP) git(a, ['fetch', '-q', 'origin', 'main'], envA);
+    git(a, ['checkout', '-q', '-B', `work/${item}`, ON_TIP ? 'origin/main' : base], envA);
     writeFileSync(join(a, `${item}.txt`), `${item}\n`);
     git(a, ['add', '.'], envA);
     git(a, ['commit', '-q', '-m', item], envA);
@@ -46,7 +50,8 @@ try {
   const rawOnce = () => {
     const rep = n++;
     const branch = `raw/r${rep}`;
-    git(r, ['checkout', '-q', '-B', branch, base], env);
+    if (ON_TIP) git(r, ['fetch', '-q', 'origin', 'main'], env);
+    git(r, ['checkout', '-q', '-B', branch, ON_TIP ? 'origin/main' : base], env);
     writeFileSync(join(r, `raw-${rep}.txt`), `${rep}\n`);
     git(r, ['add', '.'], env);
     git(r, ['commit', '-q', '-m', `raw ${rep}`], env);
@@ -54,6 +59,8 @@ try {
     let t = run(NODE, ['-e', '0'], { env }).ms;
     t += git(r, ['fetch', '-q', '--no-tags', 'origin', 'main'], env).ms;
     const main = git(r, ['rev-parse', 'origin/main'], env).stdout.trim();
+    // On main's tip the floor is a fast-forward push: nothing to replay, no worktree.
+    if (ON_TIP) return t + git(r, ['push', '-q', '--porcelain', `--force-with-lease=refs/heads/main:${main}`, 'origin', `${branch}:refs/heads/main`], env).ms;
     t += git(r, ['worktree', 'add', '--detach', '-q', wt, branch], env).ms;
     t += git(wt, ['rebase', '-q', main], env).ms;
     t += git(wt, ['push', '-q', '--porcelain', `--force-with-lease=refs/heads/main:${main}`, 'origin', 'HEAD:refs/heads/main'], env).ms;

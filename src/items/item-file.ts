@@ -7,18 +7,14 @@ import { formatItem, parseItem, type ItemKey } from '../records/item.js';
 import { ItemInvalid, isRefusal } from '../refusals.js';
 import { sanitizeLine } from '../text/sanitize.js';
 import type { ItemDoc, ItemStatus } from './source.js';
+import { ITEM_SUFFIX, ITEMS_DIR, itemPath } from './item-path.js';
 
-export const ITEMS_DIR = '.abcd/items';
-const ITEM_SUFFIX = '.md';
+export { ITEMS_DIR, itemPath };
+
 const KEYS = ['title', 'status', 'depends_on'] as const;
 const STATUSES: readonly ItemStatus[] = ['ready', 'done'];
 // Front matter: `---` on the first line, then everything up to the next `---` line.
 const FRONT_MATTER = /^---[ \t]*\r?\n([\s\S]*?)^---[ \t]*(?:\r?\n|$)/m;
-
-/** The item file's path in the repository. */
-export function itemPath(slug: string): string {
-  return `${ITEMS_DIR}/${slug}${ITEM_SUFFIX}`;
-}
 
 /** The key a file name stands for, or an ItemInvalid naming why the name is no item. */
 export function keyOfFileName(name: string): ItemKey {

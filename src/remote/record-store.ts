@@ -1,7 +1,7 @@
 import { RemoteUnavailable, UnsafeEnvironment, type Outcome } from '../refusals.js';
 import { formatDuration } from '../time/duration.js';
-import { MAX_RECORD_BYTES } from '../records/envelope.js';
-import { cachePrefix, fromCacheRef, RECORD_FILE, RECORD_PREFIX } from '../records/refs.js';
+import { cachePrefix, fromCacheRef, RECORD_PREFIX } from '../records/refs.js';
+import { readRecords } from './record-blobs.js';
 import type { Git, RunResult } from './git.js';
 import { isRejected, parsePushPorcelain, type PorcelainRef } from './porcelain.js';
 import { BEFORE_READS_TO_SETTLE, judgePush, REREAD_DELAYS_MS, type PushSeen } from './push-outcome.js';
@@ -106,33 +106,29 @@ export class RecordStore {
    * sizes first, so a huge blob on the remote is refused unread instead of filling memory.
    */
   async readCached(): Promise<RawRecord[]> {
+    return (await this.readCachedWith([])).records;
+  }
+
+  /**
+   * readCached, and in the same `for-each-ref` the tips of `also`, local refs outside the
+   * record cache (land's copy of main, fetched in the same round trip): a ref that does not
+   * exist is absent from `tips`.
+   */
+  async readCachedWith(also: readonly string[]): Promise<{ records: RawRecord[]; tips: Map<string, string> }> {
     const prefix = cachePrefix(this.remote);
-    const list = await this.git.must(['for-each-ref', '--format=%(objectname) %(refname)', prefix]);
-    const refs = list
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => {
-        const sp = l.indexOf(' ');
-        return { tip: l.slice(0, sp), ref: fromCacheRef(this.remote, l.slice(sp + 1)) };
-      });
-    if (refs.length === 0) return [];
-    // Each tip's tree is sized in the same process: a tree holding only the record file has
-    // one known size, so a second file shows without listing any tree.
-    const input = refs.map((r) => `${r.tip}:${RECORD_FILE}\n${r.tip}^{tree}\n`).join('');
-    const sizes = (await this.git.must(['cat-file', '--batch-check'], { input })).split('\n');
-    const records: RawRecord[] = refs.map(({ ref, tip }, i) => {
-      const [oid, type, sizeText] = (sizes[2 * i] ?? '').split(' ');
-      const size = Number(sizeText);
-      const extra = holdsMoreThanRecord(sizes[2 * i + 1], tip) ? { extraFiles: true as const } : {};
-      if (type !== 'blob' || !oid || !Number.isInteger(size)) return { ref, tip, ...extra };
-      return size > MAX_RECORD_BYTES ? { ref, tip, oversized: size, ...extra } : { ref, tip, blobOid: oid, ...extra };
-    });
-    const wanted = records.filter((r) => r.blobOid);
-    if (wanted.length === 0) return records.map(withoutOid);
-    const batch = await this.git.run(['cat-file', '--batch'], { input: wanted.map((r) => `${r.blobOid}\n`).join('') });
-    if (batch.exitCode !== 0) throw new Error(`git cat-file --batch failed: ${batch.stderr.trim()}`);
-    readBlobs(batch.stdout, wanted);
-    return records.map(withoutOid);
+    const list = await this.git.must(['for-each-ref', '--format=%(objectname) %(refname)', prefix, ...also]);
+    const tips = new Map<string, string>();
+    const refs: { tip: string; ref: string }[] = [];
+    for (const l of list.split('\n')) {
+      const sp = l.indexOf(' ');
+      if (sp < 0) continue;
+      const tip = l.slice(0, sp);
+      const name = l.slice(sp + 1);
+      // for-each-ref matches a pattern as a prefix of whole path components: keep exact names only.
+      if (also.includes(name)) tips.set(name, tip);
+      else if (name.startsWith(prefix)) refs.push({ tip, ref: fromCacheRef(this.remote, name) });
+    }
+    return { records: await readRecords(this.git, refs), tips };
   }
 
   /**
@@ -269,32 +265,4 @@ export class RecordStore {
 /** The failures a network read is expected to have; anything else is a bug and propagates. */
 function expectedFailure(e: unknown): boolean {
   return e instanceof RemoteUnavailable || e instanceof UnsafeEnvironment;
-}
-
-/** Fills each record's blob from `git cat-file --batch` output, in request order. */
-function readBlobs(out: Buffer, wanted: RawRecord[]): void {
-  let pos = 0;
-  for (const r of wanted) {
-    const nl = out.indexOf(10, pos);
-    if (nl < 0) throw new Error(`git cat-file --batch stopped early at ${r.ref}`);
-    const size = Number(out.subarray(pos, nl).toString().split(' ')[2]);
-    pos = nl + 1;
-    r.blob = Buffer.from(out.subarray(pos, pos + size));
-    pos += size + 1;
-  }
-}
-
-/**
- * Whether a tip's tree (its `cat-file --batch-check` line) is larger than one entry for the
- * record file: "<6-digit mode> record.json\0" plus the raw object id.
- */
-function holdsMoreThanRecord(line: string | undefined, tip: string): boolean {
-  const [, type, sizeText] = (line ?? '').split(' ');
-  if (type !== 'tree') return false;
-  return Number(sizeText) > 6 + 1 + RECORD_FILE.length + 1 + tip.length / 2;
-}
-
-function withoutOid(r: RawRecord): RawRecord {
-  const { blobOid: _oid, ...rest } = r;
-  return rest;
 }

@@ -98,13 +98,18 @@ export interface Snapshot {
   receipts: Map<string, ReceiptEntry>;
   /** Refs under abcd/ of kinds this abcd does not know (left alone). */
   unknown: string[];
+  /** The tips of the local refs `readSnapshot`'s extra refspecs fetched into, read with the records. */
+  fetched?: Map<string, string>;
 }
 
 /** Fetches the record namespace (one round trip) and decodes every record. */
 export async function readSnapshot(repo: Repo, also: readonly string[] = []): Promise<Snapshot> {
   await repo.store.fetch(also);
-  const raws = await repo.store.readCached();
-  const snap = decodeSnapshot(raws, repo.deps.clock.now());
+  // The refs the extra refspecs fetched into are read with the records, in the same process.
+  const into = also.filter((spec) => spec.includes(':')).map((spec) => spec.slice(spec.indexOf(':') + 1)).filter((dst) => dst.startsWith('refs/'));
+  const { records, tips } = await repo.store.readCachedWith(into);
+  const snap = decodeSnapshot(records, repo.deps.clock.now());
+  if (tips.size) snap.fetched = tips;
   await applySettingsTrust(repo, snap);
   return snap;
 }

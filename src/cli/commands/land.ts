@@ -34,7 +34,11 @@ export const land: Command = {
       keep: Boolean(args.keep),
     };
     const [{ openRepo }, { land: run }] = await Promise.all([import('../../verbs/repo.js'), import('../../verbs/land/land.js')]);
-    const r = await run(await openRepo(deps), input, await machineGate(deps));
+    // The gate's modules load while openRepo's git processes run; its refusals still come second.
+    const gate = machineGate(deps);
+    gate.catch(() => undefined);
+    const repo = await openRepo(deps);
+    const r = await run(repo, input, await gate);
     const checks = r.checks.length ? `, checks passed (${r.checks.map((c) => `${c.command} ${formatDuration(c.durationMs)}`).join('; ')})` : ', no checks configured';
     return {
       json: landJson(r),
@@ -47,9 +51,10 @@ export const land: Command = {
 
 /** The checks run under this computer's load gate. */
 export async function machineGate(deps: Deps): Promise<GateRunner> {
-  const [{ dir, slots, gateDeps }, { acquireGate }] = await Promise.all([machineGateContext(deps), import('../../machine/gate.js')]);
+  const { dir, slots, gateDeps } = await machineGateContext(deps);
   return async (label, untilMs, fn) => {
-    const { gateWaitLine } = await import('../wait-line.js');
+    // Loaded only for a land that has checks to run.
+    const [{ acquireGate }, { gateWaitLine }] = await Promise.all([import('../../machine/gate.js'), import('../wait-line.js')]);
     const lease = await acquireGate({ dir, slots, waitMs: Math.max(0, untilMs - deps.clock.now()), label, deps: gateDeps, onWait: gateWaitLine(deps, 'the checks') });
     deps.progress?.(null);
     try {

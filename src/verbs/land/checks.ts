@@ -30,6 +30,21 @@ export async function readLandConfig(git: Git, mainTip: string, parseDuration: (
   };
 }
 
+/**
+ * readLandConfig, once per commit: a commit's `.abcd/config.json` never changes, so a land that
+ * reads main's tip again and finds it where it was reads no blob again. Refusals are not kept.
+ */
+export function landConfigReader(git: Git, parseDuration: (t: string) => number): (mainTip: string) => Promise<LandConfig> {
+  const read = new Map<string, LandConfig>();
+  return async (mainTip) => {
+    const known = read.get(mainTip);
+    if (known) return known;
+    const config = await readLandConfig(git, mainTip, parseDuration);
+    read.set(mainTip, config);
+    return config;
+  };
+}
+
 export interface CheckRun {
   command: string;
   exitCode: number;

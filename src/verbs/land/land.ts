@@ -7,7 +7,7 @@ import { claimRef } from '../../records/refs.js';
 import { parseDuration } from '../../time/duration.js';
 import { requireMineOnBranch } from '../holding.js';
 import type { Repo } from '../repo.js';
-import { readLandConfig } from './checks.js';
+import { landConfigReader } from './checks.js';
 import { ClaimKeeper } from './claim-keeper.js';
 import { readWithMain, refuseNothingToLand, resolveLandTarget } from './target.js';
 import type { GateRunner, LandContext, LandInput, LandResult, LandStrategy } from './types.js';
@@ -18,14 +18,19 @@ export type { GateRunner, LandInput, LandResult } from './types.js';
 export async function land(repo: Repo, input: LandInput, gate: GateRunner): Promise<LandResult> {
   if (repo.forge.kind === 'github') {
     const { githubStrategy } = await import('./strategy-github.js');
-    return landWith(githubStrategy, repo, input, gate);
+    githubStrategy.precheck?.(repo);
+    return landWith(Promise.resolve(githubStrategy), repo, input, gate);
   }
-  const { gitStrategy } = await import('./strategy-git.js');
-  return landWith(gitStrategy, repo, input, gate);
+  // The git strategy has no precheck: its module loads while the beginning's git processes run.
+  const loading = import('./strategy-git.js').then((m): LandStrategy<unknown> => {
+    if (m.gitStrategy.precheck) throw new Error('a precheck must run before the first read: load the strategy first');
+    return m.gitStrategy as LandStrategy<unknown>;
+  });
+  loading.catch(() => undefined);
+  return landWith(loading, repo, input, gate);
 }
 
-async function landWith<E>(strategy: LandStrategy<E>, repo: Repo, input: LandInput, gate: GateRunner): Promise<LandResult> {
-  strategy.precheck?.(repo);
+async function landWith<E>(loading: Promise<LandStrategy<E>>, repo: Repo, input: LandInput, gate: GateRunner): Promise<LandResult> {
   const { clock } = repo.deps;
   const started = clock.now();
   const deadline = started + input.waitMs;
@@ -35,12 +40,17 @@ async function landWith<E>(strategy: LandStrategy<E>, repo: Repo, input: LandInp
   const ref = claimRef(input.item);
   const target = await resolveLandTarget(repo, input.branch);
   const snap = await readWithMain(repo, target);
+  // Read while the holder and the work are checked (a local read); its refusal comes after theirs.
+  const landConfig = landConfigReader(repo.git, (t) => parseDuration(t, 'land.timeout'));
+  const configRead = target.mainTip().then(landConfig);
+  configRead.catch(() => undefined);
   const held = await requireMineOnBranch(repo, snap, { ref, item, branch: target.branch });
   await refuseNothingToLand(repo, target, item);
   // A config the schema refuses (a typo) refuses the land here, before anything is written.
-  const config = await readLandConfig(repo.git, await target.mainTip(), (t) => parseDuration(t, 'land.timeout'));
+  const config = await configRead;
   const keeper = new ClaimKeeper(repo, ref, item, held.tip, held.claim);
-  const ctx: LandContext = { repo, input, gate, item, ref, started, deadline, target, snap, held, config, keeper };
+  const ctx: LandContext = { repo, input, gate, item, ref, started, deadline, target, snap, held, config, landConfig, keeper };
+  const strategy = await loading;
   const entered = await strategy.enter(ctx);
   keeper.start();
   let landed;

@@ -46,6 +46,7 @@ export async function fetchHeads(repo: Repo, target: LandTarget, ahead: readonly
   if (missing.some((q) => !SAFE_BRANCH.test(q.entry.branch))) return false;
   const cache = `refs/abcd-land/${repo.store.remote}/ahead/`;
   try {
+    target.forgetTip();
     await repo.store.fetch([target.fetchSpec, ...missing.map((q) => `+refs/heads/${q.entry.branch}:${cache}${q.entry.branch}`)]);
   } catch (e) {
     if (isRefusal(e)) return false; // a branch gone: the entry is landing or leaving; read again

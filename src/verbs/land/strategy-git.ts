@@ -8,11 +8,10 @@ import { formatItem } from '../../records/item.js';
 import { encodeQueue, unknownQueueFields, type QueueRecord } from '../../records/queue.js';
 import { queueRef } from '../../records/refs.js';
 import { CheckFailed, Conflict, DeadlineReached, Fenced, isRefusal } from '../../refusals.js';
-import { parseDuration } from '../../time/duration.js';
 import { definedEnv } from '../../deps.js';
 import { refusePush, workBranchUpdate } from '../claim-write.js';
-import { readSnapshot, type QueueEntry, type Snapshot } from '../snapshot.js';
-import { readLandConfig, runChecks, type CheckRun, type LandConfig } from './checks.js';
+import type { QueueEntry, Snapshot } from '../snapshot.js';
+import { runChecks, type CheckRun, type LandConfig } from './checks.js';
 import { pruneQueue } from './prune-queue.js';
 import { turnOf, type SkippedEntry } from './queue-order.js';
 import { fetchHeads, integrateAhead, judgeStack, type Stack } from './speculation.js';
@@ -131,9 +130,9 @@ async function landInTurn(ctx: LandContext, q: Queued): Promise<Landed> {
     // the landing push get git's full network timeout.
     if (input.waitMs > 0) repo.limitNetworkTo(deadline, started);
     turn ??= await waitForTurn(repo, {
-      item, qref: q.qref, myEntryTip: q.myEntryTip, depth: alone ? 1 : depth, deadline, started, keeper, fetchSpec: target.fetchSpec, skipped: q.skipped,
+      item, qref: q.qref, myEntryTip: q.myEntryTip, depth: alone ? 1 : depth, deadline, started, keeper, read: () => target.read(), skipped: q.skipped,
     });
-    const config = await readLandConfig(repo.git, await target.mainTip(), (t) => parseDuration(t, 'land.timeout'));
+    const config = await ctx.landConfig(await target.mainTip());
     depth = config.speculate;
     const tested = await testInTurn(ctx, q, config, turn, alone ? 1 : depth);
     turn = undefined;
@@ -173,7 +172,7 @@ async function landInTurn(ctx: LandContext, q: Queued): Promise<Landed> {
 
 /** Integrates and tests under the gate, on the queue and main as they are once a slot is ours. */
 async function testInTurn(
-  { repo, input, target, keeper, item, gate, deadline }: LandContext,
+  { repo, input, target, keeper, item, gate, deadline, landConfig }: LandContext,
   q: Queued,
   first: LandConfig,
   turn: { snap: Snapshot; ahead: QueueEntry[] },
@@ -185,7 +184,7 @@ async function testInTurn(
     let { ahead } = turn;
     // Testing the tip read before a long gate wait would only earn a re-test: read again.
     if (first.checks.length) {
-      const snap = await readSnapshot(repo, [target.fetchSpec]);
+      const snap = await target.read();
       const now = turnOf(snap, q.qref, clock.now());
       if (now.turn.kind === 'gone') throw entryLost(snap, keeper, item, q.qref);
       ahead = now.ahead;
@@ -193,7 +192,7 @@ async function testInTurn(
     }
     if (ahead.length && !(await fetchHeads(repo, target, ahead))) return { kind: 'alone' };
     const mainTip = await target.mainTip();
-    const config = first.checks.length ? await readLandConfig(repo.git, mainTip, (t) => parseDuration(t, 'land.timeout')) : first;
+    const config = first.checks.length ? await landConfig(mainTip) : first;
     const own = { item, head: target.head, strategy: input.strategy, markDone: !input.keep, at: q.entry.at };
     const lead = ahead[0] ? { head: ahead[0].entry.head, strategy: ahead[0].entry.strategy } : own;
     const start = integrationStart({ ...lead, base: mainTip });
@@ -242,7 +241,7 @@ async function awaitParent({ repo, target, keeper, item, deadline, started }: La
   for (;;) {
     if (keeper.interrupted) throw interrupted(item);
     if (keeper.stoppedBy) throw keeper.stoppedBy;
-    const snap = await readSnapshot(repo, [target.fetchSpec]);
+    const snap = await target.read();
     const mine = snap.queue.get(q.qref);
     if (!mine || mine.tip !== q.myEntryTip) throw entryLost(snap, keeper, item, q.qref);
     const now = clock.now();

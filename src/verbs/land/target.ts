@@ -11,8 +11,12 @@ export interface LandTarget {
   main: string;
   /** Fetched with the records in the same round trip. */
   fetchSpec: string;
-  /** main's tip as last fetched. */
+  /** main's tip as last fetched: as the last read() saw it, else read from the local copy. */
   mainTip(): Promise<string>;
+  /** Reads the records together with main (one round trip) and main's tip in the same local read. */
+  read(): Promise<Snapshot>;
+  /** Another fetch (fetchHeads) may have moved the local copy of main: mainTip() reads it again. */
+  forgetTip(): void;
 }
 
 export async function resolveLandTarget(repo: Repo, branchArg: string | undefined): Promise<LandTarget> {
@@ -20,12 +24,25 @@ export async function resolveLandTarget(repo: Repo, branchArg: string | undefine
   const [{ branch, head }, main] = await Promise.all([resolveWorkBranch(repo, branchArg, 'land'), resolveMainBranch(repo)]);
   if (branch === main) throw new UsageError(`land a work branch, not ${main} itself: abcd land <item> <work-branch>.`, { branch });
   const cacheRef = `refs/abcd-land/${remote}/${main}`;
+  const fetchSpec = `+refs/heads/${main}:${cacheRef}`;
+  // Only a fetch of fetchSpec moves the local copy of main, and every such fetch in this land
+  // goes through read() or is followed by forgetTip(): until then, the tip last read is current.
+  let known: string | undefined;
   return {
     branch,
     head,
     main,
-    fetchSpec: `+refs/heads/${main}:${cacheRef}`,
-    mainTip: () => repo.git.must(['rev-parse', '--verify', cacheRef]),
+    fetchSpec,
+    mainTip: async () => (known ??= await repo.git.must(['rev-parse', '--verify', cacheRef])),
+    async read() {
+      known = undefined;
+      const snap = await readSnapshot(repo, [fetchSpec]);
+      known = snap.fetched?.get(cacheRef);
+      return snap;
+    },
+    forgetTip: () => {
+      known = undefined;
+    },
   };
 }
 
@@ -35,7 +52,7 @@ export async function resolveLandTarget(repo: Repo, branchArg: string | undefine
  */
 export async function readWithMain(repo: Repo, target: LandTarget): Promise<Snapshot> {
   try {
-    return await readSnapshot(repo, [target.fetchSpec]);
+    return await target.read();
   } catch (e) {
     if (e instanceof RemoteUnavailable && /couldn't find remote ref/i.test(String(e.data.git))) {
       throw new UsageError(

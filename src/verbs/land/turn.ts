@@ -2,7 +2,7 @@ import { formatHolder } from '../../records/holder.js';
 import { Conflict, DeadlineReached, Fenced, Interrupted, isRefusal } from '../../refusals.js';
 import { formatDuration, formatInstant } from '../../time/duration.js';
 import type { Repo } from '../repo.js';
-import { readSnapshot, type QueueEntry, type Snapshot } from '../snapshot.js';
+import type { QueueEntry, Snapshot } from '../snapshot.js';
 import type { ClaimKeeper } from './claim-keeper.js';
 import { pruneQueue } from './prune-queue.js';
 import { observeClock } from '../clock-view.js';
@@ -29,7 +29,8 @@ export async function waitForTurn(
     deadline: number;
     started: number;
     keeper: ClaimKeeper;
-    fetchSpec: string;
+    /** Reads the records with main (LandTarget.read). */
+    read: () => Promise<Snapshot>;
     skipped?: Map<string, SkippedEntry>;
   },
 ): Promise<{ snap: Snapshot; ahead: QueueEntry[] }> {
@@ -37,7 +38,7 @@ export async function waitForTurn(
   for (;;) {
     if (o.keeper.interrupted) throw interrupted(o.item);
     if (o.keeper.stoppedBy) throw o.keeper.stoppedBy;
-    const snap = await readSnapshot(repo, [o.fetchSpec]);
+    const snap = await o.read();
     if (o.keeper.stoppedBy) throw o.keeper.stoppedBy;
     // Each read while waiting teaches the clock (the holders ahead renew their claims).
     const view = await observeClock(repo, snap);

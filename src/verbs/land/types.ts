@@ -63,6 +63,8 @@ export interface LandContext {
   held: ClaimEntry;
   /** The land section of `.abcd/config.json` on main's tip. */
   config: LandConfig;
+  /** The land section at a given main tip (read once per commit). */
+  landConfig(mainTip: string): Promise<LandConfig>;
   /** Renews the claim and serializes every push under it, from the strategy's first push on. */
   keeper: ClaimKeeper;
 }

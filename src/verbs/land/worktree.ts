@@ -120,6 +120,6 @@ export async function integrate(wt: Git, o: Integration & { env: Env; current: s
       { item: o.item, files, mainTip: o.base, head: o.head, strategy: o.strategy },
     );
   }
-  if (o.markDone) await markItemDoneInWorktree(new Git(wt.dir, { ...o.env, ...maker }), parseItem(o.item));
-  return wt.must(['rev-parse', 'HEAD']);
+  const marked = o.markDone ? await markItemDoneInWorktree(new Git(wt.dir, { ...o.env, ...maker }), parseItem(o.item)) : undefined;
+  return marked?.head ?? wt.must(['rev-parse', 'HEAD']);
 }

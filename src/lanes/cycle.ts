@@ -51,7 +51,6 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
   try {
     const files = await stageCycle(cycleDir, item, taken);
     const wt = await prepareAgentRepo({
-      lane: ctx.repo.git,
       env: ctx.repo.deps.env,
       objectsDir: join(ctx.repo.commonDir, 'objects'),
       cycleDir,

@@ -4,7 +4,7 @@
 // idle, stopped, or the deadline leaves no room for a whole cycle.
 import { actionable, liveClaims } from '../items/readiness.js';
 import { budgetAllowsCycle } from '../machine/budget.js';
-import type { ItemDoc } from '../items/source.js';
+import type { ItemDoc, ItemListing } from '../items/source.js';
 import { formatItem, parseItem as parseKey, shortItem, type ItemKey } from '../records/item.js';
 import type { CycleRecord } from '../records/lane-result.js';
 import { Interrupted, isRefusal, type Refusal } from '../refusals.js';
@@ -27,6 +27,8 @@ export interface LoopOptions {
   requesters: readonly string[];
   /** The read the run's entry just made: the first check uses it instead of a second round trip. */
   first?: Snapshot;
+  /** The items the entry read at main's tip after `first` (a bound build): the first check reuses them. */
+  firstListing?: ItemListing;
 }
 
 export interface LoopOutcome {
@@ -51,6 +53,7 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
   let cycleNo = 0;
   const bound = o.bound ? formatItem(o.bound) : undefined;
   let preread = o.first;
+  let prelisted = o.first ? o.firstListing : undefined;
 
   const worker = async (n: number) => {
     const lane = laneRepo(ctx.repo, ctx.runId, n);
@@ -68,8 +71,9 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
         return;
       }
       const snap = preread ?? (await readSnapshot(ctx.repo, [ctx.main.fetchSpec]));
+      const listing = prelisted ?? (await ctx.source.list(await ctx.main.tip()));
       preread = undefined;
-      const listing = await ctx.source.list(await ctx.main.tip());
+      prelisted = undefined;
       const now = clock.now();
       // Follow-ups: pending slots (less those a receipt covers: the run in flight absorbed them) and open steers.
       const pending = await followUpItems(ctx.repo, snap, o.requesters);

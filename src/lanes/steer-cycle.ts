@@ -6,7 +6,7 @@ import type { Repo } from '../verbs/repo.js';
 import type { Taken } from './claim.js';
 import type { RunContext } from './context.js';
 import { runAgent, type AgentRun } from './run-agent.js';
-import { readSteerSettings } from './steer-settings.js';
+import { steerSettings } from './steer-settings.js';
 import { SteerWatcher } from './watcher.js';
 
 type AgentOptions = Parameters<typeof runAgent>[0];
@@ -17,10 +17,10 @@ export async function runSteeredAgent(
   o: { agent: AgentOptions; item: ItemDoc; taken: Taken; mailbox: string; runHead: string },
 ): Promise<{ run: AgentRun; watcher: SteerWatcher }> {
   const { clock } = lane.deps;
-  const settings = await readSteerSettings(lane.git, o.runHead, o.agent.timeoutMs);
+  const settings = steerSettings(await ctx.configAt(o.runHead), o.agent.timeoutMs);
   const watcher = new SteerWatcher(ctx, lane, { item: o.item, taken: o.taken, mailbox: o.mailbox, runHead: o.runHead, settings });
   // Fails open: a first read that fails steers nothing now, and the requests stay open.
-  await watcher.prime().catch(() => undefined);
+  await watcher.prime(o.taken.seen).catch(() => undefined);
   let agent = o.agent;
   let total: AgentRun | undefined;
   for (let round = 1; ; round++) {

@@ -7,7 +7,7 @@
 //   node bench/lanes.mjs --argv     (also print each git argv of one cycle)
 //   node bench/lanes.mjs --cycle --against <dir>   (also another build, e.g. a worktree of main
 //                                   after npm run build, interleaved with this one: a before/after)
-import { cpSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -46,9 +46,11 @@ function rawCycle(r, i) {
   return performance.now() - t0;
 }
 
+const copies = [];
 /** A private copy of another build (bin/, dist/, package.json), so a rebuild there cannot change it mid-run. */
 function copyBuild(from) {
   const to = mkdtempSync(join(tmpdir(), 'abcd-bench-other-'));
+  copies.push(to);
   for (const p of ['bin', 'dist', 'package.json']) cpSync(join(from, p), join(to, p), { recursive: true });
   symlinkSync(join(from, 'node_modules'), join(to, 'node_modules'));
   return join(to, 'bin/abcd');
@@ -67,7 +69,8 @@ function laneCycle(r, i, bin) {
 
 /** The git processes and round trips of one raw cycle and one abcd cycle (untimed: the wrapper costs a shell each). */
 function countCycles(r, i, showArgv, bin) {
-  const logger = gitLogger(r.root);
+  r.logger ??= gitLogger(r.root);
+  const logger = r.logger;
   const env = r.env;
   r.env = logger.env(env);
   try {
@@ -165,5 +168,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     );
   } finally {
     cleanupAll();
+    for (const d of copies) rmSync(d, { recursive: true, force: true });
   }
 }

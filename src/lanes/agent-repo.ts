@@ -73,8 +73,11 @@ export async function collectAgentWork(o: { lane: Git; env: Env; laneGitDir: str
     if (why) ignored = why;
     else base = named;
   }
+  // The trees to compare with are read while the worktree is.
+  const trees = o.lane.must(['rev-parse', `${base}^{tree}`, `${o.runHead}^{tree}`]);
+  trees.catch(() => undefined); // awaited below; a failed snapshot comes first
   const tree = await snapshotTree(new Git(wt, { ...o.env, GIT_DIR: o.laneGitDir }), wt, join(o.cycleDir, 'index'), base);
-  const [baseTree, runTree] = (await o.lane.must(['rev-parse', `${base}^{tree}`, `${o.runHead}^{tree}`])).split('\n');
+  const [baseTree, runTree] = (await trees).split('\n');
   let head = base;
   if (tree !== baseTree) {
     const date = `@${Math.floor(o.atMs / 1000)} +0000`;
@@ -125,9 +128,12 @@ async function importCommits(lane: Git, objects: string, quarantine: string, hea
     return `the agent's object store could not be read as plain files (${(e as Error).message})`;
   }
   const env = { GIT_ALTERNATE_OBJECT_DIRECTORIES: quarantine };
-  const ancestor = await lane.run(['merge-base', '--is-ancestor', runHead, head], { env });
+  // Both only read (the lane's objects and the copies): the pack is built while ancestry is checked.
+  const [ancestor, pack] = await Promise.all([
+    lane.run(['merge-base', '--is-ancestor', runHead, head], { env }),
+    lane.run(['pack-objects', '--revs', '--stdout', '-q'], { input: `${head}\n^${runHead}\n`, env }),
+  ]);
   if (ancestor.exitCode !== 0) return "the agent's HEAD does not descend from the run head; its commits were not used";
-  const pack = await lane.run(['pack-objects', '--revs', '--stdout', '-q'], { input: `${head}\n^${runHead}\n`, env });
   if (pack.exitCode !== 0) return `the agent's commits are incomplete (${pack.stderr.trim().split('\n').at(-1)})`;
   const idx = await lane.run(['index-pack', '--stdin', '--strict', '--fix-thin'], { input: pack.stdout });
   if (idx.exitCode !== 0) return `the agent's objects failed git's checks (${idx.stderr.trim().split('\n').at(-1)})`;

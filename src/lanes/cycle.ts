@@ -35,7 +35,8 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
   const startedAt = clock.now();
   const key = formatItem(item.key);
   const short = shortItem(item.key);
-  const runHead = await ctx.main.tip();
+  // main as the check that chose the item read it: the item's text is from that commit too.
+  const runHead = await ctx.main.tipIn(taken.seen);
   const branch = `lane/${key.replace(/:/g, '-')}/${ctx.runId}-${n}`;
   const base = { item: short, startedAt, runHead, ...(taken.answered ? { followUp: true } : {}) };
   const end = (r: Partial<CycleRecord> & Pick<CycleRecord, 'outcome'>): CycleRecord => ({

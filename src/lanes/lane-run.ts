@@ -59,10 +59,12 @@ export async function runLane(repo: Repo, input: LaneRunInput): Promise<LaneRunR
   const probe = probeBwrap(env);
   const main = await resolveMain(repo);
   let snap = await readSnapshot(repo, [main.fetchSpec]);
-  const mainTip = await main.tip();
-  const config = await readRepoConfig(repo.git, mainTip);
+  const mainTip = await main.tipIn(snap);
+  // A drain never leaves a request, so its login check always runs: it runs while main is read.
+  const early = input.verb === 'drain' ? checkLaneLogin(repo, input.attended) : undefined;
+  early?.catch(() => undefined); // awaited below, after the refusals that come first
+  const [config, listing] = await settledInOrder(readRepoConfig(repo.git, mainTip), input.item ? requireItem(repo, mainTip, input.item) : Promise.resolve(undefined));
   const cfg = config.lanes ?? {};
-  const listing = input.item ? await requireItem(repo, mainTip, input.item) : undefined;
   // A request for a held item needs no agent, sandbox or deadline: it only leaves a note.
   const busy = input.verb === 'build' && input.item ? await heldByOther(repo, snap, input.item) : undefined;
   if (busy && input.item) {
@@ -77,7 +79,7 @@ export async function runLane(repo: Repo, input: LaneRunInput): Promise<LaneRunR
   const firstListing = busy ? undefined : listing;
   const s = laneSettings(input, cfg, env, clock.now());
   await probe;
-  const [{ sandbox, warning }, login] = await Promise.all([chooseSandbox(s.sandbox, { env, attended: input.attended }), checkLaneLogin(repo, input.attended)]);
+  const [{ sandbox, warning }, login] = await Promise.all([chooseSandbox(s.sandbox, { env, attended: input.attended }), early ?? checkLaneLogin(repo, input.attended)]);
   return runWith(repo, input, s, { main, sandbox, login, first: snap, ...(firstListing ? { firstListing } : {}), cfg: { tip: mainTip, config }, ...(warning ? { warning } : {}) });
 }
 
@@ -191,6 +193,14 @@ async function requireItem(repo: Repo, mainTip: string, item: ItemKey): Promise<
   const refused = listing.refused.find((r) => r.key && formatItem(r.key) === key);
   if (refused) throw refused.refusal;
   throw new UsageError(`there is no item ${shortItem(item)} on main (${mainTip.slice(0, 12)}): add .abcd/items/${item.id}.md there, or run abcd items to see the items.`, { item: key });
+}
+
+/** Both values, read side by side; a failure of the first wins, as when they were read one after the other. */
+async function settledInOrder<A, B>(a: Promise<A>, b: Promise<B>): Promise<[A, B]> {
+  const [ra, rb] = await Promise.allSettled([a, b]);
+  if (ra.status === 'rejected') throw ra.reason;
+  if (rb.status === 'rejected') throw rb.reason;
+  return [ra.value, rb.value];
 }
 
 /**

@@ -71,7 +71,7 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
         return;
       }
       const snap = preread ?? (await readSnapshot(ctx.repo, [ctx.main.fetchSpec]));
-      const listing = prelisted ?? (await ctx.source.list(await ctx.main.tip()));
+      const listing = prelisted ?? (await ctx.source.list(await ctx.main.tipIn(snap)));
       preread = undefined;
       prelisted = undefined;
       const now = clock.now();

@@ -137,7 +137,7 @@ export class SteerWatcher {
     const found = steerCandidates(snap, this.key, a);
     const pending = pendingCandidate(snap, this.o.item.key, a);
     if (pending) found.push(pending);
-    const tip = await this.ctx.main.tip();
+    const tip = await this.ctx.main.tipIn(snap);
     if (tip !== this.mainTip) {
       this.mainTip = tip;
       const blob = await itemBlob(this.lane.git, tip, this.o.item.path);

@@ -6,6 +6,7 @@ import { actionable, liveClaims } from '../items/readiness.js';
 import { budgetAllowsCycle } from '../machine/budget.js';
 import type { ItemDoc, ItemListing } from '../items/source.js';
 import { formatItem, parseItem as parseKey, shortItem, type ItemKey } from '../records/item.js';
+import { pendingRef } from '../records/refs.js';
 import type { CycleRecord } from '../records/lane-result.js';
 import { Interrupted, isRefusal, type Refusal } from '../refusals.js';
 import { readSnapshot, type Snapshot } from '../verbs/snapshot.js';
@@ -135,9 +136,9 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
   // once leaves a follow-up asked for during its cycles to the next build or drain: say so.
   if (o.lifecycle === 'once' && cycles.length && !stop) {
     try {
-      const last = await readSnapshot(ctx.repo);
-      for (const p of last.pending.values()) {
-        if (tried.has(p.item) && acceptsRequest(p.request.requester, ctx.repo.me, o.requesters) && !receiptCovers(last, parseKey(p.item), { kind: 'pending', id: p.tip })) {
+      const last = await readPendingOf(ctx, tried);
+      for (const p of last?.pending.values() ?? []) {
+        if (tried.has(p.item) && acceptsRequest(p.request.requester, ctx.repo.me, o.requesters) && !receiptCovers(last!, parseKey(p.item), { kind: 'pending', id: p.tip })) {
           rec.defer(shortItem(parseKey(p.item)), 'a follow-up request waits in its pending slot for the next build or drain');
         }
       }
@@ -146,6 +147,22 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
     }
   }
   return { cycles, ...(stop ? { stop } : {}) };
+}
+
+// Up to this many tried items, once's last look asks the remote for their slots alone first.
+const MAX_SLOTS_ASKED = 64;
+
+/**
+ * The records, when a slot of a tried item is on the remote; undefined when none is. The
+ * usual answer (no slot) costs one ls-remote instead of a fetch and the reading of every
+ * record; either way one round trip, and a slot found is judged on a full read as before.
+ */
+async function readPendingOf(ctx: RunContext, tried: ReadonlySet<string>): Promise<Snapshot | undefined> {
+  if (tried.size <= MAX_SLOTS_ASKED) {
+    const tips = await ctx.repo.store.remoteTips([...tried].map((k) => pendingRef(parseKey(k))));
+    if ([...tips.values()].every((t) => t === null)) return undefined;
+  }
+  return readSnapshot(ctx.repo);
 }
 
 /** once's discovery: what is actionable now, plus ready items waiting only on those. */

@@ -3,10 +3,15 @@
 // worktree, commit, push and land (fast-forward push of main) in the same run; and drain
 // throughput with a no-op agent (one small commit) for 1, 2 and 4 lanes.
 //   node bench/lanes.mjs            (after npm run build)
-import { mkdirSync, writeFileSync } from 'node:fs';
+//   node bench/lanes.mjs --cycle    (the cycle's overhead and git processes only, no throughput)
+//   node bench/lanes.mjs --argv     (also print each git argv of one cycle)
+//   node bench/lanes.mjs --cycle --against <dir>   (also another build, e.g. a worktree of main
+//                                   after npm run build, interleaved with this one: a before/after)
+import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { abcd, cleanupAll, cloneFor, git, makeRemote, median, ms, ratio, sandbox, table } from './lib.mjs';
+import { abcd, classify, cleanupAll, NODE, cloneFor, git, gitLogger, makeRemote, median, ms, ratio, run, sandbox, table } from './lib.mjs';
 
 const ROUNDS = 5;
 const NOOP_AGENT = 'echo "$ABCD_ITEM" > "out-$(printf %s "$ABCD_ITEM" | tr : -).txt" && git add -A && git commit -qm "agent: $ABCD_ITEM"';
@@ -41,31 +46,93 @@ function rawCycle(r, i) {
   return performance.now() - t0;
 }
 
-/** One `abcd build` cycle, wall time minus the agent's own time (as abcd measured it). */
-function laneCycle(r, i) {
+const copies = [];
+/** A private copy of another build (bin/, dist/, package.json), so a rebuild there cannot change it mid-run. */
+function copyBuild(from) {
+  const to = mkdtempSync(join(tmpdir(), 'abcd-bench-other-'));
+  copies.push(to);
+  for (const p of ['bin', 'dist', 'package.json']) cpSync(join(from, p), join(to, p), { recursive: true });
+  symlinkSync(join(from, 'node_modules'), join(to, 'node_modules'));
+  return join(to, 'bin/abcd');
+}
+
+/** One `abcd build` cycle (this build, or `bin`), wall time minus the agent's own time (as abcd measured it). */
+function laneCycle(r, i, bin) {
   const t0 = performance.now();
-  const out = abcd(r.dir, ['build', `item-${i}`, '--json', '--sandbox', 'bwrap', '--agent', NOOP_AGENT], r.env);
+  const args = ['build', `item-${i}`, '--json', '--sandbox', 'bwrap', '--agent', NOOP_AGENT];
+  const out = bin ? run(NODE, [bin, ...args], { cwd: r.dir, env: r.env }) : abcd(r.dir, args, r.env);
   const wall = performance.now() - t0;
   const cycle = JSON.parse(out.stdout.trim().split('\n').at(-1)).record.cycles[0];
   if (cycle.outcome !== 'landed') throw new Error(`bench cycle did not land: ${JSON.stringify(cycle)}`);
   return { wall, overhead: wall - cycle.agentMs, agent: cycle.agentMs };
 }
 
-export async function benchLanes() {
-  const r = itemRemote('lanes-cycle', ROUNDS);
+/** The git processes and round trips of one raw cycle and one abcd cycle (untimed: the wrapper costs a shell each). */
+function countCycles(r, i, showArgv, bin) {
+  r.logger ??= gitLogger(r.root);
+  const logger = r.logger;
+  const env = r.env;
+  r.env = logger.env(env);
+  try {
+    logger.take();
+    rawCycleLogged(r, i);
+    const raw = classify(logger.take());
+    laneCycle(r, i, bin);
+    const lines = logger.take();
+    if (showArgv) console.error(lines.join('\n'));
+    return { raw, lane: classify(lines) };
+  } finally {
+    r.env = env;
+  }
+}
+
+/** rawCycle with git found on PATH (the logger's wrapper), not the real git's absolute path. */
+function rawCycleLogged(r, i) {
+  const g = (cwd, args) => run('git', ['-C', cwd, ...args], { env: r.env });
+  g(r.dir, ['fetch', '-q', 'origin', 'main']);
+  const wt = join(r.root, `raw-wt-${i}`);
+  g(r.dir, ['worktree', 'add', '-q', '--detach', wt, 'FETCH_HEAD']);
+  writeFileSync(join(wt, `raw-${i}.txt`), `${i}\n`);
+  g(wt, ['add', '-A']);
+  g(wt, ['commit', '-q', '-m', `raw ${i}`]);
+  g(wt, ['push', '-q', 'origin', `HEAD:refs/heads/work/raw-${i}`]);
+  g(wt, ['push', '-q', 'origin', 'HEAD:main', `:refs/heads/work/raw-${i}`]);
+  g(r.dir, ['worktree', 'remove', '--force', wt]);
+}
+
+export async function benchLanes({ cycleOnly = false, showArgv = false, against, rounds = ROUNDS } = {}) {
+  const other = against ? copyBuild(against) : undefined;
+  const r = itemRemote('lanes-cycle', 2 * rounds + 2);
   const raw = [];
   const lane = [];
-  for (let i = 0; i < ROUNDS; i++) {
+  const prev = [];
+  const load = loadavg()[0];
+  // Raw and abcd cycles (and the other build's) interleaved, so all see the same machine.
+  for (let i = 0; i < rounds; i++) {
     raw.push(rawCycle(r, i));
     lane.push(laneCycle(r, i));
+    if (other) prev.push(laneCycle(r, rounds + i, other));
   }
+  const counts = countCycles(r, 2 * rounds, showArgv);
+  const prevCounts = other ? countCycles(r, 2 * rounds + 1, false, other) : undefined;
   const rawMed = median(raw);
   const overhead = median(lane.map((l) => l.overhead));
+  const procs = (c) => `${c.total} git (${c.trips} round trips)`;
   const rows = [
-    ['raw git: fetch, worktree, commit, push, land, remove', ms(rawMed), '1.00x'],
-    ['abcd build: one cycle, all but the agent', ms(overhead), ratio(overhead, rawMed)],
-    ['  (the no-op agent itself, in bubblewrap)', ms(median(lane.map((l) => l.agent))), ''],
+    ['raw git: fetch, worktree, commit, push, land, remove', ms(rawMed), '1.00x', procs(counts.raw)],
+    ['abcd build: one cycle, all but the agent', ms(overhead), ratio(overhead, rawMed), procs(counts.lane)],
+    ['  (the no-op agent itself, in bubblewrap)', ms(median(lane.map((l) => l.agent))), '', ''],
   ];
+  if (other) {
+    const was = median(prev.map((l) => l.overhead));
+    rows.splice(2, 0, [`the same cycle, ${against}`, ms(was), ratio(was, rawMed), procs(prevCounts.lane)]);
+  }
+  const head = [
+    `### Lanes: one cycle's overhead (median of ${rounds}, interleaved; load average ${load.toFixed(2)} -> ${loadavg()[0].toFixed(2)}) against raw git in the same run (target <= 2x)`,
+    '',
+    table(['what', 'median', 'ratio', 'git processes'], rows),
+  ];
+  if (cycleOnly) return head.join('\n');
   const through = [];
   const N = 12;
   // A no-op agent measures the lanes and the land queue alone; a 2 s agent, what lanes are for.
@@ -80,9 +147,7 @@ export async function benchLanes() {
     }
   }
   return [
-    `### Lanes: one cycle's overhead (median of ${ROUNDS}) against raw git in the same run (target <= 2x)`,
-    '',
-    table(['what', 'median', 'ratio'], rows),
+    ...head,
     '',
     `### Lanes: drain throughput, ${N} items, agent = one small commit (after 2 s of sleep in the second half), under bubblewrap`,
     '',
@@ -92,8 +157,17 @@ export async function benchLanes() {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   try {
-    console.log(await benchLanes());
+    const flag = (name) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
+    console.log(
+      await benchLanes({
+        cycleOnly: process.argv.includes('--cycle'),
+        showArgv: process.argv.includes('--argv'),
+        against: flag('--against'),
+        rounds: Number(flag('--rounds') ?? ROUNDS),
+      }),
+    );
   } finally {
     cleanupAll();
+    for (const d of copies) rmSync(d, { recursive: true, force: true });
   }
 }

@@ -6,7 +6,7 @@
 // which checks every object. The working tree is read as data by the lane's git with a
 // private index. ADR 0023.
 import { copyFile, lstat, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Git } from '../remote/git.js';
 import type { Env } from '../deps.js';
 import type { Signature } from '../remote/objects.js';
@@ -16,11 +16,18 @@ const OID = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
 const QUIET = ['-c', 'commit.gpgsign=false', '-c', 'core.hooksPath=/dev/null'];
 
 /** Creates `<cycleDir>/wt`: a repository borrowing the lane's objects, on `branch` at `runHead`. */
-export async function prepareAgentRepo(o: { lane: Git; env: Env; objectsDir: string; cycleDir: string; branch: string; runHead: string; who: Signature }): Promise<string> {
+export async function prepareAgentRepo(o: { env: Env; objectsDir: string; cycleDir: string; branch: string; runHead: string; who: Signature }): Promise<string> {
   const wt = join(o.cycleDir, 'wt');
-  await o.lane.must(['init', '-q', '--template=', wt]);
-  await mkdir(join(wt, '.git/objects/info'), { recursive: true });
-  await writeFile(join(wt, '.git/objects/info/alternates'), `${o.objectsDir}\n`);
+  // What `git init --template=` lays out, written directly (a process less per cycle): the
+  // config and HEAD below, the object folders, and the branch as a loose ref.
+  const dotGit = join(wt, '.git');
+  await Promise.all([
+    mkdir(join(dotGit, 'objects/info'), { recursive: true }),
+    mkdir(join(dotGit, 'objects/pack'), { recursive: true }),
+    mkdir(join(dotGit, 'refs/tags'), { recursive: true }),
+    mkdir(dirname(join(dotGit, 'refs/heads', o.branch)), { recursive: true }),
+  ]);
+  await writeFile(join(dotGit, 'objects/info/alternates'), `${o.objectsDir}\n`);
   const cfg = [
     ['user.name', o.who.name],
     ['user.email', o.who.email],
@@ -31,11 +38,13 @@ export async function prepareAgentRepo(o: { lane: Git; env: Env; objectsDir: str
   const config = `[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n${cfg
     .map(([k, v]) => `[${k!.split('.')[0]}]\n\t${k!.split('.')[1]} = ${JSON.stringify(v)}\n`)
     .join('')}`;
-  await writeFile(join(wt, '.git/config'), config);
-  await writeFile(join(wt, '.git/HEAD'), `ref: refs/heads/${o.branch}\n`);
+  await writeFile(join(dotGit, 'config'), config);
+  await writeFile(join(dotGit, 'HEAD'), `ref: refs/heads/${o.branch}\n`);
+  // What update-ref would have refused.
+  if (!OID.test(o.runHead) || !isRefSafe(`refs/heads/${o.branch}`)) throw new Error(`cannot set branch ${o.branch} to ${o.runHead}`);
+  await writeFile(join(dotGit, 'refs/heads', o.branch), `${o.runHead}\n`);
   // The agent has not run yet: this repository and its config are still abcd's own.
   const agent = new Git(wt, o.env);
-  await agent.must([...QUIET, 'update-ref', `refs/heads/${o.branch}`, o.runHead]);
   await agent.must([...QUIET, 'read-tree', '-u', '--reset', o.runHead]);
   return wt;
 }
@@ -64,8 +73,11 @@ export async function collectAgentWork(o: { lane: Git; env: Env; laneGitDir: str
     if (why) ignored = why;
     else base = named;
   }
+  // The trees to compare with are read while the worktree is.
+  const trees = o.lane.must(['rev-parse', `${base}^{tree}`, `${o.runHead}^{tree}`]);
+  trees.catch(() => undefined); // awaited below; a failed snapshot comes first
   const tree = await snapshotTree(new Git(wt, { ...o.env, GIT_DIR: o.laneGitDir }), wt, join(o.cycleDir, 'index'), base);
-  const [baseTree, runTree] = (await o.lane.must(['rev-parse', `${base}^{tree}`, `${o.runHead}^{tree}`])).split('\n');
+  const [baseTree, runTree] = (await trees).split('\n');
   let head = base;
   if (tree !== baseTree) {
     const date = `@${Math.floor(o.atMs / 1000)} +0000`;
@@ -116,9 +128,12 @@ async function importCommits(lane: Git, objects: string, quarantine: string, hea
     return `the agent's object store could not be read as plain files (${(e as Error).message})`;
   }
   const env = { GIT_ALTERNATE_OBJECT_DIRECTORIES: quarantine };
-  const ancestor = await lane.run(['merge-base', '--is-ancestor', runHead, head], { env });
+  // Both only read (the lane's objects and the copies): the pack is built while ancestry is checked.
+  const [ancestor, pack] = await Promise.all([
+    lane.run(['merge-base', '--is-ancestor', runHead, head], { env }),
+    lane.run(['pack-objects', '--revs', '--stdout', '-q'], { input: `${head}\n^${runHead}\n`, env }),
+  ]);
   if (ancestor.exitCode !== 0) return "the agent's HEAD does not descend from the run head; its commits were not used";
-  const pack = await lane.run(['pack-objects', '--revs', '--stdout', '-q'], { input: `${head}\n^${runHead}\n`, env });
   if (pack.exitCode !== 0) return `the agent's commits are incomplete (${pack.stderr.trim().split('\n').at(-1)})`;
   const idx = await lane.run(['index-pack', '--stdin', '--strict', '--fix-thin'], { input: pack.stdout });
   if (idx.exitCode !== 0) return `the agent's objects failed git's checks (${idx.stderr.trim().split('\n').at(-1)})`;

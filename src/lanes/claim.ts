@@ -17,6 +17,8 @@ export interface Taken {
   claim: Claim;
   /** The pending request this claim consumed. */
   answered?: PendingEntry;
+  /** The read the claim was taken on: the cycle's first look at requests starts from it. */
+  seen: Snapshot;
 }
 
 /** Takes the item's claim for the lane, or undefined when another session has it (or won the race). */
@@ -47,7 +49,7 @@ export async function takeClaim(lane: Repo, snap: Snapshot, item: ItemKey, ttlMs
   const r = await pushClaim(lane, { ref, lease, claim, message: `lane takes ${claim.item} (generation ${gen})`, records });
   if (!r.ok) return undefined;
   await lane.held.remember(ref, r.tip);
-  return { ref, tip: r.tip, claim, ...(pending ? { answered: pending } : {}) };
+  return { ref, tip: r.tip, claim, seen: snap, ...(pending ? { answered: pending } : {}) };
 }
 
 /**

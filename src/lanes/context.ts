@@ -1,3 +1,4 @@
+import type { RepoConfig } from '../config/repo-config.js';
 import type { ItemSource } from '../items/source.js';
 import type { GateRunner } from '../verbs/land/land.js';
 import type { Repo } from '../verbs/repo.js';
@@ -9,6 +10,8 @@ export interface RunContext {
   repo: Repo;
   runId: string;
   source: ItemSource;
+  /** main's .abcd/config.json at a commit, read at most once per commit in the run. */
+  configAt: (commit: string) => Promise<RepoConfig>;
   main: MainBranch;
   gate: GateRunner;
   agent: string;

@@ -35,7 +35,8 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
   const startedAt = clock.now();
   const key = formatItem(item.key);
   const short = shortItem(item.key);
-  const runHead = await ctx.main.tip();
+  // main as the check that chose the item read it: the item's text is from that commit too.
+  const runHead = await ctx.main.tipIn(taken.seen);
   const branch = `lane/${key.replace(/:/g, '-')}/${ctx.runId}-${n}`;
   const base = { item: short, startedAt, runHead, ...(taken.answered ? { followUp: true } : {}) };
   const end = (r: Partial<CycleRecord> & Pick<CycleRecord, 'outcome'>): CycleRecord => ({
@@ -51,7 +52,6 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
   try {
     const files = await stageCycle(cycleDir, item, taken);
     const wt = await prepareAgentRepo({
-      lane: ctx.repo.git,
       env: ctx.repo.deps.env,
       objectsDir: join(ctx.repo.commonDir, 'objects'),
       cycleDir,
@@ -62,7 +62,11 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
     const env = buildAgentEnv(ctx.repo.deps.env, ctx.envNames, {
       item: key, itemFile: files.item, worktree: wt, runId: ctx.runId, runHead, startedAt, mailbox: files.mailbox, usage: files.usage, home: files.home, tmp: files.tmp,
     });
-    const { run, watcher } = await runSteeredAgent(ctx, lane, { item, taken, mailbox: files.mailbox, runHead, agent: {
+    const collect = () =>
+      collectAgentWork({
+        lane: ctx.repo.git, env: ctx.repo.deps.env, laneGitDir: ctx.repo.gitDir, cycleDir, runHead, item: short, who: ctx.repo.author, atMs: clock.now(),
+      });
+    const { run, watcher, collected } = await runSteeredAgent(ctx, lane, { item, taken, mailbox: files.mailbox, runHead, collect, agent: {
       command: ctx.agent,
       env,
       sandbox: ctx.sandbox,
@@ -80,9 +84,8 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
     if (run.stopped) return end({ outcome: 'cancelled', reason: 'the lane was stopped (SIGINT/SIGTERM) while the agent ran', ...agent });
     if (run.timedOut) return end({ outcome: 'timeout', reason: `the agent ran past its timeout of ${Math.round(ctx.agentTimeoutMs / 1000)}s and was killed with everything it started`, ...agent });
     if (run.exitCode !== 0) return end({ outcome: 'failed', code: 'agent-failed', reason: `the agent exited ${run.exitCode}${tail ? `: ${tail}` : ''}`, ...agent });
-    const work = await collectAgentWork({
-      lane: ctx.repo.git, env: ctx.repo.deps.env, laneGitDir: ctx.repo.gitDir, cycleDir, runHead, item: short, who: ctx.repo.author, atMs: clock.now(),
-    });
+    if (collected && !collected.ok) throw collected.error;
+    const work = collected ? collected.value : await collect();
     if (!work.head) return end({ outcome: 'no-change', reason: `the agent exited 0 and changed nothing${work.ignored ? ` (${work.ignored})` : ''}`, ...agent });
     await ctx.repo.git.must(['update-ref', `refs/heads/${branch}`, work.head]);
     await keeper.stop();
@@ -98,8 +101,7 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
     }
   } finally {
     await keeper.stop();
-    await rm(cycleDir, { recursive: true, force: true });
-    await ctx.repo.git.run(['update-ref', '-d', `refs/heads/${branch}`]);
+    await Promise.all([rm(cycleDir, { recursive: true, force: true }), ctx.repo.git.run(['update-ref', '-d', `refs/heads/${branch}`])]);
     if (!landing || !(await landedDone(lane, taken.ref))) await releaseClaim(lane, item.key, 'the cycle did not land');
     ctx.signal?.removeEventListener('abort', follow);
   }

@@ -1,7 +1,8 @@
 // `abcd build <item>` and `abcd drain`: one run of one or N lanes, with its one result.
 import { randomBytes } from 'node:crypto';
-import { readRepoConfig } from '../config/repo-config.js';
+import { readRepoConfig, type RepoConfig } from '../config/repo-config.js';
 import { LocalItemSource } from '../items/local-source.js';
+import type { ItemListing } from '../items/source.js';
 import { budgetDir } from '../machine/budget.js';
 import type { CycleRecord, LaneResultRecord } from '../records/lane-result.js';
 import { formatItem, shortItem, type ItemKey } from '../records/item.js';
@@ -58,9 +59,12 @@ export async function runLane(repo: Repo, input: LaneRunInput): Promise<LaneRunR
   const probe = probeBwrap(env);
   const main = await resolveMain(repo);
   let snap = await readSnapshot(repo, [main.fetchSpec]);
-  const mainTip = await main.tip();
-  const cfg = (await readRepoConfig(repo.git, mainTip)).lanes ?? {};
-  if (input.item) await requireItem(repo, mainTip, input.item);
+  const mainTip = await main.tipIn(snap);
+  // A drain never leaves a request, so its login check always runs: it runs while main is read.
+  const early = input.verb === 'drain' ? checkLaneLogin(repo, input.attended) : undefined;
+  early?.catch(() => undefined); // awaited below, after the refusals that come first
+  const [config, listing] = await settledInOrder(readRepoConfig(repo.git, mainTip), input.item ? requireItem(repo, mainTip, input.item) : Promise.resolve(undefined));
+  const cfg = config.lanes ?? {};
   // A request for a held item needs no agent, sandbox or deadline: it only leaves a note.
   const busy = input.verb === 'build' && input.item ? await heldByOther(repo, snap, input.item) : undefined;
   if (busy && input.item) {
@@ -71,13 +75,15 @@ export async function runLane(repo: Repo, input: LaneRunInput): Promise<LaneRunR
     const until = Math.min(clock.now() + input.waitMs, laneSettings(input, cfg, env, clock.now()).deadline);
     snap = await waitUntilFree(repo, input.item, main.fetchSpec, until);
   }
+  // The listing matches main's tip only while no later read moved it (a --wait re-reads).
+  const firstListing = busy ? undefined : listing;
   const s = laneSettings(input, cfg, env, clock.now());
   await probe;
-  const [{ sandbox, warning }, login] = await Promise.all([chooseSandbox(s.sandbox, { env, attended: input.attended }), checkLaneLogin(repo, input.attended)]);
-  return runWith(repo, input, s, { main, sandbox, login, first: snap, ...(warning ? { warning } : {}) });
+  const [{ sandbox, warning }, login] = await Promise.all([chooseSandbox(s.sandbox, { env, attended: input.attended }), early ?? checkLaneLogin(repo, input.attended)]);
+  return runWith(repo, input, s, { main, sandbox, login, first: snap, ...(firstListing ? { firstListing } : {}), cfg: { tip: mainTip, config }, ...(warning ? { warning } : {}) });
 }
 
-async function runWith(repo: Repo, input: LaneRunInput, s: LaneSettings, o: { main: Awaited<ReturnType<typeof resolveMain>>; sandbox: 'bwrap' | 'none'; login: string; first: Snapshot; warning?: string }): Promise<LaneRunResult> {
+async function runWith(repo: Repo, input: LaneRunInput, s: LaneSettings, o: { main: Awaited<ReturnType<typeof resolveMain>>; sandbox: 'bwrap' | 'none'; login: string; first: Snapshot; firstListing?: ItemListing; cfg: { tip: string; config: RepoConfig }; warning?: string }): Promise<LaneRunResult> {
   const { clock, env } = repo.deps;
   const runId = newRunId(clock.now());
   const home = repo.deps.config.home;
@@ -85,6 +91,7 @@ async function runWith(repo: Repo, input: LaneRunInput, s: LaneSettings, o: { ma
     repo,
     runId,
     source: new LocalItemSource(repo.git),
+    configAt: configReader(repo, o.cfg),
     main: o.main,
     gate: input.gate,
     agent: s.agent,
@@ -108,6 +115,7 @@ async function runWith(repo: Repo, input: LaneRunInput, s: LaneSettings, o: { ma
     maxCycles: s.maxCycles,
     requesters: s.requesters,
     first: o.first,
+    ...(o.firstListing ? { firstListing: o.firstListing } : {}),
     ...(input.item ? { bound: input.item } : {}),
   });
   const stop = loop.stop;
@@ -177,14 +185,40 @@ async function waitUntilFree(repo: Repo, item: ItemKey, fetchSpec: string, until
 }
 
 /** A bound build names an item on main: a missing one is a usage error, a malformed one its refusal. */
-async function requireItem(repo: Repo, mainTip: string, item: ItemKey): Promise<void> {
-  if (item.source !== 'local') return;
+async function requireItem(repo: Repo, mainTip: string, item: ItemKey): Promise<ItemListing | undefined> {
+  if (item.source !== 'local') return undefined;
   const listing = await new LocalItemSource(repo.git).list(mainTip);
   const key = formatItem(item);
-  if (listing.items.some((i) => formatItem(i.key) === key)) return;
+  if (listing.items.some((i) => formatItem(i.key) === key)) return listing;
   const refused = listing.refused.find((r) => r.key && formatItem(r.key) === key);
   if (refused) throw refused.refusal;
   throw new UsageError(`there is no item ${shortItem(item)} on main (${mainTip.slice(0, 12)}): add .abcd/items/${item.id}.md there, or run abcd items to see the items.`, { item: key });
+}
+
+/** Both values, read side by side; a failure of the first wins, as when they were read one after the other. */
+async function settledInOrder<A, B>(a: Promise<A>, b: Promise<B>): Promise<[A, B]> {
+  const [ra, rb] = await Promise.allSettled([a, b]);
+  if (ra.status === 'rejected') throw ra.reason;
+  if (rb.status === 'rejected') throw rb.reason;
+  return [ra.value, rb.value];
+}
+
+/**
+ * main's .abcd/config.json by commit, read once per commit in a run: the entry's read serves
+ * every cycle whose run head is the same commit (a commit's blob never changes).
+ */
+function configReader(repo: Repo, seen: { tip: string; config: RepoConfig }): (commit: string) => Promise<RepoConfig> {
+  const cache = new Map<string, Promise<RepoConfig>>([[seen.tip, Promise.resolve(seen.config)]]);
+  return (commit) => {
+    let c = cache.get(commit);
+    if (!c) {
+      c = readRepoConfig(repo.git, commit);
+      cache.clear(); // main moves forward: only the newest commit is asked for again
+      cache.set(commit, c);
+      c.catch(() => cache.delete(commit));
+    }
+    return c;
+  };
 }
 
 function newRunId(now: number): string {

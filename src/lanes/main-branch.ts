@@ -1,4 +1,5 @@
 import type { Repo } from '../verbs/repo.js';
+import type { Snapshot } from '../verbs/snapshot.js';
 import { resolveMainBranch } from '../verbs/work-branch.js';
 
 /** The branch lanes land on (the remote's HEAD, else main) and how it is fetched. */
@@ -7,10 +8,13 @@ export interface MainBranch {
   /** Fetched with the records in one round trip; the same cache land uses. */
   fetchSpec: string;
   tip(): Promise<string>;
+  /** main's tip as `snap` read it (with its records, no process), else the cached ref now. */
+  tipIn(snap: Snapshot): Promise<string>;
 }
 
 export async function resolveMain(repo: Repo): Promise<MainBranch> {
   const main = await resolveMainBranch(repo);
   const cacheRef = `refs/abcd-land/${repo.store.remote}/${main}`;
-  return { main, fetchSpec: `+refs/heads/${main}:${cacheRef}`, tip: () => repo.git.must(['rev-parse', '--verify', cacheRef]) };
+  const tip = () => repo.git.must(['rev-parse', '--verify', cacheRef]);
+  return { main, fetchSpec: `+refs/heads/${main}:${cacheRef}`, tip, tipIn: async (snap) => snap.fetched?.get(cacheRef) ?? tip() };
 }

@@ -84,7 +84,7 @@ export class RunRecorder {
       try {
         const at = this.repo.deps.clock.now();
         const rec = { ...this.record, at: Math.max(at, this.record.startedAt) };
-        const oid = await writeRecordCommit({ git: this.repo.git, content: encodeLaneResult(rec), parent: this.tip, message: `lane run ${rec.runId}: ${rec.state}`, author: this.repo.author, atMs: at });
+        const oid = await writeRecordCommit({ git: this.repo.git, store: this.repo.objects, content: encodeLaneResult(rec), parent: this.tip, message: `lane run ${rec.runId}: ${rec.state}`, author: this.repo.author, atMs: at });
         const r = await this.repo.store.push([{ ref: this.ref, newOid: oid, lease: this.tip }], { atomic: true });
         if (r.ok) this.tip = oid;
         else this.lastError = new Error(`the result record ${this.ref} moved under this run; it was not rewritten`);

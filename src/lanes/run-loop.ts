@@ -4,8 +4,9 @@
 // idle, stopped, or the deadline leaves no room for a whole cycle.
 import { actionable, liveClaims } from '../items/readiness.js';
 import { budgetAllowsCycle } from '../machine/budget.js';
-import type { ItemDoc } from '../items/source.js';
+import type { ItemDoc, ItemListing } from '../items/source.js';
 import { formatItem, parseItem as parseKey, shortItem, type ItemKey } from '../records/item.js';
+import { pendingRef } from '../records/refs.js';
 import type { CycleRecord } from '../records/lane-result.js';
 import { Interrupted, isRefusal, type Refusal } from '../refusals.js';
 import { readSnapshot, type Snapshot } from '../verbs/snapshot.js';
@@ -27,6 +28,8 @@ export interface LoopOptions {
   requesters: readonly string[];
   /** The read the run's entry just made: the first check uses it instead of a second round trip. */
   first?: Snapshot;
+  /** The items the entry read at main's tip after `first` (a bound build): the first check reuses them. */
+  firstListing?: ItemListing;
 }
 
 export interface LoopOutcome {
@@ -51,6 +54,7 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
   let cycleNo = 0;
   const bound = o.bound ? formatItem(o.bound) : undefined;
   let preread = o.first;
+  let prelisted = o.first ? o.firstListing : undefined;
 
   const worker = async (n: number) => {
     const lane = laneRepo(ctx.repo, ctx.runId, n);
@@ -68,8 +72,9 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
         return;
       }
       const snap = preread ?? (await readSnapshot(ctx.repo, [ctx.main.fetchSpec]));
+      const listing = prelisted ?? (await ctx.source.list(await ctx.main.tipIn(snap)));
       preread = undefined;
-      const listing = await ctx.source.list(await ctx.main.tip());
+      prelisted = undefined;
       const now = clock.now();
       // Follow-ups: pending slots (less those a receipt covers: the run in flight absorbed them) and open steers.
       const pending = await followUpItems(ctx.repo, snap, o.requesters);
@@ -131,9 +136,9 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
   // once leaves a follow-up asked for during its cycles to the next build or drain: say so.
   if (o.lifecycle === 'once' && cycles.length && !stop) {
     try {
-      const last = await readSnapshot(ctx.repo);
-      for (const p of last.pending.values()) {
-        if (tried.has(p.item) && acceptsRequest(p.request.requester, ctx.repo.me, o.requesters) && !receiptCovers(last, parseKey(p.item), { kind: 'pending', id: p.tip })) {
+      const last = await readPendingOf(ctx, tried);
+      for (const p of last?.pending.values() ?? []) {
+        if (tried.has(p.item) && acceptsRequest(p.request.requester, ctx.repo.me, o.requesters) && !receiptCovers(last!, parseKey(p.item), { kind: 'pending', id: p.tip })) {
           rec.defer(shortItem(parseKey(p.item)), 'a follow-up request waits in its pending slot for the next build or drain');
         }
       }
@@ -142,6 +147,22 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
     }
   }
   return { cycles, ...(stop ? { stop } : {}) };
+}
+
+// Up to this many tried items, once's last look asks the remote for their slots alone first.
+const MAX_SLOTS_ASKED = 64;
+
+/**
+ * The records, when a slot of a tried item is on the remote; undefined when none is. The
+ * usual answer (no slot) costs one ls-remote instead of a fetch and the reading of every
+ * record; either way one round trip, and a slot found is judged on a full read as before.
+ */
+async function readPendingOf(ctx: RunContext, tried: ReadonlySet<string>): Promise<Snapshot | undefined> {
+  if (tried.size <= MAX_SLOTS_ASKED) {
+    const tips = await ctx.repo.store.remoteTips([...tried].map((k) => pendingRef(parseKey(k))));
+    if ([...tips.values()].every((t) => t === null)) return undefined;
+  }
+  return readSnapshot(ctx.repo);
 }
 
 /** once's discovery: what is actionable now, plus ready items waiting only on those. */

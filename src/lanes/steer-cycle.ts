@@ -6,21 +6,24 @@ import type { Repo } from '../verbs/repo.js';
 import type { Taken } from './claim.js';
 import type { RunContext } from './context.js';
 import { runAgent, type AgentRun } from './run-agent.js';
-import { readSteerSettings } from './steer-settings.js';
+import { steerSettings } from './steer-settings.js';
 import { SteerWatcher } from './watcher.js';
 
 type AgentOptions = Parameters<typeof runAgent>[0];
 
-export async function runSteeredAgent(
+/** What `collect` gave or threw, taken while the watcher's last look ran. */
+export type Collected<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+export async function runSteeredAgent<T>(
   ctx: RunContext,
   lane: Repo,
-  o: { agent: AgentOptions; item: ItemDoc; taken: Taken; mailbox: string; runHead: string },
-): Promise<{ run: AgentRun; watcher: SteerWatcher }> {
+  o: { agent: AgentOptions; item: ItemDoc; taken: Taken; mailbox: string; runHead: string; collect: () => Promise<T> },
+): Promise<{ run: AgentRun; watcher: SteerWatcher; collected?: Collected<T> }> {
   const { clock } = lane.deps;
-  const settings = await readSteerSettings(lane.git, o.runHead, o.agent.timeoutMs);
+  const settings = steerSettings(await ctx.configAt(o.runHead), o.agent.timeoutMs);
   const watcher = new SteerWatcher(ctx, lane, { item: o.item, taken: o.taken, mailbox: o.mailbox, runHead: o.runHead, settings });
   // Fails open: a first read that fails steers nothing now, and the requests stay open.
-  await watcher.prime().catch(() => undefined);
+  await watcher.prime(o.taken.seen).catch(() => undefined);
   let agent = o.agent;
   let total: AgentRun | undefined;
   for (let round = 1; ; round++) {
@@ -29,8 +32,16 @@ export async function runSteeredAgent(
     watcher.exited();
     total = total ? { ...run, durationMs: total.durationMs + run.durationMs, outputTail: (total.outputTail + run.outputTail).slice(-2000) } : run;
     if (run.exitCode !== 0 || run.stopped || run.timedOut || agent.signal?.aborted) return { run: total, watcher };
-    const next = await watcher.afterExit().catch(() => undefined);
-    if (!next) return { run: total, watcher };
+    // The agent's work is taken (locally, as objects) while the watcher looks for late
+    // requests (a round trip); when some re-invoke the agent, that take is dropped unused.
+    const [next, collected] = await Promise.all([
+      watcher.afterExit().catch(() => undefined),
+      o.collect().then(
+        (value): Collected<T> => ({ ok: true, value }),
+        (error: unknown): Collected<T> => ({ ok: false, error }),
+      ),
+    ]);
+    if (!next) return { run: total, watcher, collected };
     // The same command in the same worktree; ABCD_MAILBOX_FROM says where the new envelope starts.
     agent = { ...o.agent, timeoutMs: next.timeoutMs, env: { ...o.agent.env, ABCD_MAILBOX_FROM: String(next.from), ABCD_STEER_ROUND: String(round + 1) } };
   }

@@ -1,6 +1,5 @@
 // Steering's settings for one cycle, from `lanes` in .abcd/config.json at the cycle's run head.
-import { readRepoConfig } from '../config/repo-config.js';
-import type { Git } from '../remote/git.js';
+import type { RepoConfig } from '../config/repo-config.js';
 import { parseDuration } from '../time/duration.js';
 import { CYCLE_OVERHEAD_MS } from './context.js';
 
@@ -23,8 +22,8 @@ const DEFAULT_POLL_MS = 10_000;
 const MIN_POLL_MS = 500;
 const MAX_POLL_MS = 5 * 60_000;
 
-export async function readSteerSettings(git: Git, runHead: string, agentTimeoutMs: number): Promise<SteerSettings> {
-  const lanes = (await readRepoConfig(git, runHead)).lanes ?? {};
+export function steerSettings(config: RepoConfig, agentTimeoutMs: number): SteerSettings {
+  const lanes = config.lanes ?? {};
   const poll = lanes.steer?.poll ? parseDuration(lanes.steer.poll, 'lanes.steer.poll') : DEFAULT_POLL_MS;
   return {
     max: lanes.steer?.max ?? DEFAULT_MAX_STEERS,

@@ -42,10 +42,14 @@ export class SteerWatcher {
     if (o.taken.answered) this.judged.add(requestKey({ kind: 'pending', id: o.taken.answered.tip }));
   }
 
-  /** Before the agent starts: open requests become part of its task (no steer spent). */
-  async prime(): Promise<void> {
+  /**
+   * Before the agent starts: open requests become part of its task (no steer spent). They
+   * are read from `seen`, the read the claim was just taken on (no second round trip); one
+   * that arrives after it reaches the agent in flight or after it exits, like any later one.
+   */
+  async prime(seen?: Snapshot): Promise<void> {
     this.blob = await itemBlob(this.lane.git, this.o.runHead, this.o.item.path);
-    const found = await this.poll();
+    const found = await this.poll(seen);
     if (found.length) this.deliver(found);
   }
 
@@ -125,15 +129,15 @@ export class SteerWatcher {
     }
   }
 
-  /** One round trip: the records and main. Requests not judged yet, oldest first. */
-  private async poll(): Promise<SteerCandidate[]> {
-    const snap = await readSnapshot(this.lane, [this.ctx.main.fetchSpec]);
+  /** One round trip (none given `seen`): the records and main. Requests not judged yet, oldest first. */
+  private async poll(seen?: Snapshot): Promise<SteerCandidate[]> {
+    const snap = seen ?? (await readSnapshot(this.lane, [this.ctx.main.fetchSpec]));
     this.readReceiptLease(snap);
     const a = { lane: this.lane.me, requesters: this.o.settings.requesters };
     const found = steerCandidates(snap, this.key, a);
     const pending = pendingCandidate(snap, this.o.item.key, a);
     if (pending) found.push(pending);
-    const tip = await this.ctx.main.tip();
+    const tip = await this.ctx.main.tipIn(snap);
     if (tip !== this.mainTip) {
       this.mainTip = tip;
       const blob = await itemBlob(this.lane.git, tip, this.o.item.path);

@@ -1,6 +1,7 @@
 // The agent's repository is hostile: abcd never runs its hooks or config, and never takes
 // objects the agent points at outside its own object store.
 import { existsSync } from 'node:fs';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -40,5 +41,33 @@ describe('hostile agent repository', () => {
     expect(files).not.toContain('secret.txt');
     const has = await execa('git', ['-C', remote.dir, 'cat-file', '-e', secretCommit], { reject: false });
     expect(has.exitCode).not.toBe(0);
+  }, 90_000);
+
+  // The agent can rewrite the cycle's folder around its worktree. What abcd does there after the
+  // agent ends must never reach outside it through a symlink the agent left (ADR 0023).
+  it('symlinks the agent leaves for its worktree or for what abcd writes next to it lead nowhere outside', async () => {
+    const remote = await remoteWithItems([{ slug: 'plant' }, { slug: 'swap' }]);
+    const dir = await tempDir('outside');
+    const outside = join(dir, 'outside');
+    const secret = join(dir, 'secret');
+    await mkdir(outside);
+    await mkdir(secret);
+    await writeFile(join(secret, 'secret.txt'), 'top-secret\n');
+    const s = await laneSession(remote, 'plain');
+    // Where abcd copied the agent's objects and kept its index: symlinks to a folder outside.
+    const plant = `echo work > work.txt && git add -A && git -c commit.gpgsign=false commit -qm work && ln -s ${outside} ../quarantine && ln -s ${outside} ../index && rm -f ../usage && ln -s ${join(secret, 'secret.txt')} ../usage`;
+    const planted = await s.abcd(['build', 'plant', '--json', '--agent', plant]);
+    expect(planted.code, planted.stdout + planted.stderr).toBe(0);
+    expect(await readdir(outside)).toEqual([]);
+    // The worktree itself swapped for a symlink to a folder the sandbox hid.
+    const swap = `echo work > work.txt; cd .. && mv wt wt.old && ln -s ${secret} wt`;
+    const swapped = await s.abcd(['build', 'swap', '--json', '--agent', swap]);
+    expect(swapped.code, swapped.stdout + swapped.stderr).not.toBe(0);
+    expect(swapped.stdout + swapped.stderr).toMatch(/no longer a plain folder/);
+    const files = (await execa('git', ['-C', remote.dir, 'ls-tree', '-r', '--name-only', 'main'])).stdout;
+    expect(files).toContain('work.txt');
+    expect(files).not.toContain('secret.txt');
+    const all = (await execa('git', ['-C', remote.dir, 'log', '--all', '--format=%H'])).stdout.split('\n');
+    for (const c of all) expect((await execa('git', ['-C', remote.dir, 'ls-tree', '-r', '--name-only', c])).stdout).not.toContain('secret.txt');
   }, 90_000);
 });

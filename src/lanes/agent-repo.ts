@@ -5,7 +5,7 @@
 // and a trusted git in the lane's own repository imports them with index-pack --strict,
 // which checks every object. The working tree is read as data by the lane's git with a
 // private index. ADR 0023.
-import { copyFile, lstat, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { copyFile, lstat, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Git } from '../remote/git.js';
 import type { Env } from '../deps.js';
@@ -21,6 +21,8 @@ export async function prepareAgentRepo(o: { env: Env; objectsDir: string; cycleD
   // What `git init --template=` lays out, written directly (a process less per cycle): the
   // config and HEAD below, the object folders, and the branch as a loose ref.
   const dotGit = join(wt, '.git');
+  // What update-ref would have refused, before anything is written.
+  if (!OID.test(o.runHead) || !isRefSafe(`refs/heads/${o.branch}`)) throw new Error(`cannot set branch ${o.branch} to ${o.runHead}`);
   await Promise.all([
     mkdir(join(dotGit, 'objects/info'), { recursive: true }),
     mkdir(join(dotGit, 'objects/pack'), { recursive: true }),
@@ -40,8 +42,6 @@ export async function prepareAgentRepo(o: { env: Env; objectsDir: string; cycleD
     .join('')}`;
   await writeFile(join(dotGit, 'config'), config);
   await writeFile(join(dotGit, 'HEAD'), `ref: refs/heads/${o.branch}\n`);
-  // What update-ref would have refused.
-  if (!OID.test(o.runHead) || !isRefSafe(`refs/heads/${o.branch}`)) throw new Error(`cannot set branch ${o.branch} to ${o.runHead}`);
   await writeFile(join(dotGit, 'refs/heads', o.branch), `${o.runHead}\n`);
   // The agent has not run yet: this repository and its config are still abcd's own.
   const agent = new Git(wt, o.env);
@@ -62,21 +62,36 @@ export interface AgentWork {
 /** Takes the agent's work into the lane's repository as objects, never running git in the agent's. */
 export async function collectAgentWork(o: { lane: Git; env: Env; laneGitDir: string; cycleDir: string; runHead: string; item: string; who: Signature; atMs: number }): Promise<AgentWork> {
   const wt = join(o.cycleDir, 'wt');
+  // The agent may rewrite anything in cycleDir: its worktree and .git must still be the folders
+  // abcd made (a symlink would have abcd read, and push, files the sandbox hid), and abcd's own
+  // files (the copied objects, the index) go to a folder the agent never saw.
+  await assertPlainDir(wt, "the agent's worktree");
+  const host = await mkdtemp(`${o.cycleDir}-host-`);
+  try {
+    return await collectInto(o, wt, host);
+  } finally {
+    await rm(host, { recursive: true, force: true });
+  }
+}
+
+async function collectInto(o: { lane: Git; env: Env; laneGitDir: string; runHead: string; item: string; who: Signature; atMs: number }, wt: string, host: string): Promise<AgentWork> {
   let base = o.runHead;
   let ignored: string | undefined;
-  const named = await readAgentHead(join(wt, '.git')).catch((e: Error) => {
-    ignored = e.message;
-    return undefined;
-  });
+  const named = await assertPlainDir(join(wt, '.git'), "the agent's .git")
+    .then(() => readAgentHead(join(wt, '.git')))
+    .catch((e: Error) => {
+      ignored = e.message;
+      return undefined;
+    });
   if (named && named !== o.runHead) {
-    const why = await importCommits(o.lane, join(wt, '.git/objects'), join(o.cycleDir, 'quarantine'), named, o.runHead);
+    const why = await importCommits(o.lane, join(wt, '.git/objects'), join(host, 'quarantine'), named, o.runHead);
     if (why) ignored = why;
     else base = named;
   }
   // The trees to compare with are read while the worktree is.
   const trees = o.lane.must(['rev-parse', `${base}^{tree}`, `${o.runHead}^{tree}`]);
   trees.catch(() => undefined); // awaited below; a failed snapshot comes first
-  const tree = await snapshotTree(new Git(wt, { ...o.env, GIT_DIR: o.laneGitDir }), wt, join(o.cycleDir, 'index'), base);
+  const tree = await snapshotTree(new Git(wt, { ...o.env, GIT_DIR: o.laneGitDir }), wt, join(host, 'index'), base);
   const [baseTree, runTree] = (await trees).split('\n');
   let head = base;
   if (tree !== baseTree) {
@@ -106,6 +121,12 @@ async function readAgentHead(gitDir: string): Promise<string | undefined> {
     if (name === ref && oid && OID.test(oid)) return oid;
   }
   return undefined; // an unborn branch: nothing committed
+}
+
+/** Refuses anything but a real directory at `path` (a symlink to one included). */
+async function assertPlainDir(path: string, what: string): Promise<void> {
+  const st = await lstat(path).catch(() => undefined);
+  if (!st?.isDirectory()) throw new Error(`${what} is no longer a plain folder (${st?.isSymbolicLink() ? 'a symlink' : 'gone or replaced'}); nothing of it was taken`);
 }
 
 // A file the agent wrote is read only when it is a plain file of sane size (no symlink, fifo).

@@ -1,7 +1,8 @@
 // One lane cycle: a fresh worktree at main's tip, the agent headless in its sandbox with
 // the claim renewed meanwhile, its work taken as objects, then landed through the land
 // queue fenced by the claim, or the claim released saying why. Cleanup on every path.
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { readAgentFile } from './agent-files.js';
 import { dirname, join } from 'node:path';
 import { debitBudget, parseUsageLines } from '../machine/budget.js';
 import type { ItemDoc } from '../items/source.js';
@@ -76,7 +77,7 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
       now: () => clock.now(),
       ...(ctx.onOutput ? { onOutput: ctx.onOutput } : {}),
     } });
-    const usage = parseUsageLines(await readFile(files.usage, 'utf8').catch(() => '')).tokens;
+    const usage = parseUsageLines(await readAgentFile(files.usage)).tokens;
     if (usage > 0) await debitBudget(ctx.budgetDir, { tokens: usage });
     const agent = { agentMs: run.durationMs, exitCode: run.exitCode, ...(usage ? { usage } : {}) };
     const tail = run.outputTail.trim().split('\n').slice(-3).join(' | ');

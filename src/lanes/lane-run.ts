@@ -79,7 +79,8 @@ export async function runLane(repo: Repo, input: LaneRunInput): Promise<LaneRunR
   const firstListing = busy ? undefined : listing;
   const s = laneSettings(input, cfg, env, clock.now());
   await probe;
-  const [{ sandbox, warning }, login] = await Promise.all([chooseSandbox(s.sandbox, { env, attended: input.attended }), early ?? checkLaneLogin(repo, input.attended)]);
+  // The sandbox's refusal comes before the login's, however fast either answers.
+  const [{ sandbox, warning }, login] = await settledInOrder(chooseSandbox(s.sandbox, { env, attended: input.attended }), early ?? checkLaneLogin(repo, input.attended));
   return runWith(repo, input, s, { main, sandbox, login, first: snap, ...(firstListing ? { firstListing } : {}), cfg: { tip: mainTip, config }, ...(warning ? { warning } : {}) });
 }
 

@@ -71,10 +71,13 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
         stop ??= budget.refusal;
         return;
       }
-      const snap = preread ?? (await readSnapshot(ctx.repo, [ctx.main.fetchSpec]));
-      const listing = prelisted ?? (await ctx.source.list(await ctx.main.tipIn(snap)));
+      // Only the first check of the run uses the entry's read: taken before any await, so the
+      // lanes that start beside this one read afresh.
+      const [pre, preListed] = [preread, prelisted];
       preread = undefined;
       prelisted = undefined;
+      const snap = pre ?? (await readSnapshot(ctx.repo, [ctx.main.fetchSpec]));
+      const listing = preListed ?? (await ctx.source.list(await ctx.main.tipIn(snap)));
       const now = clock.now();
       // Follow-ups: pending slots (less those a receipt covers: the run in flight absorbed them) and open steers.
       const pending = await followUpItems(ctx.repo, snap, o.requesters);

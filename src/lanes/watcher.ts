@@ -2,7 +2,7 @@
 // made while the cycle runs, judges each once, folds every request of one poll into one
 // envelope and appends it to the agent's mailbox while the agent runs. After the agent exits
 // it is asked once more (afterExit) so the cycle can re-invoke the agent with what came late.
-import { appendFileSync, statSync } from 'node:fs';
+import { agentFileSize, appendToAgentFile } from './agent-files.js';
 import type { ItemDoc } from '../items/source.js';
 import { formatItem } from '../records/item.js';
 import { receiptRef } from '../records/refs.js';
@@ -122,7 +122,8 @@ export class SteerWatcher {
   /** Appends one envelope; the requests in it count as consumed from here on. */
   private deliver(found: SteerCandidate[]): void {
     const now = this.lane.deps.clock.now();
-    appendFileSync(this.o.mailbox, buildEnvelope({ item: this.key, runId: this.ctx.runId, at: now, entries: found }));
+    // A mailbox the agent replaced (a symlink, a folder) gets nothing: the requests stay open.
+    if (!appendToAgentFile(this.o.mailbox, buildEnvelope({ item: this.key, runId: this.ctx.runId, at: now, entries: found }))) return;
     for (const c of found) {
       this.judged.add(requestKey(c.req));
       this.delivered.push(c);
@@ -157,7 +158,7 @@ export class SteerWatcher {
 
 function sizeOf(path: string): number {
   try {
-    return statSync(path).size;
+    return agentFileSize(path);
   } catch {
     return 0;
   }

@@ -1,10 +1,11 @@
 // .abcd/config.json has one strict schema: a typo is a refusal naming the key and the keys
 // allowed (exit 2), and a land with such a config enqueues nothing.
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEFAULT_REPO_CONFIG, parseRepoConfig, renderRepoConfig } from '../src/config/repo-config.js';
-import { UsageError } from '../src/refusals.js';
+import { DEFAULT_REPO_CONFIG, parseRepoConfig, readRepoConfig, renderRepoConfig } from '../src/config/repo-config.js';
+import { Git } from '../src/remote/git.js';
+import { GitFailed, UsageError } from '../src/refusals.js';
 import { initRepository } from '../src/verbs/init-ci.js';
 import { cleanupTemp, git, isolatedEnv, tempDir } from './harness/git-env.js';
 import { makeRemote } from './harness/remote.js';
@@ -121,4 +122,26 @@ describe('abcd land with a typo in the config', () => {
       expect(claimLog).not.toMatch(/enqueue/);
     }, 120_000);
   }
+});
+
+describe('reading the config from main', () => {
+  it('a missing file is no config; a config git cannot read is a refusal, never a land without its checks', async () => {
+    const dir = await tempDir('config-read');
+    const env = isolatedEnv(dir);
+    await git(dir, ['init', '-q', '-b', 'main', '.'], env);
+    await git(dir, ['-c', 'user.name=a', '-c', 'user.email=a@example.com', 'commit', '-q', '--allow-empty', '-m', 'empty'], env);
+    const bare = await git(dir, ['rev-parse', 'HEAD'], env);
+    const repo = new Git(dir, env);
+    expect(await readRepoConfig(repo, bare)).toEqual({});
+    await mkdir(join(dir, '.abcd'));
+    await writeFile(join(dir, '.abcd/config.json'), '{"land":{"checks":"npm test"}}');
+    await git(dir, ['add', '.'], env);
+    await git(dir, ['-c', 'user.name=a', '-c', 'user.email=a@example.com', 'commit', '-q', '-m', 'config'], env);
+    const tip = await git(dir, ['rev-parse', 'HEAD'], env);
+    expect(await readRepoConfig(repo, tip)).toEqual({ land: { checks: 'npm test' } });
+    // The config's object lost (a broken clone): git's failure, not "no checks".
+    const blob = await git(dir, ['rev-parse', `${tip}:.abcd/config.json`], env);
+    await rm(join(dir, '.git/objects', blob.slice(0, 2), blob.slice(2)));
+    await expect(readRepoConfig(repo, tip)).rejects.toBeInstanceOf(GitFailed);
+  });
 });

@@ -77,9 +77,17 @@ export function renderRepoConfig(config: RepoConfig): string {
   return JSON.stringify(RepoConfigSchema.parse(config), null, 2) + '\n';
 }
 
-/** The config on main at `commit` (never a work branch's copy, which the lander controls). Missing: {}. */
+/**
+ * The config on main at `commit` (never a work branch's copy, which the lander controls).
+ * Missing: {}. Only a file main does not have means "no config": any other failure (an object
+ * git cannot read, a folder at the path) is git's (GitFailed), never a land without its checks.
+ */
 export async function readRepoConfig(git: Git, commit: string): Promise<RepoConfig> {
   const r = await git.run(['cat-file', 'blob', `${commit}:${CONFIG_PATH}`]);
-  if (r.exitCode !== 0) return {};
-  return parseRepoConfig(r.stdout.toString(), `${CONFIG_PATH} on main at ${commit.slice(0, 12)}`);
+  let text = r.stdout.toString();
+  if (r.exitCode !== 0) {
+    if ((await git.must(['ls-tree', '--name-only', commit, '--', CONFIG_PATH])) === '') return {};
+    text = await git.must(['cat-file', 'blob', `${commit}:${CONFIG_PATH}`]);
+  }
+  return parseRepoConfig(text, `${CONFIG_PATH} on main at ${commit.slice(0, 12)}`);
 }

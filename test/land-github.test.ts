@@ -1,14 +1,15 @@
 // abcd land on a GitHub remote, end to end through bin/abcd: git over a real smart-HTTP server
 // that demands the App token (sent only through abcd's credential channel), the REST/GraphQL
 // calls against a local stub that checks every stub was used.
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupTemp, tempDir } from './harness/git-env.js';
-import { bearerDigest, GitHubStub, pullStateAnswer, restPull } from './harness/github-stub.js';
-import { startHttpGitServer, type HttpGitServer } from './harness/http-server.js';
-import { makeRemote, writeRawRecord, type BareRemote } from './harness/remote.js';
-import { makeSession, type Session } from './harness/session.js';
+import { bearerDigest, pullStateAnswer, restPull, type GitHubStub } from './harness/github-stub.js';
+import type { HttpGitServer } from './harness/http-server.js';
+import { writeRawRecord, type BareRemote } from './harness/remote.js';
+import type { Session } from './harness/session.js';
+import { startGitHubRemote, type GitHubRemote } from './harness/github-remote.js';
 
 const TOKEN = 'ghu_landTestToken0123456789abcdefABCDEF';
 const MERGE_COMMIT = 'e'.repeat(40);
@@ -21,32 +22,18 @@ describe('land on GitHub', () => {
   let repo: string;
   let a: Session;
 
+  let gh: GitHubRemote;
+
   beforeAll(async () => {
-    remote = await makeRemote();
-    // Served as <owner>/<repo>: the bare repo's parent folder is the owner.
-    owner = basename(dirname(remote.dir));
-    repo = basename(remote.dir).replace(/\.git$/, '');
-    server = await startHttpGitServer({ root: dirname(dirname(remote.dir)), auth: { user: 'x-access-token', password: TOKEN } });
-    stub = await GitHubStub.start();
-    const config = await tempDir('abcd-config');
-    await chmod(config, 0o700);
-    await writeFile(join(config, 'app.json'), JSON.stringify({ v: 1, appId: 1, clientId: 'Iv1.test' }), { mode: 0o600 });
+    gh = await startGitHubRemote(TOKEN);
+    ({ remote, server, stub, owner, repo } = gh);
+    await writeFile(join(gh.config, 'app.json'), JSON.stringify({ v: 1, appId: 1, clientId: 'Iv1.test' }), { mode: 0o600 });
     await writeFile(
-      join(config, 'user-token.json'),
+      join(gh.config, 'user-token.json'),
       JSON.stringify({ v: 1, token: TOKEN, expiresAt: Date.now() + 8 * 3_600_000, refreshToken: 'ghr_refresh', login: 'person' }),
       { mode: 0o600 },
     );
-    const url = server.url(`${owner}/${basename(remote.dir)}`);
-    a = await makeSession(url.replace('http://', `http://x-access-token:${TOKEN}@`), 'ada', {
-      env: {
-        ABCD_CONFIG_DIR: config,
-        ABCD_GITHUB_HOSTS: '127.0.0.1',
-        ABCD_GITHUB_API_URL: stub.url,
-        ABCD_GITHUB_GRAPHQL_URL: stub.graphqlUrl,
-      },
-    });
-    // From here on git has no credential of its own for the server: only abcd's channel.
-    await a.git(['remote', 'set-url', 'origin', url]);
+    a = await gh.session('ada');
   });
   afterEach(() => {
     try {
@@ -57,8 +44,7 @@ describe('land on GitHub', () => {
     }
   });
   afterAll(async () => {
-    await stub.stop();
-    await server.stop();
+    await gh.stop();
     await cleanupTemp();
   });
 

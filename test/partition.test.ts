@@ -11,7 +11,7 @@ import { cleanupTemp, git, isolatedEnv } from './harness/git-env.js';
 import { startHttpGitServer, type HttpGitServer } from './harness/http-server.js';
 import { makeNetnsLab, netnsUnavailable, type NetnsLab } from './harness/netns.js';
 import { makeRemote } from './harness/remote.js';
-import { ABCD_BIN, makeSession, type AbcdRun, type Session } from './harness/session.js';
+import { ABCD_BIN, lastJson, makeSession, type AbcdRun, type Session } from './harness/session.js';
 
 const unavailable = await netnsUnavailable();
 // The check on main: slow only on the host that is cut off (it names a file to touch first).
@@ -28,13 +28,7 @@ async function abcdIn(ns: string, s: Session, args: string[], env: Record<string
     reject: false,
     timeout: 90_000,
   });
-  let json: unknown;
-  try {
-    json = JSON.parse(String(r.stdout).trim().split('\n').at(-1) ?? '');
-  } catch {
-    json = undefined;
-  }
-  return { code: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr), json };
+  return { code: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr), json: lastJson(String(r.stdout)) };
 }
 
 async function until(what: string, done: () => boolean | Promise<boolean>): Promise<void> {

@@ -63,13 +63,16 @@ export async function makeSession(
 
 export async function runAbcd(cwd: string, args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<AbcdRun> {
   const r = await execa(process.execPath, [ABCD_BIN, ...args], { cwd, env, extendEnv: false, reject: false, timeout: timeoutMs });
-  let json: unknown;
+  return { code: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr), json: lastJson(String(r.stdout)) };
+}
+
+/** The --json answer: the last line of stdout, parsed (undefined when it is not JSON). */
+export function lastJson(stdout: string): unknown {
   try {
-    json = JSON.parse(String(r.stdout).trim().split('\n').at(-1) ?? '');
+    return JSON.parse(stdout.trim().split('\n').at(-1) ?? '');
   } catch {
-    json = undefined;
+    return undefined;
   }
-  return { code: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr), json };
 }
 
 /** One remote and two sessions on it, alice and bob, each its own clone and HOME. */

@@ -1,8 +1,7 @@
 // Files abcd shares with the agent (its mailbox, its usage lines) sit in the cycle's folder,
 // which the agent can rewrite: abcd opens them only as the plain files it made, never through
 // a symlink the agent put in their place (that would write, or read, outside the sandbox).
-import { constants } from 'node:fs';
-import { closeSync, lstatSync, openSync, writeSync } from 'node:fs';
+import { closeSync, constants, lstatSync, openSync, writeSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 
 // Usage lines beyond this are not read (a lie or a bug; the budget ignores them too).

@@ -84,7 +84,7 @@ export class SteerWatcher {
     const now = this.lane.deps.clock.now();
     const timeoutMs = reinvokeTimeout({ now, deadline: this.ctx.deadline, agentTimeoutMs: this.ctx.agentTimeoutMs, reserveMs: this.o.settings.reserveMs });
     if (!found.length || !this.allows(now, now + timeoutMs)) return undefined;
-    const from = sizeOf(this.o.mailbox);
+    const from = agentFileSize(this.o.mailbox);
     this.deliver(found);
     this.spend();
     return { from, timeoutMs };
@@ -153,13 +153,5 @@ export class SteerWatcher {
   private readReceiptLease(snap: Snapshot): void {
     const ref = receiptRef(this.o.item.key);
     this.receiptLease = snap.receipts.get(ref)?.tip ?? snap.refused.get(ref)?.tip ?? null;
-  }
-}
-
-function sizeOf(path: string): number {
-  try {
-    return agentFileSize(path);
-  } catch {
-    return 0;
   }
 }

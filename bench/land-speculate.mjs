@@ -8,9 +8,9 @@
 //   BENCH_SPEC_ROWS=8:10:1:0,8:10:4:0 node bench/land-speculate.mjs
 //                                                         sessions:check s:depth:failure % rows only
 //   BENCH_SPEC_ITEMS=2                                    items each session lands (default 2)
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ABCD, abcd, cleanupAll, cloneFor, git, makeRemote, median, ms, must, NODE, REAL_GIT, run, sandbox, spawnAsync, table } from './lib.mjs';
+import { ABCD, cleanupAll, cloneFor, git, landingRemote, makeRemote, median, ms, must, NODE, REAL_GIT, run, sandbox, spawnAsync, table } from './lib.mjs';
 
 const ITEMS_PER_SESSION = Number(process.env.BENCH_SPEC_ITEMS ?? 2);
 const WAIT = '60m';
@@ -106,27 +106,14 @@ function rawFloor() {
 
 
 async function throughputOnce({ sessions: n, check, depth, fail }) {
-  const { root, env } = sandbox(`spec-${n}-${check}-${depth}-${fail}`);
-  const bare = makeRemote(root, env);
-  const seed = join(root, 'seed');
-  mkdirSync(join(seed, '.abcd'));
-  writeFileSync(join(seed, '.abcd/config.json'), JSON.stringify({ land: { checks: checkCommand(check), speculate: depth } }) + '\n');
-  git(seed, ['add', '.'], env);
-  git(seed, ['-c', 'user.name=seed', '-c', 'user.email=seed@example.com', 'commit', '-q', '-m', 'configure land checks'], env);
-  git(seed, ['push', '-q', bare, 'main'], env);
+  const { root, env, bare, sessions } = landingRemote({
+    name: `spec-${n}-${check}-${depth}-${fail}`,
+    config: { land: { checks: checkCommand(check), speculate: depth } },
+    n,
+    envOf: (e, _i, dir) => ({ ...e, ABCD_GATE_SLOTS: String(Math.max(2, depth)), CHECK_LOG: join(dir, 'checks.log') }),
+  });
   const log = join(root, 'checks.log');
   writeFileSync(log, '');
-  const machine = join(root, 'machine');
-  const sessions = [];
-  for (let i = 0; i < n; i++) {
-    const home = join(root, `home-${i}`);
-    mkdirSync(home);
-    copyFileSync(join(env.HOME, '.gitconfig'), join(home, '.gitconfig'));
-    const e = { ...env, HOME: home, ABCD_SESSION: `lander${i}`, ABCD_MACHINE_DIR: machine, ABCD_GATE_SLOTS: String(Math.max(2, depth)), CHECK_LOG: log };
-    const dir = cloneFor(bare, join(root, `s${i}`), e, `lander${i}@example.com`);
-    sessions.push({ i, dir, env: e });
-    abcd(dir, ['status'], e); // caches exist before the clock starts
-  }
   const t0 = performance.now();
   const results = await Promise.all(sessions.map((s) => sessionLoop(s, n, fail)));
   const wallMs = performance.now() - t0;

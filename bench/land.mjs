@@ -1,9 +1,9 @@
 // 5. `abcd land` with an empty queue against the raw git it must do; git spawns and round trips.
 // 6. Land throughput: 1, 4 and 8 concurrent sessions on one computer, each landing items in a row.
-import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  abcd, ABCD, classify, cloneFor, git, gitLogger, makeRemote, mark, median, ms, NODE, ratio, REAL_GIT, run, sandbox,
+  abcd, ABCD, classify, cloneFor, git, gitLogger, landingRemote, makeRemote, mark, median, ms, NODE, ratio, REAL_GIT, run, sandbox,
   must, spawnAsync, subcommand, table, target,
 } from './lib.mjs';
 
@@ -318,26 +318,13 @@ async function benchThroughput(floorMs) {
 }
 
 async function throughputOnce(n) {
-  const { root, env } = sandbox(`land-tp${n}`);
-  const bare = makeRemote(root, env);
-  const seed = join(root, 'seed');
-  mkdirSync(join(seed, '.abcd'));
-  writeFileSync(join(seed, '.abcd/config.json'), JSON.stringify({ land: { checks: CHECK } }) + '\n');
-  git(seed, ['add', '.'], env);
-  git(seed, ['-c', 'user.name=seed', '-c', 'user.email=seed@example.com', 'commit', '-q', '-m', 'configure land checks'], env);
-  git(seed, ['push', '-q', bare, 'main'], env);
-  const logger = timedGitLogger(root);
-  const machine = join(root, 'machine');
-  const sessions = [];
-  for (let i = 0; i < n; i++) {
-    const home = join(root, `home-${i}`);
-    mkdirSync(home);
-    copyFileSync(join(env.HOME, '.gitconfig'), join(home, '.gitconfig'));
-    const e = logger.env({ ...env, HOME: home, ABCD_SESSION: `lander${i}`, ABCD_MACHINE_DIR: machine, ABCD_GATE_SLOTS: '2' });
-    const dir = cloneFor(bare, join(root, `s${i}`), e, `lander${i}@example.com`);
-    sessions.push({ i, dir, env: e });
-  }
-  for (const s of sessions) abcd(s.dir, ['status'], s.env); // caches exist before the clock starts
+  let logger;
+  const { root, env, bare, sessions } = landingRemote({
+    name: `land-tp${n}`,
+    config: { land: { checks: CHECK } },
+    n,
+    envOf: (e, _i, dir) => (logger ??= timedGitLogger(dir)).env({ ...e, ABCD_GATE_SLOTS: '2' }),
+  });
   logger.take();
 
   // Watches main on the remote (a file read, no process) to time the gaps between landings.

@@ -104,6 +104,33 @@ export function cloneFor(bare, dir, env, email = 'bench@example.com') {
   return dir;
 }
 
+/**
+ * A remote whose main carries `.abcd/config.json` = `config`, and `n` landing sessions on it:
+ * each its own clone, HOME and ABCD_SESSION (`lander<i>`), all sharing one machine folder.
+ * `envOf(base, i, root)` adds each session's variables. The sessions have read the records once.
+ */
+export function landingRemote({ name, config, n, envOf }) {
+  const { root, env } = sandbox(name);
+  const bare = makeRemote(root, env);
+  const seed = join(root, 'seed');
+  mkdirSync(join(seed, '.abcd'));
+  writeFileSync(join(seed, '.abcd/config.json'), JSON.stringify(config) + '\n');
+  git(seed, ['add', '.'], env);
+  git(seed, ['-c', 'user.name=seed', '-c', 'user.email=seed@example.com', 'commit', '-q', '-m', 'configure land checks'], env);
+  git(seed, ['push', '-q', bare, 'main'], env);
+  const machine = join(root, 'machine');
+  const sessions = [];
+  for (let i = 0; i < n; i++) {
+    const home = join(root, `home-${i}`);
+    mkdirSync(home);
+    cpSync(join(env.HOME, '.gitconfig'), join(home, '.gitconfig'));
+    const e = envOf({ ...env, HOME: home, ABCD_SESSION: `lander${i}`, ABCD_MACHINE_DIR: machine }, i, root);
+    sessions.push({ i, dir: cloneFor(bare, join(root, `s${i}`), e, `lander${i}@example.com`), env: e });
+  }
+  for (const s of sessions) abcd(s.dir, ['status'], s.env); // caches exist before the clock starts
+  return { root, env, bare, sessions };
+}
+
 const dirOf = (p) => resolve(p, '..');
 
 /** Writes n held, live claim records into the bare remote with one `git fast-import`, then packs refs. */

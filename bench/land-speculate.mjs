@@ -10,7 +10,7 @@
 //   BENCH_SPEC_ITEMS=2                                    items each session lands (default 2)
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ABCD, cleanupAll, cloneFor, git, landingRemote, makeRemote, median, ms, must, NODE, REAL_GIT, run, sandbox, spawnAsync, table } from './lib.mjs';
+import { ABCD, cleanupAll, cloneFor, git, landingRemote, landOne, makeRemote, median, ms, must, NODE, REAL_GIT, run, sandbox, spawnAsync, table } from './lib.mjs';
 
 const ITEMS_PER_SESSION = Number(process.env.BENCH_SPEC_ITEMS ?? 2);
 const WAIT = '60m';
@@ -148,18 +148,8 @@ async function sessionLoop(s, n, rate) {
   for (let k = 0; k < ITEMS_PER_SESSION; k++) {
     const item = `s${s.i}-i${k}`;
     const bad = fails(k * n + s.i, rate);
-    await must(NODE, [ABCD, 'reserve', item, '--ttl', '15m'], o);
     await must(REAL_GIT, ['fetch', '-q', 'origin', 'main'], o);
-    await must(REAL_GIT, ['checkout', '-q', '-B', `work/${item}`, 'origin/main'], o);
-    const file = bad ? `fail-${item}.txt` : `${item}.txt`;
-    writeFileSync(join(s.dir, file), `${item}\n`);
-    await must(REAL_GIT, ['add', file], o);
-    await must(REAL_GIT, ['commit', '-q', '-m', item], o);
-    const r = await spawnAsync(NODE, [ABCD, 'land', item, '--json', '--wait', WAIT], o);
-    let json;
-    try {
-      json = JSON.parse(r.stdout);
-    } catch {}
+    const { r, json } = await landOne(s, { item, file: bad ? `fail-${item}.txt` : `${item}.txt`, wait: WAIT });
     out.push({ item, fails: bad, code: r.code, ms: r.ms, why: r.code === 0 ? '' : (json?.refusal?.message ?? (r.stderr || r.stdout)).split('\n')[0] });
     if (r.code !== 0) await spawnAsync(NODE, [ABCD, 'release', item], o);
   }

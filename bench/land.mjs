@@ -3,8 +3,8 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  abcd, ABCD, classify, cloneFor, git, gitLogger, landingRemote, makeRemote, mark, median, ms, NODE, ratio, REAL_GIT, run, sandbox,
-  must, spawnAsync, subcommand, table, target,
+  abcd, classify, cloneFor, git, gitLogger, landingRemote, landOne, makeRemote, mark, median, ms, NODE, ratio, REAL_GIT, run, sandbox,
+  subcommand, table, target,
 } from './lib.mjs';
 
 const REPS = 5; // timed lands; one more, first, is counted through the git wrapper
@@ -398,19 +398,9 @@ async function throughputOnce(n) {
 async function sessionLoop(s) {
   const start = performance.now();
   const items = [];
-  const o = { cwd: s.dir, env: s.env };
   for (let k = 0; k < ITEMS_PER_SESSION; k++) {
     const item = `s${s.i}-i${k}`;
-    await must(NODE, [ABCD, 'reserve', item, '--ttl', '15m'], o);
-    await must(REAL_GIT, ['checkout', '-q', '-B', `work/${item}`, 'origin/main'], o);
-    writeFileSync(join(s.dir, `${item}.txt`), `${item}\n`);
-    await must(REAL_GIT, ['add', `${item}.txt`], o);
-    await must(REAL_GIT, ['commit', '-q', '-m', item], o);
-    const r = await spawnAsync(NODE, [ABCD, 'land', item, '--json', '--wait', WAIT], o);
-    let json;
-    try {
-      json = JSON.parse(r.stdout);
-    } catch {}
+    const { r, json } = await landOne(s, { item, file: `${item}.txt`, wait: WAIT });
     items.push({
       item,
       code: r.code,

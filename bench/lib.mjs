@@ -244,3 +244,22 @@ export async function must(cmd, args, o) {
   if (r.code !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.code}: ${r.stderr || r.stdout}`);
   return r;
 }
+
+/**
+ * One landing by a bench session (landingRemote's): reserve `item`, commit `file` on
+ * work/<item> from origin/main, land it with `--wait`. Answers the land's run and its JSON.
+ */
+export async function landOne(s, { item, file, wait }) {
+  const o = { cwd: s.dir, env: s.env };
+  await must(NODE, [ABCD, 'reserve', item, '--ttl', '15m'], o);
+  await must(REAL_GIT, ['checkout', '-q', '-B', `work/${item}`, 'origin/main'], o);
+  writeFileSync(join(s.dir, file), `${item}\n`);
+  await must(REAL_GIT, ['add', file], o);
+  await must(REAL_GIT, ['commit', '-q', '-m', item], o);
+  const r = await spawnAsync(NODE, [ABCD, 'land', item, '--json', '--wait', wait], o);
+  let json;
+  try {
+    json = JSON.parse(r.stdout);
+  } catch {}
+  return { r, json };
+}

@@ -11,9 +11,9 @@ import { execa } from 'execa';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runDeviceFlow } from '../src/credentials/app-device-flow.js';
 import { createTokenSource } from '../src/credentials/token-source.js';
-import { systemClock, type Clock, type Deps } from '../src/deps.js';
-import { DeadlineReached, ForgeRejected, RemoteUnavailable, UnsafeEnvironment, type Refusal } from '../src/refusals.js';
-import { setupApp } from '../src/verbs/setup-app.js';
+import { systemClock, type Clock, type Deps } from '../src/core/deps.js';
+import { DeadlineReached, ForgeRejected, RemoteUnavailable, UnsafeEnvironment, type Refusal } from '../src/core/refusals.js';
+import { setupApp } from '../src/credentials/setup-app.js';
 import { envConfig } from '../src/cli/env-config.js';
 import { cleanupTemp, tempDir } from './harness/git-env.js';
 
@@ -399,7 +399,7 @@ describe('refresh across processes', () => {
     gh.on('GET', '/user', user());
     const script = `
       import { createTokenSource } from ${JSON.stringify(join(built, 'dist/credentials/token-source.js'))};
-      import { systemClock } from ${JSON.stringify(join(built, 'dist/deps.js'))};
+      import { systemClock } from ${JSON.stringify(join(built, 'dist/core/deps.js'))};
       import { envConfig } from ${JSON.stringify(join(built, 'dist/cli/env-config.js'))};
       try { console.log(JSON.stringify(await createTokenSource({ config: envConfig(process.env), clock: systemClock }).get())); }
       catch (e) { console.log(JSON.stringify({ refusal: e.code, message: e.message })); process.exitCode = e.exit ?? 1; }`;

@@ -4,14 +4,14 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
-import { budgetAllowsCycle, budgetDir, debitBudget, parseUsageLines, readBudget, setBudget } from '../src/machine/budget.js';
-import { BudgetExhausted } from '../src/refusals.js';
+import { budgetAllowsCycle, budgetDir, debitBudget, parseUsageLines, readBudget, setBudget } from '../src/machine/budget/budget.js';
+import { BudgetExhausted } from '../src/core/refusals.js';
 import { cleanupTemp, isolatedEnv, tempDir } from './harness/git-env.js';
 import { runAbcd } from './harness/session.js';
 
 afterAll(cleanupTemp);
 
-const BUDGET_JS = resolve(import.meta.dirname, '../dist/machine/budget.js');
+const BUDGET_JS = resolve(import.meta.dirname, '../dist/machine/budget/budget.js');
 
 describe('usage lines', () => {
   it('sums valid lines and counts the malformed ones it ignored', () => {

@@ -7,7 +7,7 @@ import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { credentialConfigEnv } from '../src/credentials/channel-config.js';
 import { openCredentialChannel, withCredential, type CredentialChannelOptions } from '../src/credentials/channel.js';
-import { Git } from '../src/remote/git.js';
+import { Git } from '../src/git/git.js';
 import { cleanupTemp, git, isolatedEnv, QUIET_CONFIG, tempDir } from './harness/git-env.js';
 import { startHttpGitServer, type HttpGitServer } from './harness/http-server.js';
 import { ABCD_BIN } from './harness/session.js';

@@ -1,10 +1,10 @@
-// abcd's variables are parsed once (src/config/env.ts): defaults, empty values, and bad
+// abcd's variables are parsed once (src/core/env.ts): defaults, empty values, and bad
 // values refused by name only by the verb that needs them.
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readEnvConfig } from '../src/config/env.js';
-import { UsageError } from '../src/refusals.js';
+import { readEnvConfig } from '../src/core/env.js';
+import { UsageError } from '../src/core/refusals.js';
 import { cleanupTemp } from './harness/git-env.js';
 import { makeRemote } from './harness/remote.js';
 import { makeSession } from './harness/session.js';
@@ -59,7 +59,7 @@ describe('EnvConfig', () => {
   });
 
   it('cli/machine-gate.ts does not import commands/gate.ts (the runtime cycle is gone)', async () => {
-    const text = await readFile(resolve(import.meta.dirname, '../src/cli/machine-gate.ts'), 'utf8');
+    const text = await readFile(resolve(import.meta.dirname, '../src/machine/gate/context.ts'), 'utf8');
     expect(text).not.toMatch(/from '\.\/commands\//);
   });
 });

@@ -2,12 +2,12 @@
 // that every stub was used (gh's httpmock Verify): request bodies, the head abcd names, the
 // token it sends, and the refusal each failure becomes.
 import { describe, expect, it } from 'vitest';
-import { systemClock } from '../src/deps.js';
-import { mergeOnGithub, type MergeOnGithubInput } from '../src/verbs/land/strategy-github.js';
+import { systemClock } from '../src/core/deps.js';
+import { mergeOnGithub, type MergeOnGithubInput } from '../src/land/strategy-github.js';
 import { enqueue, merge } from '../src/forges/github/merge.js';
 import { findOrOpenPullRequest } from '../src/forges/github/pull-requests.js';
 import { waitForMerge } from '../src/forges/github/wait-merge.js';
-import { DeadlineReached, Fenced, ForgeRejected, RemoteUnavailable, UnsafeEnvironment, type Refusal } from '../src/refusals.js';
+import { DeadlineReached, Fenced, ForgeRejected, RemoteUnavailable, UnsafeEnvironment, type Refusal } from '../src/core/refusals.js';
 import { useGitHubStub } from './harness/github-client-stub.js';
 import { bearerDigest, pullStateAnswer, restPull } from './harness/github-stub.js';
 

@@ -9,9 +9,9 @@ import { decodeQueue, encodeQueue } from '../src/records/queue.js';
 import { claimRef, classifyRef, isRefSafe, queueRef, RECORD_PREFIX } from '../src/records/refs.js';
 import { decodeSettings } from '../src/records/settings.js';
 import { reportFailure } from '../src/cli/report.js';
-import { RecordInvalid, RecordTooNew, UsageError, isRefusal, type Refusal } from '../src/refusals.js';
-import type { RawRecord } from '../src/remote/record-store.js';
-import { decodeSnapshot } from '../src/verbs/snapshot.js';
+import { RecordInvalid, RecordTooNew, UsageError, isRefusal, type Refusal } from '../src/core/refusals.js';
+import type { RawRecord } from '../src/records/store.js';
+import { decodeSnapshot } from '../src/repo/snapshot.js';
 
 // Stop each property after this long (a pass if nothing failed by then): the machine is shared.
 const BOUND = { numRuns: 400, interruptAfterTimeLimit: 1500 } as const;

@@ -10,14 +10,14 @@ import { createInterface } from 'node:readline';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { gate as gateCommand } from '../src/cli/commands/gate.js';
 import type { GlobalArgs } from '../src/cli/command.js';
-import { type Deps, systemClock } from '../src/deps.js';
-import { acquireGate, readGate } from '../src/machine/gate.js';
-import { gateDir } from '../src/machine/gate-paths.js';
+import { type Deps, systemClock } from '../src/core/deps.js';
+import { acquireGate, readGate } from '../src/machine/gate/gate.js';
+import { gateDir } from '../src/machine/gate/paths.js';
 import { envConfig } from '../src/cli/env-config.js';
-import { readEnvConfig } from '../src/config/env.js';
-import { type GateDeps, isProcessAlive, systemGateDeps } from '../src/machine/gate-process.js';
-import { runGated } from '../src/machine/gate-run.js';
-import { DeadlineReached } from '../src/refusals.js';
+import { readEnvConfig } from '../src/core/env.js';
+import { type GateDeps, isProcessAlive, systemGateDeps } from '../src/machine/gate/process.js';
+import { runGated } from '../src/machine/gate/run.js';
+import { DeadlineReached } from '../src/core/refusals.js';
 import { cleanupTemp, tempDir } from './harness/git-env.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -49,7 +49,7 @@ const children: ChildProcess[] = [];
 
 beforeAll(async () => {
   // The children run what the CLI ships (dist/, made by `npm run build`), never a fresh compile.
-  const built = join(ROOT, 'dist/machine/gate.js');
+  const built = join(ROOT, 'dist/machine/gate/gate.js');
   if (!existsSync(built)) throw new Error(`${built} is missing: run npm run build before the tests`);
   workerDir = await tempDir('gate-worker');
   writeFileSync(join(workerDir, 'worker.mjs'), WORKER);
@@ -62,9 +62,9 @@ afterAll(cleanupTemp);
 // argv: gate dir, slots, hold ms (-1: until killed), wait ms, log file or "", rounds.
 const WORKER = `
 import { appendFileSync } from 'node:fs';
-import { acquireGate } from '${pathToFileURL(join(ROOT, 'dist/machine/gate.js')).href}';
-import { systemGateDeps } from '${pathToFileURL(join(ROOT, 'dist/machine/gate-process.js')).href}';
-import { systemClock } from '${pathToFileURL(join(ROOT, 'dist/deps.js')).href}';
+import { acquireGate } from '${pathToFileURL(join(ROOT, 'dist/machine/gate/gate.js')).href}';
+import { systemGateDeps } from '${pathToFileURL(join(ROOT, 'dist/machine/gate/process.js')).href}';
+import { systemClock } from '${pathToFileURL(join(ROOT, 'dist/core/deps.js')).href}';
 const [dir, slots, holdMs, waitMs, log, rounds] = process.argv.slice(2);
 const note = (ev, ticket) => log && appendFileSync(log, JSON.stringify({ ev, ticket, pid: process.pid, t: performance.timeOrigin + performance.now() }) + '\\n');
 try {

@@ -4,9 +4,9 @@
 import { writeFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { GitFailed } from '../src/refusals.js';
-import { Git } from '../src/remote/git.js';
-import { writeRecordCommit } from '../src/remote/objects.js';
+import { GitFailed } from '../src/core/refusals.js';
+import { Git } from '../src/git/git.js';
+import { writeRecordCommit } from '../src/records/objects.js';
 import { cleanupTemp } from './harness/git-env.js';
 import { makeRemote } from './harness/remote.js';
 import { makeSession } from './harness/session.js';

@@ -4,9 +4,9 @@ import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { resolveLogin } from '../src/credentials/token-user.js';
 import { mintInstallationToken } from '../src/credentials/token-installation.js';
-import { systemClock } from '../src/deps.js';
+import { systemClock } from '../src/core/deps.js';
 import { GitHubClient } from '../src/forges/github/client.js';
-import { isRefusal, type Refusal } from '../src/refusals.js';
+import { isRefusal, type Refusal } from '../src/core/refusals.js';
 import { useGitHubStub } from './harness/github-client-stub.js';
 import { GitHubStub, type StubReply } from './harness/github-stub.js';
 

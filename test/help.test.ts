@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { commands } from '../src/cli/commands.js';
-import { ENV_VARIABLES } from '../src/config/env.js';
+import { ENV_VARIABLES } from '../src/core/env.js';
 import { cleanupTemp, isolatedEnv, tempDir } from './harness/git-env.js';
 import { ABCD_BIN } from './harness/session.js';
 // The built entry: it finds the texts beside itself in dist/bundle/.

@@ -7,7 +7,7 @@ import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { markDone, parseItemFile } from '../src/items/item-file.js';
 import { LocalItemSource } from '../src/items/local-source.js';
-import { Git } from '../src/remote/git.js';
+import { Git } from '../src/git/git.js';
 import { actionable, type LiveClaims } from '../src/items/readiness.js';
 import type { ItemDoc } from '../src/items/source.js';
 import { parseItem } from '../src/records/item.js';

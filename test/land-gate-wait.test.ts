@@ -4,10 +4,10 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../src/deps.js';
-import { acquireGate, readGate } from '../src/machine/gate.js';
-import { gateDir } from '../src/machine/gate-paths.js';
-import { systemGateDeps } from '../src/machine/gate-process.js';
+import { systemClock } from '../src/core/deps.js';
+import { acquireGate, readGate } from '../src/machine/gate/gate.js';
+import { gateDir } from '../src/machine/gate/paths.js';
+import { systemGateDeps } from '../src/machine/gate/process.js';
 import { cleanupTemp, git, isolatedEnv, tempDir } from './harness/git-env.js';
 import { makeRemote, type BareRemote } from './harness/remote.js';
 import { makeSession, type Session } from './harness/session.js';

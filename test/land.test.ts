@@ -296,7 +296,7 @@ describe('land', () => {
     const listed = async () => (await s.git(['worktree', 'list', '--porcelain'])).split('\n').filter((l) => l.startsWith('worktree ')).length;
     expect(await listed()).toBe(2);
     // A worktree named after a process that runs (this test's own) must survive the pruning.
-    const { readStartTime } = await import('../src/machine/gate-process.js');
+    const { readStartTime } = await import('../src/machine/gate/process.js');
     const gitDir = await s.git(['rev-parse', '--absolute-git-dir']);
     const live = join(gitDir, 'abcd', 'land', `${process.pid}-${readStartTime(process.pid)}-0badf00d`);
     await s.git(['worktree', 'add', '--detach', '-q', live, 'HEAD']);
@@ -354,10 +354,10 @@ describe('land', () => {
     const s = await sessionOn(r, 'ned');
     expect((await s.abcd(['reserve', 'buggy', '--ttl', '1500ms'])).code).toBe(0);
     const [{ openRepo }, { readSnapshot }, { ClaimKeeper }, { systemClock }] = await Promise.all([
-      import('../src/verbs/repo.js'),
-      import('../src/verbs/snapshot.js'),
-      import('../src/verbs/land/claim-keeper.js'),
-      import('../src/deps.js'),
+      import('../src/repo/repo.js'),
+      import('../src/repo/snapshot.js'),
+      import('../src/land/claim-keeper.js'),
+      import('../src/core/deps.js'),
     ]);
     const { envConfig } = await import('../src/cli/env-config.js');
     const repo = await openRepo({ cwd: s.dir, env: s.env, config: envConfig(s.env), clock: systemClock, out: { stdout() {}, stderr() {}, isTTY: false }, remote: 'origin' });

@@ -5,11 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkLogin as checkLoginCommand } from '../src/cli/commands/check-login.js';
 import type { GlobalArgs } from '../src/cli/command.js';
 import { reportFailure, reportResult } from '../src/cli/report.js';
-import type { Deps } from '../src/deps.js';
-import { resolveForgeHost } from '../src/credentials/forge-host.js';
+import type { Deps } from '../src/core/deps.js';
+import { resolveForgeHost } from '../src/forges/forge-host.js';
 import { runGhAuthStatus } from '../src/credentials/gh-status.js';
 import { assertNoLogin, checkLogin, describeGate } from '../src/credentials/login-check.js';
-import { UnsafeEnvironment } from '../src/refusals.js';
+import { UnsafeEnvironment } from '../src/core/refusals.js';
 import { envConfig } from '../src/cli/env-config.js';
 import { cleanupTemp, git, isolatedEnv, QUIET_CONFIG, tempDir } from './harness/git-env.js';
 

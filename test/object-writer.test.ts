@@ -3,9 +3,9 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Git } from '../src/remote/git.js';
-import { writeRecordCommit, plainIdent } from '../src/remote/objects.js';
-import { hashObject, type ObjectStore } from '../src/remote/object-writer.js';
+import { Git } from '../src/git/git.js';
+import { writeRecordCommit, plainIdent } from '../src/records/objects.js';
+import { hashObject, type ObjectStore } from '../src/git/object-writer.js';
 import { cleanupTemp, git, isolatedEnv, QUIET_CONFIG, tempDir } from './harness/git-env.js';
 import { makeRemote } from './harness/remote.js';
 import { makeSession } from './harness/session.js';

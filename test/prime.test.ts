@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commands } from '../src/cli/commands.js';
 import { REFUSAL_CODES } from '../src/cli/refusal-codes.js';
-import * as refusals from '../src/refusals.js';
+import * as refusals from '../src/core/refusals.js';
 import { cleanupTemp } from './harness/git-env.js';
 import { makeRemote } from './harness/remote.js';
 import { makeSession, type Session } from './harness/session.js';

@@ -3,11 +3,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupTemp } from './harness/git-env.js';
 import { makeRemote, writeRawRecord } from './harness/remote.js';
 import { makeSession } from './harness/session.js';
-import { systemClock } from '../src/deps.js';
-import { openRepo } from '../src/verbs/repo.js';
-import { readSnapshot } from '../src/verbs/snapshot.js';
-import { pruneBestEffort } from '../src/verbs/prune.js';
-import { RemoteUnavailable } from '../src/refusals.js';
+import { systemClock } from '../src/core/deps.js';
+import { openRepo } from '../src/repo/repo.js';
+import { readSnapshot } from '../src/repo/snapshot.js';
+import { pruneBestEffort } from '../src/claims/prune.js';
+import { RemoteUnavailable } from '../src/core/refusals.js';
 import { envConfig } from '../src/cli/env-config.js';
 
 const ref = (id: string) => `refs/heads/abcd/claims/local/item/${id}`;

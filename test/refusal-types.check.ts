@@ -12,7 +12,7 @@ import {
   type Outcome,
   type RefusalData,
   type RemoteUnavailableData,
-} from '../src/refusals.js';
+} from '../src/core/refusals.js';
 
 export function pinContracts(e: unknown): void {
   expectTypeOf<HeldData>().toHaveProperty('item').toEqualTypeOf<string>();
@@ -28,7 +28,7 @@ export function pinContracts(e: unknown): void {
   new RemoteUnavailable('m', { remote: 'origin' });
   // @ts-expect-error Held's data names the item
   new Held('m');
-  // ...and no field the contract does not name (add it to src/refusal-data.ts first).
+  // ...and no field the contract does not name (add it to src/core/refusal-data.ts first).
   // @ts-expect-error a misspelt field
   new Held('m', { item: 'a', ref: 'r', holdr: 'x' });
   new DeadlineReached('m', { waitedOn: 'load-gate', waitedMs: 1 });

@@ -3,10 +3,10 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEFAULT_REPO_CONFIG, parseRepoConfig, readRepoConfig, renderRepoConfig } from '../src/config/repo-config.js';
-import { Git } from '../src/remote/git.js';
-import { GitFailed, UsageError } from '../src/refusals.js';
-import { initRepository } from '../src/verbs/init-ci.js';
+import { DEFAULT_REPO_CONFIG, parseRepoConfig, readRepoConfig, renderRepoConfig } from '../src/repo/config.js';
+import { Git } from '../src/git/git.js';
+import { GitFailed, UsageError } from '../src/core/refusals.js';
+import { initRepository } from '../src/setup/init.js';
 import { cleanupTemp, git, isolatedEnv, tempDir } from './harness/git-env.js';
 import { makeRemote } from './harness/remote.js';
 import { makeSession } from './harness/session.js';

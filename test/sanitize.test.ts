@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupTemp } from './harness/git-env.js';
 import { makeRemote, writeRawRecord, type BareRemote } from './harness/remote.js';
 import { makeSession, type AbcdRun, type Session } from './harness/session.js';
-import { hasUnsafeCharacters, sanitizeLine, sanitizeText } from '../src/text/sanitize.js';
+import { hasUnsafeCharacters, sanitizeLine, sanitizeText } from '../src/core/sanitize.js';
 
 const OSC_TITLE = '\u001b]2;PWNED\u0007';
 const CSI_CLEAR = '\u001b[2J';

@@ -1,7 +1,7 @@
 // ssh must never prompt: an agent has nobody to answer "continue connecting (yes/no)?" or a
 // passphrase, and a prompt would hang the verb until its deadline. abcd runs git in a session
 // of its own (no controlling terminal), so ssh fails at once as it does under BatchMode, while
-// the person's own GIT_SSH_COMMAND / core.sshCommand stay in charge (src/remote/git.ts).
+// the person's own GIT_SSH_COMMAND / core.sshCommand stay in charge (src/git/git.ts).
 //
 // The ssh here is a script in GIT_SSH_COMMAND that records its arguments, its environment and
 // whether it could open a terminal, and then does what ssh does for a host it does not know:

@@ -7,7 +7,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
-import { STEER_ENVELOPE_FIRST_LINE } from '../src/lanes/envelope.js';
+import { STEER_ENVELOPE_FIRST_LINE } from '../src/steering/envelope.js';
 import { cleanupTemp, tempDir } from './harness/git-env.js';
 import { laneSession, remoteWithItems } from './harness/lanes.js';
 import { makeSession } from './harness/session.js';

@@ -2,8 +2,8 @@
 // request's text quoted, sanitized (controls, bidi, zero-width) and defanged, so text written
 // by anyone cannot pass for abcd's own structure. Pure: no lane needed.
 import { describe, expect, it } from 'vitest';
-import { buildEnvelope, defang, QUOTE, STEER_ENVELOPE_FIRST_LINE, STEER_ENVELOPE_LAST_LINE } from '../src/lanes/envelope.js';
-import { judgeAuthor } from '../src/lanes/steer-requests.js';
+import { buildEnvelope, defang, QUOTE, STEER_ENVELOPE_FIRST_LINE, STEER_ENVELOPE_LAST_LINE } from '../src/steering/envelope.js';
+import { judgeAuthor } from '../src/steering/requests.js';
 
 const LANE = { person: 'me@example.com', host: 'laptop', session: 'lane' };
 const LABEL = /^--- (amendment|context) \d+\/\d+: .* ---$/;

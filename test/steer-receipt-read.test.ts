@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { receiptCovers } from '../src/lanes/receipts.js';
 import { encodeReceipt, type ReceiptRecord } from '../src/records/receipt.js';
-import { decodeSnapshot } from '../src/verbs/snapshot.js';
+import { decodeSnapshot } from '../src/repo/snapshot.js';
 
 const ITEM = { source: 'local', kind: 'item', id: 'page' };
 const REF = 'refs/heads/abcd/receipts/local/item/page';

@@ -2,12 +2,12 @@
 import { describe, expect, it } from 'vitest';
 import { parseItem } from '../src/records/item.js';
 import { claimRef, isRefSafe } from '../src/records/refs.js';
-import { formatDuration, parseDuration } from '../src/time/duration.js';
-import { standing } from '../src/verbs/claim-rules.js';
-import { parsePushPorcelain } from '../src/remote/porcelain.js';
+import { formatDuration, parseDuration } from '../src/core/duration.js';
+import { standing } from '../src/claims/rules.js';
+import { parsePushPorcelain } from '../src/git/porcelain.js';
 import { decodeClaim } from '../src/records/claim.js';
 import { DEFAULT_SETTINGS } from '../src/records/settings.js';
-import { RecordInvalid, RecordTooNew, UsageError } from '../src/refusals.js';
+import { RecordInvalid, RecordTooNew, UsageError } from '../src/core/refusals.js';
 
 const me = { person: 'me@x', host: 'h', session: 's1' };
 const other = { person: 'o@x', host: 'h', session: 's2' };

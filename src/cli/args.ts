@@ -1,7 +1,7 @@
 // Turns raw argv values into typed verb input; every bad value is a UsageError (exit 2).
 import { parseItem, type ItemKey } from '../records/item.js';
-import { UsageError } from '../refusals.js';
-import { parseDuration } from '../time/duration.js';
+import { UsageError } from '../core/refusals.js';
+import { parseDuration } from '../core/duration.js';
 import { MAX_NOTE_CHARS, MAX_TTL_MS } from '../records/limits.js';
 
 // A claim shorter than this cannot be renewed in time by anything that does real work.

@@ -1,5 +1,5 @@
 import type { Argv } from 'yargs';
-import type { Deps } from '../deps.js';
+import type { Deps } from '../core/deps.js';
 import type { RefusalCodeName } from './refusal-codes.js';
 
 /** What a verb hands back to the CLI: the JSON answer and its human rendering. */

@@ -1,7 +1,7 @@
-// The one place that asks the operating system what src/config/env.ts cannot know.
+// The one place that asks the operating system what src/core/env.ts cannot know.
 import { availableParallelism, homedir, hostname, tmpdir } from 'node:os';
-import type { Env } from '../deps.js';
-import { readEnvConfig, type EnvConfig } from '../config/env.js';
+import type { Env } from '../core/deps.js';
+import { readEnvConfig, type EnvConfig } from '../core/env.js';
 
 /** abcd's configuration from this process's environment and this computer. */
 export function envConfig(env: Env): EnvConfig {

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { Output } from '../deps.js';
+import type { Output } from '../core/deps.js';
 import type { Command, GlobalArgs } from './command.js';
 import { commands } from './commands.js';
 import { reportFailure } from './report.js';

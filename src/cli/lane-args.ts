@@ -1,6 +1,6 @@
 // The options build and drain share, and their rendering. Thin: parsing and text only.
 import type { Argv } from 'yargs';
-import { UsageError } from '../refusals.js';
+import { UsageError } from '../core/refusals.js';
 import { durationArg, ttlArg } from './args.js';
 import { formatDuration } from './render.js';
 import type { LaneFlags } from '../lanes/options.js';

@@ -1,6 +1,6 @@
 import yargs from 'yargs';
 import type { Argv } from 'yargs';
-import { UsageError } from '../refusals.js';
+import { UsageError } from '../core/refusals.js';
 import { commands } from './commands.js';
 import type { Command, GlobalArgs } from './command.js';
 import { gateExitOf } from './commands/gate.js';
@@ -8,7 +8,7 @@ import { describeExits } from './refusal-codes.js';
 import { reportFailure } from './report.js';
 import { runVerb } from './run-verb.js';
 import { version } from './version.js';
-import { describeEnvironment } from '../config/env.js';
+import { describeEnvironment } from '../core/env.js';
 
 /** The CLI entry: parse, run one verb, report, exit. The only place that touches process. */
 export async function main(argv: readonly string[]): Promise<void> {

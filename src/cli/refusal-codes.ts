@@ -1,6 +1,6 @@
 // Every refusal code abcd can answer with, its exit code, and what an agent should do about
 // it. `abcd <verb> --help`, `abcd prime` and the JSON Schema read this one table; a test keeps
-// it in step with the classes in src/refusals.ts.
+// it in step with the classes in src/core/refusals.ts.
 
 export interface RefusalCode {
   exit: number;

@@ -1,6 +1,6 @@
 import { styleText } from 'node:util';
-import { sanitizeLine, sanitizeText } from '../text/sanitize.js';
-import { formatDuration, formatInstant } from '../time/duration.js';
+import { sanitizeLine, sanitizeText } from '../core/sanitize.js';
+import { formatDuration, formatInstant } from '../core/duration.js';
 
 type Style = Parameters<typeof styleText>[0];
 

@@ -1,6 +1,6 @@
-import { isRefusal } from '../refusals.js';
-import type { Output } from '../deps.js';
-import { sanitizeText, stringifySafeJson } from '../text/sanitize.js';
+import { isRefusal } from '../core/refusals.js';
+import type { Output } from '../core/deps.js';
+import { sanitizeText, stringifySafeJson } from '../core/sanitize.js';
 import type { Result } from './command.js';
 import { sanitizeOutput } from './render.js';
 

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { systemClock, type Deps, type Output } from '../deps.js';
+import { systemClock, type Deps, type Output } from '../core/deps.js';
 import type { Command, GlobalArgs } from './command.js';
 import { reportResult } from './report.js';
 import { makeWaitLine } from './wait-line.js';

@@ -1,7 +1,7 @@
 // `abcd status` for people: grouped sections (claims, land queue, lanes, pending requests,
 // announcements, refused records last with the command that fixes them), relative times, a
 // coloured header, and on a terminal columns cut to its width (`fitTo`), never wrapped.
-import type { StatusData } from '../verbs/status.js';
+import type { StatusData } from '../status/status.js';
 import { formatDuration, inOrAgo, paint, printable, table } from './render.js';
 
 export interface GateSummary {

@@ -1,6 +1,6 @@
 // The live line a waiting verb shows on a terminal, drawn in place by log-update (loaded only
 // when a verb first waits, so `abcd --help` stays light).
-import type { Deps } from '../deps.js';
+import type { Deps } from '../core/deps.js';
 
 type Render = ((text: string) => void) & { clear(): void };
 

@@ -2,7 +2,7 @@
 // otherwise only its last line, when it last read, is rewritten. Cursor moves come from
 // node:readline rather than hand-written escapes. On a pipe, a read is printed only on change.
 import { clearLine, clearScreenDown, cursorTo, moveCursor } from 'node:readline';
-import type { Deps } from '../deps.js';
+import type { Deps } from '../core/deps.js';
 import { formatDuration } from './render.js';
 import { readTime } from './status-text.js';
 

@@ -1,5 +1,5 @@
-import type { Env } from '../deps.js';
-import type { NetworkAuth } from '../remote/record-store.js';
+import type { Env } from '../core/deps.js';
+import type { NetworkAuth } from '../records/store.js';
 import { withCredential, type HelperLauncher } from './channel.js';
 import type { TokenSource } from './token-source.js';
 

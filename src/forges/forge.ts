@@ -1,4 +1,4 @@
-import { resolveForgeHost } from '../credentials/forge-host.js';
+import { resolveForgeHost } from './forge-host.js';
 
 /** Where `land` goes and whether git needs abcd's App token: a plain git remote or GitHub. */
 export type Forge =

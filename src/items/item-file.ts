@@ -4,8 +4,8 @@
 // text, so every failure is a named ItemInvalid and never a crash.
 import { parseDocument } from 'yaml';
 import { formatItem, parseItem, type ItemKey } from '../records/item.js';
-import { ItemInvalid, isRefusal } from '../refusals.js';
-import { sanitizeLine } from '../text/sanitize.js';
+import { ItemInvalid, isRefusal } from '../core/refusals.js';
+import { sanitizeLine } from '../core/sanitize.js';
 import type { ItemDoc, ItemStatus } from './source.js';
 import { ITEM_SUFFIX, ITEMS_DIR, itemPath } from './item-path.js';
 

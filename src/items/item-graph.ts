@@ -1,7 +1,7 @@
 // The checks that need every item at once: a dependency on an item that has no file, and a
 // dependency cycle. Each refuses the items it concerns; the others still read.
 import { formatItem } from '../records/item.js';
-import { ItemInvalid } from '../refusals.js';
+import { ItemInvalid } from '../core/refusals.js';
 import type { ItemDoc, ItemRefused } from './source.js';
 
 /**

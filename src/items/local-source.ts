@@ -3,8 +3,8 @@
 // contents, one `log` for when each arrived), never one per item. A file that cannot be read
 // is refused alone.
 import { formatItem, type ItemKey } from '../records/item.js';
-import { ItemInvalid, isRefusal } from '../refusals.js';
-import type { Git } from '../remote/git.js';
+import { ItemInvalid, isRefusal } from '../core/refusals.js';
+import type { Git } from '../git/git.js';
 import { checkItemGraph } from './item-graph.js';
 import { ITEMS_DIR, keyOfFileName, parseItemFile } from './item-file.js';
 import type { ItemDoc, ItemListing, ItemRefused, ItemSource } from './source.js';

@@ -4,7 +4,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ItemKey } from '../records/item.js';
-import type { Git } from '../remote/git.js';
+import type { Git } from '../git/git.js';
 import { itemPath } from './item-path.js';
 
 // The integration worktree is abcd's own: still, a commit there must not sign, prompt or run hooks.

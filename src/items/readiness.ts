@@ -3,7 +3,7 @@
 import { expiresAt } from '../records/claim.js';
 import { formatHolder } from '../records/holder.js';
 import { formatItem } from '../records/item.js';
-import type { ClaimEntry } from '../verbs/snapshot.js';
+import type { ClaimEntry } from '../repo/snapshot.js';
 import type { ItemDoc } from './source.js';
 
 /** A live claim on an item: who holds it and until when (writer's clock). */

@@ -1,7 +1,7 @@
 // Where lanes find work. The embedded source reads `.abcd/items/<slug>.md` on main; GitHub
 // issues come next behind the same interface. Lanes and `abcd items` depend on this file only.
 import type { ItemKey } from '../records/item.js';
-import type { Refusal } from '../refusals.js';
+import type { Refusal } from '../core/refusals.js';
 
 export type ItemStatus = 'ready' | 'done';
 

@@ -1,7 +1,7 @@
 // The agent's environment is built, never inherited: a forge token, an abcd credential or
 // anything else the lane's process holds reaches the agent only if `lanes.env` names it.
-import type { Env } from '../deps.js';
-import { UsageError } from '../refusals.js';
+import type { Env } from '../core/deps.js';
+import { UsageError } from '../core/refusals.js';
 
 // What a shell and its tools need to behave, and nothing that authenticates.
 const ALLOWED = ['PATH', 'LANG', 'LANGUAGE', 'TERM', 'TZ', 'COLORTERM', 'NO_COLOR', 'USER', 'LOGNAME', 'SHELL'] as const;

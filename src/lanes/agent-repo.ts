@@ -7,9 +7,9 @@
 // private index. ADR 0023.
 import { copyFile, lstat, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { Git } from '../remote/git.js';
-import type { Env } from '../deps.js';
-import type { Signature } from '../remote/objects.js';
+import { Git } from '../git/git.js';
+import type { Env } from '../core/deps.js';
+import type { Signature } from '../records/objects.js';
 import { isRefSafe } from '../records/refs.js';
 
 const OID = /^[0-9a-f]{40}([0-9a-f]{24})?$/;

@@ -4,12 +4,12 @@
 import type { Claim } from '../records/claim.js';
 import { formatItem, shortItem, type ItemKey } from '../records/item.js';
 import { claimRef, pendingRef } from '../records/refs.js';
-import { pushClaim, type RecordWrite } from '../verbs/claim-write.js';
-import { standing } from '../verbs/claim-rules.js';
-import { observeClock } from '../verbs/clock-view.js';
+import { pushClaim, type RecordWrite } from '../claims/write.js';
+import { standing } from '../claims/rules.js';
+import { observeClock } from '../repo/clock-view.js';
 import { sameSession } from '../records/holder.js';
-import type { Repo } from '../verbs/repo.js';
-import { readSnapshot, type PendingEntry, type Snapshot } from '../verbs/snapshot.js';
+import type { Repo } from '../repo/repo.js';
+import { readSnapshot, type PendingEntry, type Snapshot } from '../repo/snapshot.js';
 
 export interface Taken {
   ref: string;

@@ -1,8 +1,8 @@
-import type { RepoConfig } from '../config/repo-config.js';
+import type { RepoConfig } from '../repo/config.js';
 import type { ItemSource } from '../items/source.js';
-import type { GateRunner } from '../verbs/land/land.js';
-import type { Repo } from '../verbs/repo.js';
-import type { MainBranch } from './main-branch.js';
+import type { GateRunner } from '../land/land.js';
+import type { Repo } from '../repo/repo.js';
+import type { MainBranch } from '../claims/main-branch.js';
 import type { Sandbox } from './sandbox.js';
 
 /** Everything one lane run (a build or a drain) shares between its lanes and cycles. */

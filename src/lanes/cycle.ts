@@ -4,22 +4,22 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { readAgentFile } from './agent-files.js';
 import { dirname, join } from 'node:path';
-import { debitBudget, parseUsageLines } from '../machine/budget.js';
+import { debitBudget, parseUsageLines } from '../machine/budget/budget.js';
 import type { ItemDoc } from '../items/source.js';
 import { formatItem, shortItem } from '../records/item.js';
 import type { CycleRecord } from '../records/lane-result.js';
-import { isRefusal } from '../refusals.js';
-import { sanitizeLine } from '../text/sanitize.js';
-import { land } from '../verbs/land/land.js';
-import { ClaimKeeper } from '../verbs/land/claim-keeper.js';
-import type { Repo } from '../verbs/repo.js';
+import { isRefusal } from '../core/refusals.js';
+import { sanitizeLine } from '../core/sanitize.js';
+import { land } from '../land/land.js';
+import { ClaimKeeper } from '../land/claim-keeper.js';
+import type { Repo } from '../repo/repo.js';
 import { buildAgentEnv } from './agent-env.js';
 import { collectAgentWork, prepareAgentRepo } from './agent-repo.js';
 import { releaseClaim, type Taken } from './claim.js';
 import type { RunContext } from './context.js';
 import { receiptWrites } from './receipts.js';
 import { runSteeredAgent } from './steer-cycle.js';
-import { mailboxLine } from './mailbox.js';
+import { mailboxLine } from '../steering/mailbox.js';
 
 // A land inside a cycle waits in the queue at most this long (land's own default).
 const LAND_WAIT_MS = 30 * 60_000;

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import { HeldMemory } from '../machine/held.js';
-import type { Repo } from '../verbs/repo.js';
+import { HeldMemory } from '../repo/held.js';
+import type { Repo } from '../repo/repo.js';
 
 // The holder's session is at most 100 characters (records/holder.ts).
 const MAX_SESSION_CHARS = 100;

@@ -1,20 +1,20 @@
 // `abcd build <item>` and `abcd drain`: one run of one or N lanes, with its one result.
 import { randomBytes } from 'node:crypto';
-import { readRepoConfig, type RepoConfig } from '../config/repo-config.js';
+import { readRepoConfig, type RepoConfig } from '../repo/config.js';
 import { LocalItemSource } from '../items/local-source.js';
 import type { ItemListing } from '../items/source.js';
-import { budgetDir } from '../machine/budget.js';
+import { budgetDir } from '../machine/budget/budget.js';
 import type { CycleRecord, LaneResultRecord } from '../records/lane-result.js';
 import { formatItem, shortItem, type ItemKey } from '../records/item.js';
 import { claimRef } from '../records/refs.js';
 import { sameSession } from '../records/holder.js';
-import { DeadlineReached, Interrupted, UsageError, isRefusal, type Refusal } from '../refusals.js';
-import type { GateRunner } from '../verbs/land/land.js';
-import type { Repo } from '../verbs/repo.js';
-import { readSnapshot, type Snapshot } from '../verbs/snapshot.js';
-import { standing } from '../verbs/claim-rules.js';
+import { DeadlineReached, Interrupted, UsageError, isRefusal, type Refusal } from '../core/refusals.js';
+import type { GateRunner } from '../land/land.js';
+import type { Repo } from '../repo/repo.js';
+import { readSnapshot, type Snapshot } from '../repo/snapshot.js';
+import { standing } from '../claims/rules.js';
 import type { RunContext } from './context.js';
-import { resolveMain } from './main-branch.js';
+import { resolveMain } from '../claims/main-branch.js';
 import { laneSettings, type LaneFlags, type LaneSettings } from './options.js';
 import { RunRecorder } from './recorder.js';
 import { requestFollowUp, type PendingOutcome } from './request.js';

@@ -1,5 +1,5 @@
 import { assertNoLogin, describeGate } from '../credentials/login-check.js';
-import type { Repo } from '../verbs/repo.js';
+import type { Repo } from '../repo/repo.js';
 
 /**
  * Rule 4 before a lane claims anything: on a forge remote, refuse (exit 7) when the

@@ -1,9 +1,9 @@
 // A lane run's settings: the command line first, then `lanes` in .abcd/config.json on main,
 // then the defaults; and the deadline rule of the timed lifecycle (ADR 0024).
-import type { LanesConfig } from '../config/repo-config.js';
-import type { Env } from '../deps.js';
-import { DeadlineReached, UsageError } from '../refusals.js';
-import { formatDuration, formatInstant, parseDuration, parseInstant } from '../time/duration.js';
+import type { LanesConfig } from '../repo/config.js';
+import type { Env } from '../core/deps.js';
+import { DeadlineReached, UsageError } from '../core/refusals.js';
+import { formatDuration, formatInstant, parseDuration, parseInstant } from '../core/duration.js';
 import { checkEnvNames } from './agent-env.js';
 import { CYCLE_OVERHEAD_MS } from './context.js';
 import type { SandboxMode } from './sandbox.js';

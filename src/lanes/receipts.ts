@@ -6,11 +6,11 @@ import type { Holder } from '../records/holder.js';
 import { formatItem, type ItemKey } from '../records/item.js';
 import { encodeReceipt, sameRequest, type ReceiptRecord, type RequestId } from '../records/receipt.js';
 import { receiptRef } from '../records/refs.js';
-import type { RecordWrite } from '../verbs/claim-write.js';
-import type { Repo } from '../verbs/repo.js';
-import type { PendingEntry, Snapshot } from '../verbs/snapshot.js';
-import { acceptsRequest } from './requesters.js';
-import { judgeAuthor } from './steer-requests.js';
+import type { RecordWrite } from '../claims/write.js';
+import type { Repo } from '../repo/repo.js';
+import type { PendingEntry, Snapshot } from '../repo/snapshot.js';
+import { acceptsRequest } from '../steering/requesters.js';
+import { judgeAuthor } from '../steering/requests.js';
 import type { SteerWatcher } from './watcher.js';
 
 /**

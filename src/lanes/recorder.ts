@@ -3,8 +3,8 @@
 // coalesced: a cycle never waits on one, and the final write carries everything.
 import { encodeLaneResult, MAX_RESULT_CYCLES, type CycleRecord, type LaneResultRecord } from '../records/lane-result.js';
 import { laneRef } from '../records/refs.js';
-import { writeRecordCommit } from '../remote/objects.js';
-import type { Repo } from '../verbs/repo.js';
+import { writeRecordCommit } from '../records/objects.js';
+import type { Repo } from '../repo/repo.js';
 
 // A running record is rewritten at least this often, so status can tell a lane that died.
 const HEARTBEAT_MS = 60_000;

@@ -5,11 +5,11 @@ import { formatHolder, type Holder } from '../records/holder.js';
 import { formatItem, shortItem, type ItemKey } from '../records/item.js';
 import { encodePending, type PendingRecord } from '../records/pending.js';
 import { pendingRef } from '../records/refs.js';
-import { NotRequester, RemoteUnavailable } from '../refusals.js';
-import { writeRecordCommit } from '../remote/objects.js';
-import type { Repo } from '../verbs/repo.js';
-import { readSnapshot, type Snapshot } from '../verbs/snapshot.js';
-import { acceptsRequest } from './requesters.js';
+import { NotRequester, RemoteUnavailable } from '../core/refusals.js';
+import { writeRecordCommit } from '../records/objects.js';
+import type { Repo } from '../repo/repo.js';
+import { readSnapshot, type Snapshot } from '../repo/snapshot.js';
+import { acceptsRequest } from '../steering/requesters.js';
 
 // An unanswered request stands this long; then pruning may remove it.
 const PENDING_TTL_MS = 86_400_000;

@@ -3,19 +3,19 @@
 // cycle on it. once: one discovery pass, each item found at most once. poll/timed: until
 // idle, stopped, or the deadline leaves no room for a whole cycle.
 import { actionable, liveClaims } from '../items/readiness.js';
-import { budgetAllowsCycle } from '../machine/budget.js';
+import { budgetAllowsCycle } from '../machine/budget/budget.js';
 import type { ItemDoc, ItemListing } from '../items/source.js';
 import { formatItem, parseItem as parseKey, shortItem, type ItemKey } from '../records/item.js';
 import { pendingRef } from '../records/refs.js';
 import type { CycleRecord } from '../records/lane-result.js';
-import { Interrupted, isRefusal, type Refusal } from '../refusals.js';
-import { readSnapshot, type Snapshot } from '../verbs/snapshot.js';
+import { Interrupted, isRefusal, type Refusal } from '../core/refusals.js';
+import { readSnapshot, type Snapshot } from '../repo/snapshot.js';
 import { takeClaim } from './claim.js';
 import { cycleFits, type RunContext } from './context.js';
 import { runCycle } from './cycle.js';
 import { laneRepo } from './lane-repo.js';
 import { followUpItems, receiptCovers } from './receipts.js';
-import { acceptsRequest } from './requesters.js';
+import { acceptsRequest } from '../steering/requesters.js';
 import type { RunRecorder } from './recorder.js';
 
 export interface LoopOptions {

@@ -4,8 +4,8 @@
 import { execFile } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Env } from '../deps.js';
-import { UnsafeEnvironment } from '../refusals.js';
+import type { Env } from '../core/deps.js';
+import { UnsafeEnvironment } from '../core/refusals.js';
 
 export type SandboxMode = 'auto' | 'bwrap' | 'none';
 export type Sandbox = 'bwrap' | 'none';

@@ -2,7 +2,7 @@
 // starts, new ones are appended while it runs, and when some arrive after it exited 0 the
 // agent is invoked once more in the same worktree with their envelope (within the cap).
 import type { ItemDoc } from '../items/source.js';
-import type { Repo } from '../verbs/repo.js';
+import type { Repo } from '../repo/repo.js';
 import type { Taken } from './claim.js';
 import type { RunContext } from './context.js';
 import { runAgent, type AgentRun } from './run-agent.js';

@@ -1,6 +1,6 @@
 // Steering's settings for one cycle, from `lanes` in .abcd/config.json at the cycle's run head.
-import type { RepoConfig } from '../config/repo-config.js';
-import { parseDuration } from '../time/duration.js';
+import type { RepoConfig } from '../repo/config.js';
+import { parseDuration } from '../core/duration.js';
 import { CYCLE_OVERHEAD_MS } from './context.js';
 
 export interface SteerSettings {

@@ -6,13 +6,13 @@ import { agentFileSize, appendToAgentFile } from './agent-files.js';
 import type { ItemDoc } from '../items/source.js';
 import { formatItem } from '../records/item.js';
 import { receiptRef } from '../records/refs.js';
-import type { Repo } from '../verbs/repo.js';
-import { readSnapshot, type Snapshot } from '../verbs/snapshot.js';
+import type { Repo } from '../repo/repo.js';
+import { readSnapshot, type Snapshot } from '../repo/snapshot.js';
 import type { Taken } from './claim.js';
 import type { RunContext } from './context.js';
-import { buildEnvelope } from './envelope.js';
+import { buildEnvelope } from '../steering/envelope.js';
 import { reinvokeTimeout, whyNotSteer, type SteerSettings } from './steer-settings.js';
-import { itemBlob, itemChangeCandidate, pendingCandidate, requestKey, steerCandidates, type SteerCandidate } from './steer-requests.js';
+import { itemBlob, itemChangeCandidate, pendingCandidate, requestKey, steerCandidates, type SteerCandidate } from '../steering/requests.js';
 
 // Steers spent per run and item: the cap bounds a run across all its cycles (and re-invocations).
 const spentByRun = new WeakMap<RunContext, Map<string, number>>();

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import { RecordInvalid, RecordTooNew } from '../refusals.js';
-import { sanitizeLine } from '../text/sanitize.js';
+import { RecordInvalid, RecordTooNew } from '../core/refusals.js';
+import { sanitizeLine } from '../core/sanitize.js';
 
 // How much of a parser's own message (which quotes the hostile blob) a refusal repeats.
 const MAX_QUOTED_CHARS = 200;

@@ -1,4 +1,4 @@
-import { UsageError } from '../refusals.js';
+import { UsageError } from '../core/refusals.js';
 
 /** A canonical item key: `<source>:<kind>:<id>`, e.g. local:item:fix-login. */
 export interface ItemKey {

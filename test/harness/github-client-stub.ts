@@ -2,8 +2,8 @@
 // verified and the stub reset after each test, and a refusal that must never carry the token.
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { GitHubClient } from '../../src/forges/github/client.js';
-import { systemClock } from '../../src/deps.js';
-import type { Refusal } from '../../src/refusals.js';
+import { systemClock } from '../../src/core/deps.js';
+import type { Refusal } from '../../src/core/refusals.js';
 import { GitHubStub } from './github-stub.js';
 
 type ClientOptions = ConstructorParameters<typeof GitHubClient>[0];

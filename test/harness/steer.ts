@@ -2,7 +2,7 @@
 // steers delivered to the remote in one atomic push, and readers for what landed.
 import { readFile } from 'node:fs/promises';
 import { execa } from 'execa';
-import { STEER_ENVELOPE_FIRST_LINE } from '../../src/lanes/envelope.js';
+import { STEER_ENVELOPE_FIRST_LINE } from '../../src/steering/envelope.js';
 import { makeRemote, type BareRemote } from './remote.js';
 import type { Session } from './session.js';
 

@@ -1,7 +1,7 @@
 import type { Command } from '../command.js';
 import { itemArg, ttlArg } from '../args.js';
 import { formatInstant, jsonInstant } from '../render.js';
-import { UsageError } from '../../refusals.js';
+import { UsageError } from '../../core/refusals.js';
 
 // DESIGN.md: an announcement expires on its own after this long unless told otherwise.
 const DEFAULT_TTL_MS = 2 * 3_600_000;
@@ -44,7 +44,7 @@ export const announce: Command = {
       text,
       ttlMs: ttlArg(args.ttl) ?? DEFAULT_TTL_MS,
     };
-    const [{ openRepo }, { announce: run }] = await Promise.all([import('../../verbs/repo.js'), import('../../verbs/announce.js')]);
+    const [{ openRepo }, { announce: run }] = await Promise.all([import('../../repo/repo.js'), import('../../status/announce.js')]);
     const r = await run(await openRepo(deps), input);
     return {
       json: { ...r, at: jsonInstant(r.at), expiresAt: jsonInstant(r.expiresAt) },

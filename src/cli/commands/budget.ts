@@ -1,5 +1,5 @@
 import type { Command } from '../command.js';
-import { UsageError } from '../../refusals.js';
+import { UsageError } from '../../core/refusals.js';
 import { formatInstant } from '../render.js';
 
 export const budget: Command = {
@@ -20,9 +20,9 @@ export const budget: Command = {
     }
     if (args.action === 'set' && args.tokens === undefined) throw new UsageError('say how many tokens: abcd budget set 2000000', {});
     const [{ budget: run }, { budgetDir }, { systemGateDeps }] = await Promise.all([
-      import('../../verbs/budget.js'),
-      import('../../machine/budget.js'),
-      import('../../machine/gate-process.js'),
+      import('../../machine/budget/budget-verb.js'),
+      import('../../machine/budget/budget.js'),
+      import('../../machine/gate/process.js'),
     ]);
     const r = await run({
       dir: budgetDir(deps.config.machineDir),

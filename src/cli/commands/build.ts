@@ -20,7 +20,7 @@ export const build: Command = {
   async run(args, deps) {
     const flags = laneFlags(args);
     const item = itemArg(args.item);
-    const [{ openRepo }, { runLane }] = await Promise.all([import('../../verbs/repo.js'), import('../../lanes/lane-run.js')]);
+    const [{ openRepo }, { runLane }] = await Promise.all([import('../../repo/repo.js'), import('../../lanes/lane-run.js')]);
     const r = await runLane(await openRepo(deps), {
       ...flags,
       verb: 'build',

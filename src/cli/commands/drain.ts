@@ -1,6 +1,6 @@
 import type { Command } from '../command.js';
 import { machineGate } from './land.js';
-import { UsageError } from '../../refusals.js';
+import { UsageError } from '../../core/refusals.js';
 import { laneFlags, laneOptions, renderLaneRun } from '../lane-args.js';
 
 // More lanes than this on one computer is a typo, not a plan.
@@ -22,7 +22,7 @@ export const drain: Command = {
     if (lanes !== undefined && (!Number.isInteger(lanes) || (lanes as number) < 1 || (lanes as number) > MAX_LANES)) {
       throw new UsageError(`--lanes ${String(lanes)} is not a whole number from 1 to ${MAX_LANES}.`, {});
     }
-    const [{ openRepo }, { runLane }] = await Promise.all([import('../../verbs/repo.js'), import('../../lanes/lane-run.js')]);
+    const [{ openRepo }, { runLane }] = await Promise.all([import('../../repo/repo.js'), import('../../lanes/lane-run.js')]);
     const r = await runLane(await openRepo(deps), {
       ...flags,
       ...(lanes !== undefined ? { lanes: lanes as number } : {}),

@@ -1,8 +1,8 @@
 import type { Command } from '../command.js';
-import type { Deps } from '../../deps.js';
-import { isRefusal, UsageError } from '../../refusals.js';
+import type { Deps } from '../../core/deps.js';
+import { isRefusal, UsageError } from '../../core/refusals.js';
 import { durationArg } from '../args.js';
-import { machineGateContext } from '../machine-gate.js';
+import { machineGateContext } from '../../machine/gate/context.js';
 import { formatDuration, jsonInstant, table } from '../render.js';
 
 // Waiting longer than this for a machine slot means something is wrong; rule 1 wants an end.
@@ -61,8 +61,8 @@ export const gate: Command = {
     const { dir, slots, gateDeps } = await machineGateContext(deps, args.slots);
     if (args.status) {
       if (argv.length) throw new UsageError('--status lists the gate; it runs no command. Drop one or the other.', { argv });
-      const { readGate } = await import('../../machine/gate.js');
-      const { describeHolder } = await import('../../machine/gate-refusal.js');
+      const { readGate } = await import('../../machine/gate/gate.js');
+      const { describeHolder } = await import('../../machine/gate/refusal.js');
       const view = readGate(dir, gateDeps);
       const now = deps.clock.now();
       const holders = view.holders.map((e) => ({ ...describeHolder(e, now), since: jsonInstant(e.holding?.since ?? e.at) }));
@@ -77,7 +77,7 @@ export const gate: Command = {
     }
     if (argv.length === 0) throw new UsageError('name the command to run after --, e.g. abcd gate -- npm test', {});
     const waitMs = waitArg(args.wait, deps);
-    const { runGated } = await import('../../machine/gate-run.js');
+    const { runGated } = await import('../../machine/gate/run.js');
     const { gateWaitLine } = await import('../wait-line.js');
     const onWait = gateWaitLine(deps, argv.join(' ').slice(0, 40));
     const r = await runGated({ dir, slots, waitMs, deps: gateDeps, argv, cwd: deps.cwd, env: deps.env, stdout: args.json ? 'stderr' : 'inherit', onWait, onSlot: () => deps.progress?.(null), ...(deps.signal ? { signal: deps.signal } : {}) });

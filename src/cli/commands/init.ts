@@ -18,11 +18,11 @@ export const init: Command = {
       .option('force', { type: 'boolean', default: false, describe: 'rewrite an existing CI file' })
       .option('agents', { type: 'boolean', default: false, describe: "write or update abcd's section of AGENTS.md (abcd prime)" }),
   async run(args, deps) {
-    const { initRepository } = await import('../../verbs/init-ci.js');
+    const { initRepository } = await import('../../setup/init.js');
     const ci = args.ci === 'github' || args.ci === 'gitlab' ? args.ci : undefined;
     const r = await initRepository({ cwd: deps.cwd, env: deps.env, ci, force: args.force === true });
     if (args.agents === true) {
-      const [{ primeText }, { writeAgentsSection }] = await Promise.all([import('../prime-text.js'), import('../../verbs/agents-md.js')]);
+      const [{ primeText }, { writeAgentsSection }] = await Promise.all([import('../prime-text.js'), import('../../setup/agents-md.js')]);
       const a = await writeAgentsSection(r.root, primeText());
       (a.changed ? r.written : r.kept).push(a.path);
     }

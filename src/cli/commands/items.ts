@@ -1,7 +1,7 @@
 import type { Command } from '../command.js';
 import { formatInstant, inOrAgo, table } from '../render.js';
-import { sanitizeLine } from '../../text/sanitize.js';
-import type { ItemsData, ItemView } from '../../verbs/items.js';
+import { sanitizeLine } from '../../core/sanitize.js';
+import type { ItemsData, ItemView } from '../../items/items.js';
 
 // Titles are the item file's text: one line, cut to keep the table on a terminal.
 const TITLE_CHARS = 60;
@@ -17,7 +17,7 @@ export const items: Command = {
   ],
   builder: (y) => y,
   async run(_args, deps) {
-    const [{ openRepo }, { listItems }] = await Promise.all([import('../../verbs/repo.js'), import('../../verbs/items.js')]);
+    const [{ openRepo }, { listItems }] = await Promise.all([import('../../repo/repo.js'), import('../../items/items.js')]);
     const r = await listItems(await openRepo(deps));
     return {
       json: {

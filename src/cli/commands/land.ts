@@ -1,9 +1,9 @@
 import type { Command } from '../command.js';
-import type { Deps } from '../../deps.js';
-import type { GateRunner, LandResult } from '../../verbs/land/land.js';
+import type { Deps } from '../../core/deps.js';
+import type { GateRunner, LandResult } from '../../land/land.js';
 import { durationArg, itemArg } from '../args.js';
 import { formatDuration, jsonInstant } from '../render.js';
-import { machineGateContext } from '../machine-gate.js';
+import { machineGateContext } from '../../machine/gate/context.js';
 
 // DESIGN.md: land waits in the queue for at most this long unless told otherwise.
 const DEFAULT_WAIT_MS = 30 * 60_000;
@@ -33,7 +33,7 @@ export const land: Command = {
       strategy: args.strategy === 'merge' ? ('merge' as const) : ('rebase' as const),
       keep: Boolean(args.keep),
     };
-    const [{ openRepo }, { land: run }] = await Promise.all([import('../../verbs/repo.js'), import('../../verbs/land/land.js')]);
+    const [{ openRepo }, { land: run }] = await Promise.all([import('../../repo/repo.js'), import('../../land/land.js')]);
     // The gate's modules load while openRepo's git processes run; its refusals still come second.
     const gate = machineGate(deps);
     gate.catch(() => undefined);
@@ -54,7 +54,7 @@ export async function machineGate(deps: Deps): Promise<GateRunner> {
   const { dir, slots, gateDeps } = await machineGateContext(deps);
   return async (label, untilMs, fn) => {
     // Loaded only for a land that has checks to run.
-    const [{ acquireGate }, { gateWaitLine }] = await Promise.all([import('../../machine/gate.js'), import('../wait-line.js')]);
+    const [{ acquireGate }, { gateWaitLine }] = await Promise.all([import('../../machine/gate/gate.js'), import('../wait-line.js')]);
     const lease = await acquireGate({ dir, slots, waitMs: Math.max(0, untilMs - deps.clock.now()), label, deps: gateDeps, onWait: gateWaitLine(deps, 'the checks') });
     deps.progress?.(null);
     try {

@@ -23,7 +23,7 @@ export const push: Command = {
       ...(args.branch !== undefined ? { branch: String(args.branch) } : {}),
       tags: listArg(args.tag),
     };
-    const [{ openRepo }, { pushWork }] = await Promise.all([import('../../verbs/repo.js'), import('../../verbs/push.js')]);
+    const [{ openRepo }, { pushWork }] = await Promise.all([import('../../repo/repo.js'), import('../../claims/push.js')]);
     const r = await pushWork(await openRepo(deps), input);
     const tags = r.tags.length ? ` and ${r.tags.join(', ')}` : '';
     return {

@@ -2,7 +2,7 @@ import type { Command } from '../command.js';
 import { itemArg } from '../args.js';
 import { jsonInstant } from '../render.js';
 import { withClaimTip } from './reserve.js';
-import { sanitizeLine } from '../../text/sanitize.js';
+import { sanitizeLine } from '../../core/sanitize.js';
 
 export const release: Command = {
   command: 'release <item>',
@@ -22,8 +22,8 @@ export const release: Command = {
   async run(args, deps) {
     const item = itemArg(args.item);
     const [{ openRepo }, verbs] = await Promise.all([
-      import('../../verbs/repo.js'),
-      args.force ? import('../../verbs/release.js') : import('../../verbs/renew.js'),
+      import('../../repo/repo.js'),
+      args.force ? import('../../claims/release.js') : import('../../claims/renew.js'),
     ]);
     const repo = await openRepo(deps);
     if ('forceRelease' in verbs) {

@@ -16,7 +16,7 @@ export const renew: Command = {
       .option('ttl', { type: 'string', describe: 'new time to live (default: the claim’s current ttl)' }),
   async run(args, deps) {
     const input = { item: itemArg(args.item), ttlMs: ttlArg(args.ttl), state: 'held' as const };
-    const [{ openRepo }, { stepClaim }] = await Promise.all([import('../../verbs/repo.js'), import('../../verbs/renew.js')]);
+    const [{ openRepo }, { stepClaim }] = await Promise.all([import('../../repo/repo.js'), import('../../claims/renew.js')]);
     const r = await stepClaim(await openRepo(deps), input);
     return {
       json: { ...withClaimTip(r), expiresAt: jsonInstant(r.expiresAt) },

@@ -27,7 +27,7 @@ export const reserve: Command = {
       ...(args.note !== undefined ? { note: noteArg(args.note) } : {}),
       reopen: Boolean(args.reopen),
     };
-    const [{ openRepo }, { reserve: run }] = await Promise.all([import('../../verbs/repo.js'), import('../../verbs/reserve.js')]);
+    const [{ openRepo }, { reserve: run }] = await Promise.all([import('../../repo/repo.js'), import('../../claims/reserve.js')]);
     const r = await run(await openRepo(deps), input);
     const how = r.tookOverFrom ? ` (taken over from ${r.tookOverFrom})` : r.renewed ? ' (renewed)' : r.reopened ? ' (it had landed: reopened)' : '';
     return {

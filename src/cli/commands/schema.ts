@@ -1,5 +1,5 @@
 import type { Command } from '../command.js';
-import { UsageError } from '../../refusals.js';
+import { UsageError } from '../../core/refusals.js';
 
 /** `abcd schema [verb]`: the JSON Schema of each verb's --json answer, generated from zod. */
 export const schema: Command = {

@@ -1,6 +1,6 @@
 import type { Command } from '../command.js';
 import { formatDuration, formatInstant, jsonInstant, printable } from '../render.js';
-import type { SettingsData } from '../../verbs/settings.js';
+import type { SettingsData } from '../../settings/settings.js';
 
 const DURATIONS = new Set(['defaultTtl', 'takeoverDelay', 'doneRetention']);
 const NAMES: Record<string, string> = {
@@ -28,7 +28,7 @@ export const settings: Command = {
       ...(args.key !== undefined ? { key: String(args.key) } : {}),
       ...(args.value !== undefined ? { value: String(args.value) } : {}),
     };
-    const [{ openRepo }, { settings: run }] = await Promise.all([import('../../verbs/repo.js'), import('../../verbs/settings.js')]);
+    const [{ openRepo }, { settings: run }] = await Promise.all([import('../../repo/repo.js'), import('../../settings/settings.js')]);
     const r = await run(await openRepo(deps), input);
     const entries = Object.entries(r.settings).map(([k, v]) => [NAMES[k] ?? k, DURATIONS.has(k) ? formatDuration(v) : String(v)]);
     const shown = input.key ? entries.filter(([k]) => k === input.key) : entries;

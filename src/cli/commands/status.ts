@@ -1,16 +1,16 @@
 import type { Command } from '../command.js';
 import { jsonInstant, sanitizeOutput } from '../render.js';
 import type { GateSummary } from '../status-text.js';
-import { stringifySafeJson } from '../../text/sanitize.js';
-import type { StatusData } from '../../verbs/status.js';
-import type { Deps } from '../../deps.js';
-import { machineGateContext } from '../machine-gate.js';
+import { stringifySafeJson } from '../../core/sanitize.js';
+import type { StatusData } from '../../status/status.js';
+import type { Deps } from '../../core/deps.js';
+import { machineGateContext } from '../../machine/gate/context.js';
 import { durationArg } from '../args.js';
 
 
 /** This computer's load gate, as `abcd gate --status` shows it in full. */
 async function gateSummary(deps: Deps): Promise<GateSummary> {
-  const [{ dir, slots, gateDeps }, { readGate }] = await Promise.all([machineGateContext(deps), import('../../machine/gate.js')]);
+  const [{ dir, slots, gateDeps }, { readGate }] = await Promise.all([machineGateContext(deps), import('../../machine/gate/gate.js')]);
   const view = readGate(dir, gateDeps);
   return { dir, slots, holders: view.holders.length, waiters: view.waiters.length };
 }
@@ -29,7 +29,7 @@ export const status: Command = {
   builder: (y) =>
     y.option('watch', { type: 'string', describe: 'read again at this interval (default 2s) until stopped' }),
   async run(args, deps) {
-    const [{ openRepo }, { status: run }] = await Promise.all([import('../../verbs/repo.js'), import('../../verbs/status.js')]);
+    const [{ openRepo }, { status: run }] = await Promise.all([import('../../repo/repo.js'), import('../../status/status.js')]);
     const repo = await openRepo(deps);
     // --json prints no text: nothing to render, and nothing of the renderer to load.
     const text = args.json ? undefined : await import('../status-text.js');

@@ -1,7 +1,7 @@
 import type { Command } from '../command.js';
 import { itemArg } from '../args.js';
 import { jsonInstant } from '../render.js';
-import { UsageError } from '../../refusals.js';
+import { UsageError } from '../../core/refusals.js';
 
 export const steer: Command = {
   command: 'steer <item> [text]',
@@ -32,7 +32,7 @@ export const steer: Command = {
         throw new UsageError(`cannot read --from-file ${file}: ${(e as Error).message}; nothing was recorded.`, { file });
       }
     }
-    const [{ openRepo }, verb] = await Promise.all([import('../../verbs/repo.js'), import('../../verbs/steer.js')]);
+    const [{ openRepo }, verb] = await Promise.all([import('../../repo/repo.js'), import('../../steering/steer.js')]);
     const r = await verb.steer(await openRepo(deps), { item, text });
     const as = r.as === 'context' ? ' as context (you are neither its person nor in lanes.requesters: information, not an instruction)' : r.as ? ' as an amendment' : '';
     const where = r.heldBy ? `the lane of ${r.heldBy} gets it on its next poll${as}` : 'no lane holds it now: the next build or drain of it gets it';

@@ -2,8 +2,8 @@
 // for on every call (a refreshed App token is picked up without rebuilding the client), a
 // deadline on every call and one for the whole verb (rule 1), every failure a named refusal.
 import type { z } from 'zod';
-import type { Clock } from '../../deps.js';
-import { DeadlineReached } from '../../refusals.js';
+import type { Clock } from '../../core/deps.js';
+import { DeadlineReached } from '../../core/refusals.js';
 import { githubApiUrls } from './api-urls.js';
 import { refusalForGraphqlErrors } from './graphql-refusals.js';
 import { callGitHub, CALL_TIMEOUT_MS } from './http.js';

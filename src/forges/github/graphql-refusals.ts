@@ -2,8 +2,8 @@
 // decides the refusal the way the HTTP status does for REST (see http-refusals.ts); a failure
 // with no type is GitHub refusing the act (exit 3), except its "Something went wrong" internal
 // error, which is an outage (exit 8) whose outcome is unknown for a mutation.
-import { ForgeRejected, RemoteUnavailable, UnsafeEnvironment, type Refusal } from '../../refusals.js';
-import { formatDuration, formatInstant } from '../../time/duration.js';
+import { ForgeRejected, RemoteUnavailable, UnsafeEnvironment, type Refusal } from '../../core/refusals.js';
+import { formatDuration, formatInstant } from '../../core/duration.js';
 import { outcomeOf, type CallInfo } from './http-refusals.js';
 
 // GraphQL's rate limit answer carries no reset time in the body; GitHub's guidance is to wait.

@@ -7,8 +7,8 @@
 //   405/409/422    → ForgeRejected (3) with GitHub's own message
 //   5xx, no answer → RemoteUnavailable (8): outcome `unchanged` for a read, `unknown` for a write
 // Messages never carry the token: only the call, the status and GitHub's message.
-import { ForgeRejected, RemoteUnavailable, UnsafeEnvironment, type Outcome, type Refusal } from '../../refusals.js';
-import { formatDuration, formatInstant } from '../../time/duration.js';
+import { ForgeRejected, RemoteUnavailable, UnsafeEnvironment, type Outcome, type Refusal } from '../../core/refusals.js';
+import { formatDuration, formatInstant } from '../../core/duration.js';
 
 export interface CallInfo {
   /** The call in words: `POST /repos/o/r/pulls (open a pull request for feature)`. */

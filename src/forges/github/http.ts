@@ -3,9 +3,9 @@
 // device flow) alike, so the same answer maps to the same refusal whoever asked
 // (http-refusals.ts). fetch, not @octokit/request: octokit reports a refused connection or a
 // timeout as "status 500", the same as GitHub's own 500, and abcd must tell them apart (ADR 0029).
-import { systemClock, type Clock } from '../../deps.js';
-import { DeadlineReached, UnsafeEnvironment } from '../../refusals.js';
-import { formatDuration } from '../../time/duration.js';
+import { systemClock, type Clock } from '../../core/deps.js';
+import { DeadlineReached, UnsafeEnvironment } from '../../core/refusals.js';
+import { formatDuration } from '../../core/duration.js';
 import { garbage, outcomeOf, refusalForAnswer, refusalForNoAnswer, type CallInfo } from './http-refusals.js';
 
 /** Per call: GitHub answers in well under a second; past this it is not coming. */

@@ -1,7 +1,7 @@
 // The two ways a pull request lands, each naming the head abcd expects so GitHub itself refuses
 // a head that moved: the merge queue (GraphQL enqueuePullRequest with expectedHeadOid) where the
 // base branch has one, else the REST merge with `sha` (409 when the head moved).
-import { ForgeRejected, isRefusal } from '../../refusals.js';
+import { ForgeRejected, isRefusal } from '../../core/refusals.js';
 import type { GitHubClient } from './client.js';
 import { repoPath, type RepoName } from './pull-requests.js';
 import { EnqueueAnswerSchema, RestMergeSchema } from './shapes.js';

@@ -1,6 +1,6 @@
 // Opening (or finding) the pull request for a work branch, and reading its state.
 import { z } from 'zod';
-import { ForgeRejected } from '../../refusals.js';
+import { ForgeRejected } from '../../core/refusals.js';
 import type { GitHubClient } from './client.js';
 import { PullStateAnswerSchema, RestPullSchema } from './shapes.js';
 

@@ -1,8 +1,8 @@
 // Waiting for a pull request to merge (rule 1: the wait ends by a stated time). Each poll is one
 // GraphQL read bounded by the same deadline, so the refusal comes within one poll of it.
-import type { Clock } from '../../deps.js';
-import { DeadlineReached, ForgeRejected, RemoteUnavailable } from '../../refusals.js';
-import { formatDuration } from '../../time/duration.js';
+import type { Clock } from '../../core/deps.js';
+import { DeadlineReached, ForgeRejected, RemoteUnavailable } from '../../core/refusals.js';
+import { formatDuration } from '../../core/duration.js';
 import type { GitHubClient } from './client.js';
 import { pullRequestState, type PullRequestState, type RepoName } from './pull-requests.js';
 

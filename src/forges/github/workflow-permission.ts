@@ -1,7 +1,7 @@
 // GitHub refuses a GitHub App's push that creates or changes a file under .github/workflows
 // unless the App holds the `workflows` permission (write). Checked before pushing, so the lane
 // gets a refusal that names the files and the fix instead of a bare remote rejection after work.
-import { UnsafeEnvironment } from '../../refusals.js';
+import { UnsafeEnvironment } from '../../core/refusals.js';
 
 export interface WorkflowPermissionInput {
   /** Paths the push adds, changes or deletes, relative to the repository root. */

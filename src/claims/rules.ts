@@ -1,0 +1,86 @@
+import { expiresAt } from '../records/claim.js';
+import { sameSession, type Holder } from '../records/holder.js';
+import type { Settings } from '../records/settings.js';
+import type { SkewBracket } from '../repo/clock-skew.js';
+import { UNKNOWN_CLOCK, type ClockView } from '../repo/clock-view.js';
+import type { ClaimEntry } from '../repo/snapshot.js';
+
+// Released claims and claims expired this long ago are pruned from the remote.
+export const PRUNE_EXPIRED_AFTER_MS = 86_400_000;
+
+/** How a reader may act on an item's claim right now. Pure: time, sightings and clock passed in. */
+export type ClaimStanding =
+  | { kind: 'free'; lease: string | null; gen: number }
+  | { kind: 'mine'; lease: string; gen: number }
+  | { kind: 'held'; entry: ClaimEntry; expiresAt: number }
+  | { kind: 'expired'; entry: ClaimEntry; takeableAt: number }
+  | { kind: 'takeable'; entry: ClaimEntry }
+  /** Held by another session and this clock disagrees with the writers' past the bound. */
+  | { kind: 'clock-unsafe'; entry: ClaimEntry; bracket: SkewBracket };
+
+/**
+ * A takeover needs this reader's own sighting of the same tip for the delay, and then either
+ * (a) expiry plus the delay passed on this clock corrected by its measured offset to the
+ * holder's clock, or (b) without such a measure, its own watching of the tip for ttl plus the
+ * delay (a lower bound on real time since the write, whatever the clocks say). README
+ * "Clocks: the guarantee". Exclusion itself rests on the push.
+ */
+export function standing(
+  entry: ClaimEntry | undefined,
+  me: Holder,
+  now: number,
+  settings: Settings,
+  firstSeenAt: number | undefined,
+  clock: ClockView = UNKNOWN_CLOCK,
+): ClaimStanding {
+  if (!entry) return { kind: 'free', lease: null, gen: 0 };
+  const c = entry.claim;
+  if (c.state !== 'held') return { kind: 'free', lease: entry.tip, gen: c.gen + 1 };
+  if (sameSession(c.holder, me)) return { kind: 'mine', lease: entry.tip, gen: c.gen + 1 };
+  if (clock.unsafe) return { kind: 'clock-unsafe', entry, bracket: clock.unsafe };
+  const delay = settings.takeoverDelay;
+  const seen = firstSeenAt ?? now;
+  const byWatch = seen + c.ttl + delay;
+  const ahead = clock.aheadAtMost(c.holder);
+  // Expiry as this clock would read it; without a measure, the raw one only names a time to look again.
+  const exp = expiresAt(c) + (ahead ?? 0);
+  const takeableAt = ahead === undefined ? byWatch : Math.min(byWatch, Math.max(exp + delay, seen + delay));
+  if (now >= takeableAt) return { kind: 'takeable', entry };
+  // Held while unexpired on both readings; past either, "expired" says when it may be taken.
+  if (now < exp && now < expiresAt(c)) return { kind: 'held', entry, expiresAt: exp };
+  return { kind: 'expired', entry, takeableAt };
+}
+
+/** Whether a record could be due for pruning on this clock alone: a cheap first filter. */
+export function isPrunable(entry: ClaimEntry, now: number, settings: Settings): boolean {
+  const c = entry.claim;
+  if (c.state === 'released') return true;
+  if (c.state === 'done') return now - c.at > settings.doneRetention;
+  return now - expiresAt(c) > PRUNE_EXPIRED_AFTER_MS;
+}
+
+/**
+ * Whether a record is due for pruning with the clock judged (DESIGN.md "Time"): a released
+ * claim always; a done one once its retention passed by the corrected clock, or by this
+ * clone's own watching of it; a held one once it is takeable and a day past expiry the same
+ * way. Nothing clock-based while the clock is unsafe.
+ */
+export function isDue(o: {
+  entry: ClaimEntry;
+  me: Holder;
+  now: number;
+  settings: Settings;
+  firstSeenAt: number | undefined;
+  clock: ClockView;
+}): boolean {
+  const c = o.entry.claim;
+  if (c.state === 'released') return true;
+  if (o.clock.unsafe) return false;
+  const ahead = o.clock.aheadAtMost(c.holder);
+  const watched = o.now - (o.firstSeenAt ?? o.now);
+  if (c.state === 'done') {
+    return ahead === undefined ? watched > o.settings.doneRetention : o.now - ahead - c.at > o.settings.doneRetention;
+  }
+  if (standing(o.entry, o.me, o.now, o.settings, o.firstSeenAt, o.clock).kind !== 'takeable') return false;
+  return ahead === undefined ? watched > c.ttl + PRUNE_EXPIRED_AFTER_MS : o.now - ahead - expiresAt(c) > PRUNE_EXPIRED_AFTER_MS;
+}

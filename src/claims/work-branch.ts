@@ -1,0 +1,74 @@
+import { expiresAt } from '../records/claim.js';
+import { formatHolder } from '../records/holder.js';
+import { isRefSafe } from '../records/refs.js';
+import { BranchRefused, UsageError } from '../core/refusals.js';
+import { sanitizeLine } from '../core/sanitize.js';
+import { formatInstant } from '../core/duration.js';
+import type { Repo } from '../repo/repo.js';
+import type { Snapshot } from '../repo/snapshot.js';
+
+/**
+ * The local work branch a verb acts on (the named one, else the current one) and its head.
+ * A branch that is not ref-safe is a usage error; one inside abcd's record namespace is refused.
+ */
+export async function resolveWorkBranch(repo: Repo, named: string | undefined, verb: 'push' | 'land'): Promise<{ branch: string; head: string }> {
+  const branch = named ?? (await repo.git.run(['symbolic-ref', '--short', '-q', 'HEAD'])).stdout.toString().trim();
+  if (!branch) throw new UsageError(`HEAD is detached: name the branch (abcd ${verb} <item> <branch>).`, {});
+  if (!isRefSafe(`refs/heads/${branch}`)) throw new UsageError(`"${branch}" cannot be a work branch: it is not a valid branch name.`, { branch });
+  if (branch === 'abcd' || branch.startsWith('abcd/')) {
+    throw new BranchRefused(
+      `"${branch}" is inside abcd's record namespace (abcd/): abcd never ${verb}es work there. Commit on a work branch (git switch -c work/<item>).`,
+      { branch, reason: 'record-namespace' },
+    );
+  }
+  const h = await repo.git.run(['rev-parse', '--verify', '-q', `refs/heads/${branch}^{commit}`]);
+  if (h.exitCode !== 0) throw new UsageError(`branch ${branch} does not exist in this clone.`, { branch });
+  return { branch, head: h.stdout.toString().trim() };
+}
+
+/**
+ * The remote's main branch: its HEAD as this clone last learnt it (set at clone, or by
+ * `git remote set-head`), else `main`. No network: push and land must agree on it cheaply.
+ */
+export async function resolveMainBranch(repo: Repo): Promise<string> {
+  const remote = repo.store.remote;
+  const sym = await repo.git.run(['symbolic-ref', '-q', `refs/remotes/${remote}/HEAD`]);
+  const prefix = `refs/remotes/${remote}/`;
+  const text = sym.stdout.toString().trim();
+  return sym.exitCode === 0 && text.startsWith(prefix) ? text.slice(prefix.length) : 'main';
+}
+
+/** Only land writes main: a push of it is refused before anything is read or sent. */
+export function refuseMainBranch(o: { item: string; branch: string; main: string }): void {
+  // `main` is refused even when the remote's HEAD names another branch: a stale or missing
+  // HEAD in this clone must not turn the conventional main branch into a work branch.
+  if (o.branch !== o.main && o.branch !== 'main') return;
+  throw new BranchRefused(
+    `${o.branch} is the remote's main branch: abcd push never moves it; only abcd land writes it, through the queue and ` +
+      `the checks. Move your commits to a work branch (git switch -c work/${o.item}) and push that, then abcd land ${o.item}.`,
+    { item: o.item, branch: o.branch, reason: 'main', main: o.main },
+  );
+}
+
+/**
+ * A branch another item's live claim recorded belongs to that claim's work: pushing to it
+ * under this claim is refused, naming that claim. Live: held, expired or not (its holder may
+ * still renew; the person clears a dead one with abcd release <item> --force).
+ */
+export function refuseClaimedElsewhere(snap: Snapshot, o: { ref: string; item: string; branch: string }): void {
+  for (const e of snap.claims.values()) {
+    if (e.ref === o.ref || e.claim.state !== 'held' || e.claim.branch !== o.branch) continue;
+    const holder = sanitizeLine(formatHolder(e.claim.holder));
+    throw new BranchRefused(
+      `${o.branch} is the work branch of ${e.item}, claimed by ${holder} (generation ${e.claim.gen}, until ` +
+        `${formatInstant(expiresAt(e.claim))}): abcd will not push it under ${o.item}. Push your commits on a branch of ` +
+        `your own (git switch -c work/${o.item}), or ask that holder to release ${e.item}.`,
+      {
+        item: o.item,
+        branch: o.branch,
+        reason: 'claimed',
+        claimedBy: { item: e.item, ref: e.ref, holder, gen: e.claim.gen, tip: e.tip },
+      },
+    );
+  }
+}

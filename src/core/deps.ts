@@ -1,0 +1,64 @@
+// The dependencies every verb receives, built once in src/cli/main.ts (gh's Factory).
+// Nothing below src/cli/ reads process.env, process.argv or calls process.exit.
+import type { EnvConfig } from './env.js';
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** The variables that are set, as a child process's environment wants them. */
+export function definedEnv(env: Env): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
+  return out;
+}
+
+export interface Clock {
+  /** Milliseconds since the epoch on this machine's wall clock. */
+  now(): number;
+  /** Resolves after ms (or at once when aborted). */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+export interface Output {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  /** Whether stdout is a terminal (tables and colour) or a pipe (plain text). */
+  readonly isTTY: boolean;
+  /** The terminal's width in columns, when stdout is one. */
+  columns?(): number | undefined;
+}
+
+export interface Deps {
+  readonly cwd: string;
+  /** The whole environment, for the processes abcd starts (git, checks, commands). */
+  readonly env: Env;
+  /** abcd's own variables, parsed once (src/core/env.ts); read these, not env.ABCD_*. */
+  readonly config: EnvConfig;
+  readonly clock: Clock;
+  readonly out: Output;
+  /** Name of the shared remote (default origin). */
+  readonly remote: string;
+  /** How to start this abcd again (git runs `abcd credential` as its helper). */
+  readonly self?: { node: string; script: string };
+  /**
+   * Shows one live line while a verb waits (what on, position, time left), replaced on each
+   * call, removed with null. Absent on a pipe and under --json: waits then say nothing.
+   */
+  readonly progress?: (line: string | null) => void;
+  /** Aborted when the process is asked to stop (SIGINT, SIGTERM): long verbs undo and end. */
+  readonly signal?: AbortSignal;
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms, signal) =>
+    new Promise((resolve) => {
+      if (signal?.aborted) return resolve();
+      const timer = setTimeout(done, Math.max(0, ms));
+      function done() {
+        signal?.removeEventListener('abort', done);
+        clearTimeout(timer);
+        resolve();
+      }
+      signal?.addEventListener('abort', done, { once: true });
+    }),
+};

@@ -1,0 +1,114 @@
+// `abcd items`: every item on main with its status, readiness and claim, read in one round
+// trip (records and main together) and two local git processes for the items.
+import { resolveMain } from '../claims/main-branch.js';
+import { LocalItemSource } from './local-source.js';
+import { liveClaims, readinessOf, type PendingSet } from './readiness.js';
+import type { ItemListing } from './source.js';
+import { expiresAt } from '../records/claim.js';
+import { formatHolder } from '../records/holder.js';
+import { formatItem, parseItem, shortItem } from '../records/item.js';
+import { RECORD_PREFIX } from '../records/refs.js';
+import { RemoteUnavailable, UsageError, isRefusal } from '../core/refusals.js';
+import type { Repo } from '../repo/repo.js';
+import { readSnapshot, type Snapshot } from '../repo/snapshot.js';
+
+export interface ItemView {
+  /** Canonical key, e.g. local:item:fix-login. */
+  key: string;
+  slug: string;
+  title: string;
+  status: 'ready' | 'done';
+  dependsOn: string[];
+  readiness: 'ready' | 'blocked' | 'held' | 'done' | 'pending';
+  /** Dependencies not yet done (readiness blocked), else empty. */
+  blockedBy: string[];
+  /** The item's claim record as it stands, whatever its state; null when there is none. */
+  claim: { state: 'held' | 'released' | 'done'; holder: string; expiresAt: number; live: boolean } | null;
+  path: string;
+  /** When the item entered main (ms), null when history does not say. */
+  addedAt: number | null;
+}
+
+export interface RefusedItemView {
+  path: string;
+  key: string | null;
+  code: string;
+  reason: string | null;
+  message: string;
+}
+
+export interface ItemsData {
+  main: string;
+  mainTip: string;
+  items: ItemView[];
+  refused: RefusedItemView[];
+}
+
+
+/**
+ * The canonical keys with a pending request. Reads the snapshot's pending slots when this abcd
+ * knows them (lanes), else the refs under abcd/pending/; fails toward "no request".
+ */
+export function pendingKeys(snap: Snapshot): Set<string> {
+  const out = new Set<string>();
+  const known = (snap as Snapshot & { pending?: ReadonlyMap<string, { item: string }> }).pending;
+  const items = known ? [...known.values()].map((e) => e.item) : snap.unknown.filter((r) => r.startsWith(`${RECORD_PREFIX}pending/`)).map((r) => r.slice(`${RECORD_PREFIX}pending/`.length).split('/').join(':'));
+  for (const i of items) {
+    try {
+      out.add(formatItem(parseItem(i)));
+    } catch (e) {
+      if (!isRefusal(e)) throw e;
+    }
+  }
+  return out;
+}
+
+export async function listItems(repo: Repo, o: { pending?: (snap: Snapshot) => PendingSet } = {}): Promise<ItemsData> {
+  const main = await resolveMain(repo);
+  let snap: Snapshot;
+  try {
+    snap = await readSnapshot(repo, [main.fetchSpec]);
+  } catch (e) {
+    if (e instanceof RemoteUnavailable && /couldn't find remote ref/i.test(String(e.data.git))) {
+      throw new UsageError(`the remote has no branch ${main.main}, so it has no items. Push main first, or run git remote set-head ${repo.store.remote} --auto.`, {
+        main: main.main,
+      });
+    }
+    throw e;
+  }
+  const mainTip = await main.tip();
+  const listing = await new LocalItemSource(repo.git).list(mainTip);
+  return { main: main.main, ...viewItems(listing, snap, (o.pending ?? pendingKeys)(snap)) };
+}
+
+/** Pure: the listing joined with the records read at `snap.readAt`. */
+export function viewItems(listing: ItemListing, snap: Snapshot, pending: PendingSet): Omit<ItemsData, 'main'> {
+  const live = liveClaims(snap.claims.values(), snap.readAt);
+  const claimByKey = new Map([...snap.claims.values()].map((e) => [e.claim.item, e.claim] as const));
+  const byKey = new Map(listing.items.map((i) => [formatItem(i.key), i] as const));
+  const items = listing.items.map((i): ItemView => {
+    const key = formatItem(i.key);
+    const r = readinessOf(i, byKey, live, pending);
+    const c = claimByKey.get(key);
+    return {
+      key,
+      slug: shortItem(i.key),
+      title: i.title,
+      status: i.status,
+      dependsOn: i.dependsOn,
+      readiness: r.kind,
+      blockedBy: r.kind === 'blocked' ? r.by : [],
+      claim: c ? { state: c.state, holder: formatHolder(c.holder), expiresAt: expiresAt(c), live: live.has(key) } : null,
+      path: i.path,
+      addedAt: i.addedAt ?? null,
+    };
+  });
+  const refused = listing.refused.map((r) => ({
+    path: r.path,
+    key: r.key ? formatItem(r.key) : null,
+    code: r.refusal.code,
+    reason: typeof r.refusal.data.reason === 'string' ? r.refusal.data.reason : null,
+    message: r.refusal.message,
+  }));
+  return { mainTip: listing.mainTip, items, refused };
+}

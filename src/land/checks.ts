@@ -1,0 +1,83 @@
+import { readRepoConfig } from '../repo/config.js';
+import { CheckFailed } from '../core/refusals.js';
+import type { Git } from '../git/git.js';
+import { spawnProcess } from '../core/spawn.js';
+import { formatDuration } from '../core/duration.js';
+
+// A check that runs longer than this is stuck; the land refuses rather than wait forever.
+const DEFAULT_CHECK_TIMEOUT_MS = 30 * 60_000;
+// How much of a failing check's output the refusal carries.
+const OUTPUT_TAIL_CHARS = 4000;
+
+export interface LandConfig {
+  checks: string[];
+  timeoutMs: number;
+  /** How many queue entries are tested at once, each on the ones ahead of it (1: only the head). */
+  speculate: number;
+}
+
+/**
+ * The checks configured on main (never the work branch's copy, which the lander controls).
+ * A config the one schema refuses (a typo such as `land.check`) is a UsageError naming the key.
+ */
+export async function readLandConfig(git: Git, mainTip: string, parseDuration: (t: string) => number): Promise<LandConfig> {
+  const land = (await readRepoConfig(git, mainTip)).land;
+  const c = land?.checks;
+  return {
+    checks: (Array.isArray(c) ? c : c ? [c] : []).filter((x) => x.trim() !== ''),
+    timeoutMs: land?.timeout ? parseDuration(land.timeout) : DEFAULT_CHECK_TIMEOUT_MS,
+    speculate: land?.speculate ?? 1,
+  };
+}
+
+/**
+ * readLandConfig, once per commit: a commit's `.abcd/config.json` never changes, so a land that
+ * reads main's tip again and finds it where it was reads no blob again. Refusals are not kept.
+ */
+export function landConfigReader(git: Git, parseDuration: (t: string) => number): (mainTip: string) => Promise<LandConfig> {
+  const read = new Map<string, LandConfig>();
+  return async (mainTip) => {
+    const known = read.get(mainTip);
+    if (known) return known;
+    const config = await readLandConfig(git, mainTip, parseDuration);
+    read.set(mainTip, config);
+    return config;
+  };
+}
+
+export interface CheckRun {
+  command: string;
+  exitCode: number;
+  durationMs: number;
+}
+
+/** Runs each check with the shell in `cwd`; the first failure is a CheckFailed refusal. */
+export async function runChecks(o: {
+  cwd: string;
+  checks: readonly string[];
+  env: Record<string, string>;
+  timeoutMs: number;
+  signal: AbortSignal;
+  now: () => number;
+}): Promise<CheckRun[]> {
+  const runs: CheckRun[] = [];
+  for (const command of o.checks) {
+    const t0 = o.now();
+    // Its own process group: a timeout or a fence ends everything the check started.
+    const r = await spawnProcess('sh', ['-c', command], { cwd: o.cwd, env: o.env, group: true, timeoutMs: o.timeoutMs, signal: o.signal });
+    const run = { command, exitCode: r.fired ? 124 : (r.exitCode ?? 1), durationMs: o.now() - t0 };
+    runs.push(run);
+    if (run.exitCode !== 0 || r.fired) {
+      const why = r.fired === 'timeout' ? `timed out after ${formatDuration(o.timeoutMs)}` : r.fired ? 'was stopped' : `exited ${run.exitCode}`;
+      const tail = r.all.toString().slice(-OUTPUT_TAIL_CHARS);
+      const said = tail.trim() === '' ? 'It printed nothing (no output on stdout or stderr).' : `Its output ends:\n${tail}`;
+      throw new CheckFailed(`the check "${command}" ${why}; nothing landed. ${said}`, {
+        check: command,
+        exitCode: run.exitCode,
+        timedOut: r.fired === 'timeout',
+        output: tail,
+      });
+    }
+  }
+  return runs;
+}

@@ -1,0 +1,99 @@
+import { expiresAt } from '../records/claim.js';
+import { sameSession } from '../records/holder.js';
+import { claimRef, classifyRef } from '../records/refs.js';
+import type { Settings } from '../records/settings.js';
+import type { ClaimEntry, QueueEntry, Snapshot } from '../repo/snapshot.js';
+
+/** The queue's fairness order: first enqueued first, ties broken by the item key. */
+export function queueOrder(entries: Iterable<QueueEntry>): QueueEntry[] {
+  return [...entries].sort((a, b) => a.entry.at - b.entry.at || (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0));
+}
+
+/**
+ * - `alive`: its holder holds the item's claim, not past expiry plus the takeover delay.
+ * - `dead`: the claim is gone, released, done or another session's: pruned.
+ * - `lapsed`: past expiry plus the delay on this clock: skipped, and pruned only once the
+ *   takeover rule with the measured clock agrees (prune-queue.ts), so a fast clock deletes
+ *   nothing live.
+ * - `unreadable`: the claim is a record this abcd refuses (corrupt, or newer): skipped and
+ *   reported, never waited on (rule 3) and never deleted.
+ */
+export type EntryState = 'alive' | 'dead' | 'lapsed' | 'unreadable';
+
+export function entryState(q: QueueEntry, snap: Snapshot, now: number): EntryState {
+  const item = classifyRef(q.ref)?.item;
+  if (!item) return 'unreadable';
+  const ref = claimRef(item);
+  if (snap.refused.has(ref)) return 'unreadable';
+  const claim = snap.claims.get(ref);
+  if (!claim) return 'dead';
+  const c = claim.claim;
+  if (c.state !== 'held' || !sameSession(c.holder, q.entry.holder)) return 'dead';
+  return now < expiresAt(c) + snap.settings.takeoverDelay ? 'alive' : 'lapsed';
+}
+
+/** Whether the land queue waits on this entry. */
+export function isAlive(q: QueueEntry, snap: Snapshot, now: number): boolean {
+  return entryState(q, snap, now) === 'alive';
+}
+
+/** An entry ahead that no land waits on, and what a pruner needs to judge it. */
+export interface DeadEntry {
+  queue: QueueEntry;
+  /** Set when only the clock says the claim lapsed: the pruner judges it with the takeover rule. */
+  lapsed?: ClaimEntry;
+  settings: Settings;
+}
+
+/** An entry skipped because its claim cannot be read, as land and status report it. */
+export interface SkippedEntry {
+  item: string;
+  ref: string;
+  claimRef: string;
+  code: string;
+  message: string;
+}
+
+export type Turn = { kind: 'mine' } | { kind: 'behind'; ahead: QueueEntry; position: number } | { kind: 'gone' };
+
+/**
+ * Whose turn it is for the entry at `myRef`, the live entries ahead of it in order, which
+ * entries ahead are dead, which skipped.
+ */
+export function turnOf(
+  snap: Snapshot,
+  myRef: string,
+  now: number,
+): { turn: Turn; ahead: QueueEntry[]; dead: DeadEntry[]; skipped: SkippedEntry[] } {
+  const dead: DeadEntry[] = [];
+  const skipped: SkippedEntry[] = [];
+  const aheadAlive: QueueEntry[] = [];
+  for (const q of queueOrder(snap.queue.values())) {
+    if (q.ref === myRef) {
+      const first = aheadAlive[0];
+      const turn: Turn = first ? { kind: 'behind', ahead: first, position: aheadAlive.length } : { kind: 'mine' };
+      return { turn, ahead: aheadAlive, dead, skipped };
+    }
+    const state = entryState(q, snap, now);
+    if (state === 'alive') aheadAlive.push(q);
+    else if (state === 'unreadable') skipped.push(skippedOf(q, snap));
+    else {
+      const claim = snap.claims.get(claimRef(classifyRef(q.ref)!.item!));
+      dead.push({ queue: q, settings: snap.settings, ...(state === 'lapsed' && claim ? { lapsed: claim } : {}) });
+    }
+  }
+  return { turn: { kind: 'gone' }, ahead: aheadAlive, dead, skipped };
+}
+
+export function skippedOf(q: QueueEntry, snap: Snapshot): SkippedEntry {
+  const item = classifyRef(q.ref)?.item;
+  const cref = item ? claimRef(item) : q.ref;
+  const refusal = snap.refused.get(cref)?.refusal;
+  return {
+    item: q.item,
+    ref: q.ref,
+    claimRef: cref,
+    code: refusal?.code ?? 'record-invalid',
+    message: `skipped ${q.item}'s queue entry: its claim ${cref} cannot be read (${refusal?.code ?? 'unknown'}); it is neither waited on nor deleted`,
+  };
+}

@@ -1,0 +1,284 @@
+// `abcd land` on any git remote: the queue is records (ADR 0008). Enqueue fenced by the claim,
+// wait until this entry is among the first `land.speculate` live entries, integrate it on main's
+// tip (or on the entries ahead of it, speculation.ts), test that exact commit under the load
+// gate, wait until main's tip is the parent it was tested on, and land it in one atomic push:
+// main leased on that parent, the claim's next generation leased on its tip, the entry's removal.
+import { sameSession } from '../records/holder.js';
+import { formatItem } from '../records/item.js';
+import { encodeQueue, unknownQueueFields, type QueueRecord } from '../records/queue.js';
+import { queueRef } from '../records/refs.js';
+import { CheckFailed, Conflict, DeadlineReached, Fenced, isRefusal } from '../core/refusals.js';
+import { definedEnv } from '../core/deps.js';
+import { refusePush, workBranchUpdate } from '../claims/write.js';
+import type { QueueEntry, Snapshot } from '../repo/snapshot.js';
+import { runChecks, type CheckRun, type LandConfig } from './checks.js';
+import { pruneQueue } from './prune-queue.js';
+import { turnOf, type SkippedEntry } from './queue-order.js';
+import { fetchHeads, integrateAhead, judgeStack, type Stack } from './speculation.js';
+import { entryGone, entryLost, interrupted, leaveQueueAfter, waitedTooLong, waitForTurn } from './turn.js';
+import type { LandContext, Landed, LandStrategy } from './types.js';
+import { integrate, integrationStart, withWorktree } from './worktree.js';
+
+// Tests on main's exact tip that main moved under before the land gives up (exit 4): main moving
+// under every one means the queue is being bypassed. Speculative re-tests do not count.
+const MAX_ATTEMPTS = 3;
+// How often a tested entry re-reads main while the entries ahead of it land.
+const PARENT_POLL_MS = 250;
+
+interface Queued {
+  qref: string;
+  myEntryTip: string;
+  entry: QueueRecord;
+  skipped: Map<string, SkippedEntry>;
+  /** The read made before enqueueing, when it already says this entry may test: no second read. */
+  first?: { snap: Snapshot; ahead: QueueEntry[] };
+}
+
+type Tested =
+  /** `failed`: a check failed on a stack; it is this entry's failure only if the stack lands as tested. */
+  | { kind: 'tested'; tip: string; checks: CheckRun[]; stack: Stack; failed?: CheckFailed }
+  | { kind: 'again' | 'alone' };
+
+// Enqueue attempts when only a former holder's stale entry moved under the lease.
+const ENQUEUE_TRIES = 3;
+
+// How long a land that gives up may spend taking its entry out of the queue (one small push).
+const LEAVE_QUEUE_BUDGET_MS = 3000;
+
+export const gitStrategy: LandStrategy<Queued> = {
+  enter: enqueue,
+  land: landInTurn,
+  async undo({ repo, keeper }, q, e) {
+    // However a land ends without landing (conflict, failing check, deadline, re-tests used up),
+    // its entry leaves the queue: a live claim would otherwise keep a dead entry at the front.
+    // Leaving is cleanup, not waiting: it gets a short budget of its own even past --wait.
+    repo.limitNetworkTo(repo.deps.clock.now() + LEAVE_QUEUE_BUDGET_MS);
+    if (!keeper.fenced && !(e instanceof Fenced)) await leaveQueueAfter(e, keeper, q.qref, q.myEntryTip);
+    // Fenced: the claim is another session's now, and so is what becomes of the entry.
+    else if (isRefusal(e)) e.data.leftQueue = false;
+  },
+};
+
+/** The entry shares the fenced push with the claim's renewal and the work branch. */
+async function enqueue({ repo, input, target, snap, held, keeper, item, ref, config }: LandContext): Promise<Queued> {
+  const { clock } = repo.deps;
+  const qref = queueRef(input.item);
+  const refusedEntry = snap.refused.get(qref);
+  if (refusedEntry) throw refusedEntry.refusal;
+  const old = snap.queue.get(qref);
+  const entry: QueueRecord = {
+    ...(old ? unknownQueueFields(old.entry) : {}),
+    abcd: 'queue',
+    v: 1,
+    item: formatItem(input.item),
+    holder: repo.me,
+    branch: target.branch,
+    head: target.head,
+    main: target.main,
+    strategy: input.strategy,
+    at: old && sameSession(old.entry.holder, repo.me) ? old.entry.at : clock.now(),
+    // The entries behind integrate this one as it will land: with --keep, its item stays ready.
+    ...(input.keep ? { keep: true } : {}),
+  };
+  if (!input.keep) delete (entry as Record<string, unknown>).keep;
+  let lease = old?.tip ?? null;
+  let enq;
+  for (let tries = 1; ; tries++) {
+    const entryLease = lease;
+    enq = await keeper.push((claim) => ({
+      claim: { ...claim, branch: target.branch, head: target.head },
+      message: `enqueue ${entry.item} to land on ${target.main}`,
+      records: [{ ref: qref, lease: entryLease, content: encodeQueue(entry), message: `queue ${entry.item}` }],
+      extra: [workBranchUpdate(held.claim, target.branch, target.head)],
+    }));
+    if (enq.ok) break;
+    // The claim is ours, so any entry for this item is a former holder's: another reader may
+    // have pruned it between our read and our push. Lease on what the remote holds now.
+    const now = enq.remoteTips.get(qref) ?? null;
+    // A server-side lease failure marks every ref of the atomic push "atomic transaction failed".
+    const onlyTheEntryMoved = !enq.claimMoved && now !== entryLease && enq.rejected.every((p) => p.ref === qref || /atomic/.test(p.reason ?? ''));
+    if (!onlyTheEntryMoved || tries >= ENQUEUE_TRIES) throw refusePush(item, ref, held.tip, enq);
+    lease = now;
+  }
+  const myEntryTip = enq.written.get(qref)!;
+  // The read made before enqueueing, plus this entry: if it may test now, the first turn needs
+  // no second read (the read just before landing still catches a late earlier entry).
+  snap.queue.set(qref, { ref: qref, item, tip: myEntryTip, entry });
+  const first = turnOf(snap, qref, clock.now());
+  const mayTest = first.turn.kind === 'mine' || (first.turn.kind === 'behind' && first.ahead.length < config.speculate);
+  if (mayTest && first.dead.length) await pruneQueue(repo, first.dead);
+  return {
+    qref,
+    myEntryTip,
+    entry,
+    skipped: new Map(first.skipped.map((s) => [s.ref, s])),
+    ...(mayTest ? { first: { snap, ahead: first.ahead } } : {}),
+  };
+}
+
+async function landInTurn(ctx: LandContext, q: Queued): Promise<Landed> {
+  const { repo, input, target, keeper, item, deadline, started } = ctx;
+  let depth = ctx.config.speculate;
+  let attempts = 1;
+  let retests = 0;
+  // Set once this entry's own work conflicted on a stack or a head ahead could not be had:
+  // from then on it tests only as the head of the queue, on main itself.
+  let alone = false;
+  let turn = q.first;
+  for (;;) {
+    // --wait bounds the waits (queue, gate); once the turn and the slot are ours, the test and
+    // the landing push get git's full network timeout.
+    if (input.waitMs > 0) repo.limitNetworkTo(deadline, started);
+    turn ??= await waitForTurn(repo, {
+      item, qref: q.qref, myEntryTip: q.myEntryTip, depth: alone ? 1 : depth, deadline, started, keeper, read: () => target.read(), skipped: q.skipped,
+    });
+    const config = await ctx.landConfig(await target.mainTip());
+    depth = config.speculate;
+    const tested = await testInTurn(ctx, q, config, turn, alone ? 1 : depth);
+    turn = undefined;
+    if (tested.kind !== 'tested') {
+      alone ||= tested.kind === 'alone';
+      continue;
+    }
+    let next = await awaitParent(ctx, q, tested.stack);
+    // The entries ahead landed exactly as tested under it: the failure is this entry's own.
+    if (next === 'land' && tested.failed) throw tested.failed;
+    if (next === 'land') {
+      if (await pushLanding(ctx, q, tested.tip, tested.stack.parent)) {
+        return {
+          tip: tested.tip,
+          previousTip: tested.stack.parent,
+          attempts,
+          checks: tested.checks,
+          enqueuedAt: q.entry.at,
+          ...(q.skipped.size ? { skipped: [...q.skipped.values()] } : {}),
+          ...(depth > 1 ? { speculation: { depth, position: tested.stack.chain.length, retests } } : {}),
+        };
+      }
+      next = 'moved';
+    }
+    if (next === 'moved' && tested.stack.chain.length === 0) {
+      if (attempts >= MAX_ATTEMPTS) {
+        throw new DeadlineReached(
+          `${target.main} moved under ${item} on each of ${attempts} attempts; re-tests used up and nothing landed. ` +
+            'Land again once main is quieter.',
+          { item, attempts, main: target.main },
+        );
+      }
+      attempts++;
+    } else retests++;
+  }
+}
+
+/** Integrates and tests under the gate, on the queue and main as they are once a slot is ours. */
+async function testInTurn(
+  { repo, input, target, keeper, item, gate, deadline, landConfig }: LandContext,
+  q: Queued,
+  first: LandConfig,
+  turn: { snap: Snapshot; ahead: QueueEntry[] },
+  depth: number,
+): Promise<Tested> {
+  const { clock } = repo.deps;
+  const testNow = async (): Promise<Tested> => {
+    repo.limitNetworkTo(Infinity);
+    let { ahead } = turn;
+    // Testing the tip read before a long gate wait would only earn a re-test: read again.
+    if (first.checks.length) {
+      const snap = await target.read();
+      const now = turnOf(snap, q.qref, clock.now());
+      if (now.turn.kind === 'gone') throw entryLost(snap, keeper, item, q.qref);
+      ahead = now.ahead;
+      if (ahead.length >= depth) return { kind: 'again' };
+    }
+    if (ahead.length && !(await fetchHeads(repo, target, ahead))) return { kind: 'alone' };
+    const mainTip = await target.mainTip();
+    const config = first.checks.length ? await landConfig(mainTip) : first;
+    const own = { item, head: target.head, strategy: input.strategy, markDone: !input.keep, at: q.entry.at };
+    const lead = ahead[0] ? { head: ahead[0].entry.head, strategy: ahead[0].entry.strategy } : own;
+    const start = integrationStart({ ...lead, base: mainTip });
+    return withWorktree(repo, start, async (wt) => {
+      const env = repo.deps.env;
+      const { stack, current } = await integrateAhead(wt, { env, mainTip, current: start, ahead });
+      let tip: string;
+      try {
+        tip = await integrate(wt, { ...own, base: stack.parent, env, current });
+      } catch (e) {
+        // A conflict with work that may yet fail its checks is no reason to refuse: wait to be first.
+        if (stack.chain.length && e instanceof Conflict) return { kind: 'alone' };
+        throw e;
+      }
+      const checkEnv = { ...definedEnv(env), ABCD_LAND_ITEM: item, ABCD_LAND_TIP: tip, ABCD_LAND_BASE: stack.parent };
+      try {
+        const checks = config.checks.length
+          ? await runChecks({ cwd: wt.dir, checks: config.checks, env: checkEnv, timeoutMs: config.timeoutMs, signal: keeper.signal, now: () => clock.now() })
+          : [];
+        return { kind: 'tested', tip, checks, stack };
+      } catch (e) {
+        // On a stack the failure may be an entry's ahead: judged once the stack lands or changes.
+        if (stack.chain.length && e instanceof CheckFailed && !keeper.signal.aborted) return { kind: 'tested', tip, checks: [], stack, failed: e };
+        throw e;
+      }
+    });
+  };
+  try {
+    const tested = first.checks.length ? await gate(`land ${item}: ${first.checks.join(' && ')}`, deadline, testNow) : await testNow();
+    if (keeper.interrupted) throw interrupted(item);
+    return tested;
+  } catch (e) {
+    if (keeper.stoppedBy) throw keeper.stoppedBy;
+    if (keeper.interrupted) throw interrupted(item);
+    throw e;
+  }
+}
+
+/** Waits until main's tip is the parent this entry was tested on, or says why it never will be. */
+async function awaitParent({ repo, target, keeper, item, deadline, started }: LandContext, q: Queued, stack: Stack) {
+  const { clock } = repo.deps;
+  // A read can catch another land's atomic push half-applied (git advertises refs one by one):
+  // its entry gone and main not yet moved, or the reverse. A verdict that costs a re-test is
+  // acted on only when the next read says it again.
+  let suspect: string | undefined;
+  for (;;) {
+    if (keeper.interrupted) throw interrupted(item);
+    if (keeper.stoppedBy) throw keeper.stoppedBy;
+    const snap = await target.read();
+    const mine = snap.queue.get(q.qref);
+    if (!mine || mine.tip !== q.myEntryTip) throw entryLost(snap, keeper, item, q.qref);
+    const now = clock.now();
+    const { ahead, dead, skipped } = turnOf(snap, q.qref, now);
+    for (const s of skipped) q.skipped.set(s.ref, s);
+    if (dead.length) await pruneQueue(repo, dead);
+    const verdict = judgeStack(stack, await target.mainTip(), ahead);
+    if (verdict === 'land' || (verdict !== 'wait' && suspect === verdict)) return verdict;
+    suspect = verdict === 'wait' ? undefined : verdict;
+    if (verdict === 'wait' && now >= deadline) throw waitedTooLong(item, ahead[0]!, ahead.length, now - started);
+    await clock.sleep(Math.min(PARENT_POLL_MS, deadline - now), keeper.signal);
+  }
+}
+
+/** The landing push; false when main moved first (the caller re-tests). Other refusals throw. */
+async function pushLanding({ repo, input, target, keeper, item, ref }: LandContext, q: Queued, tip: string, parent: string): Promise<boolean> {
+  const r = await keeper.push((claim) => ({
+    claim: input.keep ? claim : { ...claim, state: 'done', landed: { main: target.main, tip } },
+    message: `land ${claim.item} on ${target.main} at ${tip.slice(0, 12)}`,
+    records: [{ ref: q.qref, lease: q.myEntryTip, content: null, message: `dequeue ${q.entry.item}` }, ...(input.alsoWrite?.(tip) ?? [])],
+    extra: [
+      { ref: `refs/heads/${target.main}`, newOid: tip, lease: parent },
+      // The landed work branch goes with the landing (the remote's branch count stays
+      // proportional to live work); --keep keeps it with the claim for more work.
+      ...(input.keep ? [] : [{ ref: `refs/heads/${target.branch}`, newOid: null, lease: target.head }]),
+    ],
+  }));
+  if (r.ok) return true;
+  if (!input.keep && (r.remoteTips.get(`refs/heads/${target.branch}`) ?? null) !== target.head) {
+    throw new Conflict(
+      `${target.branch} moved on the remote while ${item} was landing (someone pushed to it outside abcd); nothing landed. ` +
+        'Bring your branch up to date with it and land again.',
+      { item, branch: target.branch, head: target.head },
+    );
+  }
+  // main did not move yet the push failed: a hook or protection refused it; re-testing won't help.
+  if ((r.remoteTips.get(`refs/heads/${target.main}`) ?? null) === parent) throw refusePush(item, ref, keeper.tip, r);
+  if ((r.remoteTips.get(q.qref) ?? null) !== q.myEntryTip) throw entryGone(item, q.qref);
+  return false;
+}

@@ -1,0 +1,86 @@
+// The shapes `abcd land` shares between its one beginning (land.ts) and its two strategies
+// (strategy-git.ts, strategy-github.ts). A file of its own, so nothing imports land.ts back.
+import type { Claim } from '../records/claim.js';
+import type { ItemKey } from '../records/item.js';
+import type { Repo } from '../repo/repo.js';
+import type { ClaimEntry, Snapshot } from '../repo/snapshot.js';
+import type { CheckRun, LandConfig } from './checks.js';
+import type { ClaimKeeper } from './claim-keeper.js';
+import type { RecordWrite } from '../claims/write.js';
+import type { SkippedEntry } from './queue-order.js';
+import type { LandTarget } from './target.js';
+
+export interface LandInput {
+  item: ItemKey;
+  branch?: string;
+  waitMs: number;
+  strategy: 'rebase' | 'merge';
+  /** Keep the claim held after landing instead of marking it done. */
+  keep: boolean;
+  /** Records written in the landing's own fenced push, given the landed tip (a lane's receipt). */
+  alsoWrite?: (landedTip: string) => RecordWrite[];
+}
+
+/** Runs the checks under the machine's load gate; the gate's own wait ends by `untilMs`. */
+export type GateRunner = <T>(label: string, untilMs: number, fn: () => Promise<T>) => Promise<T>;
+
+export interface LandResult {
+  item: string;
+  main: string;
+  tip: string;
+  /** main's tip the landing was tested on (git forge only). */
+  previousTip?: string;
+  /** GitHub: the pull request, how it merged, and the unfenced window of rule 2. */
+  github?: { number: number; url?: string; via: string; fenceWindowMs: number };
+  head: string;
+  branch: string;
+  /** Tests on main's tip; more than one when main moved under a test (git forge). */
+  attempts: number;
+  checks: CheckRun[];
+  enqueuedAt: number;
+  waitedMs: number;
+  claim: Claim['state'];
+  /** Queue entries ahead whose claim this abcd could not read: skipped, not waited on (rule 3). */
+  skipped?: SkippedEntry[];
+  /** With `land.speculate` above 1: how deep this entry was tested and the tests thrown away. */
+  speculation?: { depth: number; position: number; retests: number };
+}
+
+/** What the shared beginning found, handed to a strategy. */
+export interface LandContext {
+  repo: Repo;
+  input: LandInput;
+  gate: GateRunner;
+  /** The item's short name and its claim ref. */
+  item: string;
+  ref: string;
+  started: number;
+  /** `--wait` ends here: the queue and gate waits, never a running test or the landing push. */
+  deadline: number;
+  target: LandTarget;
+  /** The read the holder check was made on (records and main, one round trip). */
+  snap: Snapshot;
+  held: ClaimEntry;
+  /** The land section of `.abcd/config.json` on main's tip. */
+  config: LandConfig;
+  /** The land section at a given main tip (read once per commit). */
+  landConfig(mainTip: string): Promise<LandConfig>;
+  /** Renews the claim and serializes every push under it, from the strategy's first push on. */
+  keeper: ClaimKeeper;
+}
+
+/** What a strategy adds to the result the beginning builds. */
+export type Landed = Pick<LandResult, 'tip' | 'previousTip' | 'github' | 'attempts' | 'checks' | 'enqueuedAt' | 'skipped' | 'speculation'>;
+
+/**
+ * How one forge lands. `enter` makes the first fenced push under the claim (the queue entry,
+ * or the work branch); the keeper renews from then on while `land` runs; `undo` cleans up after
+ * a land that ended without landing (the keeper still runs).
+ */
+export interface LandStrategy<Entered> {
+  /** Refusals that need no read of the remote, before anything else. */
+  precheck?(repo: Repo): void;
+  enter(ctx: LandContext): Promise<Entered>;
+  land(ctx: LandContext, entered: Entered): Promise<Landed>;
+  undo?(ctx: LandContext, entered: Entered, e: unknown): Promise<void>;
+}

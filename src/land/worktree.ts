@@ -1,0 +1,125 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { isProcessAlive, readStartTime } from '../machine/gate/process.js';
+import { Conflict } from '../core/refusals.js';
+import { Git } from '../git/git.js';
+import type { Repo } from '../repo/repo.js';
+import type { Env } from '../core/deps.js';
+import { markItemDoneInWorktree } from '../items/mark-done.js';
+import { parseItem } from '../records/item.js';
+
+// Rebases and merges in a throwaway worktree must not sign, prompt or run hooks.
+const QUIET = ['-c', 'commit.gpgsign=false', '-c', 'core.hooksPath=/dev/null'];
+
+// This process as a worktree's name records it: a pid alone is reused, pid plus the kernel's
+// start time is not (as the load gate names its entries, src/machine/gate/process.ts).
+const SELF = { pid: process.pid, start: readStartTime(process.pid) };
+
+/**
+ * Runs `fn` in a fresh detached worktree at `commit`, removed on every exit path. The
+ * clone's own work tree and branches are never touched. The worktree lives under
+ * <git-common-dir>/abcd/land/, named after the process that made it, so a land killed with
+ * -9 leaves something the next land can recognise as dead and remove (ADR 0018).
+ */
+export async function withWorktree<T>(repo: Repo, commit: string, fn: (wt: Git) => Promise<T>): Promise<T> {
+  await pruneDeadWorktrees(repo);
+  const root = landRoot(repo);
+  await mkdir(root, { recursive: true });
+  const dir = join(root, `${SELF.pid}-${SELF.start ?? 'x'}-${randomBytes(4).toString('hex')}`);
+  await repo.git.must(['worktree', 'add', '--detach', '-q', dir, commit]);
+  try {
+    return await fn(new Git(dir, repo.deps.env));
+  } finally {
+    await removeWorktree(repo, dir);
+  }
+}
+
+/**
+ * Removes the worktrees dead lands left behind: those under abcd's own folder whose owning
+ * process no longer runs. A live land's worktree, in this process or another, is left alone.
+ * Returns the folders it removed.
+ */
+export async function pruneDeadWorktrees(repo: Repo): Promise<string[]> {
+  const root = landRoot(repo);
+  let names: string[];
+  try {
+    names = await readdir(root);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const m = /^(\d+)-(\d+|x)-[0-9a-f]+$/.exec(name);
+    if (!m) continue;
+    if (isProcessAlive({ pid: Number(m[1]), start: m[2] === 'x' ? null : m[2]! })) continue;
+    await removeWorktree(repo, join(root, name));
+    removed.push(name);
+  }
+  return removed;
+}
+
+function landRoot(repo: Repo): string {
+  return join(repo.commonDir, 'abcd', 'land');
+}
+
+async function removeWorktree(repo: Repo, dir: string): Promise<void> {
+  const removed = await repo.git.run(['worktree', 'remove', '--force', dir]);
+  await rm(dir, { recursive: true, force: true });
+  // Only when git could not remove it itself: forget the worktree whose folder is gone.
+  if (removed.exitCode !== 0) await repo.git.run(['worktree', 'prune']);
+}
+
+/** Where the first integrate() in a fresh worktree needs no checkout: the head to rebase, the base to merge into. */
+export function integrationStart(o: { head: string; base: string; strategy: 'rebase' | 'merge' }): string {
+  return o.strategy === 'rebase' ? o.head : o.base;
+}
+
+export interface Integration {
+  item: string;
+  head: string;
+  /** The commit the work comes onto: main's tip, or the entries ahead integrated onto it. */
+  base: string;
+  strategy: 'rebase' | 'merge';
+  /** Mark the item's file done in a commit on top (not with --keep). */
+  markDone: boolean;
+  /** The entry's enqueue time: the date of every commit the integration makes. */
+  at: number;
+}
+
+/**
+ * Brings `head` onto `base` in the worktree and returns the commit that would land. A conflict
+ * aborts and names the files. Then, unless `markDone` is false, the item's file is marked
+ * `status: done` in a commit on top, before any check runs: the tree tested is the tree that lands.
+ *
+ * Deterministic: every commit it makes has the work head's committer as committer (and author,
+ * for the merge and the marking) and the entry's enqueue time as date, so any clone integrating
+ * the same entries onto the same tip makes the same commits. That is what lets an entry test on
+ * top of the entries ahead of it before they land (speculation, ADR 0041); a clone whose git
+ * integrates differently only makes the entries behind it test again, never lands anything untested.
+ */
+export async function integrate(wt: Git, o: Integration & { env: Env; current: string }): Promise<string> {
+  const start = integrationStart(o);
+  if (o.current !== start) await wt.must([...QUIET, 'checkout', '-q', '--detach', start]);
+  const [name, email] = (await wt.must(['log', '-1', '--format=%cn%x00%ce', o.head])).split('\0');
+  const date = `@${Math.floor(o.at / 1000)} +0000`;
+  const committer = { GIT_COMMITTER_NAME: name ?? '', GIT_COMMITTER_EMAIL: email ?? '', GIT_COMMITTER_DATE: date };
+  const maker = { ...committer, GIT_AUTHOR_NAME: name ?? '', GIT_AUTHOR_EMAIL: email ?? '', GIT_AUTHOR_DATE: date };
+  // A rebase keeps each commit's own author; only the merge and the marking are new commits.
+  const r =
+    o.strategy === 'rebase'
+      ? await wt.run([...QUIET, 'rebase', '-q', o.base], { env: committer })
+      : await wt.run([...QUIET, 'merge', '-q', '--no-ff', '--no-edit', '-m', `land ${o.item}`, o.head], { env: maker });
+  if (r.exitCode !== 0) {
+    const files = (await wt.run(['diff', '--name-only', '--diff-filter=U'])).stdout.toString().split('\n').filter(Boolean);
+    await wt.run([o.strategy, '--abort']);
+    throw new Conflict(
+      `${o.item} does not ${o.strategy} cleanly onto the main tip ${o.base.slice(0, 12)}` +
+        (files.length ? `: conflicts in ${files.join(', ')}` : `: ${r.stderr.trim().split('\n').at(-1) ?? ''}`) +
+        '. Your work branch is unchanged: bring it up to date with main, push, and land again.',
+      { item: o.item, files, mainTip: o.base, head: o.head, strategy: o.strategy },
+    );
+  }
+  const marked = o.markDone ? await markItemDoneInWorktree(new Git(wt.dir, { ...o.env, ...maker }), parseItem(o.item)) : undefined;
+  return marked?.head ?? wt.must(['rev-parse', 'HEAD']);
+}

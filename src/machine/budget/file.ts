@@ -1,0 +1,69 @@
+// budget.json's schema, reading and atomic rewriting (format documented in budget.ts).
+import { randomBytes } from 'node:crypto';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { RecordInvalid, RecordTooNew } from '../../core/refusals.js';
+import { ownedName } from '../gate/paths.js';
+import type { ProcessId } from '../gate/process.js';
+
+const BUDGET_VERSION = 1;
+export const BUDGET_FILE = 'budget.json';
+
+const Tokens = z.number().int().min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER);
+const BudgetSchema = z.object({
+  abcd: z.literal('budget'),
+  v: z.literal(BUDGET_VERSION),
+  pool: Tokens.nullable(),
+  remaining: Tokens.nullable(),
+  spent: Tokens,
+  debits: z.number().int().nonnegative(),
+  setAt: z.number().nullable(),
+  updatedAt: z.number().nullable(),
+});
+
+export type BudgetState = z.infer<typeof BudgetSchema>;
+
+export function emptyBudget(): BudgetState {
+  return { abcd: 'budget', v: BUDGET_VERSION, pool: null, remaining: null, spent: 0, debits: 0, setAt: null, updatedAt: null };
+}
+
+export function readBudgetFile(dir: string): BudgetState {
+  const path = join(dir, BUDGET_FILE);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return emptyBudget();
+    throw e;
+  }
+  const fix = 'Set the pool again with "abcd budget set <tokens>" (it rewrites the file).';
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw new RecordInvalid(`the model budget's ${path} is not JSON (${(e as Error).message}). ${fix}`, { ref: path, reason: 'not-json' });
+  }
+  const v = (value as { v?: unknown } | null)?.v;
+  if (typeof v === 'number' && v > BUDGET_VERSION) {
+    throw new RecordTooNew(`the model budget's ${path} is version ${v}, newer than version ${BUDGET_VERSION} that this abcd reads; upgrade abcd.`, {
+      ref: path,
+      kind: 'budget',
+      version: v,
+      known: BUDGET_VERSION,
+    });
+  }
+  const parsed = BudgetSchema.safeParse(value);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+    throw new RecordInvalid(`the model budget's ${path} does not match the budget v1 schema (${issues}). ${fix}`, { ref: path, reason: 'schema', issues });
+  }
+  return parsed.data;
+}
+
+/** Replaces budget.json atomically: a temp file named after this process, then rename. */
+export function writeBudgetFile(dir: string, state: BudgetState, me: ProcessId): void {
+  const tmp = join(dir, ownedName('tmp', me, randomBytes(6).toString('hex')) + '.tmp');
+  writeFileSync(tmp, JSON.stringify(BudgetSchema.parse(state)) + '\n', { flag: 'wx', mode: 0o644 });
+  renameSync(tmp, join(dir, BUDGET_FILE));
+}

@@ -1,0 +1,268 @@
+import { RemoteUnavailable, UnsafeEnvironment, type Outcome } from '../core/refusals.js';
+import { formatDuration } from '../core/duration.js';
+import { cachePrefix, fromCacheRef, RECORD_PREFIX } from './refs.js';
+import { readRecords } from './store-blobs.js';
+import type { Git, RunResult } from '../git/git.js';
+import { isRejected, parsePushPorcelain, type PorcelainRef } from '../git/porcelain.js';
+import { BEFORE_READS_TO_SETTLE, judgePush, REREAD_DELAYS_MS, type PushSeen } from './push-outcome.js';
+import type { PushGuard } from '../git/push-guard.js';
+import { cannotStore, failedBeforeSending, lastLine, looksUnauthorized } from '../git/transport-errors.js';
+
+/** A record ref as mirrored from the remote, with its blob when it has one. */
+export interface RawRecord {
+  ref: string;
+  tip: string;
+  /** undefined when the tip's tree has no record file. */
+  blob?: Buffer;
+  /** Size of the blob when it was too large to read. */
+  oversized?: number;
+  /** The tip's tree holds more than the record file (a record commit holds exactly one). */
+  extraFiles?: true;
+  blobOid?: string;
+}
+
+/**
+ * One ref to change in a push. `lease`: a tip the remote must still have, null for "must
+ * not exist yet", undefined for no lease (a plain fast-forward push).
+ */
+export interface RefUpdate {
+  ref: string;
+  /** null deletes the ref. */
+  newOid: string | null;
+  lease?: string | null;
+}
+
+export type PushResult =
+  | { ok: true }
+  | { ok: false; rejected: PorcelainRef[]; remoteTips: Map<string, string | null>; declined?: true };
+
+/**
+ * How long the next network git call may run. `deadline`: the call ends then because a verb's
+ * wait ends then (rule 1), not because the network timeout ran out; refusals name it.
+ */
+export interface NetworkLimit {
+  ms: number;
+  deadline?: { startedAt: number; untilMs: number; waitedMs: () => number };
+}
+
+/** A network git call's result with the limit it ran under. */
+type NetResult = RunResult & { limit: NetworkLimit };
+
+// A network call given less than this cannot finish; it is not started (nothing is sent).
+const MIN_NETWORK_CALL_MS = 50;
+
+/**
+ * Runs one network git call with the credentials it needs (abcd's App token through the
+ * credential channel on a forge); absent on remotes where git's own credentials apply.
+ */
+export type NetworkAuth = <T>(call: (env: Record<string, string>) => Promise<T>) => Promise<T>;
+
+// Concurrent fetches into one clone's cache can meet each other's ref locks; retry briefly.
+const FETCH_LOCK_RETRIES = 6;
+
+/** Reads and writes the `refs/heads/abcd/*` namespace of one remote. */
+export class RecordStore {
+  constructor(
+    private readonly git: Git,
+    readonly remote: string,
+    /** The limit of the next network git call (derived from the verb's deadline). */
+    private readonly limit: () => NetworkLimit,
+    private readonly sleep: (ms: number) => Promise<void>,
+    private readonly auth?: NetworkAuth,
+  ) {}
+
+  private async net(args: readonly string[], act: string, extraEnv: Record<string, string> = {}): Promise<NetResult> {
+    const limit = this.limit();
+    // Out of time before starting: nothing was sent, so nothing changed.
+    if (limit.ms < MIN_NETWORK_CALL_MS) throw this.unreachable(act, { stderr: '', timedOut: true, limit }, 'unchanged');
+    const run = (env: Record<string, string>) => this.git.run(args, { timeoutMs: limit.ms, env: { ...env, ...extraEnv } });
+    const r = await (this.auth ? this.auth(run) : run({}));
+    return { ...r, limit };
+  }
+
+  /**
+   * One round trip: mirrors every record ref into the local cache, pruning deleted ones.
+   * `also` are further refspecs fetched in the same round trip (land fetches main with it).
+   */
+  async fetch(also: readonly string[] = []): Promise<void> {
+    const spec = [`+${RECORD_PREFIX}*:${cachePrefix(this.remote)}*`, ...also];
+    const args = ['fetch', '--no-tags', '--prune', '--no-write-fetch-head', '--no-auto-maintenance', '--quiet'];
+    for (let attempt = 0; ; attempt++) {
+      const r = await this.net([...args, this.remote, ...spec], 'read the records from');
+      if (r.exitCode === 0) return;
+      // A `git worktree add` in this clone (land, a lane beside this one) writes its HEAD in two
+      // steps; a fetch walking every worktree's HEAD meanwhile reads "bad object worktrees/...".
+      const lockContention = /cannot lock ref|unable to create .*\.lock|unable to update local ref|bad object worktrees\//i.test(r.stderr);
+      if (lockContention && attempt < FETCH_LOCK_RETRIES) {
+        await this.sleep(20 + Math.random() * 80 * (attempt + 1));
+        continue;
+      }
+      throw this.unreachable('read the records from', r, 'unchanged');
+    }
+  }
+
+  /**
+   * Every cached record ref with its blob, in three local processes whatever the count: the
+   * sizes first, so a huge blob on the remote is refused unread instead of filling memory.
+   */
+  async readCached(): Promise<RawRecord[]> {
+    return (await this.readCachedWith([])).records;
+  }
+
+  /**
+   * readCached, and in the same `for-each-ref` the tips of `also`, local refs outside the
+   * record cache (land's copy of main, fetched in the same round trip): a ref that does not
+   * exist is absent from `tips`.
+   */
+  async readCachedWith(also: readonly string[]): Promise<{ records: RawRecord[]; tips: Map<string, string> }> {
+    const prefix = cachePrefix(this.remote);
+    const list = await this.git.must(['for-each-ref', '--format=%(objectname) %(refname)', prefix, ...also]);
+    const tips = new Map<string, string>();
+    const refs: { tip: string; ref: string }[] = [];
+    for (const l of list.split('\n')) {
+      const sp = l.indexOf(' ');
+      if (sp < 0) continue;
+      const tip = l.slice(0, sp);
+      const name = l.slice(sp + 1);
+      // for-each-ref matches a pattern as a prefix of whole path components: keep exact names only.
+      if (also.includes(name)) tips.set(name, tip);
+      else if (name.startsWith(prefix)) refs.push({ tip, ref: fromCacheRef(this.remote, name) });
+    }
+    return { records: await readRecords(this.git, refs), tips };
+  }
+
+  /**
+   * Pushes updates in one push (atomic unless told otherwise) and reports what the remote did.
+   * An answer the remote did not give is read back from it: "unchanged" only when no byte can
+   * have been sent or a re-read saw the refs as before (ADR 0015).
+   */
+  async push(updates: readonly RefUpdate[], opts: { atomic: boolean; guard?: PushGuard }): Promise<PushResult> {
+    // A guarded push runs abcd's own pre-push hook only (push-guard.ts); others run no hook.
+    const args = opts.guard ? [...opts.guard.args, 'push', '--porcelain'] : ['push', '--porcelain', '--no-verify'];
+    if (opts.atomic) args.push('--atomic');
+    for (const u of updates) if (u.lease !== undefined) args.push(`--force-with-lease=${u.ref}:${u.lease ?? ''}`);
+    args.push(this.remote, ...updates.map((u) => (u.newOid === null ? `:${u.ref}` : `${u.newOid}:${u.ref}`)));
+    const r = await this.net(args, 'push to', opts.guard?.env);
+    if (r.exitCode === 0) return { ok: true };
+    // The guard stopped it before anything was sent: the caller reads the records and decides again.
+    if (opts.guard?.declined()) return { ok: false, rejected: [], remoteTips: new Map(), declined: true };
+    const porcelain = parsePushPorcelain(r.stdout.toString());
+    if (opts.guard && !opts.guard.ran() && porcelain.length === 0) throw this.unreachable('push to', r, 'unchanged');
+    const rejected = porcelain.filter(isRejected);
+    const storeFailure = cannotStore(r.stderr, rejected.map((p) => p.reason ?? p.summary));
+    if (porcelain.length === 0 && !r.timedOut && failedBeforeSending(r.stderr)) throw this.unreachable('push to', r, 'unchanged');
+    const refs = updates.map((u) => u.ref);
+    if (rejected.length > 0 && !storeFailure) {
+      // The remote answered ref by ref: an atomic push it refused changed nothing.
+      const tips = await this.remoteTips(refs).catch((e: unknown) => {
+        throw expectedFailure(e) ? this.unreachable('confirm a push to', r, opts.atomic ? 'unchanged' : 'unknown') : e;
+      });
+      // HTTP can cut porcelain short: if every ref is where we sent it, it went through.
+      if (judgePush(updates, tips, opts.atomic).kind === 'landed') return { ok: true };
+      return { ok: false, rejected, remoteTips: tips };
+    }
+    const seen = await this.reread(updates, opts.atomic);
+    if (seen?.kind === 'landed') return { ok: true };
+    const outcome: Outcome = seen?.kind === 'before' ? 'unchanged' : 'unknown';
+    if (storeFailure) throw this.cannotStoreRefusal(storeFailure, r, outcome);
+    // Someone else wrote the claim: ours cannot be there (atomic); callers say fenced.
+    if (seen?.kind === 'moved') return { ok: false, rejected, remoteTips: seen.tips };
+    throw this.unreachable('finish a push to', r, outcome, seen?.kind === 'before');
+  }
+
+  /**
+   * Reads a push's refs back after an answer was lost, a bounded number of times: the first
+   * read that finds the push landed or someone else's write decides; refs as before decide
+   * after two reads (or the last read possible). undefined: the remote could not be read at all.
+   */
+  private async reread(updates: readonly RefUpdate[], atomic: boolean): Promise<PushSeen | undefined> {
+    let seen: PushSeen | undefined;
+    let before = 0;
+    for (const delay of REREAD_DELAYS_MS) {
+      // A wait's deadline bounds the re-reads too: no sleep past it, no read it cannot hold.
+      if (this.limit().ms < delay + MIN_NETWORK_CALL_MS) break;
+      if (delay > 0) await this.sleep(delay);
+      try {
+        seen = judgePush(updates, await this.remoteTips(updates.map((u) => u.ref)), atomic);
+      } catch (e) {
+        // Unreadable now (or out of time): what an earlier read saw still stands.
+        if (!expectedFailure(e)) throw e;
+        continue;
+      }
+      if (seen.kind !== 'before') return seen;
+      if (++before >= BEFORE_READS_TO_SETTLE) return seen;
+    }
+    return seen;
+  }
+
+  /** The remote's current tips of the given refs (null: absent). One round trip. */
+  async remoteTips(refs: readonly string[]): Promise<Map<string, string | null>> {
+    const r = await this.net(['ls-remote', this.remote, ...refs], 'read refs from');
+    // A read changes nothing; the push it confirms decides its own outcome.
+    if (r.exitCode !== 0) throw this.unreachable('read refs from', r, 'unchanged');
+    const tips = new Map<string, string | null>(refs.map((ref) => [ref, null]));
+    for (const line of r.stdout.toString().split('\n')) {
+      const [oid, ref] = line.split('\t');
+      if (oid && ref && tips.has(ref)) tips.set(ref, oid);
+    }
+    return tips;
+  }
+
+  private unreachable(act: string, r: { stderr: string; timedOut: boolean; limit: NetworkLimit }, outcome: Outcome, reread = false) {
+    if (!r.timedOut && /could not read (Username|Password)/i.test(r.stderr)) {
+      return new UnsafeEnvironment(
+        `remote "${this.remote}" asked for credentials to ${act} it and git had none to offer (abcd never lets git prompt). ` +
+          'On a forge, abcd sends its App token (abcd setup-app); elsewhere, set up a git credential helper or an ssh key. ' +
+          (outcome === 'unchanged' ? 'Nothing was changed.' : 'The push may or may not have happened: run "abcd status".'),
+        { remote: this.remote, outcome, git: lastLine(r.stderr), offered: false },
+      );
+    }
+    if (!r.timedOut && looksUnauthorized(r.stderr)) {
+      return new UnsafeEnvironment(
+        `remote "${this.remote}" refused the credentials git offered to ${act} it (${lastLine(r.stderr)}). ` +
+          'On a forge, abcd sends its App token (abcd setup-app); elsewhere, check your git credentials. ' +
+          (outcome === 'unchanged' ? 'Nothing was changed.' : 'The push may or may not have happened: run "abcd status".'),
+        { remote: this.remote, outcome, git: lastLine(r.stderr) },
+      );
+    }
+    const d = r.timedOut ? r.limit.deadline : undefined;
+    const waitedMs = d?.waitedMs();
+    const notStarted = r.limit.ms < MIN_NETWORK_CALL_MS;
+    const why = d
+      ? `${notStarted ? 'no time left to ask it' : 'no answer'} before the deadline of this wait ` +
+        `(${formatDuration(d.untilMs - d.startedAt)}, waited ${formatDuration(waitedMs ?? 0)})`
+      : r.timedOut
+        ? `git timed out after ${formatDuration(r.limit.ms)} (ABCD_NETWORK_TIMEOUT)`
+        : lastLine(r.stderr);
+    const next =
+      outcome === 'unknown'
+        ? 'The push may or may not have happened, and the remote could not be read again: run "abcd status" once the remote answers.'
+        : reread
+          ? 'abcd read the remote again and its refs are as before: nothing was changed. Try again.'
+          : 'Nothing was changed. Check the remote URL and network, then try again.';
+    return new RemoteUnavailable(`could not ${act} remote "${this.remote}": ${why}. ${next}`, {
+      remote: this.remote,
+      outcome,
+      git: why,
+      ...(d ? { deadline: new Date(d.untilMs).toISOString(), waitMs: d.untilMs - d.startedAt, waitedMs } : {}),
+    });
+  }
+
+  private cannotStoreRefusal(said: string, r: RunResult, outcome: Outcome) {
+    const next =
+      outcome === 'unchanged'
+        ? 'abcd read the remote again and nothing was changed.'
+        : 'abcd could not read the remote again: run "abcd status" to see whether anything changed.';
+    return new RemoteUnavailable(
+      `remote "${this.remote}" cannot store what was pushed to it: ${said}. The server cannot write the repository's ` +
+        `objects or refs (permissions, a read-only or full disk), so no write can succeed there. ${next} ` +
+        'Ask whoever runs the remote to make the repository writable for the server.',
+      { remote: this.remote, outcome, reason: 'remote-cannot-store', git: lastLine(r.stderr) },
+    );
+  }
+}
+
+/** The failures a network read is expected to have; anything else is a bug and propagates. */
+function expectedFailure(e: unknown): boolean {
+  return e instanceof RemoteUnavailable || e instanceof UnsafeEnvironment;
+}

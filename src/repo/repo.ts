@@ -1,0 +1,159 @@
+import { isAbsolute, join, resolve } from 'node:path';
+import type { Deps } from '../core/deps.js';
+import { HeldMemory } from './held.js';
+import { sessionId } from './session.js';
+import { Sightings } from './sightings.js';
+import type { Holder } from '../records/holder.js';
+import { UsageError } from '../core/refusals.js';
+import { Git } from '../git/git.js';
+import type { Signature } from '../records/objects.js';
+import type { ObjectStore } from '../git/object-writer.js';
+import { RecordStore, type NetworkAuth, type NetworkLimit } from '../records/store.js';
+import { detectForge, type Forge } from '../forges/forge.js';
+import type { TokenSource } from '../credentials/token-source.js';
+import { existsSync } from 'node:fs';
+
+// A network git call that takes longer than this is treated as a dead remote (exit 8);
+// ABCD_NETWORK_TIMEOUT overrides it. A verb with a deadline (--wait) shortens it to the time
+// left: every wait ends by its deadline plus DEADLINE_GRACE_MS, whatever the network does
+// (ADR 0016). There is no floor: a deadline is the person's, not the network's.
+const NETWORK_TIMEOUT_MS = 30_000;
+// The last network calls of a wait (a push found possible just at the deadline, the re-read
+// that confirms it) may run this far past the deadline; keeps "deadline + 1 s" with room for
+// the process to report and exit.
+const DEADLINE_GRACE_MS = 600;
+
+/** Everything a verb needs about the clone it runs in. */
+export interface Repo {
+  readonly deps: Deps;
+  readonly git: Git;
+  readonly store: RecordStore;
+  readonly gitDir: string;
+  readonly commonDir: string;
+  readonly me: Holder;
+  readonly author: Signature;
+  /** Where abcd writes record objects itself; absent where only git may write (ADR 0037). */
+  readonly objects?: ObjectStore;
+  readonly sightings: Sightings;
+  readonly held: HeldMemory;
+  /** A plain git remote, or GitHub (land opens a pull request there). */
+  readonly forge: Forge;
+  /** abcd's App token on a forge where the person set one up (abcd setup-app). */
+  readonly tokens?: TokenSource;
+  /**
+   * Network git calls from now on end by `untilMs` where they can (the verb's deadline); a
+   * refusal names the wait as `untilMs - startedAt` (the verb's own start, so exactly its --wait).
+   */
+  limitNetworkTo(untilMs: number, startedAt?: number): void;
+}
+
+/** Opens the clone at deps.cwd: two local git calls, no network. */
+export async function openRepo(deps: Deps): Promise<Repo> {
+  const git = new Git(deps.cwd, deps.env);
+  const [dirs, config] = await Promise.all([
+    git.run(['rev-parse', '--absolute-git-dir', '--git-common-dir', '--git-path', 'objects', '--show-object-format']),
+    git.run(['config', '-z', '--get-regexp', `^(user\\.(name|email)|remote\\.${escapeRe(deps.remote)}\\.url|${WRITER_KEYS})$`]),
+  ]);
+  if (dirs.exitCode !== 0) {
+    throw new UsageError(`${deps.cwd} is not inside a git clone: run abcd from a clone of the shared remote.`, {
+      cwd: deps.cwd,
+    });
+  }
+  const [gitDir = '', common = '', objectsPath = '', format = ''] = dirs.stdout.toString().trim().split('\n');
+  const commonDir = isAbsolute(common) ? common : resolve(deps.cwd, common);
+  const values = parseConfigZ(config.stdout.toString());
+  const email = values.get('user.email');
+  if (!email) {
+    throw new UsageError('git user.email is not set; abcd names the person by it. Run: git config user.email you@example.com', {});
+  }
+  // The person's name in every record: one printable line a record's schema accepts.
+  if (email.length > 254 || /[\u0000-\u001f\u007f]/.test(email)) {
+    throw new UsageError(
+      `git user.email is not usable as your name in abcd's records (${email.length > 254 ? 'over 254 characters' : 'it holds control characters'}). ` +
+        'Set a plain address: git config user.email you@example.com',
+      { setting: 'user.email' },
+    );
+  }
+  if (!values.get(`remote.${deps.remote}.url`)) {
+    throw new UsageError(`this clone has no remote named "${deps.remote}": add it or pass --remote <name>.`, {
+      remote: deps.remote,
+    });
+  }
+  const session = await sessionId(deps.config.session, gitDir);
+  const abcdDir = join(commonDir, 'abcd');
+  const forge = detectForge(values.get(`remote.${deps.remote}.url`), deps.config.githubHosts);
+  const { tokens, auth } = await forgeCredentials(deps, forge);
+  const cap = deps.config.networkTimeoutMs() ?? NETWORK_TIMEOUT_MS;
+  let wait: { startedAt: number; untilMs: number } | undefined;
+  const limit = (): NetworkLimit => {
+    if (!wait) return { ms: cap };
+    const { startedAt, untilMs } = wait;
+    const left = untilMs + DEADLINE_GRACE_MS - deps.clock.now();
+    if (left >= cap) return { ms: cap };
+    return { ms: Math.max(0, left), deadline: { startedAt, untilMs, waitedMs: () => deps.clock.now() - startedAt } };
+  };
+  const store = new RecordStore(git, deps.remote, limit, (ms) => deps.clock.sleep(ms), auth);
+  return {
+    deps,
+    git,
+    store,
+    gitDir,
+    commonDir,
+    me: { person: email, host: deps.config.host, session },
+    author: { name: values.get('user.name') || email, email },
+    ...objectStore(values, resolve(deps.cwd, objectsPath), format),
+    sightings: new Sightings(join(abcdDir, 'sightings')),
+    held: new HeldMemory(join(abcdDir, 'held', session)),
+    forge,
+    ...(tokens ? { tokens } : {}),
+    limitNetworkTo: (untilMs, startedAt = deps.clock.now()) => {
+      wait = { startedAt, untilMs };
+    },
+  };
+}
+
+/**
+ * On GitHub with an App set up, git's network calls carry the App token through the
+ * credential channel. Without one, git's own credentials apply (the person's session);
+ * lanes, which must never use those, refuse before they get here.
+ */
+async function forgeCredentials(deps: Deps, forge: Forge): Promise<{ tokens?: TokenSource; auth?: NetworkAuth }> {
+  if (forge.kind !== 'github' || !deps.self) return {};
+  const { appPaths, loadAppConfig, tokenKindOf } = await import('../credentials/app-config.js');
+  const paths = appPaths(deps.config.configDir);
+  if (!existsSync(paths.app)) return {};
+  const [{ createTokenSource }, { forgeAuth }, app] = await Promise.all([
+    import('../credentials/token-source.js'),
+    import('../credentials/forge-auth.js'),
+    loadAppConfig(paths),
+  ]);
+  // A key-only App (a CI job's) mints installation tokens for this one repository.
+  const kind = tokenKindOf(app);
+  const tokens = createTokenSource({ config: deps.config, clock: deps.clock, kind, repository: { owner: forge.owner, repo: forge.repo } });
+  return { tokens, auth: forgeAuth({ tokens, gitHost: forge.gitHost, launcher: deps.self, baseEnv: deps.env, tmpDir: deps.config.tmpDir }) };
+}
+
+// Settings under which git writes objects differently from a plain loose object (group- or
+// world-shared permissions, a commit encoding header): with any of them set, git writes.
+const WRITER_KEYS = 'core\\.sharedrepository|i18n\\.commitencoding';
+
+function objectStore(values: Map<string, string>, dir: string, format: string): { objects?: ObjectStore } {
+  if (values.has('core.sharedrepository') || values.has('i18n.commitencoding')) return {};
+  if (format !== 'sha1' && format !== 'sha256') return {};
+  return { objects: { dir, format } };
+}
+
+function parseConfigZ(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const entry of text.split('\0')) {
+    const nl = entry.indexOf('\n');
+    if (nl > 0) out.set(entry.slice(0, nl), entry.slice(nl + 1));
+    // A key with no "=" (a bare boolean, true) comes without a newline.
+    else if (nl < 0 && entry !== '') out.set(entry, '');
+  }
+  return out;
+}
+
+function escapeRe(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

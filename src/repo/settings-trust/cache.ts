@@ -1,0 +1,42 @@
+// What this clone has learnt about settings generations, under its git dir: each commit's
+// verdict (so a verified tip costs no process on the next read) and the newest valid generation
+// it has seen (so a ref moved back or deleted is noticed). Keyed by the allowed-signers list:
+// a changed list starts afresh.
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { Verdict } from './verify.js';
+
+// Verdicts kept in the file; older ones are verified again if ever needed.
+const MAX_CACHED_VERDICTS = 256;
+
+export interface TrustCache {
+  /** sha256 of the allowed-signers list the verdicts were reached under. */
+  list: string;
+  verdicts: Record<string, Verdict>;
+  /** The newest valid generation seen, by its signed record time. */
+  newest?: { oid: string; at: number };
+}
+
+export function trustCachePath(repo: { commonDir: string }): string {
+  return join(repo.commonDir, 'abcd', 'settings-trust.json');
+}
+
+export async function readTrustCache(path: string, list: string): Promise<TrustCache> {
+  try {
+    const c = JSON.parse(await readFile(path, 'utf8')) as TrustCache;
+    if (c && c.list === list && c.verdicts && typeof c.verdicts === 'object') return c;
+  } catch {
+    // Missing or torn by a crash: verdicts are only a cache, verified again.
+  }
+  return { list, verdicts: {} };
+}
+
+export async function writeTrustCache(path: string, cache: TrustCache): Promise<void> {
+  const verdicts = Object.fromEntries(Object.entries(cache.verdicts).slice(-MAX_CACHED_VERDICTS));
+  await mkdir(dirname(path), { recursive: true });
+  // Several processes may write at once: each renames a whole file, the last one wins, and a
+  // lost verdict is only verified again.
+  const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  await writeFile(tmp, JSON.stringify({ ...cache, verdicts }));
+  await rename(tmp, path);
+}

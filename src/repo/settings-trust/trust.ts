@@ -1,0 +1,169 @@
+// Settings are the person's alone (ADR 0019): with an allowed-signers list, a settings
+// generation counts only when its commit is signed by a listed key. A reader walks the settings
+// ref's first-parent history back to the newest valid generation and uses it, listing the
+// ignored tip; verdicts are cached by commit under the git dir, so the common read (tip already
+// verified) starts no process at all.
+import { join } from 'node:path';
+import { RECORD_FILE, SETTINGS_REF } from '../../records/refs.js';
+import { DEFAULT_SETTINGS, decodeSettings, pickSettings, type SettingsRecord } from '../../records/settings.js';
+import { isRefusal, RecordInvalid } from '../../core/refusals.js';
+import type { Repo } from '../repo.js';
+import { readAllowedSigners, allowedSignersPath, type AllowedSigners } from './signers.js';
+import { readTrustCache, trustCachePath, writeTrustCache, type TrustCache } from './cache.js';
+import { listGenerations, verifyGeneration, writeSshSigners, type Verdict } from './verify.js';
+import type { RefusedEntry, Snapshot } from '../snapshot.js';
+
+// How far back a reader looks for a valid generation: unsigned commits cost nothing to skip
+// (one rev-list reads them all), signed ones cost a git verify-commit each.
+const MAX_GENERATIONS_WALKED = 1000;
+const MAX_SIGNATURES_VERIFIED = 16;
+
+export interface SettingsTrust {
+  /** Whether the person keeps an allowed-signers list (settings count only when signed). */
+  protected: boolean;
+  /** The list's path: where it is, or where the person would create it. */
+  signers: string;
+  /** The settings generation in force (a commit), absent on defaults. */
+  generation?: string;
+}
+
+/** A generation that counts: its commit, and its record unless the snapshot already holds it. */
+interface Generation {
+  oid: string;
+  record?: SettingsRecord;
+}
+
+/**
+ * Replaces an unsigned or wrongly signed settings tip in `snap` by the newest valid
+ * generation (or the defaults), and records which tip was ignored. Without a list, changes
+ * nothing but saying the settings are unprotected.
+ */
+export async function applySettingsTrust(repo: Repo, snap: Snapshot): Promise<void> {
+  const list = await readAllowedSigners(repo.deps.config.configDir);
+  const signers = list?.path ?? allowedSignersPath(repo.deps.config.configDir);
+  if (!list) {
+    snap.settingsTrust = { protected: false, signers, ...(snap.settingsEntry ? { generation: snap.settingsEntry.tip } : {}) };
+    return;
+  }
+  const tip = snap.settingsTip;
+  const cachePath = trustCachePath(repo);
+  const cache = await readTrustCache(cachePath, list.hash);
+  const before = JSON.stringify(cache);
+  let found = tip ? await findValidGeneration(repo, { tip, list, cache }) : undefined;
+  const foundAt = found?.record?.at ?? (found?.oid === snap.settingsEntry?.tip ? snap.settingsEntry?.record.at : undefined);
+  const rollback = await keepNewestSeen(repo, { cache, found, foundAt, tipRefused: Boolean(tip) && found?.oid === tip && foundAt === undefined });
+  if (rollback) found = rollback;
+  if (JSON.stringify(cache) !== before) await writeTrustCache(cachePath, cache);
+  snap.settingsTrust = { protected: true, signers, ...(found ? { generation: found.oid } : {}) };
+  // The tip is the person's: what decodeSnapshot made of it stands (a record, or its refusal).
+  if (tip && found?.oid === tip) return;
+  // The tip is not the person's, or older than what this clone saw: ignored, not refused.
+  snap.refused.delete(SETTINGS_REF);
+  snap.settings = found?.record ? pickSettings(found.record) : { ...DEFAULT_SETTINGS };
+  if (found?.record) snap.settingsEntry = { tip: found.oid, record: found.record };
+  else delete snap.settingsEntry;
+  const verdict = rollback ? 'rolled-back' : tip ? (cache.verdicts[tip] ?? 'untrusted') : undefined;
+  if (verdict) snap.settingsIgnored = ignoredEntry({ tip: tip ?? '', verdict, using: found?.oid, signers });
+}
+
+/**
+ * A valid generation older (by its signed `at`) than the newest this clone has seen, or no
+ * valid generation where it saw one, means the ref was moved back or deleted: the person only
+ * ever writes forward. Returns the newest seen to use instead, or undefined when `found` stands.
+ */
+async function keepNewestSeen(
+  repo: Repo,
+  o: { cache: TrustCache; found?: Generation; foundAt?: number; tipRefused: boolean },
+): Promise<Generation | undefined> {
+  const { cache, found, foundAt } = o;
+  const newest = cache.newest;
+  if (o.tipRefused) return undefined;
+  if (found && foundAt !== undefined && (!newest || foundAt >= newest.at || found.oid === newest.oid)) {
+    cache.newest = { oid: found.oid, at: foundAt };
+    return undefined;
+  }
+  if (!newest) return undefined;
+  const kept = await readGeneration(repo, newest.oid);
+  if (!kept) delete cache.newest; // its objects are gone: nothing left to hold on to
+  return kept;
+}
+
+async function findValidGeneration(
+  repo: Repo,
+  o: { tip: string; list: AllowedSigners; cache: TrustCache },
+): Promise<Generation | undefined> {
+  const { tip, list, cache } = o;
+  // The common read: the tip was verified before, and the snapshot already decoded it.
+  if (cache.verdicts[tip] === 'good') return { oid: tip };
+  const sshFile = join(repo.commonDir, 'abcd', 'allowed-signers.ssh');
+  if (list.sshLines.length) await writeSshSigners(sshFile, list);
+  let verified = 0;
+  for (const gen of await listGenerations(repo.git, tip, MAX_GENERATIONS_WALKED)) {
+    let verdict = cache.verdicts[gen.oid];
+    if (!verdict) {
+      if (gen.sig && ++verified > MAX_SIGNATURES_VERIFIED) return undefined;
+      verdict = await verifyGeneration({ git: repo.git, gen, list, sshFile });
+      rememberVerdict(cache, gen.oid, verdict);
+    }
+    if (verdict !== 'good') continue;
+    if (gen.oid === tip) return { oid: tip };
+    const found = await readGeneration(repo, gen.oid);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** A signed generation's record; undefined when it cannot be read (the walk goes on past it). */
+async function readGeneration(repo: Repo, oid: string): Promise<Generation | undefined> {
+  const r = await repo.git.run(['cat-file', 'blob', `${oid}:${RECORD_FILE}`]);
+  if (r.exitCode !== 0) return undefined;
+  try {
+    return { oid, record: decodeSettings(SETTINGS_REF, r.stdout) };
+  } catch (e) {
+    if (isRefusal(e)) return undefined;
+    throw e;
+  }
+}
+
+/**
+ * Checks a generation this session is about to push: its own signature must count, or every
+ * reader would ignore it. Returns the verdict and caches a good one.
+ */
+export async function verifyOwnGeneration(repo: Repo, oid: string, list: AllowedSigners): Promise<Verdict> {
+  const sshFile = join(repo.commonDir, 'abcd', 'allowed-signers.ssh');
+  if (list.sshLines.length) await writeSshSigners(sshFile, list);
+  const [gen] = await listGenerations(repo.git, oid, 1);
+  const verdict = gen ? await verifyGeneration({ git: repo.git, gen, list, sshFile }) : 'unsigned';
+  const cachePath = trustCachePath(repo);
+  const cache = await readTrustCache(cachePath, list.hash);
+  rememberVerdict(cache, oid, verdict);
+  await writeTrustCache(cachePath, cache);
+  return verdict;
+}
+
+function ignoredEntry(o: { tip: string; verdict: Verdict | 'rolled-back'; using?: string; signers: string }): RefusedEntry {
+  const why =
+    o.verdict === 'unsigned'
+      ? 'is not signed'
+      : o.verdict === 'rolled-back'
+        ? 'is older than the newest one this clone has seen (the ref was moved back or deleted)'
+        : 'is not signed by a key in the allowed-signers list';
+  const instead = o.using ? `the last valid generation ${o.using.slice(0, 12)}` : 'the defaults (no valid generation found)';
+  return {
+    ref: SETTINGS_REF,
+    tip: o.tip,
+    refusal: new RecordInvalid(
+      `settings generation ${o.tip.slice(0, 12) || '(none: the ref is gone)'} ${why} (${o.signers}); abcd ignores it and uses ${instead}. ` +
+        'Only the person changes the settings: run "abcd settings <key> <value>" with your signing key to write a valid one.',
+      { ref: SETTINGS_REF, reason: `settings-${o.verdict === 'good' ? 'untrusted' : o.verdict}`, tip: o.tip, ...(o.using ? { using: o.using } : {}) },
+    ),
+  };
+}
+
+/**
+ * Only verdicts that cannot change are kept: a good signature, or none at all. A failed check
+ * may be this machine's (gpg-agent down, a key not yet imported) and is made again next read.
+ */
+function rememberVerdict(cache: TrustCache, oid: string, verdict: Verdict): void {
+  if (verdict !== 'untrusted') cache.verdicts[oid] = verdict;
+}

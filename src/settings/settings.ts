@@ -1,0 +1,104 @@
+import { formatHolder } from '../records/holder.js';
+import { SETTINGS_REF } from '../records/refs.js';
+import { encodeSettings, SETTING_KEYS, type SettingKey, type Settings, type SettingsRecord } from '../records/settings.js';
+import { Conflict, UnsafeEnvironment, UsageError } from '../core/refusals.js';
+import { formatDuration, parseDuration } from '../core/duration.js';
+import type { Repo } from '../repo/repo.js';
+import { hasSigningKey, writeSettingsCommit } from './commit.js';
+import { refuseSettingsWriteFromLane } from './guard.js';
+import { readAllowedSigners } from '../repo/settings-trust/signers.js';
+import { verifyOwnGeneration, type SettingsTrust } from '../repo/settings-trust/trust.js';
+import { readSnapshot, type RefusedEntry } from '../repo/snapshot.js';
+
+export interface SettingsData {
+  settings: Settings;
+  /** Who wrote the generation in force, absent while the defaults apply. */
+  by?: string;
+  at?: number;
+  changed?: SettingKey;
+  trust: SettingsTrust;
+  /** A settings tip ignored because the person did not sign it. */
+  ignored?: RefusedEntry;
+  /** The generation this call wrote was signed. */
+  signed?: boolean;
+}
+
+/**
+ * Reads the person's settings, or writes one key with a lease on the tip read. With an
+ * allowed-signers list the generation is signed and checked against the list before it is
+ * pushed; a lane never writes.
+ */
+export async function settings(repo: Repo, input: { key?: string; value?: string; lane?: boolean }): Promise<SettingsData> {
+  const writing = input.key !== undefined && input.value !== undefined;
+  if (writing) refuseSettingsWriteFromLane({ laneName: repo.deps.config.lane, ...(input.lane ? { lane: true } : {}) });
+  const snap = await readSnapshot(repo);
+  const refused = snap.refused.get(SETTINGS_REF);
+  if (refused) throw refused.refusal;
+  const current = snap.settingsEntry;
+  const trust = snap.settingsTrust ?? { protected: false, signers: '' };
+  const base: SettingsData = {
+    settings: snap.settings,
+    trust,
+    ...(current ? { by: formatHolder(current.record.by), at: current.record.at } : {}),
+    ...(snap.settingsIgnored ? { ignored: snap.settingsIgnored } : {}),
+  };
+  if (input.key === undefined) return base;
+  const key = checkKey(input.key);
+  if (input.value === undefined) return base;
+  const spec = SETTING_KEYS[key];
+  const value = spec.duration ? parseDuration(input.value, key) : parseCount(input.value, key);
+  if (value < spec.min || value > spec.max) {
+    const show = (n: number) => (spec.duration ? formatDuration(n) : String(n));
+    throw new UsageError(`${key} must be from ${show(spec.min)} to ${show(spec.max)}, got ${input.value}.`, { key, value: input.value });
+  }
+  const now = repo.deps.clock.now();
+  const record: SettingsRecord = { abcd: 'settings', v: 1, ...snap.settings, [spec.field]: value, at: now, by: repo.me };
+  const list = await readAllowedSigners(repo.deps.config.configDir);
+  // Protected settings are always signed; unprotected ones when the person has a key set up.
+  const sign = Boolean(list) || (await hasSigningKey(repo.git));
+  // The lease is the remote's tip even when it was ignored: the new generation goes on top.
+  const lease = snap.settingsTip ?? null;
+  const tip = await writeSettingsCommit({
+    git: repo.git,
+    content: encodeSettings(record),
+    parent: lease,
+    message: `settings: ${key} = ${input.value}`,
+    author: repo.author,
+    atMs: now,
+    sign,
+    signers: trust.signers,
+  });
+  if (list && (await verifyOwnGeneration(repo, tip, list)) !== 'good') {
+    throw new UnsafeEnvironment(
+      `your signing key is not in the allowed-signers list ${list.path}, so every reader would ignore this settings generation; ` +
+        'nothing was written. Add your public key there ("you@example.com ssh-ed25519 AAAA...") or sign with a listed key.',
+      { reason: 'settings-signer-not-allowed', signers: list.path },
+    );
+  }
+  const r = await repo.store.push([{ ref: SETTINGS_REF, newOid: tip, lease }], { atomic: true });
+  if (!r.ok) {
+    throw new Conflict('the settings record changed while writing it; nothing was written. Read it again (abcd settings) and retry.', {
+      ref: SETTINGS_REF,
+    });
+  }
+  const { ignored: _ignored, ...rest } = base;
+  return {
+    ...rest,
+    settings: { ...snap.settings, [spec.field]: value },
+    by: formatHolder(repo.me),
+    at: now,
+    changed: key,
+    trust: { ...trust, generation: tip },
+    signed: sign,
+  };
+}
+
+function checkKey(key: string): SettingKey {
+  if (key in SETTING_KEYS) return key as SettingKey;
+  throw new UsageError(`unknown setting "${key}"; the settings are ${Object.keys(SETTING_KEYS).join(', ')}.`, { key });
+}
+
+function parseCount(text: string, key: string): number {
+  if (!/^\d{1,9}$/.test(text)) throw new UsageError(`${key} must be a whole number, got "${text}".`, { key, value: text });
+  return Number(text);
+}

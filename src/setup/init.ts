@@ -1,0 +1,108 @@
+// `abcd init`: the repository's .abcd/config.json and, on request, a CI file that runs lanes.
+// All or nothing: every target is checked before the first file is written.
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { GENERATED_MARKER, GITHUB_WORKFLOW_PATH, renderGithubWorkflow } from './github-workflow.js';
+import { GITLAB_CI_PATH, GITLAB_INCLUDE_PATH, renderGitlabCi } from './gitlab-ci.js';
+import { installCommand, readPackageSpec } from './package-spec.js';
+import type { Env } from '../core/deps.js';
+import { UsageError } from '../core/refusals.js';
+import { Git } from '../git/git.js';
+import { CONFIG_PATH, DEFAULT_REPO_CONFIG, parseRepoConfig, renderRepoConfig } from '../repo/config.js';
+
+/**
+ * The smallest useful repository config (src/repo/config.ts holds its one schema).
+ * `land.checks` is the shell command `abcd land` runs under the load gate before it lands
+ * (empty: no checks). It holds no secret: the App's key and tokens live in the person's own
+ * config, outside the repository.
+ */
+export { CONFIG_PATH, DEFAULT_REPO_CONFIG as DEFAULT_CONFIG } from '../repo/config.js';
+
+export type CiKind = 'github' | 'gitlab';
+
+export interface InitInput {
+  cwd: string;
+  env: Env;
+  ci?: CiKind;
+  /** Overwrite an existing CI file. .abcd/config.json is never overwritten: it is the person's. */
+  force: boolean;
+}
+
+export interface InitResult {
+  root: string;
+  written: string[];
+  kept: string[];
+  /** What the person does next, if anything (e.g. include the GitLab file). */
+  next?: string;
+}
+
+interface Plan {
+  path: string;
+  text: string;
+  overwrite: boolean;
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Where the GitLab lanes go: .gitlab-ci.yml unless the project already has its own. */
+async function gitlabTarget(root: string): Promise<{ path: string; next?: string }> {
+  const main = join(root, GITLAB_CI_PATH);
+  if (!(await exists(main))) return { path: GITLAB_CI_PATH };
+  const text = await readFile(main, 'utf8');
+  if (text.startsWith(GENERATED_MARKER)) return { path: GITLAB_CI_PATH };
+  return {
+    path: GITLAB_INCLUDE_PATH,
+    next: `${GITLAB_CI_PATH} is your own, so the lanes went to ${GITLAB_INCLUDE_PATH}: add to ${GITLAB_CI_PATH}\n  include:\n    - local: ${GITLAB_INCLUDE_PATH}`,
+  };
+}
+
+export async function initRepository(input: InitInput): Promise<InitResult> {
+  const top = await new Git(input.cwd, input.env).run(['rev-parse', '--show-toplevel']);
+  if (top.exitCode !== 0) {
+    throw new UsageError(`${input.cwd} is not inside a git repository: run abcd init in the repository's working tree`, {
+      cwd: input.cwd,
+    });
+  }
+  const root = top.stdout.toString().trim();
+  const plans: Plan[] = [{ path: CONFIG_PATH, text: renderRepoConfig(DEFAULT_REPO_CONFIG), overwrite: false }];
+  let next: string | undefined;
+  if (input.ci) {
+    const ci = { installCommand: installCommand(await readPackageSpec()) };
+    if (input.ci === 'github') {
+      plans.push({ path: GITHUB_WORKFLOW_PATH, text: renderGithubWorkflow(ci), overwrite: input.force });
+    } else {
+      const target = await gitlabTarget(root);
+      next = target.next;
+      plans.push({ path: target.path, text: renderGitlabCi(ci), overwrite: input.force });
+    }
+  }
+
+  const kept: string[] = [];
+  const todo: Plan[] = [];
+  for (const p of plans) {
+    if (!(await exists(join(root, p.path)))) todo.push(p);
+    else if (p.path === CONFIG_PATH) {
+      // The person's config is kept, but one the schema refuses would only fail later, at land.
+      parseRepoConfig(await readFile(join(root, p.path), 'utf8'), `the existing ${CONFIG_PATH}`, 'fix it, then run abcd init again');
+      kept.push(p.path);
+    }
+    else if (p.overwrite) todo.push(p);
+    else {
+      throw new UsageError(`${p.path} already exists; abcd init leaves it alone. Run again with --force to rewrite it`, {
+        path: p.path,
+      });
+    }
+  }
+  for (const p of todo) {
+    const full = join(root, p.path);
+    await mkdir(dirname(full), { recursive: true });
+    // 'wx' refuses a file created since the check above rather than overwrite it.
+    await writeFile(full, p.text, { flag: p.overwrite ? 'w' : 'wx' });
+  }
+  return { root, written: todo.map((p) => p.path), kept, ...(next ? { next } : {}) };
+}

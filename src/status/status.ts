@@ -1,0 +1,197 @@
+import { expiresAt } from '../records/claim.js';
+import { formatHolder, sameSession } from '../records/holder.js';
+import type { Settings } from '../records/settings.js';
+import { standing } from '../claims/rules.js';
+import { entryState, queueOrder, skippedOf, type SkippedEntry } from '../land/queue-order.js';
+import { pruneBestEffort } from '../claims/prune.js';
+import { CLOCK_SKEW_LIMIT_MS, readClock } from '../repo/clock-view.js';
+import type { Repo } from '../repo/repo.js';
+import type { SettingsTrust } from '../repo/settings-trust/trust.js';
+import { readSnapshot } from '../repo/snapshot.js';
+import { laneViews, pruneLaneRecords, type LaneView, type PendingView } from './lane-views.js';
+import { pruneSteerRecords, steerViews, type ReceiptView, type SteerView } from '../steering/views.js';
+
+export interface ClaimView {
+  item: string;
+  ref: string;
+  state: 'held' | 'released' | 'done';
+  holder: string;
+  gen: number;
+  tip: string;
+  at: number;
+  ageMs: number;
+  /** When the holder took the claim (its first generation by this holder), else its last write. */
+  takenAt: number;
+  ttlMs: number;
+  expiresAt: number;
+  expiresInMs: number;
+  /** Held but past its expiry: its holder stopped renewing. */
+  stale: boolean;
+  /** When this clone may take it over (stale claims only). */
+  takeableAt?: number;
+  mine: boolean;
+  note?: string;
+  branch?: string;
+  head?: string;
+  landed?: { main: string; tip: string };
+}
+
+export interface RefusedView {
+  ref: string;
+  code: string;
+  exit: number;
+  message: string;
+  data: Record<string, unknown>;
+}
+
+export interface QueueView {
+  position: number;
+  item: string;
+  holder: string;
+  branch: string;
+  head: string;
+  main: string;
+  since: number;
+  /** False when the holder's claim lapsed: the entry is skipped, not waited on. */
+  alive: boolean;
+  /** Set when the entry's claim cannot be read: lands skip it, never wait on it or delete it. */
+  skipped?: SkippedEntry;
+}
+
+export interface AnnouncementView {
+  session: string;
+  ref: string;
+  state: string;
+  item: string | null;
+  text: string;
+  at: number;
+  expiresAt: number;
+  mine: boolean;
+}
+
+export interface StatusData {
+  remote: string;
+  readAt: number;
+  session: string;
+  claims: ClaimView[];
+  queue: QueueView[];
+  /** Live announcements, newest first (expired ones are not shown, and pruned later). */
+  announcements: AnnouncementView[];
+  settings: Settings;
+  /** Whether settings count only when the person signed them (unprotected without a list). */
+  settingsTrust: SettingsTrust;
+  refused: RefusedView[];
+  /** Refs under abcd/ of a kind this abcd does not know (a newer abcd's, or stray): left alone. */
+  unknown: string[];
+  pruned: number;
+  /** Lane runs: running ones first, then recent results. */
+  lanes: LaneView[];
+  /** Pending follow-up requests, one per item. */
+  pending: PendingView[];
+  /** Steer requests not yet delivered by a cycle that landed. */
+  steers: SteerView[];
+  /** Each item's latest receipt: which run absorbed which requests. */
+  receipts: ReceiptView[];
+  /** Set when this clock disagrees with a writer's past the bound: takeovers and pruning refused. */
+  clockSkew?: { writer: string; minMs: number; maxMs: number; limitMs: number };
+}
+
+/** Everyone's state in one round trip, after the coordination pass (sightings, pruning). */
+export async function status(repo: Repo): Promise<StatusData> {
+  const snap = await readSnapshot(repo);
+  const now = repo.deps.clock.now();
+  // Pruned first, so the view shows what the remote holds now.
+  const pruned = await pruneBestEffort(repo, snap);
+  const skew = (await readClock(repo)).unsafe;
+  // Lane results and requests are pruned by age: never on a clock known to be wrong.
+  for (const ref of skew ? [] : await pruneLaneRecords(repo, snap)) {
+    snap.lanes.delete(ref);
+    snap.pending.delete(ref);
+    pruned.add(ref);
+  }
+  for (const ref of skew ? [] : await pruneSteerRecords(repo, snap)) {
+    snap.steers.delete(ref);
+    snap.receipts.delete(ref);
+    pruned.add(ref);
+  }
+  const claims: ClaimView[] = [];
+  for (const e of snap.claims.values()) {
+    if (pruned.has(e.ref)) continue;
+    const c = e.claim;
+    const exp = expiresAt(c);
+    const mine = sameSession(c.holder, repo.me);
+    const stale = c.state === 'held' && now >= exp;
+    const seen = stale && !mine ? await repo.sightings.see(e.ref, e.tip, now) : undefined;
+    const st = stale && !mine ? standing(e, repo.me, now, snap.settings, seen) : undefined;
+    claims.push({
+      item: e.item,
+      ref: e.ref,
+      state: c.state,
+      holder: formatHolder(c.holder),
+      gen: c.gen,
+      tip: e.tip,
+      at: c.at,
+      ageMs: now - (c.since ?? c.at),
+      takenAt: c.since ?? c.at,
+      ttlMs: c.ttl,
+      expiresAt: exp,
+      expiresInMs: exp - now,
+      stale,
+      mine,
+      ...(st?.kind === 'expired' ? { takeableAt: st.takeableAt } : st?.kind === 'takeable' ? { takeableAt: now } : {}),
+      ...(c.note ? { note: c.note } : {}),
+      ...(c.branch ? { branch: c.branch } : {}),
+      ...(c.head ? { head: c.head } : {}),
+      ...(c.landed ? { landed: c.landed } : {}),
+    });
+  }
+  claims.sort((a, b) => (a.item < b.item ? -1 : a.item > b.item ? 1 : 0));
+  const refused = [...snap.refused.values(), ...(snap.settingsIgnored ? [snap.settingsIgnored] : [])].map((r) => ({
+    ref: r.ref,
+    code: r.refusal.code,
+    exit: r.refusal.exit,
+    message: r.refusal.message,
+    data: r.refusal.data,
+  }));
+  const queue = queueOrder(snap.queue.values()).map((q, i) => ({
+    position: i + 1,
+    item: q.item,
+    holder: formatHolder(q.entry.holder),
+    branch: q.entry.branch,
+    head: q.entry.head,
+    main: q.entry.main,
+    since: q.entry.at,
+    alive: entryState(q, snap, now) === 'alive',
+    ...(entryState(q, snap, now) === 'unreadable' ? { skipped: skippedOf(q, snap) } : {}),
+  }));
+  const announcements = [...snap.announcements.values()]
+    .filter((a) => !pruned.has(a.ref) && now < a.record.at + a.record.ttl)
+    .map((a) => ({
+      session: formatHolder(a.record.holder),
+      ref: a.ref,
+      state: a.record.state,
+      // Shown as the CLI takes it: a local item by its slug.
+      item: a.record.item?.replace(/^local:item:/, '') ?? null,
+      text: a.record.text,
+      at: a.record.at,
+      expiresAt: a.record.at + a.record.ttl,
+      mine: sameSession(a.record.holder, repo.me),
+    }))
+    .sort((a, b) => b.at - a.at);
+  return {
+    remote: repo.store.remote,
+    readAt: snap.readAt,
+    session: formatHolder(repo.me),
+    claims,
+    queue,
+    announcements,
+    settings: snap.settings,
+    settingsTrust: snap.settingsTrust ?? { protected: false, signers: '' },
+    refused,
+    unknown: snap.unknown,
+    pruned: pruned.size,
+    ...laneViews(snap, now),
+    ...steerViews(snap),
+    ...(skew ? { clockSkew: { writer: skew.writer, minMs: skew.lo, maxMs: skew.hi, limitMs: CLOCK_SKEW_LIMIT_MS } } : {}),
+  };
+}

@@ -1,0 +1,73 @@
+// `abcd steer <item> <text>`: one steer request record for the lane working on the item. It
+// never touches the lane or its claim: the lane's watcher finds it on its next poll, and
+// with no lane in flight the next build or drain of the item delivers it at the start.
+import { randomBytes } from 'node:crypto';
+import { formatHolder, type Holder } from '../records/holder.js';
+import { readRepoConfig } from '../repo/config.js';
+import { judgeAuthor } from './requests.js';
+import { formatItem, shortItem, type ItemKey } from '../records/item.js';
+import { steerRef } from '../records/refs.js';
+import { encodeSteer, MAX_STEER_CHARS, type SteerRecord } from '../records/steer.js';
+import { RemoteUnavailable, UsageError } from '../core/refusals.js';
+import { writeRecordCommit } from '../records/objects.js';
+import type { Repo } from '../repo/repo.js';
+import { readSnapshot } from '../repo/snapshot.js';
+import { resolveMain } from '../claims/main-branch.js';
+
+// An undelivered request stands this long; then pruning may remove it (as the pending slot).
+export const STEER_TTL_MS = 86_400_000;
+
+export interface SteerResult {
+  item: string;
+  id: string;
+  ref: string;
+  tip: string;
+  author: string;
+  at: number;
+  /** Who holds the item now (a lane in flight), if anyone. */
+  heldBy?: string;
+  /** How that lane will take it: an instruction, or information it must not obey. */
+  as?: 'amendment' | 'context';
+}
+
+export async function steer(repo: Repo, input: { item: ItemKey; text: string }): Promise<SteerResult> {
+  const text = input.text.replace(/\s+$/, '');
+  if (text.trim() === '') throw new UsageError('the steer text is empty: say what the lane should change.', {});
+  if (text.length > MAX_STEER_CHARS) {
+    throw new UsageError(`the steer text is ${text.length} characters, over ${MAX_STEER_CHARS}; shorten it or point to a file in the repository.`, { chars: text.length });
+  }
+  const main = await resolveMain(repo);
+  const snap = await readSnapshot(repo, [main.fetchSpec]);
+  await requireItemOnMain(repo, await main.tip(), input.item);
+  const now = repo.deps.clock.now();
+  const id = newSteerId(now);
+  const ref = steerRef(input.item, id);
+  const rec: SteerRecord = { abcd: 'steer', v: 1, id, item: formatItem(input.item), author: repo.me, at: now, ttl: STEER_TTL_MS, text };
+  const oid = await writeRecordCommit({ git: repo.git, content: encodeSteer(rec), parent: null, message: `steer ${shortItem(input.item)}`, author: repo.author, atMs: now });
+  const r = await repo.store.push([{ ref, newOid: oid, lease: null }], { atomic: true });
+  if (!r.ok) throw new RemoteUnavailable(`the remote refused the steer request ${ref}; nothing was recorded. Try again.`, { outcome: 'unchanged', ref });
+  const claim = [...snap.claims.values()].find((c) => c.claim.item === rec.item && c.claim.state === 'held');
+  const held = claim ? { heldBy: formatHolder(claim.claim.holder), as: await judgeFor(repo, await main.tip(), claim.claim.holder) } : {};
+  return { item: shortItem(input.item), id, ref, tip: oid, author: formatHolder(repo.me), at: now, ...held };
+}
+
+/** How the holding lane will judge this session's request (its config is main's). */
+async function judgeFor(repo: Repo, mainTip: string, lane: Holder): Promise<'amendment' | 'context'> {
+  const requesters = (await readRepoConfig(repo.git, mainTip).catch(() => ({ lanes: undefined }))).lanes?.requesters ?? [];
+  return judgeAuthor(repo.me, { lane, requesters });
+}
+
+/** A local item must be on main: a steer for a typo would wait for a lane that never comes. */
+async function requireItemOnMain(repo: Repo, mainTip: string, item: ItemKey): Promise<void> {
+  if (item.source !== 'local') return;
+  const path = `.abcd/items/${item.id}.md`;
+  if ((await repo.git.run(['cat-file', '-e', `${mainTip}:${path}`])).exitCode === 0) return;
+  throw new UsageError(`there is no item ${shortItem(item)} on main (${mainTip.slice(0, 12)}): no ${path}; nothing was recorded. Run abcd items to see the items.`, {
+    item: formatItem(item),
+  });
+}
+
+function newSteerId(now: number): string {
+  const t = new Date(now).toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  return `${t}-${randomBytes(4).toString('hex')}`;
+}

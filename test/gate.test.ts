@@ -269,7 +269,7 @@ describe('abcd gate', () => {
     const waiter = startWorker(dir, { slots: 1, holdMs: 0, waitMs: 30_000 });
     await until('the second child waits', () => readGate(dir, realDeps).waiters.length === 1);
     const { deps } = cliDeps(machine, { ABCD_GATE_SLOTS: '1' });
-    const r = await gateCommand.run(args({ status: true }), deps);
+    const r = await gateCommand.run(args({ status: true }), deps, { commands: [] });
     expect(r.json).toMatchObject({ gate: dir, slots: 1, holders: [{ pid: holder.pid, ticket: 1 }], waiters: [{ pid: waiter.pid, ticket: 2 }] });
     const lines = r.text.split('\n');
     expect(lines[0]).toBe(`load gate ${dir}: 1 of 1 slot(s) held, 1 waiting`);
@@ -282,7 +282,7 @@ describe('abcd gate', () => {
   it("runs the command under the gate and passes on its exit code", async () => {
     const machine = join(await tempDir('gate'), 'machine');
     const { deps } = cliDeps(machine);
-    const r = await gateCommand.run(args({ slots: 1, '--': [process.execPath, '-e', 'process.exit(3)'] }), deps);
+    const r = await gateCommand.run(args({ slots: 1, '--': [process.execPath, '-e', 'process.exit(3)'] }), deps, { commands: [] });
     expect(r.exitCode).toBe(3);
     expect(r.json).toMatchObject({ gate: gateDir(machine), exitCode: 3, ticket: 1, signal: null });
     expect(readGate(gateDir(machine), realDeps)).toEqual({ holders: [], waiters: [] });
@@ -290,7 +290,7 @@ describe('abcd gate', () => {
 
   it('keeps its state in a folder shared by every user like /tmp, never under HOME', async () => {
     const machine = join(await tempDir('gate'), 'machine');
-    await gateCommand.run(args({ slots: 1, '--': ['true'] }), cliDeps(machine).deps);
+    await gateCommand.run(args({ slots: 1, '--': ['true'] }), cliDeps(machine).deps, { commands: [] });
     expect(statSync(machine).mode & 0o7777).toBe(0o1777);
     expect(statSync(gateDir(machine)).mode & 0o7777).toBe(0o777);
     const facts = { tmpdir: '/tmp', hostname: 'h', homedir: '/home/p', cpus: 2 };
@@ -303,7 +303,7 @@ describe('abcd gate', () => {
     const held = await acquireGate({ dir: gateDir(machine), slots: 1, waitMs: 10_000, label: 'build', deps: realDeps });
     const jobEndsAt = Date.now() + 400;
     const { deps } = cliDeps(machine, { ABCD_JOB_DEADLINE: new Date(jobEndsAt).toISOString() });
-    const err = await gateCommand.run(args({ slots: 1, wait: '10m', '--': ['true'] }), deps).catch((e: unknown) => e);
+    const err = await gateCommand.run(args({ slots: 1, wait: '10m', '--': ['true'] }), deps, { commands: [] }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DeadlineReached);
     expect((err as DeadlineReached).data).toMatchObject({ holders: [{ pid: process.pid, command: 'build' }] });
     // Ended by the job's deadline, not the 10 minutes asked for (a timestamp after the act).
@@ -314,8 +314,8 @@ describe('abcd gate', () => {
   it('refuses a bad slot count and a missing command as usage errors', async () => {
     const machine = join(await tempDir('gate'), 'machine');
     const bad = cliDeps(machine, { ABCD_GATE_SLOTS: 'lots' }).deps;
-    await expect(gateCommand.run(args({ '--': ['true'] }), bad)).rejects.toMatchObject({ code: 'usage', data: { ABCD_GATE_SLOTS: 'lots' } });
-    await expect(gateCommand.run(args({ '--': [] }), cliDeps(machine).deps)).rejects.toMatchObject({ code: 'usage', exit: 2 });
+    await expect(gateCommand.run(args({ '--': ['true'] }), bad, { commands: [] })).rejects.toMatchObject({ code: 'usage', data: { ABCD_GATE_SLOTS: 'lots' } });
+    await expect(gateCommand.run(args({ '--': [] }), cliDeps(machine).deps, { commands: [] })).rejects.toMatchObject({ code: 'usage', exit: 2 });
   });
 
   it('a command run inside a slot that gates itself again runs in that slot instead of waiting behind it', async () => {

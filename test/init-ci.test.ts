@@ -136,7 +136,7 @@ describe('abcd init --ci gitlab', () => {
     let stdout = '';
     const out = { stdout: (t: string) => void (stdout += t), stderr: () => {}, isTTY: false };
     const deps = { cwd: dir, env, config: envConfig(env), out, remote: 'origin' } as unknown as Deps;
-    const r = await init.run({ json: true, debug: false, remote: 'origin', ci: 'gitlab', force: false }, deps);
+    const r = await init.run({ json: true, debug: false, remote: 'origin', ci: 'gitlab', force: false }, deps, { commands: [] });
     expect(r.json.written).toEqual(['.abcd/config.json', '.abcd/ci/gitlab-lanes.yml']);
     expect(r.text).toContain('include:\n    - local: .abcd/ci/gitlab-lanes.yml');
     expect(await readFile(join(dir, '.gitlab-ci.yml'), 'utf8')).toBe('test:\n  script: [make]\n');

@@ -180,7 +180,7 @@ describe('abcd check-login', () => {
     const g: GlobalArgs = { json: true, debug: false, remote: 'origin' };
     let exit = 0;
     try {
-      reportResult(await checkLoginCommand.run({ ...g, ...args }, deps), { json: true, out });
+      reportResult(await checkLoginCommand.run({ ...g, ...args }, deps, { commands: [] }), { json: true, out });
     } catch (e) {
       exit = reportFailure(e, { json: true, debug: false, out });
     }

@@ -8,7 +8,7 @@ import { standing } from './rules.js';
 import { pushClaim } from './write.js';
 import type { Repo } from '../repo/repo.js';
 import { reserveClaim } from './reserve-claim.js';
-import type { ReserveInput, ReserveResult } from './reserve.js';
+import type { ReserveInput, ReserveResult } from './reserve-types.js';
 import { applySettingsTrust } from '../repo/settings-trust/trust.js';
 import { decodeSnapshot } from '../repo/snapshot.js';
 

@@ -1,6 +1,6 @@
 import { expiresAt, type Claim } from '../records/claim.js';
 import { formatHolder, sameSession } from '../records/holder.js';
-import { shortItem, type ItemKey } from '../records/item.js';
+import { shortItem } from '../records/item.js';
 import { claimRef, SETTINGS_REF } from '../records/refs.js';
 import { CapReached, DeadlineReached, Held, Landed, TakeoverTooSoon } from '../core/refusals.js';
 import { formatDuration, formatInstant } from '../core/duration.js';
@@ -12,30 +12,9 @@ import type { Repo } from '../repo/repo.js';
 import { readSnapshot, type ClaimEntry, type Snapshot } from '../repo/snapshot.js';
 import { reserveClaim } from './reserve-claim.js';
 import { reserveFromCache } from './reserve-fast.js';
+import type { ReserveInput, ReserveResult } from './reserve-types.js';
 
-export interface ReserveInput {
-  item: ItemKey;
-  ttlMs?: number;
-  waitMs: number;
-  note?: string;
-  /** Reserve an item whose work has landed (claim state done). */
-  reopen?: boolean;
-}
-
-export interface ReserveResult {
-  item: string;
-  ref: string;
-  tip: string;
-  gen: number;
-  holder: string;
-  expiresAt: number;
-  ttlMs: number;
-  state: 'held';
-  renewed: boolean;
-  reopened: boolean;
-  tookOverFrom?: string;
-  waitedMs: number;
-}
+export type { ReserveInput, ReserveResult } from './reserve-types.js';
 
 // How often a waiting reserve re-reads the remote (one round trip each).
 const WAIT_POLL_MS = 1000;

@@ -40,5 +40,10 @@ export interface Command {
   /** For `abcd prime`: when an agent uses this verb. Verbs without it are the person's. */
   agentUse?: string;
   builder(y: Argv): Argv;
-  run(args: Record<string, unknown> & GlobalArgs, deps: Deps): Promise<Result>;
+  run(args: Record<string, unknown> & GlobalArgs, deps: Deps, cli: CliContext): Promise<Result>;
+}
+
+/** What the CLI itself hands a verb: the command table, for the verbs that describe the others. */
+export interface CliContext {
+  readonly commands: readonly Command[];
 }

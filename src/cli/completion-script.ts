@@ -1,6 +1,5 @@
 // Shell completion scripts, made from the command table so they never drift from it.
 import yargs from 'yargs';
-import { commands } from './commands.js';
 import type { Command } from './command.js';
 
 interface VerbWords {
@@ -10,7 +9,7 @@ interface VerbWords {
 }
 
 /** Each verb's name and the options its builder declares (plus the ones every verb takes). */
-function readVerbs(): VerbWords[] {
+function readVerbs(commands: readonly Command[]): VerbWords[] {
   return commands.map((c: Command) => {
     const declared = Object.keys((c.builder(yargs([])) as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions().key);
     const positionals = new Set(String(c.command).split(' ').slice(1).map((w) => w.replace(/[<>[\].]/g, '')));
@@ -23,8 +22,8 @@ function readVerbs(): VerbWords[] {
   });
 }
 
-export async function completionScript(shell: 'bash' | 'zsh'): Promise<string> {
-  const verbs = readVerbs();
+export async function completionScript(shell: 'bash' | 'zsh', commands: readonly Command[]): Promise<string> {
+  const verbs = readVerbs(commands);
   return shell === 'bash' ? bash(verbs) : zsh(verbs);
 }
 

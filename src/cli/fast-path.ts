@@ -31,7 +31,7 @@ export async function main(argv: readonly string[]): Promise<void> {
   };
   let code = 0;
   try {
-    code = (await runVerb(parsed.command, parsed.args, out)) ?? 0;
+    code = (await runVerb(parsed.command, parsed.args, out, { commands })) ?? 0;
   } catch (e) {
     code = reportFailure(e, { json: parsed.args.json, debug: parsed.args.debug, out });
   }

@@ -68,7 +68,7 @@ export async function main(argv: readonly string[]): Promise<void> {
           return b.epilogue(c.exitsHelp ?? describeExits(c.refusals ?? []));
         },
         async (args) => {
-          const exit = await runVerb(c, args as unknown as Record<string, unknown> & GlobalArgs, out);
+          const exit = await runVerb(c, args as unknown as Record<string, unknown> & GlobalArgs, out, { commands });
           if (exit !== undefined) code = exit;
         },
       );

@@ -1,9 +1,9 @@
 // The short instructions an agent needs to use abcd well, made from the command table and the
 // refusal codes so they cannot drift from what abcd does (test/prime.test.ts checks it).
-import { commands } from './commands.js';
+import type { Command } from './command.js';
 import { REFUSAL_CODES } from './refusal-codes.js';
 
-export function primeText(): string {
+export function primeText(commands: readonly Command[]): string {
   const verbs = commands.filter((c) => c.agentUse);
   const byExit = new Map<number, string[]>();
   for (const [code, r] of Object.entries(REFUSAL_CODES)) byExit.set(r.exit, [...(byExit.get(r.exit) ?? []), code]);

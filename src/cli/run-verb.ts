@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { systemClock, type Deps, type Output } from '../core/deps.js';
-import type { Command, GlobalArgs } from './command.js';
+import type { CliContext, Command, GlobalArgs } from './command.js';
 import { reportResult } from './report.js';
 import { makeWaitLine } from './wait-line.js';
 import { envConfig } from './env-config.js';
@@ -9,7 +9,7 @@ import { envConfig } from './env-config.js';
  * Runs one parsed verb and reports its answer; returns its exit code, if it set one. The same
  * steps as main.ts's yargs handler, for the fast path (fast-path.ts) that skips yargs.
  */
-export async function runVerb(c: Command, g: Record<string, unknown> & GlobalArgs, out: Output): Promise<number | undefined> {
+export async function runVerb(c: Command, g: Record<string, unknown> & GlobalArgs, out: Output, cli: CliContext): Promise<number | undefined> {
   // A live wait line only for a person at a terminal: never on a pipe, never under --json.
   const progress = process.stderr.isTTY && !g.json ? makeWaitLine(process.stderr) : undefined;
   const self = { node: process.execPath, script: fileURLToPath(new URL('../../bin/abcd', import.meta.url)) };
@@ -24,7 +24,7 @@ export async function runVerb(c: Command, g: Record<string, unknown> & GlobalArg
     signal: stopSignal(),
     ...(progress ? { progress } : {}),
   };
-  const result = await c.run(g, deps).finally(() => progress?.(null));
+  const result = await c.run(g, deps, cli).finally(() => progress?.(null));
   reportResult(result, { json: g.json, out });
   return result.exitCode;
 }

@@ -1,15 +1,9 @@
 // The dependencies every verb receives, built once in src/cli/main.ts (gh's Factory).
 // Nothing below src/cli/ reads process.env, process.argv or calls process.exit.
 import type { EnvConfig } from './env.js';
+import type { Env } from './environment.js';
 
-export type Env = Readonly<Record<string, string | undefined>>;
-
-/** The variables that are set, as a child process's environment wants them. */
-export function definedEnv(env: Env): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
-  return out;
-}
+export { definedEnv, type Env } from './environment.js';
 
 export interface Clock {
   /** Milliseconds since the epoch on this machine's wall clock. */

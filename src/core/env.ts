@@ -4,7 +4,7 @@
 // Paths and names are read at once; values that can be malformed are parsed when a verb
 // asks for them, so a bad ABCD_GATE_SLOTS is refused by `abcd gate`, not by `abcd status`.
 import { join } from 'node:path';
-import type { Env } from './deps.js';
+import type { Env } from './environment.js';
 import { UsageError } from './refusals.js';
 import { parseDuration, parseInstant } from './duration.js';
 

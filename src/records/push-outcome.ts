@@ -1,4 +1,4 @@
-import type { RefUpdate } from './store.js';
+import type { RefUpdate } from './store-types.js';
 
 /** Where a push's refs stand when read after the push, measured against what it sent. */
 export type PushSeen =

@@ -3,7 +3,7 @@
 import { MAX_RECORD_BYTES } from './envelope.js';
 import { RECORD_FILE } from './refs.js';
 import type { Git } from '../git/git.js';
-import type { RawRecord } from './store.js';
+import type { RawRecord } from './store-types.js';
 
 /** Each tip's record: its blob, or why it has none (no record file, oversized, extra files). */
 export async function readRecords(git: Git, refs: readonly { tip: string; ref: string }[]): Promise<RawRecord[]> {

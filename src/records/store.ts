@@ -5,32 +5,11 @@ import { readRecords } from './store-blobs.js';
 import type { Git, RunResult } from '../git/git.js';
 import { isRejected, parsePushPorcelain, type PorcelainRef } from '../git/porcelain.js';
 import { BEFORE_READS_TO_SETTLE, judgePush, REREAD_DELAYS_MS, type PushSeen } from './push-outcome.js';
+import type { RawRecord, RefUpdate } from './store-types.js';
 import type { PushGuard } from '../git/push-guard.js';
 import { cannotStore, failedBeforeSending, lastLine, looksUnauthorized } from '../git/transport-errors.js';
 
-/** A record ref as mirrored from the remote, with its blob when it has one. */
-export interface RawRecord {
-  ref: string;
-  tip: string;
-  /** undefined when the tip's tree has no record file. */
-  blob?: Buffer;
-  /** Size of the blob when it was too large to read. */
-  oversized?: number;
-  /** The tip's tree holds more than the record file (a record commit holds exactly one). */
-  extraFiles?: true;
-  blobOid?: string;
-}
-
-/**
- * One ref to change in a push. `lease`: a tip the remote must still have, null for "must
- * not exist yet", undefined for no lease (a plain fast-forward push).
- */
-export interface RefUpdate {
-  ref: string;
-  /** null deletes the ref. */
-  newOid: string | null;
-  lease?: string | null;
-}
+export type { RawRecord, RefUpdate } from './store-types.js';
 
 export type PushResult =
   | { ok: true }

@@ -10,10 +10,10 @@ export const completion: Command = {
     ['abcd completion zsh > "${fpath[1]}/_abcd"', 'install it for zsh'],
   ],
   builder: (y) => y.positional('shell', { choices: ['bash', 'zsh'] as const, describe: 'the shell (default: from $SHELL, else bash)' }),
-  async run(args, deps) {
+  async run(args, deps, cli) {
     const shell = args.shell === 'zsh' || (args.shell === undefined && /zsh$/.test(deps.env.SHELL ?? '')) ? 'zsh' : 'bash';
     const { completionScript } = await import('../completion-script.js');
-    const script = await completionScript(shell);
+    const script = await completionScript(shell, cli.commands);
     return { json: { shell, script }, text: script };
   },
 };

@@ -17,13 +17,13 @@ export const init: Command = {
       .option('ci', { choices: ['github', 'gitlab'] as const, describe: 'write a CI file that runs lanes' })
       .option('force', { type: 'boolean', default: false, describe: 'rewrite an existing CI file' })
       .option('agents', { type: 'boolean', default: false, describe: "write or update abcd's section of AGENTS.md (abcd prime)" }),
-  async run(args, deps) {
+  async run(args, deps, cli) {
     const { initRepository } = await import('../../setup/init.js');
     const ci = args.ci === 'github' || args.ci === 'gitlab' ? args.ci : undefined;
     const r = await initRepository({ cwd: deps.cwd, env: deps.env, ci, force: args.force === true });
     if (args.agents === true) {
       const [{ primeText }, { writeAgentsSection }] = await Promise.all([import('../prime-text.js'), import('../../setup/agents-md.js')]);
-      const a = await writeAgentsSection(r.root, primeText());
+      const a = await writeAgentsSection(r.root, primeText(cli.commands));
       (a.changed ? r.written : r.kept).push(a.path);
     }
     const lines = [

@@ -10,9 +10,9 @@ export const prime: Command = {
     ['abcd init --agents', 'write them into a marked section of AGENTS.md'],
   ],
   builder: (y) => y,
-  async run() {
+  async run(_args, _deps, cli) {
     const { primeText } = await import('../prime-text.js');
-    const text = primeText();
+    const text = primeText(cli.commands);
     return { json: { text }, text };
   },
 };

@@ -1,0 +1,25 @@
+// The shapes the record store reads and writes, apart from the store so its helpers need not import it.
+
+/** A record ref as mirrored from the remote, with its blob when it has one. */
+export interface RawRecord {
+  ref: string;
+  tip: string;
+  /** undefined when the tip's tree has no record file. */
+  blob?: Buffer;
+  /** Size of the blob when it was too large to read. */
+  oversized?: number;
+  /** The tip's tree holds more than the record file (a record commit holds exactly one). */
+  extraFiles?: true;
+  blobOid?: string;
+}
+
+/**
+ * One ref to change in a push. `lease`: a tip the remote must still have, null for "must
+ * not exist yet", undefined for no lease (a plain fast-forward push).
+ */
+export interface RefUpdate {
+  ref: string;
+  /** null deletes the ref. */
+  newOid: string | null;
+  lease?: string | null;
+}

@@ -29,7 +29,13 @@ export async function benchChoices() {
   const m = Object.fromEntries(Object.entries(t).map(([k, xs]) => [k, median(xs)]));
   const rows = [
     ['`abcd status`: fast path (no yargs) vs the full yargs parser', ms(m.fast), ms(m.yargs), ratio(m.fast, m.yargs), ms(m.yargs - m.fast)],
-    ['`abcd renew`: record objects written in-process vs git plumbing', ms(m.inProcess), ms(m.plumbing), ratio(m.inProcess, m.plumbing), ms(m.plumbing - m.inProcess)],
+    [
+      '`abcd renew`: record objects written in-process vs git plumbing',
+      ms(m.inProcess),
+      ms(m.plumbing),
+      ratio(m.inProcess, m.plumbing),
+      ms(m.plumbing - m.inProcess),
+    ],
   ];
   return [
     '## 7. What each choice earns',

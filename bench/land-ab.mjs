@@ -60,7 +60,11 @@ try {
     t += git(r, ['fetch', '-q', '--no-tags', 'origin', 'main'], env).ms;
     const main = git(r, ['rev-parse', 'origin/main'], env).stdout.trim();
     // On main's tip the floor is a fast-forward push: nothing to replay, no worktree.
-    if (ON_TIP) return t + git(r, ['push', '-q', '--porcelain', `--force-with-lease=refs/heads/main:${main}`, 'origin', `${branch}:refs/heads/main`], env).ms;
+    if (ON_TIP)
+      return (
+        t +
+        git(r, ['push', '-q', '--porcelain', `--force-with-lease=refs/heads/main:${main}`, 'origin', `${branch}:refs/heads/main`], env).ms
+      );
     t += git(r, ['worktree', 'add', '--detach', '-q', wt, branch], env).ms;
     t += git(wt, ['rebase', '-q', main], env).ms;
     t += git(wt, ['push', '-q', '--porcelain', `--force-with-lease=refs/heads/main:${main}`, 'origin', 'HEAD:refs/heads/main'], env).ms;
@@ -80,12 +84,19 @@ try {
   const t = { A: [], B: [], floor: [] };
   for (let i = 0; i < REPS; i++) {
     // Rotate the order so no side always follows the other.
-    const order = [['A', 'B', 'floor'], ['B', 'floor', 'A'], ['floor', 'A', 'B']][i % 3];
+    const order = [
+      ['A', 'B', 'floor'],
+      ['B', 'floor', 'A'],
+      ['floor', 'A', 'B'],
+    ][i % 3];
     for (const k of order) t[k].push(k === 'floor' ? rawOnce() : landOnce(k));
   }
   const f = median(t.floor);
-  for (const k of ['A', 'B', 'floor']) console.log(`${k}: median ${ms(median(t[k]))} (${(median(t[k]) / f).toFixed(2)}x floor) [${t[k].map((x) => Math.round(x)).join(' ')}]`);
-  console.log(`B/A ${(median(t.B) / median(t.A)).toFixed(3)}; reps ${REPS}; load average ${loadBefore.toFixed(1)} before, ${loadavg()[0].toFixed(1)} after`);
+  for (const k of ['A', 'B', 'floor'])
+    console.log(`${k}: median ${ms(median(t[k]))} (${(median(t[k]) / f).toFixed(2)}x floor) [${t[k].map((x) => Math.round(x)).join(' ')}]`);
+  console.log(
+    `B/A ${(median(t.B) / median(t.A)).toFixed(3)}; reps ${REPS}; load average ${loadBefore.toFixed(1)} before, ${loadavg()[0].toFixed(1)} after`,
+  );
 } finally {
   cleanupAll();
 }
@@ -106,7 +117,9 @@ function timeline(which, landOnce, root, envA) {
   let until = t0;
   console.log(`${which} timeline (total ${Math.round(total)} ms; times from the land's spawn):`);
   for (const p of [...procs.values()].sort((x, y) => x.start - y.start)) {
-    console.log(`  +${String(Math.round(p.start - t0)).padStart(4)} gap ${String(Math.round(p.start - until)).padStart(4)} run ${String(p.end - p.start).padStart(3)}  ${p.argv}`);
+    console.log(
+      `  +${String(Math.round(p.start - t0)).padStart(4)} gap ${String(Math.round(p.start - until)).padStart(4)} run ${String(p.end - p.start).padStart(3)}  ${p.argv}`,
+    );
     until = Math.max(until, p.end);
   }
   console.log(`  after the last: ${Math.round(t0 + total - until)} ms`);

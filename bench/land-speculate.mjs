@@ -10,12 +10,31 @@
 //   BENCH_SPEC_ITEMS=2                                    items each session lands (default 2)
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ABCD, cleanupAll, cloneFor, git, landingRemote, landOne, makeRemote, median, ms, must, NODE, REAL_GIT, run, sandbox, spawnAsync, table } from './lib.mjs';
+import {
+  ABCD,
+  cleanupAll,
+  cloneFor,
+  git,
+  landingRemote,
+  landOne,
+  makeRemote,
+  median,
+  ms,
+  must,
+  NODE,
+  REAL_GIT,
+  run,
+  sandbox,
+  spawnAsync,
+  table,
+} from './lib.mjs';
 
 const ITEMS_PER_SESSION = Number(process.env.BENCH_SPEC_ITEMS ?? 2);
 const WAIT = '60m';
 const MATRIX = [];
-for (const check of [1, 10]) for (const sessions of [1, 4, 8]) for (const depth of [1, 2, 4]) for (const fail of [0, 20]) MATRIX.push({ sessions, check, depth, fail });
+for (const check of [1, 10])
+  for (const sessions of [1, 4, 8])
+    for (const depth of [1, 2, 4]) for (const fail of [0, 20]) MATRIX.push({ sessions, check, depth, fail });
 const ROWS = process.env.BENCH_SPEC_ROWS
   ? process.env.BENCH_SPEC_ROWS.split(',').map((r) => {
       const [sessions, check, depth, fail] = r.split(':').map(Number);
@@ -70,7 +89,21 @@ export async function benchLandSpeculate() {
       'untested: commits on main no passing check saw on exactly its tree and parent (must be 0); unexpected: a land that ended otherwise than planned (must be 0).',
     '',
     table(
-      ['sessions', 'check', 'depth', 'failures', 'landed', 'wall', 'items/min (x serial ceiling)', 'tests', 'trees', 'wasted', 'untested', 'unexpected', 'one land, median'],
+      [
+        'sessions',
+        'check',
+        'depth',
+        'failures',
+        'landed',
+        'wall',
+        'items/min (x serial ceiling)',
+        'tests',
+        'trees',
+        'wasted',
+        'untested',
+        'unexpected',
+        'one land, median',
+      ],
       rows,
     ),
     '',
@@ -103,8 +136,6 @@ function rawFloor() {
   return median(sums);
 }
 
-
-
 async function throughputOnce({ sessions: n, check, depth, fail }) {
   const { root, env, bare, sessions } = landingRemote({
     name: `spec-${n}-${check}-${depth}-${fail}`,
@@ -118,8 +149,16 @@ async function throughputOnce({ sessions: n, check, depth, fail }) {
   const results = await Promise.all(sessions.map((s) => sessionLoop(s, n, fail)));
   const wallMs = performance.now() - t0;
   const items = results.flat();
-  const seen = readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).map((l) => l.split(' '));
-  const onMain = git(bare, ['log', '--first-parent', '--format=%H %T %P', 'main'], env).stdout.trim().split('\n').map((l) => l.split(' ')).slice(0, -2);
+  const seen = readFileSync(log, 'utf8')
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => l.split(' '));
+  const onMain = git(bare, ['log', '--first-parent', '--format=%H %T %P', 'main'], env)
+    .stdout.trim()
+    .split('\n')
+    .map((l) => l.split(' '))
+    .slice(0, -2);
   const passed = new Set(seen.filter((s) => s[3] === '0').map((s) => s.slice(0, 3).join(' ')));
   const untested = onMain.filter((c) => !passed.has(c.slice(0, 3).join(' '))).length;
   const landedTips = new Set(onMain.map((c) => c[0]));
@@ -150,7 +189,13 @@ async function sessionLoop(s, n, rate) {
     const bad = fails(k * n + s.i, rate);
     await must(REAL_GIT, ['fetch', '-q', 'origin', 'main'], o);
     const { r, json } = await landOne(s, { item, file: bad ? `fail-${item}.txt` : `${item}.txt`, wait: WAIT });
-    out.push({ item, fails: bad, code: r.code, ms: r.ms, why: r.code === 0 ? '' : (json?.refusal?.message ?? (r.stderr || r.stdout)).split('\n')[0] });
+    out.push({
+      item,
+      fails: bad,
+      code: r.code,
+      ms: r.ms,
+      why: r.code === 0 ? '' : (json?.refusal?.message ?? (r.stderr || r.stdout)).split('\n')[0],
+    });
     if (r.code !== 0) await spawnAsync(NODE, [ABCD, 'release', item], o);
   }
   return out;

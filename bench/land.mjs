@@ -3,8 +3,25 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  abcd, classify, cloneFor, git, gitLogger, landingRemote, landOne, makeRemote, mark, median, ms, NODE, ratio, REAL_GIT, run, sandbox,
-  subcommand, table, target,
+  abcd,
+  classify,
+  cloneFor,
+  git,
+  gitLogger,
+  landingRemote,
+  landOne,
+  makeRemote,
+  mark,
+  median,
+  ms,
+  NODE,
+  ratio,
+  REAL_GIT,
+  run,
+  sandbox,
+  subcommand,
+  table,
+  target,
 } from './lib.mjs';
 
 const REPS = 5; // timed lands; one more, first, is counted through the git wrapper
@@ -84,8 +101,8 @@ function benchLatency() {
     // Alternate which goes first, so neither always meets a warmer page cache.
     let landMs;
     let s;
-    if (rep % 2) (landMs = landOnce(rep, envA)), (s = rawOnce(rep));
-    else (s = rawOnce(rep)), (landMs = landOnce(rep, envA));
+    if (rep % 2) ((landMs = landOnce(rep, envA)), (s = rawOnce(rep)));
+    else ((s = rawOnce(rep)), (landMs = landOnce(rep, envA)));
     t.land.push(landMs);
     for (const [k, v] of Object.entries(s)) t[k].push(v);
     t.raw.push(Object.values(s).reduce((x, y) => x + y, 0));
@@ -117,7 +134,7 @@ function benchLatency() {
       'That is: `node -e 0`, `git fetch origin main`, `git worktree add --detach`, `git rebase` onto the fetched tip, ' +
       '`git push` of main with a lease on that tip, `git worktree remove`.',
     'abcd also does what the floor does not: the enqueue push (claim renewal + queue entry + work branch, atomic and fenced), ' +
-      're-reading the queue before landing, and the landing push carries the claim\'s `done` generation and the entry\'s removal.',
+      "re-reading the queue before landing, and the landing push carries the claim's `done` generation and the entry's removal.",
     '',
     table(['command', 'git spawns', 'round trips', 'local', 'git commands, in order', 'abcd', 'raw git floor', 'ratio', 'goal'], rows),
     '',
@@ -163,15 +180,19 @@ function whereLandTimeGoes(a, envA, root, base, floorMs) {
   let gap = { ms: 0, after: '?', before: '?' };
   for (let k = 1; k < list.length; k++) {
     const g = list[k].start - Math.max(...list.slice(0, k).map((p) => p.end));
-    if (g > gap.ms) gap = { ms: g, after: list[k - 1].name, before: list[k].name, nth: list.slice(0, k + 1).filter((p) => p.name === list[k].name).length };
+    if (g > gap.ms)
+      gap = {
+        ms: g,
+        after: list[k - 1].name,
+        before: list[k].name,
+        nth: list.slice(0, k + 1).filter((p) => p.name === list[k].name).length,
+      };
   }
   const before = list.length ? list[0].start - t0 : 0;
   const after = list.length ? t1 - until : 0;
   const between = Math.max(0, t1 - t0 - covered - before - after);
   const nodeMs = median([0, 1, 2].map(() => run(NODE, ['-e', '0'], { env: envA }).ms));
-  const rows = [...byName]
-    .sort((x, y) => y[1].ms - x[1].ms)
-    .map(([name, v]) => [`git ${name}${v.n > 1 ? ` (×${v.n})` : ''}`, ms(v.ms)]);
+  const rows = [...byName].sort((x, y) => y[1].ms - x[1].ms).map(([name, v]) => [`git ${name}${v.n > 1 ? ` (×${v.n})` : ''}`, ms(v.ms)]);
   rows.push(
     [`before the first git call (\`node -e 0\` alone: ${ms(nodeMs)}; the rest is module imports and argument parsing)`, ms(before)],
     [
@@ -206,7 +227,10 @@ function timedGitLogger(root) {
   const log = join(root, 'git-timed.log');
   const bash = run('sh', ['-c', 'command -v bash']).stdout.trim();
   const script = join(dir, 'git');
-  writeFileSync(script, `#!${bash}\nprintf '%s\\t%s\\t%s\\n' "$EPOCHREALTIME" "$ABCD_SESSION" "$*" >> "$BENCH_GIT_LOG"\nexec '${REAL_GIT}' "$@"\n`);
+  writeFileSync(
+    script,
+    `#!${bash}\nprintf '%s\\t%s\\t%s\\n' "$EPOCHREALTIME" "$ABCD_SESSION" "$*" >> "$BENCH_GIT_LOG"\nexec '${REAL_GIT}' "$@"\n`,
+  );
   chmodSync(script, 0o755);
   return {
     env: (env) => ({ ...env, PATH: `${dir}:${env.PATH}`, BENCH_GIT_LOG: log }),
@@ -231,8 +255,6 @@ const ordinal = (n) => (n === 1 ? 'first' : n === 2 ? 'second' : n === 3 ? 'thir
 
 // ---------------------------------------------------------------------------------------------
 // 6. Throughput.
-
-
 
 async function benchThroughput(floorMs) {
   const ceiling = 60_000 / (1000 + floorMs);
@@ -273,7 +295,8 @@ async function benchThroughput(floorMs) {
         .map((s, i) => `s${i}: ${ms(s.end - s.start)} (${s.items.map((x) => (x.code === 0 ? ms(x.landMs) : `exit ${x.code}`)).join(', ')})`)
         .join('; '),
     ]);
-    for (const s of res.sessions) for (const i of s.items) if (i.code !== 0) notes.push(`- ${n} sessions, ${i.item}: exit ${i.code}: ${i.why}`);
+    for (const s of res.sessions)
+      for (const i of s.items) if (i.code !== 0) notes.push(`- ${n} sessions, ${i.item}: exit ${i.code}: ${i.why}`);
   }
   return [
     '## 6. `abcd land` throughput, concurrent sessions on one computer',
@@ -338,7 +361,7 @@ async function throughputOnce(n) {
     } catch {
       return; // mid-rename
     }
-    if (now !== seen) (seen = now), moves.push(epochMs());
+    if (now !== seen) ((seen = now), moves.push(epochMs()));
   }, WATCH_MS);
   const t0 = performance.now();
   const e0 = epochMs();

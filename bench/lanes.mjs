@@ -136,7 +136,10 @@ export async function benchLanes({ cycleOnly = false, showArgv = false, against,
   const through = [];
   const N = 12;
   // A no-op agent measures the lanes and the land queue alone; a 2 s agent, what lanes are for.
-  for (const [agent, label] of [[NOOP_AGENT, 'no-op'], [`sleep 2; ${NOOP_AGENT}`, '2 s agent']]) {
+  for (const [agent, label] of [
+    [NOOP_AGENT, 'no-op'],
+    [`sleep 2; ${NOOP_AGENT}`, '2 s agent'],
+  ]) {
     for (const lanes of [1, 2, 4]) {
       const t = itemRemote(`lanes-drain-${lanes}`, N);
       const t0 = performance.now();

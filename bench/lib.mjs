@@ -218,7 +218,15 @@ export const targets = [];
 
 /** Records one row of the targets table: a ratio measured in this run against its target. */
 export function target(what, abcdMs, baseline, baselineMs, limit, note = '') {
-  targets.push({ what, abcd: ms(abcdMs), baseline: `${baseline} ${ms(baselineMs)}`, ratio: ratio(abcdMs, baselineMs), limit, met: abcdMs / baselineMs <= limit, note });
+  targets.push({
+    what,
+    abcd: ms(abcdMs),
+    baseline: `${baseline} ${ms(baselineMs)}`,
+    ratio: ratio(abcdMs, baselineMs),
+    limit,
+    met: abcdMs / baselineMs <= limit,
+    note,
+  });
 }
 
 /** Runs a command without blocking the event loop. Resolves {code, stdout, stderr, ms, start, end}. */

@@ -93,5 +93,12 @@ function numberOf(section) {
 /** Section 0: every row of issue 11's table this run measured, as a ratio against its target. */
 function targetsSection() {
   const rows = targets.map((t) => [t.what, t.abcd, t.baseline, t.ratio, `≤ ${t.limit}x: ${t.met ? 'met' : '**missed**'}`]);
-  return ['## 0. Targets (issue 11)', '', 'Every ratio from this run; the sections below have the detail.', '', table(['what', 'abcd', 'baseline (same run)', 'ratio', 'target'], rows), ''].join('\n');
+  return [
+    '## 0. Targets (issue 11)',
+    '',
+    'Every ratio from this run; the sections below have the detail.',
+    '',
+    table(['what', 'abcd', 'baseline (same run)', 'ratio', 'target'], rows),
+    '',
+  ].join('\n');
 }

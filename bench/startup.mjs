@@ -26,10 +26,22 @@ export async function benchStartup() {
   for (let rep = 0; rep < REPS; rep++) for (const [k, p] of Object.entries(probes)) t[k].push(p());
   const m = Object.fromEntries(Object.entries(t).map(([k, xs]) => [k, median(xs)]));
   const floor = m.node + m.fetch;
-  const helpRow = (label, help, node) => [label, ms(help), `\`node -e 0\` ${ms(node)}`, ratio(help, node), `≤ 2x: ${mark(help / node <= 2)}`];
+  const helpRow = (label, help, node) => [
+    label,
+    ms(help),
+    `\`node -e 0\` ${ms(node)}`,
+    ratio(help, node),
+    `≤ 2x: ${mark(help / node <= 2)}`,
+  ];
   const rows = [helpRow('`abcd --help`', m.help, m.node)];
   if (m.helpInherited) rows.push(helpRow(`\`abcd --help\` with ${Object.keys(nodeVars).join(', ')}`, m.helpInherited, m.nodeInherited));
-  rows.push(['`abcd status`, empty remote', ms(m.status), `\`node -e 0\` + \`git fetch\` ${ms(floor)} (${ms(m.node)} + ${ms(m.fetch)})`, ratio(m.status, floor), `≤ 1.5x: ${mark(m.status / floor <= 1.5)}`]);
+  rows.push([
+    '`abcd status`, empty remote',
+    ms(m.status),
+    `\`node -e 0\` + \`git fetch\` ${ms(floor)} (${ms(m.node)} + ${ms(m.fetch)})`,
+    ratio(m.status, floor),
+    `≤ 1.5x: ${mark(m.status / floor <= 1.5)}`,
+  ]);
   target('`abcd --help`, bare environment', m.help, '`node -e 0`', m.node, 2);
   target('status, empty remote', m.status, 'node + fetch', floor, 1.5);
   return [

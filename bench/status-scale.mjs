@@ -4,7 +4,22 @@ import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
-  abcd, BUILD, cloneFor, fastImportClaims, git, makeRemote, mark, median, ms, NODE, objectCount, RAW_SPEC, ratio, run, sandbox, target,
+  abcd,
+  BUILD,
+  cloneFor,
+  fastImportClaims,
+  git,
+  makeRemote,
+  mark,
+  median,
+  ms,
+  NODE,
+  objectCount,
+  RAW_SPEC,
+  ratio,
+  run,
+  sandbox,
+  target,
   table,
 } from './lib.mjs';
 
@@ -36,8 +51,8 @@ export async function benchStatusScale() {
       };
       const fetch = () => git(raw, ['fetch', '-q', 'origin', RAW_SPEC], env).ms;
       // Alternate which goes first, so neither always meets a warmer page cache.
-      if (rep % 2) t.cold.raw.push(fetch()), t.cold.abcd.push(status());
-      else t.cold.abcd.push(status()), t.cold.raw.push(fetch());
+      if (rep % 2) (t.cold.raw.push(fetch()), t.cold.abcd.push(status()));
+      else (t.cold.abcd.push(status()), t.cold.raw.push(fetch()));
       for (let w = 0; w < size.warmPerCold; w++) {
         const before = objectCount(mine, env);
         t.warm.abcd.push(status());
@@ -66,8 +81,10 @@ export async function benchStatusScale() {
       const n = median(t.node);
       target('status, 1,000 records, warm', median(t.warm.abcd), 'raw fetch + `node -e 0`', median(t.warm.raw) + n, 2);
     }
-    out.push(`${size.n} records built with one \`git fast-import\` + \`pack-refs\` in ${ms(built)}; ` +
-      `objects fetched by the warm runs: ${warmFetched} ${mark(warmFetched === 0)}.`);
+    out.push(
+      `${size.n} records built with one \`git fast-import\` + \`pack-refs\` in ${ms(built)}; ` +
+        `objects fetched by the warm runs: ${warmFetched} ${mark(warmFetched === 0)}.`,
+    );
   }
   out.push(
     '',
@@ -132,7 +149,12 @@ async function decodeTime(clone, env) {
   const { Git } = await dist('remote/git.js');
   const { RecordStore } = await dist('remote/record-store.js');
   const { decodeSnapshot } = await dist('verbs/snapshot.js');
-  const store = new RecordStore(new Git(clone, env), 'origin', () => ({ ms: 30_000 }), async () => {});
+  const store = new RecordStore(
+    new Git(clone, env),
+    'origin',
+    () => ({ ms: 30_000 }),
+    async () => {},
+  );
   const raws = await store.readCached();
   const times = [0, 1, 2].map(() => {
     const t0 = performance.now();

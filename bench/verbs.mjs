@@ -2,8 +2,23 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  abcd, classify, cloneFor, git, gitLogger, makeRemote, mark, median, ms, NODE, objectCount, ratio, RAW_SPEC, run,
-  sandbox, table, target as record,
+  abcd,
+  classify,
+  cloneFor,
+  git,
+  gitLogger,
+  makeRemote,
+  mark,
+  median,
+  ms,
+  NODE,
+  objectCount,
+  ratio,
+  RAW_SPEC,
+  run,
+  sandbox,
+  table,
+  target as record,
 } from './lib.mjs';
 
 const REPS = 5; // timed repetitions; one more, first, is counted through the git wrapper
@@ -56,7 +71,10 @@ export async function benchVerbs() {
     raw.node.push(run(NODE, ['-e', '0'], { env: envA }).ms);
     raw.fetch.push(git(a, ['fetch', '-q', 'origin', RAW_SPEC], envA).ms);
     const oid = git(a, ['commit-tree', '-m', `raw ${rep}`, 'HEAD^{tree}'], envA).stdout.trim();
-    raw.push.push(git(a, ['push', '-q', '--porcelain', `--force-with-lease=refs/heads/raw/r${rep}:`, 'origin', `${oid}:refs/heads/raw/r${rep}`], envA).ms);
+    raw.push.push(
+      git(a, ['push', '-q', '--porcelain', `--force-with-lease=refs/heads/raw/r${rep}:`, 'origin', `${oid}:refs/heads/raw/r${rep}`], envA)
+        .ms,
+    );
   }
 
   // The floor for a verb: start node, then run the round trips it needs as raw git.
@@ -68,7 +86,9 @@ export async function benchVerbs() {
   const floorName = (v) => (readOnly(v) ? 'node + fetch' : 'node + fetch + push');
   const target = {
     'reserve (free)': (c) => [`1 trip (the push; cache shows it free): ${mark(c.trips === 1)}`],
-    status: (c) => [`1 trip: ${mark(c.trips === 1)}; objects fetched when unchanged: ${statusFetchedObjects} (wants sent: ${statusWants}) ${mark(statusFetchedObjects === 0 && statusWants === 0)}`],
+    status: (c) => [
+      `1 trip: ${mark(c.trips === 1)}; objects fetched when unchanged: ${statusFetchedObjects} (wants sent: ${statusWants}) ${mark(statusFetchedObjects === 0 && statusWants === 0)}`,
+    ],
   };
   const rows = verbs.map((v) => {
     const c = counts[v];
@@ -87,7 +107,13 @@ export async function benchVerbs() {
   });
   for (const v of ['reserve (free)', 'renew', 'push', 'release']) {
     const c = counts[v];
-    record(`${v}, warm (${c.trips} round trip${c.trips > 1 ? 's' : ''}, ${c.total} git processes)`, median(times[v]), 'node + fetch + push', floor(v), 1.5);
+    record(
+      `${v}, warm (${c.trips} round trip${c.trips > 1 ? 's' : ''}, ${c.total} git processes)`,
+      median(times[v]),
+      'node + fetch + push',
+      floor(v),
+      1.5,
+    );
   }
   record(`status, nothing changed (${counts.status.trips} round trip)`, median(times.status), 'node + fetch', floor('status'), 2);
   return [

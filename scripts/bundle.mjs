@@ -26,7 +26,10 @@ for (const f of await readdir(`${dist}bundle`)) {
   await rename(`${dist}bundle/${f}`, `${dist}bundle-maps/${f}`);
   const js = `${dist}bundle/${f.slice(0, -'.map'.length)}`;
   const text = await readFile(js, 'utf8');
-  await writeFile(js, text.replace(/\/\/# sourceMappingURL=(\S+)\s*$/, (_m, url) => `//# sourceMappingURL=../bundle-maps/${url}\n`));
+  await writeFile(
+    js,
+    text.replace(/\/\/# sourceMappingURL=(\S+)\s*$/, (_m, url) => `//# sourceMappingURL=../bundle-maps/${url}\n`),
+  );
 }
 
 // The --help texts, rendered once by the parser just built (scripts/help-texts.mjs).

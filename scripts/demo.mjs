@@ -46,12 +46,18 @@ try {
   mkdirSync(join(seed, '.abcd/items'), { recursive: true });
   for (const i of ITEMS) {
     const deps = i.depends ? `depends_on: [${i.depends.join(', ')}]\n` : '';
-    writeFileSync(join(seed, `.abcd/items/${i.slug}.md`), `---\ntitle: ${i.slug}\nstatus: ready\n${deps}---\nfile: ${i.file}\nappend: ${i.append}\n`);
+    writeFileSync(
+      join(seed, `.abcd/items/${i.slug}.md`),
+      `---\ntitle: ${i.slug}\nstatus: ready\n${deps}---\nfile: ${i.file}\nappend: ${i.append}\n`,
+    );
   }
   // The agent travels with the project, so it is inside every lane's worktree (and sandbox).
   mkdirSync(join(seed, 'tools'));
   copyFileSync(resolve(import.meta.dirname, 'demo-agent.sh'), join(seed, 'tools/agent.sh'));
-  writeFileSync(join(seed, '.abcd/config.json'), JSON.stringify({ land: { checks: 'test -f README.md' }, lanes: { agent: 'sh tools/agent.sh' } }, null, 2) + '\n');
+  writeFileSync(
+    join(seed, '.abcd/config.json'),
+    JSON.stringify({ land: { checks: 'test -f README.md' }, lanes: { agent: 'sh tools/agent.sh' } }, null, 2) + '\n',
+  );
   const who = ['-c', 'user.name=seed', '-c', 'user.email=seed@example.com', '-c', 'commit.gpgsign=false'];
   git(seed, ['add', '.']);
   git(seed, [...who, 'commit', '-q', '-m', 'initial: six items and a scripted agent']);
@@ -59,9 +65,17 @@ try {
 
   const home = join(root, 'ada');
   mkdirSync(home);
-  const s = { dir: join(home, 'work'), env: { ...base, HOME: home, ABCD_SESSION: 'ada', ABCD_MACHINE_DIR: join(root, 'machine'), ABCD_GATE_SLOTS: '3' } };
+  const s = {
+    dir: join(home, 'work'),
+    env: { ...base, HOME: home, ABCD_SESSION: 'ada', ABCD_MACHINE_DIR: join(root, 'machine'), ABCD_GATE_SLOTS: '3' },
+  };
   git(root, ['clone', '-q', `file://${remote}`, s.dir], s.env);
-  for (const [k, v] of [['user.email', 'ada@example.com'], ['user.name', 'ada'], ['commit.gpgsign', 'false']]) git(s.dir, ['config', k, v], s.env);
+  for (const [k, v] of [
+    ['user.email', 'ada@example.com'],
+    ['user.name', 'ada'],
+    ['commit.gpgsign', 'false'],
+  ])
+    git(s.dir, ['config', k, v], s.env);
 
   step('abcd items: what is ready, and what waits on what');
   console.log((await abcd(s, ['items'])).out);
@@ -69,7 +83,9 @@ try {
   const bwrap = spawnSync('bwrap', ['--ro-bind', '/', '/', '--unshare-pid', '--', 'true']).status === 0;
   const sandbox = bwrap ? 'bwrap' : 'none';
   if (!bwrap) console.log('\n(bubblewrap is not available here: the demo runs its own scripted agent unsandboxed)');
-  step(`abcd drain --lanes 3 --sandbox ${sandbox}: each lane claims an item, runs the agent in a fresh worktree, lands it through the queue`);
+  step(
+    `abcd drain --lanes 3 --sandbox ${sandbox}: each lane claims an item, runs the agent in a fresh worktree, lands it through the queue`,
+  );
   const drain = await abcd(s, ['drain', '--lanes', '3', '--sandbox', sandbox]);
   console.log(`exit ${drain.code}\n${drain.out}`);
 

@@ -10,11 +10,15 @@ const bundle = new URL('../dist/bundle/', import.meta.url);
 // One process per text: yargs ends the process once it printed a help.
 const render = async (args) =>
   (
-    await promisify(execFile)(process.execPath, ['-e', `import(${JSON.stringify(new URL('main.js', bundle).href)}).then((m) => m.main(${JSON.stringify(args)}))`], {
-      encoding: 'utf8',
-      // Nothing from this machine's environment may shape the texts.
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
-    })
+    await promisify(execFile)(
+      process.execPath,
+      ['-e', `import(${JSON.stringify(new URL('main.js', bundle).href)}).then((m) => m.main(${JSON.stringify(args)}))`],
+      {
+        encoding: 'utf8',
+        // Nothing from this machine's environment may shape the texts.
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      },
+    )
   ).stdout;
 const { commands } = await import(new URL('../dist/cli/commands.js', import.meta.url).href);
 const verbOf = (c) => String(Array.isArray(c.command) ? c.command[0] : c.command).split(' ')[0];

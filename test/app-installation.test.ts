@@ -33,7 +33,8 @@ describe('a key-only App (a CI job)', () => {
       method: 'POST',
       path: '/app/installations/42/access_tokens',
       // Limited to the one repository and what a lane needs.
-      assert: (r) => expect(r.body).toEqual({ repositories: [repo], permissions: { contents: 'write', pull_requests: 'write', metadata: 'read' } }),
+      assert: (r) =>
+        expect(r.body).toEqual({ repositories: [repo], permissions: { contents: 'write', pull_requests: 'write', metadata: 'read' } }),
       reply: { status: 201, body: { token: TOKEN, expires_at: new Date(Date.now() + 3_600_000).toISOString() } },
     });
     const r = await s.abcd(['reserve', 'ci-item', '--json']);

@@ -69,8 +69,7 @@ class GitHubStub {
           return;
         }
         const r = typeof next === 'function' ? next(seen) : next;
-        const send = () =>
-          res.writeHead(r.status ?? 200, { 'content-type': 'application/json', ...r.headers }).end(JSON.stringify(r.body));
+        const send = () => res.writeHead(r.status ?? 200, { 'content-type': 'application/json', ...r.headers }).end(JSON.stringify(r.body));
         if (r.delayMs) setTimeout(send, r.delayMs);
         else send();
       });
@@ -132,7 +131,14 @@ async function writeSetup(token: { token: string; expiresAt: number; refreshToke
 
 const expired = () => ({ token: 'ghu_OLD', expiresAt: Date.now() - 1000, refreshToken: 'ghr_OLD', login: 'octo' });
 const refreshed = (n = 1): Reply => ({
-  body: { access_token: `ghu_NEW${n}`, expires_in: 28_800, refresh_token: `ghr_NEW${n}`, refresh_token_expires_in: 15_811_200, token_type: 'bearer', scope: '' },
+  body: {
+    access_token: `ghu_NEW${n}`,
+    expires_in: 28_800,
+    refresh_token: `ghr_NEW${n}`,
+    refresh_token_expires_in: 15_811_200,
+    token_type: 'bearer',
+    scope: '',
+  },
 });
 const user = (login = 'octo'): Reply => ({ body: { login, id: 1 } });
 
@@ -214,7 +220,11 @@ describe('user-to-server token', () => {
     await writeSetup({ token: 'ghu_A', expiresAt: clock.now() + HOUR, refreshToken: 'ghr_A', login: 'octo' });
     const source = createTokenSource({ config: envConfig(env), clock });
     expect((await source.get()).token).toBe('ghu_A');
-    await writeFile(join(dir, 'user-token.json'), JSON.stringify({ v: 1, token: 'ghu_B', expiresAt: clock.now() + HOUR, refreshToken: 'ghr_B', login: 'octo' }), { mode: 0o600 });
+    await writeFile(
+      join(dir, 'user-token.json'),
+      JSON.stringify({ v: 1, token: 'ghu_B', expiresAt: clock.now() + HOUR, refreshToken: 'ghr_B', login: 'octo' }),
+      { mode: 0o600 },
+    );
     expect((await source.get()).token, 'another process refreshed: its token replaces the dead one').toBe('ghu_B');
     clock.advance(HOUR - 4 * 60_000); // inside the 5-minute margin
     gh.on('POST', '/login/oauth/access_token', refreshed(2));
@@ -245,7 +255,11 @@ describe('user-to-server token', () => {
   it('turns bad_refresh_token into the exit-7 refusal naming setup-app', async () => {
     await writeSetup(expired());
     gh.on('POST', '/login/oauth/access_token', {
-      body: { error: 'bad_refresh_token', error_description: 'The refresh token passed is incorrect or expired.', error_uri: 'https://docs' },
+      body: {
+        error: 'bad_refresh_token',
+        error_description: 'The refresh token passed is incorrect or expired.',
+        error_uri: 'https://docs',
+      },
     });
     const r = await refusalOf(createTokenSource({ config: envConfig(env), clock: systemClock }).get());
     gh.verify();
@@ -270,7 +284,11 @@ describe('user-to-server token', () => {
     expect(r502.data).toMatchObject({ status: 502, outcome: 'unknown' });
 
     gh.on('POST', '/login/oauth/access_token', refreshed());
-    gh.on('GET', '/user', { status: 403, body: { message: 'API rate limit exceeded' }, headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1900000000' } });
+    gh.on('GET', '/user', {
+      status: 403,
+      body: { message: 'API rate limit exceeded' },
+      headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1900000000' },
+    });
     const rRate = await refusalOf(createTokenSource({ config: envConfig(env), clock: systemClock }).get());
     expect(rRate).toBeInstanceOf(RemoteUnavailable);
     expect(rRate.exit).toBe(8);
@@ -313,10 +331,14 @@ describe('config files', () => {
     await writeSetup({ token: 'ghu_FRESH', expiresAt: Date.now() + 4 * HOUR, refreshToken: 'ghr_X', login: 'octo' });
     const token = join(dir, 'user-token.json');
     await chmod(token, 0o640);
-    expect((await refusalOf(createTokenSource({ config: envConfig(env), clock: systemClock }).get())).data).toMatchObject({ fix: `chmod 600 ${token}` });
+    expect((await refusalOf(createTokenSource({ config: envConfig(env), clock: systemClock }).get())).data).toMatchObject({
+      fix: `chmod 600 ${token}`,
+    });
     await chmod(token, 0o600);
     await chmod(dir, 0o755);
-    expect((await refusalOf(createTokenSource({ config: envConfig(env), clock: systemClock }).get())).data).toMatchObject({ fix: `chmod 700 ${dir}` });
+    expect((await refusalOf(createTokenSource({ config: envConfig(env), clock: systemClock }).get())).data).toMatchObject({
+      fix: `chmod 700 ${dir}`,
+    });
   });
 
   it('names a malformed config file and the shape it expects', async () => {
@@ -340,7 +362,9 @@ describe('config files', () => {
 // ---- installation tokens -----------------------------------------------------------------
 
 function jwtOf(req: Seen): { iss: unknown; valid: boolean } {
-  const [h, p, s] = String(req.headers.authorization).replace(/^bearer /i, '').split('.');
+  const [h, p, s] = String(req.headers.authorization)
+    .replace(/^bearer /i, '')
+    .split('.');
   const valid = verifySignature('RSA-SHA256', Buffer.from(`${h}.${p}`), keys.publicKey, Buffer.from(s ?? '', 'base64url'));
   return { iss: JSON.parse(Buffer.from(p ?? '', 'base64url').toString()).iss, valid };
 }
@@ -352,7 +376,13 @@ describe('installation token', () => {
   };
   const minted = (n: number): Reply => ({
     status: 201,
-    body: { token: `ghs_INST${n}`, expires_at: new Date(Date.now() + HOUR).toISOString(), permissions: { contents: 'write' }, repository_selection: 'selected', repositories: [{ id: 9, name: 'r' }] },
+    body: {
+      token: `ghs_INST${n}`,
+      expires_at: new Date(Date.now() + HOUR).toISOString(),
+      permissions: { contents: 'write' },
+      repository_selection: 'selected',
+      repositories: [{ id: 9, name: 'r' }],
+    },
   });
 
   it('is limited to the one repository and the lane permissions, cached, and re-minted before it lapses', async () => {
@@ -375,7 +405,9 @@ describe('installation token', () => {
   it('a 404 for the installation is the same not-found refusal (exit 3) as a forge call, naming the installation', async () => {
     await writeSetup(expired());
     gh.on('GET', '/repos/o/r/installation', { status: 404, body: { message: 'Not Found' } });
-    const r = await refusalOf(createTokenSource({ config: envConfig(env), clock: systemClock, kind: 'installation', repository: { owner: 'o', repo: 'r' } }).get());
+    const r = await refusalOf(
+      createTokenSource({ config: envConfig(env), clock: systemClock, kind: 'installation', repository: { owner: 'o', repo: 'r' } }).get(),
+    );
     expect(r).toBeInstanceOf(ForgeRejected);
     expect(r.data).toMatchObject({ reason: 'not-found', status: 404 });
     expect(r.message).toContain('not installed on o/r');
@@ -403,7 +435,12 @@ describe('refresh across processes', () => {
       import { envConfig } from ${JSON.stringify(join(built, 'dist/cli/env-config.js'))};
       try { console.log(JSON.stringify(await createTokenSource({ config: envConfig(process.env), clock: systemClock }).get())); }
       catch (e) { console.log(JSON.stringify({ refusal: e.code, message: e.message })); process.exitCode = e.exit ?? 1; }`;
-    const run = () => execa('node', ['--input-type=module', '-e', script], { env: { ...env, PATH: process.env.PATH ?? '' }, extendEnv: false, reject: false });
+    const run = () =>
+      execa('node', ['--input-type=module', '-e', script], {
+        env: { ...env, PATH: process.env.PATH ?? '' },
+        extendEnv: false,
+        reject: false,
+      });
     const [a, b] = await Promise.all([run(), run()]);
     expect(a.exitCode, a.stdout + a.stderr).toBe(0);
     expect(b.exitCode, b.stdout + b.stderr).toBe(0);
@@ -421,7 +458,15 @@ describe('device flow', () => {
     body: { device_code: 'DEV123', user_code: 'ABCD-1234', verification_uri: `${gh.url}/login/device`, expires_in: expiresIn, interval },
   });
   const pending: Reply = { body: { error: 'authorization_pending' } };
-  const granted: Reply = { body: { access_token: 'ghu_DEV', expires_in: 28_800, refresh_token: 'ghr_DEV', refresh_token_expires_in: 15_811_200, token_type: 'bearer' } };
+  const granted: Reply = {
+    body: {
+      access_token: 'ghu_DEV',
+      expires_in: 28_800,
+      refresh_token: 'ghr_DEV',
+      refresh_token_expires_in: 15_811_200,
+      token_type: 'bearer',
+    },
+  };
 
   it('polls at the interval, slows down for good on slow_down, and returns the pair', async () => {
     const clock = fakeClock();
@@ -435,12 +480,16 @@ describe('device flow', () => {
     expect(pair).toMatchObject({ token: 'ghu_DEV', refreshToken: 'ghr_DEV' });
     const polls = gh.requests('POST', '/login/oauth/access_token');
     expect(polls.map((p) => (p.at - start) / 1000)).toEqual([5, 10, 20, 30]);
-    expect(polls[0]?.body).toEqual({ client_id: CLIENT_ID, device_code: 'DEV123', grant_type: 'urn:ietf:params:oauth:grant-type:device_code' });
+    expect(polls[0]?.body).toEqual({
+      client_id: CLIENT_ID,
+      device_code: 'DEV123',
+      grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
+    });
     expect(gh.requests('POST', '/login/device/code')[0]?.body).toEqual({ client_id: CLIENT_ID });
     gh.verify();
   });
 
-  it('stops at the code\'s own expiry with a deadline refusal and no poll past it', async () => {
+  it("stops at the code's own expiry with a deadline refusal and no poll past it", async () => {
     const clock = fakeClock();
     gh.clock = clock;
     gh.on('POST', '/login/device/code', code(12, 5));
@@ -457,19 +506,35 @@ describe('device flow', () => {
     const clock = fakeClock();
     gh.on('POST', '/login/device/code', code(900, 5));
     gh.on('POST', '/login/oauth/access_token', { body: { error: 'expired_token' } });
-    expect(await refusalOf(runDeviceFlow({ webUrl: gh.url, clientId: CLIENT_ID, clock, onCode: () => undefined }))).toBeInstanceOf(DeadlineReached);
+    expect(await refusalOf(runDeviceFlow({ webUrl: gh.url, clientId: CLIENT_ID, clock, onCode: () => undefined }))).toBeInstanceOf(
+      DeadlineReached,
+    );
     gh.verify();
   });
 
   function deps(clock: Clock): Deps {
-    return { cwd: dir, env, config: envConfig(env), clock, remote: 'origin', out: { stdout: () => undefined, stderr: () => undefined, isTTY: false } };
+    return {
+      cwd: dir,
+      env,
+      config: envConfig(env),
+      clock,
+      remote: 'origin',
+      out: { stdout: () => undefined, stderr: () => undefined, isTTY: false },
+    };
   }
 
   it('setup-app without ids prints the steps only the person can take', async () => {
     const r = await setupApp(deps(fakeClock()), { onCode: () => undefined });
     expect(r.state).toBe('needs-registration');
     const text = r.personSteps.join('\n');
-    for (const want of ['Enable Device Flow', 'Expire user authorization tokens', 'Contents: Read and write', 'Pull requests: Read and write', 'Workflows', 'Metadata: Read-only']) {
+    for (const want of [
+      'Enable Device Flow',
+      'Expire user authorization tokens',
+      'Contents: Read and write',
+      'Pull requests: Read and write',
+      'Workflows',
+      'Metadata: Read-only',
+    ]) {
       expect(text).toContain(want);
     }
     gh.verify();
@@ -485,8 +550,17 @@ describe('device flow', () => {
     const r = await setupApp(deps(clock), { appId: String(APP_ID), clientId: CLIENT_ID, keyFile: downloaded, onCode: () => undefined });
     expect(r).toMatchObject({ state: 'authorized', login: 'octo', keySaved: true });
     for (const f of ['app.json', 'app-key.pem', 'user-token.json']) expect((await stat(join(dir, f))).mode & 0o777, f).toBe(0o600);
-    expect(JSON.parse(await readFile(join(dir, 'app.json'), 'utf8'))).toEqual({ v: 1, appId: APP_ID, clientId: CLIENT_ID, keyFile: 'app-key.pem' });
-    expect(JSON.parse(await readFile(join(dir, 'user-token.json'), 'utf8'))).toMatchObject({ token: 'ghu_DEV', refreshToken: 'ghr_DEV', login: 'octo' });
+    expect(JSON.parse(await readFile(join(dir, 'app.json'), 'utf8'))).toEqual({
+      v: 1,
+      appId: APP_ID,
+      clientId: CLIENT_ID,
+      keyFile: 'app-key.pem',
+    });
+    expect(JSON.parse(await readFile(join(dir, 'user-token.json'), 'utf8'))).toMatchObject({
+      token: 'ghu_DEV',
+      refreshToken: 'ghr_DEV',
+      login: 'octo',
+    });
     expect(await readFile(join(dir, 'app-key.pem'), 'utf8')).toBe(keys.pem);
     gh.verify();
   });

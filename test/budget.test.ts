@@ -15,7 +15,18 @@ const BUDGET_JS = resolve(import.meta.dirname, '../dist/machine/budget/budget.js
 
 describe('usage lines', () => {
   it('sums valid lines and counts the malformed ones it ignored', () => {
-    const text = ['{"tokens":1234}', '', 'not json', '{"tokens":-5}', '{"tokens":1.5}', '[1]', '{"tokens":"9"}', '{"tokens":66,"model":"x"}', '{}', '  '].join('\n');
+    const text = [
+      '{"tokens":1234}',
+      '',
+      'not json',
+      '{"tokens":-5}',
+      '{"tokens":1.5}',
+      '[1]',
+      '{"tokens":"9"}',
+      '{"tokens":66,"model":"x"}',
+      '{}',
+      '  ',
+    ].join('\n');
     expect(parseUsageLines(text)).toEqual({ tokens: 1300, lines: 2, ignored: 6 });
     expect(parseUsageLines('')).toEqual({ tokens: 0, lines: 0, ignored: 0 });
   });
@@ -59,7 +70,9 @@ describe('the budget pool', () => {
     await setBudget(dir, 1000);
     const script = `const b = await import(${JSON.stringify(BUDGET_JS)}); for (let i = 0; i < 40; i++) await b.debitBudget(process.argv[1], { tokens: 3 });`;
     const runs = await Promise.all(
-      Array.from({ length: 6 }, () => execa(process.execPath, ['--input-type=module', '-e', script, dir], { reject: false, timeout: 120_000 })),
+      Array.from({ length: 6 }, () =>
+        execa(process.execPath, ['--input-type=module', '-e', script, dir], { reject: false, timeout: 120_000 }),
+      ),
     );
     for (const r of runs) expect(r.exitCode, r.stderr).toBe(0);
     expect(readBudget(dir)).toMatchObject({ pool: 1000, spent: 6 * 40 * 3, remaining: 1000 - 6 * 40 * 3, debits: 240 });

@@ -110,10 +110,21 @@ describe.skipIf(!existsSync(FAKETIME_LIB))('clock skew (libfaketime)', () => {
   it('+15d: one status does not delete a done record written a moment ago', async () => {
     const remote = await makeRemote();
     const holder = { person: 'honest@example.com', host: 'h', session: 'landed' };
-    await writeRawRecord(remote.dir, claimRef('landed'), JSON.stringify({
-      abcd: 'claim', v: 1, item: 'local:item:landed', state: 'done', holder, gen: 3, at: Date.now(), ttl: 60_000,
-      landed: { main: 'main', tip: 'a'.repeat(40) },
-    }));
+    await writeRawRecord(
+      remote.dir,
+      claimRef('landed'),
+      JSON.stringify({
+        abcd: 'claim',
+        v: 1,
+        item: 'local:item:landed',
+        state: 'done',
+        holder,
+        gen: 3,
+        at: Date.now(),
+        ttl: 60_000,
+        landed: { main: 'main', tip: 'a'.repeat(40) },
+      }),
+    );
     const s = await skewed(remote, 'farther', '+15d');
     const r = await s.abcd(['status', '--json']);
     expect(r.code).toBe(0);
@@ -126,10 +137,20 @@ describe.skipIf(!existsSync(FAKETIME_LIB))('clock skew (libfaketime)', () => {
     const h = await honestWithDelay(remote, 'hedy', '500ms');
     const s = await skewed(remote, 'slow', '-10m');
     expect((await h.abcd(['reserve', 'w', '--ttl', '3s'])).code).toBe(0);
-    await writeRawRecord(remote.dir, claimRef('kept'), JSON.stringify({
-      abcd: 'claim', v: 1, item: 'local:item:kept', state: 'done', holder: { person: 'hedy@example.com', host: 'h', session: 'old' },
-      gen: 2, at: Date.now(), ttl: 60_000,
-    }));
+    await writeRawRecord(
+      remote.dir,
+      claimRef('kept'),
+      JSON.stringify({
+        abcd: 'claim',
+        v: 1,
+        item: 'local:item:kept',
+        state: 'done',
+        holder: { person: 'hedy@example.com', host: 'h', session: 'old' },
+        gen: 2,
+        at: Date.now(),
+        ttl: 60_000,
+      }),
+    );
     expect((await s.abcd(['status', '--json'])).code).toBe(0);
     expect((await h.abcd(['renew', 'w', '--ttl', '3s'])).code).toBe(0);
     const tip = (await remote.refs()).get(claimRef('w'));

@@ -47,11 +47,17 @@ afterEach(async () => {
 });
 
 function channelOptions(extra: Partial<CredentialChannelOptions> = {}): CredentialChannelOptions {
-  return { token, launcher: { node: process.execPath, script: ABCD_BIN }, host: `127.0.0.1:${server.port}`, baseEnv: env, tmpDir: tmpdir(), ...extra };
+  return {
+    token,
+    launcher: { node: process.execPath, script: ABCD_BIN },
+    host: `127.0.0.1:${server.port}`,
+    baseEnv: env,
+    tmpDir: tmpdir(),
+    ...extra,
+  };
 }
 
-const pushMain = (e: Record<string, string> = {}) =>
-  workGit.run(['push', '-q', 'origin', 'main'], { env: e, timeoutMs: PUSH_TIMEOUT_MS });
+const pushMain = (e: Record<string, string> = {}) => workGit.run(['push', '-q', 'origin', 'main'], { env: e, timeoutMs: PUSH_TIMEOUT_MS });
 
 describe('credential channel', () => {
   it('lets a push authenticate with the token, and only while it is open', async () => {
@@ -124,7 +130,10 @@ describe('credential channel', () => {
     const marker = join(home, 'helper-called');
     const helper = `!f() { echo "$1" >> '${marker}'; cat >/dev/null; [ "$1" = get ] && printf 'username=${USER}\\npassword=wrong\\n'; }; f`;
     const url = `http://127.0.0.1:${server.port}`;
-    await writeFile(join(home, '.gitconfig'), `[credential "${url}"]\n\thelper = ${JSON.stringify(helper)}\n[credential]\n\thelper = ${JSON.stringify(helper)}\n`);
+    await writeFile(
+      join(home, '.gitconfig'),
+      `[credential "${url}"]\n\thelper = ${JSON.stringify(helper)}\n[credential]\n\thelper = ${JSON.stringify(helper)}\n`,
+    );
     // Control: without the channel the person's helper answers (wrongly) for this host.
     expect((await pushMain()).exitCode).not.toBe(0);
     expect(await readFile(marker, 'utf8')).toMatch(/^get$/m);
@@ -138,8 +147,10 @@ describe('credential channel', () => {
     const e = credentialConfigEnv('!helper', { GIT_CONFIG_COUNT: '2' });
     expect(e).toEqual({
       GIT_CONFIG_COUNT: '4',
-      GIT_CONFIG_KEY_2: 'credential.helper', GIT_CONFIG_VALUE_2: '',
-      GIT_CONFIG_KEY_3: 'credential.helper', GIT_CONFIG_VALUE_3: '!helper',
+      GIT_CONFIG_KEY_2: 'credential.helper',
+      GIT_CONFIG_VALUE_2: '',
+      GIT_CONFIG_KEY_3: 'credential.helper',
+      GIT_CONFIG_VALUE_3: '!helper',
     });
   });
 });
@@ -177,7 +188,7 @@ async function descendants(root: number): Promise<number[]> {
   const frontier = [root];
   while (frontier.length > 0) {
     const parent = frontier.pop()!;
-    for (const [pid, ppid] of parents) if (ppid === parent) out.push(pid), frontier.push(pid);
+    for (const [pid, ppid] of parents) if (ppid === parent) (out.push(pid), frontier.push(pid));
   }
   return out;
 }

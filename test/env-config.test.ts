@@ -15,9 +15,20 @@ describe('EnvConfig', () => {
   afterAll(cleanupTemp);
 
   it('defaults from the computer when nothing is set, and empty counts as unset', () => {
-    for (const env of [{}, { ABCD_SESSION: '', ABCD_MACHINE_DIR: ' ', ABCD_GATE_SLOTS: '', ABCD_NETWORK_TIMEOUT: '', ABCD_JOB_DEADLINE: '', ABCD_LANE: '' }]) {
+    for (const env of [
+      {},
+      { ABCD_SESSION: '', ABCD_MACHINE_DIR: ' ', ABCD_GATE_SLOTS: '', ABCD_NETWORK_TIMEOUT: '', ABCD_JOB_DEADLINE: '', ABCD_LANE: '' },
+    ]) {
       const c = readEnvConfig(env, facts);
-      expect(c).toMatchObject({ session: undefined, machineDir: '/var/tmp/abcd-machine', tmpDir: '/var/tmp', host: 'box', home: '/home/p', githubHosts: [], lane: undefined });
+      expect(c).toMatchObject({
+        session: undefined,
+        machineDir: '/var/tmp/abcd-machine',
+        tmpDir: '/var/tmp',
+        host: 'box',
+        home: '/home/p',
+        githubHosts: [],
+        lane: undefined,
+      });
       expect([c.gateSlots(), c.networkTimeoutMs(), c.jobDeadline()]).toEqual([4, undefined, undefined]);
     }
     expect(readEnvConfig({}, { ...facts, hostname: '', cpus: 1 })).toMatchObject({ host: 'unknown-host' });
@@ -27,18 +38,34 @@ describe('EnvConfig', () => {
   it('reads each variable that is set', () => {
     const c = readEnvConfig(
       {
-        HOME: '/home/q', ABCD_SESSION: 'lane-3', ABCD_MACHINE_DIR: '/srv/abcd', ABCD_GATE_SLOTS: '3', ABCD_NETWORK_TIMEOUT: '90s',
-        ABCD_JOB_DEADLINE: '2030-01-01T00:00:00Z', ABCD_GITHUB_HOSTS: ' ghe.example.com, ,git.corp ', ABCD_LANE: 'drain',
+        HOME: '/home/q',
+        ABCD_SESSION: 'lane-3',
+        ABCD_MACHINE_DIR: '/srv/abcd',
+        ABCD_GATE_SLOTS: '3',
+        ABCD_NETWORK_TIMEOUT: '90s',
+        ABCD_JOB_DEADLINE: '2030-01-01T00:00:00Z',
+        ABCD_GITHUB_HOSTS: ' ghe.example.com, ,git.corp ',
+        ABCD_LANE: 'drain',
       },
       facts,
     );
-    expect(c).toMatchObject({ session: 'lane-3', machineDir: '/srv/abcd', home: '/home/q', githubHosts: ['ghe.example.com', 'git.corp'], lane: 'drain' });
+    expect(c).toMatchObject({
+      session: 'lane-3',
+      machineDir: '/srv/abcd',
+      home: '/home/q',
+      githubHosts: ['ghe.example.com', 'git.corp'],
+      lane: 'drain',
+    });
     expect([c.gateSlots(), c.networkTimeoutMs(), c.jobDeadline()]).toEqual([3, 90_000, Date.parse('2030-01-01T00:00:00Z')]);
   });
 
   it('a malformed value is refused by name when asked for, not when read', () => {
     const c = readEnvConfig({ ABCD_GATE_SLOTS: 'lots', ABCD_NETWORK_TIMEOUT: 'soon', ABCD_JOB_DEADLINE: 'friday' }, facts);
-    for (const [ask, name] of [[c.gateSlots, 'ABCD_GATE_SLOTS'], [c.networkTimeoutMs, 'ABCD_NETWORK_TIMEOUT'], [c.jobDeadline, 'ABCD_JOB_DEADLINE']] as const) {
+    for (const [ask, name] of [
+      [c.gateSlots, 'ABCD_GATE_SLOTS'],
+      [c.networkTimeoutMs, 'ABCD_NETWORK_TIMEOUT'],
+      [c.jobDeadline, 'ABCD_JOB_DEADLINE'],
+    ] as const) {
       let thrown: unknown;
       try {
         ask();

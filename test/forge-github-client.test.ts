@@ -26,9 +26,14 @@ const postPull = (c: GitHubClient) => c.rest({ method: 'POST', path: PULLS, body
 describe('where it sends', () => {
   it('derives REST and GraphQL URLs for github.com, Enterprise Server and ghe.com', () => {
     expect(githubApiUrls('github.com')).toEqual({ rest: 'https://api.github.com', graphql: 'https://api.github.com/graphql' });
-    expect(githubApiUrls('git.example.com')).toEqual({ rest: 'https://git.example.com/api/v3', graphql: 'https://git.example.com/api/graphql' });
+    expect(githubApiUrls('git.example.com')).toEqual({
+      rest: 'https://git.example.com/api/v3',
+      graphql: 'https://git.example.com/api/graphql',
+    });
     expect(githubApiUrls('acme.ghe.com')).toEqual({ rest: 'https://api.acme.ghe.com', graphql: 'https://api.acme.ghe.com/graphql' });
-    expect(new GitHubClient({ host: 'git.example.com', token: async () => TOKEN, clock: systemClock }).restUrl).toBe('https://git.example.com/api/v3');
+    expect(new GitHubClient({ host: 'git.example.com', token: async () => TOKEN, clock: systemClock }).restUrl).toBe(
+      'https://git.example.com/api/v3',
+    );
   });
 
   it('asks the token supplier on every call and sends it as a Bearer token', async () => {
@@ -65,7 +70,13 @@ describe('failures', () => {
     gh.stub.on({
       method: 'POST',
       path: PULLS,
-      reply: { status: 422, body: { message: 'Validation Failed', errors: [{ resource: 'PullRequest', code: 'custom', message: 'No commits between main and x' }] } },
+      reply: {
+        status: 422,
+        body: {
+          message: 'Validation Failed',
+          errors: [{ resource: 'PullRequest', code: 'custom', message: 'No commits between main and x' }],
+        },
+      },
     });
     const e = await refusal(postPull(client()), ForgeRejected);
     expect(e.exit).toBe(3);
@@ -102,7 +113,10 @@ describe('failures', () => {
     gh.stub.on({ method: 'GET', path: PULLS, reply: { body: '<html>unicorn</html>' } });
     expect((await refusal(getPulls(client()), RemoteUnavailable)).data).toMatchObject({ reason: 'garbage', outcome: 'unchanged' });
     gh.stub.on({ method: 'POST', path: PULLS, reply: { body: { number: 'seven' } } });
-    const e = await refusal(client().rest({ method: 'POST', path: PULLS, body: {}, what: 'open' }, z.object({ number: z.number() })), RemoteUnavailable);
+    const e = await refusal(
+      client().rest({ method: 'POST', path: PULLS, body: {}, what: 'open' }, z.object({ number: z.number() })),
+      RemoteUnavailable,
+    );
     expect(e.data).toMatchObject({ reason: 'garbage', outcome: 'unknown' });
   });
 });
@@ -122,7 +136,12 @@ describe('GraphQL errors in a 200', () => {
   });
 
   it('a missing pull request (null) is not-found', async () => {
-    gh.stub.on({ method: 'POST', path: '/graphql', operation: 'AbcdPullRequestState', reply: { body: { data: { repository: { pullRequest: null } } } } });
+    gh.stub.on({
+      method: 'POST',
+      path: '/graphql',
+      operation: 'AbcdPullRequestState',
+      reply: { body: { data: { repository: { pullRequest: null } } } },
+    });
     expect((await refusal(read(), ForgeRejected)).data.reason).toBe('not-found');
   });
 });
@@ -131,7 +150,10 @@ describe('workflows permission', () => {
   it('refuses a push touching .github/workflows without the permission, naming the paths', () => {
     let e: unknown;
     try {
-      assertWorkflowPermission({ changedPaths: ['src/a.ts', '.github/workflows/ci.yml'], permissions: { contents: 'write', workflows: 'read' } });
+      assertWorkflowPermission({
+        changedPaths: ['src/a.ts', '.github/workflows/ci.yml'],
+        permissions: { contents: 'write', workflows: 'read' },
+      });
     } catch (err) {
       e = err;
     }
@@ -142,7 +164,9 @@ describe('workflows permission', () => {
   });
 
   it('lets it pass with workflows: write, or when no workflow changed', () => {
-    expect(() => assertWorkflowPermission({ changedPaths: ['.github/workflows/ci.yml'], permissions: { workflows: 'write' } })).not.toThrow();
+    expect(() =>
+      assertWorkflowPermission({ changedPaths: ['.github/workflows/ci.yml'], permissions: { workflows: 'write' } }),
+    ).not.toThrow();
     expect(() => assertWorkflowPermission({ changedPaths: ['.github/CODEOWNERS', 'docs/workflows/x.md'], permissions: {} })).not.toThrow();
   });
 });

@@ -87,7 +87,10 @@ describe('pull requests', () => {
 describe('errors become named refusals', () => {
   it('an expired token (401) is UnsafeEnvironment, exit 7', async () => {
     gh.stub.on({ method: 'GET', path: PULLS, reply: { status: 401, body: { message: 'Bad credentials' } } });
-    const e = await refusal(findOrOpenPullRequest(client(), { owner: OWNER, repo: REPO, head: BRANCH, base: 'main', title: 't', body: 'b' }), UnsafeEnvironment);
+    const e = await refusal(
+      findOrOpenPullRequest(client(), { owner: OWNER, repo: REPO, head: BRANCH, base: 'main', title: 't', body: 'b' }),
+      UnsafeEnvironment,
+    );
     expect(e.exit).toBe(7);
     expect(e.data).toMatchObject({ reason: 'token-rejected', status: 401 });
   });
@@ -95,14 +98,20 @@ describe('errors become named refusals', () => {
   it('a 5xx on a write is RemoteUnavailable, exit 8, outcome unknown', async () => {
     stubListPulls([]);
     gh.stub.on({ method: 'POST', path: PULLS, reply: { status: 502, body: { message: 'Server Error' } } });
-    const e = await refusal(findOrOpenPullRequest(client(), { owner: OWNER, repo: REPO, head: BRANCH, base: 'main', title: 't', body: 'b' }), RemoteUnavailable);
+    const e = await refusal(
+      findOrOpenPullRequest(client(), { owner: OWNER, repo: REPO, head: BRANCH, base: 'main', title: 't', body: 'b' }),
+      RemoteUnavailable,
+    );
     expect(e.exit).toBe(8);
     expect(e.data).toMatchObject({ outcome: 'unknown', status: 502 });
   });
 
   it('a 5xx on a read is RemoteUnavailable with outcome unchanged', async () => {
     gh.stub.on({ method: 'GET', path: PULLS, reply: { status: 503, body: 'upstream down' } });
-    const e = await refusal(findOrOpenPullRequest(client(), { owner: OWNER, repo: REPO, head: BRANCH, base: 'main', title: 't', body: 'b' }), RemoteUnavailable);
+    const e = await refusal(
+      findOrOpenPullRequest(client(), { owner: OWNER, repo: REPO, head: BRANCH, base: 'main', title: 't', body: 'b' }),
+      RemoteUnavailable,
+    );
     expect(e.data.outcome).toBe('unchanged');
   });
 
@@ -112,9 +121,16 @@ describe('errors become named refusals', () => {
     gh.stub.on({
       method: 'GET',
       path: PULLS,
-      reply: { status: 403, headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(resetS) }, body: { message: 'API rate limit exceeded' } },
+      reply: {
+        status: 403,
+        headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(resetS) },
+        body: { message: 'API rate limit exceeded' },
+      },
     });
-    const e = await refusal(findOrOpenPullRequest(client(), { owner: OWNER, repo: REPO, head: BRANCH, base: 'main', title: 't', body: 'b' }), RemoteUnavailable);
+    const e = await refusal(
+      findOrOpenPullRequest(client(), { owner: OWNER, repo: REPO, head: BRANCH, base: 'main', title: 't', body: 'b' }),
+      RemoteUnavailable,
+    );
     expect(e.exit).toBe(8);
     expect(e.data).toMatchObject({ reason: 'rate-limited', limit: 'primary', resetAt: resetIso, outcome: 'unchanged' });
     expect(e.message).toContain(resetIso);
@@ -157,7 +173,11 @@ describe('landing operations', () => {
       assert: (r) => expect((r.body as { variables: unknown }).variables).toEqual({ pullRequestId: 'PR_node7', expectedHeadOid: HEAD }),
       reply: { body: { data: { enqueuePullRequest: { mergeQueueEntry: { id: 'MQE_1', state: 'QUEUED', position: 2 } } } } },
     });
-    expect(await enqueue(client(), { pullRequestId: 'PR_node7', expectedHeadOid: HEAD })).toEqual({ entryId: 'MQE_1', state: 'QUEUED', position: 2 });
+    expect(await enqueue(client(), { pullRequestId: 'PR_node7', expectedHeadOid: HEAD })).toEqual({
+      entryId: 'MQE_1',
+      state: 'QUEUED',
+      position: 2,
+    });
   });
 
   it('waitForMerge refuses with DeadlineReached (exit 4) within one poll of the deadline', async () => {
@@ -165,7 +185,15 @@ describe('landing operations', () => {
     const waitMs = 400;
     const started = Date.now();
     const e = await refusal(
-      waitForMerge(client(), { owner: OWNER, repo: REPO, number: 7, deadlineMs: started + waitMs, pollMs: 50, clock: systemClock, queued: true }),
+      waitForMerge(client(), {
+        owner: OWNER,
+        repo: REPO,
+        number: 7,
+        deadlineMs: started + waitMs,
+        pollMs: 50,
+        clock: systemClock,
+        queued: true,
+      }),
       DeadlineReached,
     );
     const elapsed = Date.now() - started;
@@ -180,7 +208,15 @@ describe('landing operations', () => {
   it('waitForMerge refuses a pull request that left the queue unmerged (dequeued)', async () => {
     stubState({ isInMergeQueue: false }, 2);
     const e = await refusal(
-      waitForMerge(client(), { owner: OWNER, repo: REPO, number: 7, deadlineMs: Date.now() + 5000, pollMs: 10, clock: systemClock, queued: true }),
+      waitForMerge(client(), {
+        owner: OWNER,
+        repo: REPO,
+        number: 7,
+        deadlineMs: Date.now() + 5000,
+        pollMs: 10,
+        clock: systemClock,
+        queued: true,
+      }),
       ForgeRejected,
     );
     expect(e.data).toMatchObject({ reason: 'dequeued', number: 7 });
@@ -206,7 +242,9 @@ describe('mergeOnGithub', () => {
       method: 'POST',
       path: '/graphql',
       operation: 'AbcdPullRequestState',
-      reply: (_r, n) => ({ body: pullStateAnswer(PR, n < 2 ? { isInMergeQueue: true } : { state: 'MERGED', merged: true, mergeCommit: { oid: MERGE_COMMIT } }) }),
+      reply: (_r, n) => ({
+        body: pullStateAnswer(PR, n < 2 ? { isInMergeQueue: true } : { state: 'MERGED', merged: true, mergeCommit: { oid: MERGE_COMMIT } }),
+      }),
       times: 2,
     });
     const result = await mergeOnGithub(
@@ -265,9 +303,16 @@ describe('mergeOnGithub', () => {
       method: 'POST',
       path: '/graphql',
       operation: 'AbcdEnqueue',
-      reply: { body: { data: { enqueuePullRequest: null }, errors: [{ type: 'UNPROCESSABLE', message: 'Pull request is not mergeable' }] } },
+      reply: {
+        body: { data: { enqueuePullRequest: null }, errors: [{ type: 'UNPROCESSABLE', message: 'Pull request is not mergeable' }] },
+      },
     });
-    gh.stub.on({ method: 'POST', path: '/graphql', operation: 'AbcdPullRequestState', reply: { body: pullStateAnswer({ number: 7, head: OTHER_HEAD }) } });
+    gh.stub.on({
+      method: 'POST',
+      path: '/graphql',
+      operation: 'AbcdPullRequestState',
+      reply: { body: pullStateAnswer({ number: 7, head: OTHER_HEAD }) },
+    });
     const e = await refusal(mergeOnGithub(landInput()), ForgeRejected);
     expect(e.data).toMatchObject({ reason: 'head-moved', expectedHead: HEAD });
   });

@@ -32,7 +32,16 @@ const goodQueue = {
   strategy: 'rebase' as const,
   at: NOW,
 };
-const goodSettings = { abcd: 'settings', v: 1, reservationCap: 5, defaultTtl: 60_000, takeoverDelay: 0, doneRetention: 0, at: NOW, by: holder };
+const goodSettings = {
+  abcd: 'settings',
+  v: 1,
+  reservationCap: 5,
+  defaultTtl: 60_000,
+  takeoverDelay: 0,
+  doneRetention: 0,
+  at: NOW,
+  by: holder,
+};
 
 /** What a refusal must look like: named, with a message for a person and data naming the ref. */
 function expectNamed(e: unknown, ref?: string): asserts e is Refusal {
@@ -98,9 +107,11 @@ describe('fuzz: record decoding', () => {
 describe('fuzz: the snapshot', () => {
   const anyRef = fc.oneof(
     fc.string({ unit: 'binary', maxLength: 80 }).map((s) => RECORD_PREFIX + s),
-    fc.constantFrom('claims', 'queue', 'settings', 'lanes').chain((head) =>
-      fc.array(fc.string({ maxLength: 12 }), { minLength: 0, maxLength: 4 }).map((parts) => [RECORD_PREFIX + head, ...parts].join('/')),
-    ),
+    fc
+      .constantFrom('claims', 'queue', 'settings', 'lanes')
+      .chain((head) =>
+        fc.array(fc.string({ maxLength: 12 }), { minLength: 0, maxLength: 4 }).map((parts) => [RECORD_PREFIX + head, ...parts].join('/')),
+      ),
   );
   const anyRaw: fc.Arbitrary<RawRecord> = fc.record(
     {
@@ -123,7 +134,11 @@ describe('fuzz: the snapshot', () => {
         expect(snap.claims.get(REF)?.claim).toEqual(goodClaim);
         for (const r of all) {
           const placed =
-            snap.claims.has(r.ref) || snap.queue.has(r.ref) || snap.refused.has(r.ref) || snap.unknown.includes(r.ref) || r.ref === 'refs/heads/abcd/settings';
+            snap.claims.has(r.ref) ||
+            snap.queue.has(r.ref) ||
+            snap.refused.has(r.ref) ||
+            snap.unknown.includes(r.ref) ||
+            r.ref === 'refs/heads/abcd/settings';
           expect(placed, r.ref).toBe(true);
         }
         for (const x of snap.refused.values()) expectNamed(x.refusal);
@@ -136,14 +151,20 @@ describe('fuzz: the snapshot', () => {
 describe('fuzz: ref names and items', () => {
   it('isRefSafe and classifyRef never throw, and a classified ref names a well-formed item', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string({ unit: 'binary' }), fc.string().map((s) => RECORD_PREFIX + s)), (ref) => {
-        const safe = isRefSafe(ref);
-        expect(typeof safe).toBe('boolean');
-        if (safe) expect(ref).not.toMatch(/[\u0000-\u0020\u007f~^:?*[\\]|\.\.|@\{|\/\//);
-        const c = classifyRef(ref);
-        if (c) expect(ref.startsWith(RECORD_PREFIX)).toBe(true);
-        if (c?.item) expect(Object.values(c.item).every((p) => p.length > 0 && !p.includes('/'))).toBe(true);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string({ unit: 'binary' }),
+          fc.string().map((s) => RECORD_PREFIX + s),
+        ),
+        (ref) => {
+          const safe = isRefSafe(ref);
+          expect(typeof safe).toBe('boolean');
+          if (safe) expect(ref).not.toMatch(/[\u0000-\u0020\u007f~^:?*[\\]|\.\.|@\{|\/\//);
+          const c = classifyRef(ref);
+          if (c) expect(ref.startsWith(RECORD_PREFIX)).toBe(true);
+          if (c?.item) expect(Object.values(c.item).every((p) => p.length > 0 && !p.includes('/'))).toBe(true);
+        },
+      ),
       BOUND,
     );
   });
@@ -151,7 +172,9 @@ describe('fuzz: ref names and items', () => {
   const itemish = fc.oneof(
     fc.string({ unit: 'binary', maxLength: 120 }),
     fc.stringMatching(/^[a-z0-9._:-]{1,40}$/),
-    fc.tuple(fc.stringMatching(/^[a-z0-9._-]{1,12}$/), fc.stringMatching(/^[a-z0-9._-]{1,12}$/), fc.stringMatching(/^[a-z0-9._-]{1,12}$/)).map((p) => p.join(':')),
+    fc
+      .tuple(fc.stringMatching(/^[a-z0-9._-]{1,12}$/), fc.stringMatching(/^[a-z0-9._-]{1,12}$/), fc.stringMatching(/^[a-z0-9._-]{1,12}$/))
+      .map((p) => p.join(':')),
   );
 
   it('an item parses to a key whose refs are safe and round-trip, or is a usage error with a printable message', () => {

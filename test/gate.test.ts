@@ -85,7 +85,15 @@ try {
 `;
 
 function startWorker(dir: string, o: { slots: number; holdMs: number; waitMs: number; log?: string; rounds?: number }) {
-  const args = [join(workerDir, 'worker.mjs'), dir, String(o.slots), String(o.holdMs), String(o.waitMs), o.log ?? '', String(o.rounds ?? 1)];
+  const args = [
+    join(workerDir, 'worker.mjs'),
+    dir,
+    String(o.slots),
+    String(o.holdMs),
+    String(o.waitMs),
+    o.log ?? '',
+    String(o.rounds ?? 1),
+  ];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   children.push(child);
   const lines: Record<string, unknown>[] = [];
@@ -143,7 +151,10 @@ describe('load gate: ticket order', () => {
     const log = join(await tempDir('gate-log'), 'log');
     const workers = Array.from({ length: 8 }, () => startWorker(dir, { slots: 1, holdMs: 30, waitMs: 60_000, log }));
     expect(await Promise.all(workers.map((w) => w.exited))).toEqual(workers.map(() => 0));
-    const events = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { ev: string; ticket: number });
+    const events = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { ev: string; ticket: number });
     const tickets = events.filter((e) => e.ev === 'start').map((e) => e.ticket);
     expect(tickets).toEqual([...tickets].sort((a, b) => a - b));
     expect(events.map((e) => e.ev)).toEqual(tickets.flatMap(() => ['start', 'end']));
@@ -155,7 +166,10 @@ describe('load gate: ticket order', () => {
     const workers = Array.from({ length: 12 }, () => startWorker(dir, { slots: 2, holdMs: 1, waitMs: 100_000, log, rounds: 15 }));
     expect(await Promise.all(workers.map((w) => w.exited))).toEqual(workers.map(() => 0));
     // File order is a true order: "end" is written before the release, "start" after the acquire.
-    const events = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { ev: string; ticket: number });
+    const events = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { ev: string; ticket: number });
     let running = 0;
     let most = 0;
     for (const e of events) most = Math.max(most, (running += e.ev === 'start' ? 1 : -1));
@@ -205,7 +219,15 @@ describe('load gate: dead holders and waiters', () => {
     const dir = await newGate();
     mkdirSync(dir, { recursive: true });
     const now = Date.now();
-    const stuck = { ticket: 1, pid: process.pid, start: realDeps.startTime(process.pid), command: 'stuck', slots: 1, at: now - 9000, until: now - 5000 };
+    const stuck = {
+      ticket: 1,
+      pid: process.pid,
+      start: realDeps.startTime(process.pid),
+      command: 'stuck',
+      slots: 1,
+      at: now - 9000,
+      until: now - 5000,
+    };
     writeFileSync(join(dir, 'state.json'), JSON.stringify({ abcd: 'gate', v: 1, next: 2, entries: [stuck] }));
     const lease = await acquireGate({ dir, slots: 1, waitMs: 10_000, label: 'next', deps: realDeps });
     expect(lease.ticket).toBe(2);
@@ -223,7 +245,9 @@ describe('load gate: deadlines', () => {
     const refusal = err as DeadlineReached;
     expect(refusal.exit).toBe(4);
     expect(refusal.data).toMatchObject({ waitedOn: 'load-gate', gate: dir, slots: 1, ticket: 2, ahead: [] });
-    expect(refusal.data.holders).toEqual([{ pid: 4321, ticket: 1, command: 'npm test', since: expect.any(Number), forMs: expect.any(Number) }]);
+    expect(refusal.data.holders).toEqual([
+      { pid: 4321, ticket: 1, command: 'npm test', since: expect.any(Number), forMs: expect.any(Number) },
+    ]);
     expect(refusal.data.waitedMs).toBeGreaterThanOrEqual(600);
     expect(refusal.data.waitedMs).toBeLessThan(600 + LOADED_MACHINE_MS);
     expect(refusal.message).toMatch(/^waited \d+(\.\d)?m?s for the load gate at .* held by pid 4321 \(ticket 1, "npm test"/);
@@ -259,7 +283,8 @@ describe('abcd gate', () => {
     };
     return { deps, out };
   }
-  const args = (a: Record<string, unknown>) => ({ json: false, debug: false, remote: 'origin', status: false, ...a }) as Record<string, unknown> & GlobalArgs;
+  const args = (a: Record<string, unknown>) =>
+    ({ json: false, debug: false, remote: 'origin', status: false, ...a }) as Record<string, unknown> & GlobalArgs;
 
   it('--status lists holders and waiters in ticket order', async () => {
     const machine = join(await tempDir('gate'), 'machine');
@@ -270,7 +295,12 @@ describe('abcd gate', () => {
     await until('the second child waits', () => readGate(dir, realDeps).waiters.length === 1);
     const { deps } = cliDeps(machine, { ABCD_GATE_SLOTS: '1' });
     const r = await gateCommand.run(args({ status: true }), deps, { commands: [] });
-    expect(r.json).toMatchObject({ gate: dir, slots: 1, holders: [{ pid: holder.pid, ticket: 1 }], waiters: [{ pid: waiter.pid, ticket: 2 }] });
+    expect(r.json).toMatchObject({
+      gate: dir,
+      slots: 1,
+      holders: [{ pid: holder.pid, ticket: 1 }],
+      waiters: [{ pid: waiter.pid, ticket: 2 }],
+    });
     const lines = r.text.split('\n');
     expect(lines[0]).toBe(`load gate ${dir}: 1 of 1 slot(s) held, 1 waiting`);
     expect(lines[2]).toMatch(new RegExp(`^holding\\s+1\\s+${holder.pid}\\s+\\S+\\s+worker ${holder.pid}$`));
@@ -279,7 +309,7 @@ describe('abcd gate', () => {
     expect(await waiter.exited).toBe(0);
   });
 
-  it("runs the command under the gate and passes on its exit code", async () => {
+  it('runs the command under the gate and passes on its exit code', async () => {
     const machine = join(await tempDir('gate'), 'machine');
     const { deps } = cliDeps(machine);
     const r = await gateCommand.run(args({ slots: 1, '--': [process.execPath, '-e', 'process.exit(3)'] }), deps, { commands: [] });
@@ -314,8 +344,14 @@ describe('abcd gate', () => {
   it('refuses a bad slot count and a missing command as usage errors', async () => {
     const machine = join(await tempDir('gate'), 'machine');
     const bad = cliDeps(machine, { ABCD_GATE_SLOTS: 'lots' }).deps;
-    await expect(gateCommand.run(args({ '--': ['true'] }), bad, { commands: [] })).rejects.toMatchObject({ code: 'usage', data: { ABCD_GATE_SLOTS: 'lots' } });
-    await expect(gateCommand.run(args({ '--': [] }), cliDeps(machine).deps, { commands: [] })).rejects.toMatchObject({ code: 'usage', exit: 2 });
+    await expect(gateCommand.run(args({ '--': ['true'] }), bad, { commands: [] })).rejects.toMatchObject({
+      code: 'usage',
+      data: { ABCD_GATE_SLOTS: 'lots' },
+    });
+    await expect(gateCommand.run(args({ '--': [] }), cliDeps(machine).deps, { commands: [] })).rejects.toMatchObject({
+      code: 'usage',
+      exit: 2,
+    });
   });
 
   it('a command run inside a slot that gates itself again runs in that slot instead of waiting behind it', async () => {

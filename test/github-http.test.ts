@@ -38,13 +38,23 @@ async function bothGet(reply: StubReply): Promise<{ token: Refusal; forge: Refus
   gh.stub.on({ method: 'GET', path: '/user', reply });
   gh.stub.on({ method: 'GET', path: PULLS, reply });
   const token = await refusalOf(resolveLogin({ urls: { api: gh.stub.url, web: gh.stub.url }, httpTimeoutMs: TIMEOUT_MS }, TOKEN));
-  const client = new GitHubClient({ restUrl: gh.stub.url, graphqlUrl: gh.stub.graphqlUrl, token: async () => TOKEN, clock: systemClock, callTimeoutMs: TIMEOUT_MS });
+  const client = new GitHubClient({
+    restUrl: gh.stub.url,
+    graphqlUrl: gh.stub.graphqlUrl,
+    token: async () => TOKEN,
+    clock: systemClock,
+    callTimeoutMs: TIMEOUT_MS,
+  });
   const forge = await refusalOf(client.rest({ method: 'GET', path: PULLS, what: 'list pull requests' }, z.unknown()));
   return { token, forge };
 }
 
 const cases: Array<[string, StubReply, { code: string; exit: number; reason: string }]> = [
-  ['401 bad credentials', { status: 401, body: { message: 'Bad credentials' } }, { code: 'unsafe-environment', exit: 7, reason: 'token-rejected' }],
+  [
+    '401 bad credentials',
+    { status: 401, body: { message: 'Bad credentials' } },
+    { code: 'unsafe-environment', exit: 7, reason: 'token-rejected' },
+  ],
   [
     '403 the App is not installed (resource not accessible)',
     { status: 403, body: { message: 'Resource not accessible by integration' } },
@@ -52,7 +62,11 @@ const cases: Array<[string, StubReply, { code: string; exit: number; reason: str
   ],
   [
     '403 secondary rate limit with retry-after',
-    { status: 403, headers: { 'retry-after': '30' }, body: { message: 'You have exceeded a secondary rate limit. Please wait a few minutes.' } },
+    {
+      status: 403,
+      headers: { 'retry-after': '30' },
+      body: { message: 'You have exceeded a secondary rate limit. Please wait a few minutes.' },
+    },
     { code: 'remote-unavailable', exit: 8, reason: 'rate-limited' },
   ],
   [
@@ -67,7 +81,11 @@ const cases: Array<[string, StubReply, { code: string; exit: number; reason: str
   ],
   [
     '403 primary rate limit',
-    { status: 403, headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1900000000' }, body: { message: 'API rate limit exceeded' } },
+    {
+      status: 403,
+      headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1900000000' },
+      body: { message: 'API rate limit exceeded' },
+    },
     { code: 'remote-unavailable', exit: 8, reason: 'rate-limited' },
   ],
   ['404 not found', { status: 404, body: { message: 'Not Found' } }, { code: 'forge-rejected', exit: 3, reason: 'not-found' }],
@@ -78,9 +96,17 @@ const cases: Array<[string, StubReply, { code: string; exit: number; reason: str
     { code: 'forge-rejected', exit: 3, reason: 'unprocessable' },
   ],
   ['500 server error', { status: 500, body: { message: 'Server Error' } }, { code: 'remote-unavailable', exit: 8, reason: 'server-error' }],
-  ['502 with an HTML page', { status: 502, body: '<html>Bad gateway</html>' }, { code: 'remote-unavailable', exit: 8, reason: 'server-error' }],
+  [
+    '502 with an HTML page',
+    { status: 502, body: '<html>Bad gateway</html>' },
+    { code: 'remote-unavailable', exit: 8, reason: 'server-error' },
+  ],
   ['200 with a garbage body', { status: 200, body: '<html>surprise</html>' }, { code: 'remote-unavailable', exit: 8, reason: 'garbage' }],
-  ['no answer within the call timeout', { status: 200, body: { login: 'late' }, delayMs: TIMEOUT_MS + 20_000 }, { code: 'remote-unavailable', exit: 8, reason: 'timeout' }],
+  [
+    'no answer within the call timeout',
+    { status: 200, body: { login: 'late' }, delayMs: TIMEOUT_MS + 20_000 },
+    { code: 'remote-unavailable', exit: 8, reason: 'timeout' },
+  ],
 ];
 
 describe('one mapping for token calls and forge calls', () => {

@@ -26,7 +26,13 @@ async function parserHelp(args: string[]) {
 async function help(args: string[]) {
   // Outside any repository, with nothing from this machine's environment.
   const cwd = await tempDir('help');
-  const r = await execa(process.execPath, [ABCD_BIN, ...args], { cwd, env: isolatedEnv(cwd), extendEnv: false, reject: false, timeout: 60_000 });
+  const r = await execa(process.execPath, [ABCD_BIN, ...args], {
+    cwd,
+    env: isolatedEnv(cwd),
+    extendEnv: false,
+    reject: false,
+    timeout: 60_000,
+  });
   return { code: r.exitCode, stdout: String(r.stdout), stderr: String(r.stderr) };
 }
 
@@ -47,7 +53,9 @@ describe('--help', () => {
     const files = (await readdir(src, { recursive: true })).filter((f) => f.endsWith('.ts'));
     const named = new Set<string>();
     for (const f of files) for (const m of (await readFile(join(src, f), 'utf8')).matchAll(/\bABCD_[A-Z_]*[A-Z]\b/g)) named.add(m[0]);
-    expect([...named].filter((n) => !ENV_VARIABLES.some(([v]) => v === n)).sort(), 'variables abcd names but --help does not list').toEqual([]);
+    expect([...named].filter((n) => !ENV_VARIABLES.some(([v]) => v === n)).sort(), 'variables abcd names but --help does not list').toEqual(
+      [],
+    );
   });
 
   it.each(commands.map((c) => [verbOf(c), c] as const))('abcd %s --help exits 0 and shows its examples', async (verb, c) => {

@@ -109,12 +109,23 @@ describe('http git server', () => {
 
     expect((await remoteRefs(url)).get('refs/heads/main')).toBe(head);
     const requests = await server.requests();
-    expect(requests).toContainEqual(expect.objectContaining({
-      method: 'GET', path: '/project.git/info/refs', query: 'service=git-upload-pack', gitProtocol: 'version=2',
-    }));
-    expect(requests).toContainEqual(expect.objectContaining({
-      method: 'POST', path: '/project.git/git-receive-pack', authPresent: false, user: null, authorized: true,
-    }));
+    expect(requests).toContainEqual(
+      expect.objectContaining({
+        method: 'GET',
+        path: '/project.git/info/refs',
+        query: 'service=git-upload-pack',
+        gitProtocol: 'version=2',
+      }),
+    );
+    expect(requests).toContainEqual(
+      expect.objectContaining({
+        method: 'POST',
+        path: '/project.git/git-receive-pack',
+        authPresent: false,
+        user: null,
+        authorized: true,
+      }),
+    );
   });
 
   it('applies an atomic push of two refs all or nothing', async () => {
@@ -144,17 +155,34 @@ describe('http git server', () => {
     // in quadratic time on the client (2,000 refs ≈ 4 s), which would only test git's patience.
     const count = 300;
     // One commit per ref so a later clone sends 300 distinct wants (a gzipped request body).
-    const commits = Array.from({ length: count }, (_, i) => [
-      `commit refs/heads/many/${i}`, 'committer T <t@example.test> 0 +0000', `data ${String(i).length}`, String(i), '',
-    ].join('\n'));
+    const commits = Array.from({ length: count }, (_, i) =>
+      [`commit refs/heads/many/${i}`, 'committer T <t@example.test> 0 +0000', `data ${String(i).length}`, String(i), ''].join('\n'),
+    );
     // An incompressible blob makes the pack larger than the post buffer below.
     const noise = randomBytes(256 * 1024).toString('base64');
-    const big = ['commit refs/heads/big', 'committer T <t@example.test> 0 +0000', 'data 3', 'big',
-      'M 100644 inline noise.txt', `data ${noise.length}`, noise, ''].join('\n');
+    const big = [
+      'commit refs/heads/big',
+      'committer T <t@example.test> 0 +0000',
+      'data 3',
+      'big',
+      'M 100644 inline noise.txt',
+      `data ${noise.length}`,
+      noise,
+      '',
+    ].join('\n');
     await mustGit(['-C', dir, 'fast-import', '--quiet'], { input: `${[...commits, big].join('\n')}\n` });
 
     // A small postBuffer forces git to send the push as a chunked body without Content-Length.
-    await mustGit(['-C', dir, '-c', 'http.postBuffer=65520', 'push', 'origin', 'refs/heads/many/*:refs/heads/many/*', 'refs/heads/big:refs/heads/big']);
+    await mustGit([
+      '-C',
+      dir,
+      '-c',
+      'http.postBuffer=65520',
+      'push',
+      'origin',
+      'refs/heads/many/*:refs/heads/many/*',
+      'refs/heads/big:refs/heads/big',
+    ]);
     await mustGit(['clone', '--bare', url, join(tmp, 'copy.git')]);
 
     const copied = await mustGit(['-C', join(tmp, 'copy.git'), 'for-each-ref', '--format=%(refname)', 'refs/heads/many/']);
@@ -191,15 +219,19 @@ describe('http git server', () => {
       await mustGit(['-C', dir, 'push', withCredentials, 'HEAD:refs/heads/in-url']);
 
       const refs = await remoteRefs(withCredentials);
-      expect([...refs.keys()].filter((ref) => ref.startsWith('refs/heads/')).sort())
-        .toEqual(['refs/heads/askpass', 'refs/heads/in-url']);
+      expect([...refs.keys()].filter((ref) => ref.startsWith('refs/heads/')).sort()).toEqual(['refs/heads/askpass', 'refs/heads/in-url']);
       expect(refs.get('refs/heads/askpass')).toBe(head);
       const requests = await server.requests();
       expect(requests).toContainEqual(expect.objectContaining({ authPresent: false, authorized: false }));
       expect(requests).toContainEqual(expect.objectContaining({ authPresent: true, user, authorized: false }));
-      expect(requests).toContainEqual(expect.objectContaining({
-        method: 'POST', path: '/project.git/git-receive-pack', user, authorized: true,
-      }));
+      expect(requests).toContainEqual(
+        expect.objectContaining({
+          method: 'POST',
+          path: '/project.git/git-receive-pack',
+          user,
+          authorized: true,
+        }),
+      );
       expect(JSON.stringify(requests)).not.toContain(password);
     });
 

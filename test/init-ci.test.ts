@@ -122,7 +122,9 @@ describe('abcd init --ci gitlab', () => {
     expect(ci.variables.LANE_ITEM.value).toBe('');
     expect(job.rules[0]).toEqual({ if: '$CI_COMMIT_BRANCH =~ /^abcd\\//', when: 'never' });
     // The deadline lines, run as the runner would with its predefined variables.
-    const deadlineLines = (job.script as string[]).filter((l) => !l.includes('npm') && !l.includes('abcd build') && !l.includes('LANE_APP'));
+    const deadlineLines = (job.script as string[]).filter(
+      (l) => !l.includes('npm') && !l.includes('abcd build') && !l.includes('LANE_APP'),
+    );
     const out = await sh(`${deadlineLines.join('\n')}\necho "$ABCD_JOB_DEADLINE"`, {
       CI_JOB_STARTED_AT: '2026-10-23T09:00:00Z',
       CI_JOB_TIMEOUT: '3600',
@@ -140,9 +142,7 @@ describe('abcd init --ci gitlab', () => {
     expect(r.json.written).toEqual(['.abcd/config.json', '.abcd/ci/gitlab-lanes.yml']);
     expect(r.text).toContain('include:\n    - local: .abcd/ci/gitlab-lanes.yml');
     expect(await readFile(join(dir, '.gitlab-ci.yml'), 'utf8')).toBe('test:\n  script: [make]\n');
-    expect(parse(await readFile(join(dir, '.abcd/ci/gitlab-lanes.yml'), 'utf8'))['abcd-lane'].resource_group).toBe(
-      'abcd-lane-$LANE_ITEM',
-    );
+    expect(parse(await readFile(join(dir, '.abcd/ci/gitlab-lanes.yml'), 'utf8'))['abcd-lane'].resource_group).toBe('abcd-lane-$LANE_ITEM');
     expect((await stat(join(dir, '.abcd/config.json'))).isFile()).toBe(true);
   });
 });
@@ -269,10 +269,20 @@ describe('the generated GitHub lane job, run locally', () => {
     await git(checkout, ['config', 'user.email', 'lane@example.com'], gitEnv);
 
     const steps = (await generatedSteps('github')).filter((s) => !s.run.includes('npm install'));
-    const job: Record<string, string> = { ...isolatedEnv(home), PATH: `${bin}:${process.env.PATH}`, RUNNER_TEMP: runnerTemp, GITHUB_ENV: githubEnv };
+    const job: Record<string, string> = {
+      ...isolatedEnv(home),
+      PATH: `${bin}:${process.env.PATH}`,
+      RUNNER_TEMP: runnerTemp,
+      GITHUB_ENV: githubEnv,
+    };
     const secrets = { LANE_APP_ID: '4242', LANE_APP_PRIVATE_KEY: pem, LANE_ITEM: '', LANE_AGENT: agent };
     const exported = async () =>
-      Object.fromEntries((await readFile(githubEnv, 'utf8')).split('\n').filter(Boolean).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+      Object.fromEntries(
+        (await readFile(githubEnv, 'utf8'))
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+      );
     const results: Array<{ code: number | undefined; out: string }> = [];
     for (const step of steps) {
       if (step.run.includes('abcd drain')) {

@@ -44,7 +44,14 @@ const doc = (id: string, status: 'ready' | 'done', dependsOn: string[] = []): It
 });
 
 describe('actionable(items, claims, pending)', () => {
-  const items = [doc('setup', 'done'), doc('api', 'ready', ['setup']), doc('ui', 'ready', ['api']), doc('docs', 'ready'), doc('old', 'done'), doc('held', 'ready')];
+  const items = [
+    doc('setup', 'done'),
+    doc('api', 'ready', ['setup']),
+    doc('ui', 'ready', ['api']),
+    doc('docs', 'ready'),
+    doc('old', 'done'),
+    doc('held', 'ready'),
+  ];
   const claims: LiveClaims = new Map([['local:item:held', { holder: 'ann@x/h/s1', expiresAt: 1 }]]);
 
   it('takes ready items whose dependencies are done and no live claim holds; items others wait on first', () => {
@@ -77,7 +84,11 @@ describe('markDone', () => {
 
   it('what it writes reads back as done', () => {
     const marked = markDone(item('A title', 'ready', ['b']))!;
-    expect(parseItemFile('.abcd/items/a.md', parseItem('a'), marked)).toMatchObject({ status: 'done', title: 'A title', dependsOn: ['local:item:b'] });
+    expect(parseItemFile('.abcd/items/a.md', parseItem('a'), marked)).toMatchObject({
+      status: 'done',
+      title: 'A title',
+      dependsOn: ['local:item:b'],
+    });
   });
 });
 
@@ -102,7 +113,7 @@ describe('abcd items', () => {
       '.abcd/items/hostile-key.md': '---\ntitle: t\nstatus: ready\n"\\e[2Jwipe": 1\n---\n',
       '.abcd/items/notes/extra.txt': 'a folder of notes is no item\n',
     });
-    const other = await makeSession((await s.git(['remote', 'get-url', 'origin'])), 'holder');
+    const other = await makeSession(await s.git(['remote', 'get-url', 'origin']), 'holder');
     expect((await other.abcd(['reserve', 'held'])).code).toBe(0);
 
     const r = await s.abcd(['items', '--json']);
@@ -113,7 +124,10 @@ describe('abcd items', () => {
     expect(by.setup).toMatchObject({ status: 'done', readiness: 'done', claim: null });
     expect(by.api).toMatchObject({ key: 'local:item:api', status: 'ready', readiness: 'ready', dependsOn: ['local:item:setup'] });
     expect(by.ui).toMatchObject({ readiness: 'blocked', blockedBy: ['local:item:api'] });
-    expect(by.held).toMatchObject({ readiness: 'held', claim: { state: 'held', holder: expect.stringMatching(/^holder@example\.com\//), live: true } });
+    expect(by.held).toMatchObject({
+      readiness: 'held',
+      claim: { state: 'held', holder: expect.stringMatching(/^holder@example\.com\//), live: true },
+    });
     expect(by['after-loop']).toMatchObject({ readiness: 'blocked', blockedBy: ['local:item:loop-a'] });
     const refused = Object.fromEntries(r.json.refused.map((f: { path: string }) => [f.path.replace('.abcd/items/', ''), f]));
     expect(refused).toMatchObject({
@@ -145,7 +159,10 @@ describe('abcd items', () => {
     const { s } = await withItems({ '.abcd/items/first.md': item('First') });
     await writeFile(join(s.dir, '.abcd/items/second.md'), item('Second'));
     await s.git(['add', '.']);
-    await execa('git', ['-C', s.dir, 'commit', '-q', '-m', 'second'], { env: { ...s.env, GIT_COMMITTER_DATE: '2030-01-01T00:00:00Z' }, extendEnv: false });
+    await execa('git', ['-C', s.dir, 'commit', '-q', '-m', 'second'], {
+      env: { ...s.env, GIT_COMMITTER_DATE: '2030-01-01T00:00:00Z' },
+      extendEnv: false,
+    });
     await s.git(['push', '-q', 'origin', 'main']);
     const r = await s.abcd(['items', '--json']);
     expect(r.code, r.stderr).toBe(0);
@@ -189,7 +206,10 @@ describe('LocalItemSource', () => {
     expect(firstAt).toBeGreaterThan(0);
     await writeFile(join(s.dir, '.abcd/items/second.md'), item('Second'));
     await s.git(['add', '.']);
-    await execa('git', ['-C', s.dir, 'commit', '-q', '-m', 'second'], { env: { ...s.env, GIT_COMMITTER_DATE: '2031-05-05T00:00:00Z' }, extendEnv: false });
+    await execa('git', ['-C', s.dir, 'commit', '-q', '-m', 'second'], {
+      env: { ...s.env, GIT_COMMITTER_DATE: '2031-05-05T00:00:00Z' },
+      extendEnv: false,
+    });
     const two = await source.list(await s.git(['rev-parse', 'HEAD']));
     expect(two.items.map((i) => [i.key.id, i.addedAt])).toEqual([
       ['first', firstAt],
@@ -202,7 +222,8 @@ describe('LocalItemSource', () => {
 
 describe('a landing marks its item done in the landed commit', () => {
   it('abcd land: the item file says done on main, in the very tree the check ran on; the rest of the file is unchanged', async () => {
-    const original = '---\ntitle: Fix login\nstatus: ready   # set by the person\ndepends_on: []\n---\n\nThe login form drops the last character.\n';
+    const original =
+      '---\ntitle: Fix login\nstatus: ready   # set by the person\ndepends_on: []\n---\n\nThe login form drops the last character.\n';
     const { remote, s } = await withItems({
       '.abcd/items/fix-login.md': original,
       '.abcd/items/other.md': item('Other'),
@@ -221,7 +242,11 @@ describe('a landing marks its item done in the landed commit', () => {
     expect(await git(remote.dir, ['show', `${mainTip}:.abcd/items/other.md`], s.env)).toContain('status: ready');
     expect(await git(remote.dir, ['show', `${mainTip}:login.txt`], s.env)).toBe('fixed');
     const items = await s.abcd(['items', '--json']);
-    expect(items.json.items.find((i: { slug: string }) => i.slug === 'fix-login')).toMatchObject({ status: 'done', readiness: 'done', claim: { state: 'done' } });
+    expect(items.json.items.find((i: { slug: string }) => i.slug === 'fix-login')).toMatchObject({
+      status: 'done',
+      readiness: 'done',
+      claim: { state: 'done' },
+    });
   }, 120_000);
 
   it('abcd land --keep (more work to come) leaves the item ready', async () => {

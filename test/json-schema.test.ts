@@ -17,7 +17,8 @@ function expectShape(verb: string, r: AbcdRun): void {
 /** Every key of every object in a JSON value, with its path. */
 function keysOf(v: unknown, path = ''): Array<[string, string, unknown]> {
   if (Array.isArray(v)) return v.flatMap((x, i) => keysOf(x, `${path}[${i}]`));
-  if (v && typeof v === 'object') return Object.entries(v).flatMap(([k, x]) => [[`${path}.${k}`, k, x] as [string, string, unknown], ...keysOf(x, `${path}.${k}`)]);
+  if (v && typeof v === 'object')
+    return Object.entries(v).flatMap(([k, x]) => [[`${path}.${k}`, k, x] as [string, string, unknown], ...keysOf(x, `${path}.${k}`)]);
   return [];
 }
 
@@ -69,7 +70,8 @@ describe('JSON answers', () => {
       if (verb === 'schema') continue; // its answer is a schema, whose keys are the names themselves
       for (const [path, key, value] of keysOf(r.json)) {
         if (path.startsWith('.refusal.data')) continue; // a refusal's data is its own
-        if (/(At|since|until)$/.test(key) && value !== null) expect(value, `${verb} ${path}`).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+        if (/(At|since|until)$/.test(key) && value !== null)
+          expect(value, `${verb} ${path}`).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
         if (/Ms$/.test(key)) expect(Number.isInteger(value), `${verb} ${path}`).toBe(true);
         expect(key, `${verb} ${path}`).not.toBe('ttl');
       }

@@ -84,7 +84,10 @@ describe('land on GitHub', () => {
     const refs = await remote.refs();
     expect(refs.get('refs/heads/work/gh-item')).toBe(head);
     const status = await a.abcd(['status', '--json']);
-    expect(status.json.claims.find((c: { item: string }) => c.item === 'gh-item')).toMatchObject({ state: 'done', landed: { tip: MERGE_COMMIT } });
+    expect(status.json.claims.find((c: { item: string }) => c.item === 'gh-item')).toMatchObject({
+      state: 'done',
+      landed: { tip: MERGE_COMMIT },
+    });
     const pushes = (await server.requests()).filter((q) => q.path.endsWith('git-receive-pack') && q.method === 'POST');
     expect(pushes.length).toBeGreaterThan(0);
     expect(pushes.every((q) => q.user === 'x-access-token' && q.authorized)).toBe(true);
@@ -95,8 +98,17 @@ describe('land on GitHub', () => {
     await a.git(['checkout', '-q', '-b', 'work/gh-fenced']);
     const head = await a.commit('fenced.txt', 'x\n');
     const pulls = `/repos/${owner}/${repo}/pulls`;
-    stub.on({ method: 'GET', path: pulls, query: { head: `${owner}:work/gh-fenced`, state: 'open' }, reply: { body: [restPull({ number: 8, head, branch: 'work/gh-fenced', title: 'gh-fenced', body: null })] } });
-    stub.on({ method: 'PATCH', path: `${pulls}/8`, reply: { body: restPull({ number: 8, head, branch: 'work/gh-fenced', title: 'gh-fenced' }) } });
+    stub.on({
+      method: 'GET',
+      path: pulls,
+      query: { head: `${owner}:work/gh-fenced`, state: 'open' },
+      reply: { body: [restPull({ number: 8, head, branch: 'work/gh-fenced', title: 'gh-fenced', body: null })] },
+    });
+    stub.on({
+      method: 'PATCH',
+      path: `${pulls}/8`,
+      reply: { body: restPull({ number: 8, head, branch: 'work/gh-fenced', title: 'gh-fenced' }) },
+    });
     // While GitHub answers the state read, another session takes the claim over on the remote;
     // the answer waits until that write is done, so the land reads the remote after it.
     const ref = 'refs/heads/abcd/claims/local/item/gh-fenced';
@@ -105,10 +117,20 @@ describe('land on GitHub', () => {
       path: '/graphql',
       operation: 'AbcdPullRequestState',
       reply: async () => {
-        await writeRawRecord(remote.dir, ref, JSON.stringify({
-          abcd: 'claim', v: 1, item: 'local:item:gh-fenced', state: 'held',
-          holder: { person: 'bo@example.com', host: 'h', session: 'bo' }, gen: 9, at: Date.now(), ttl: 3_600_000,
-        }));
+        await writeRawRecord(
+          remote.dir,
+          ref,
+          JSON.stringify({
+            abcd: 'claim',
+            v: 1,
+            item: 'local:item:gh-fenced',
+            state: 'held',
+            holder: { person: 'bo@example.com', host: 'h', session: 'bo' },
+            gen: 9,
+            at: Date.now(),
+            ttl: 3_600_000,
+          }),
+        );
         return { body: pullStateAnswer({ number: 8, head }) };
       },
     });
@@ -118,7 +140,7 @@ describe('land on GitHub', () => {
     expect(stub.requests.some((q) => q.operation === 'AbcdEnqueue')).toBe(false);
   });
 
-  it('a change under .github/workflows without the App\'s workflows permission is refused (exit 7) before any push', async () => {
+  it("a change under .github/workflows without the App's workflows permission is refused (exit 7) before any push", async () => {
     expect((await a.abcd(['reserve', 'gh-workflow'])).code).toBe(0);
     await a.git(['checkout', '-q', '-b', 'work/gh-workflow', 'main']);
     await mkdir(join(a.dir, '.github/workflows'), { recursive: true });
@@ -126,7 +148,10 @@ describe('land on GitHub', () => {
     const before = await remote.refs();
     const r = await a.abcd(['land', 'gh-workflow', '--json']);
     expect(r.code, r.stdout + r.stderr).toBe(7);
-    expect(r.json.refusal).toMatchObject({ code: 'unsafe-environment', data: { reason: 'workflows-permission', paths: ['.github/workflows/ci.yml'] } });
+    expect(r.json.refusal).toMatchObject({
+      code: 'unsafe-environment',
+      data: { reason: 'workflows-permission', paths: ['.github/workflows/ci.yml'] },
+    });
     expect(await remote.refs()).toEqual(before);
   });
 

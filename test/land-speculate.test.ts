@@ -45,7 +45,9 @@ async function speculateRemote(): Promise<{ remote: BareRemote; machine: string;
 /** Five sessions, each with one item; `files[i]` is the file item i adds. Lands start in queue order. */
 async function landStack(r: { remote: BareRemote; machine: string; log: string }, files: string[], during?: () => Promise<void>) {
   const sessions: Session[] = await Promise.all(
-    ITEMS.map((_, i) => makeSession(r.remote.url, `spec${i}`, { env: { ABCD_MACHINE_DIR: r.machine, ABCD_GATE_SLOTS: '5', CHECK_LOG: r.log } })),
+    ITEMS.map((_, i) =>
+      makeSession(r.remote.url, `spec${i}`, { env: { ABCD_MACHINE_DIR: r.machine, ABCD_GATE_SLOTS: '5', CHECK_LOG: r.log } }),
+    ),
   );
   await Promise.all(
     sessions.map(async (s, i) => {
@@ -76,14 +78,20 @@ async function landStack(r: { remote: BareRemote; machine: string; log: string }
 /** main's first-parent history after the seed's two commits: [commit, tree, parent, subject]. */
 async function landedOnMain(r: { remote: BareRemote }, env: Record<string, string>): Promise<string[][]> {
   const log = await git(r.remote.dir, ['log', '--first-parent', '--reverse', '--format=%H %T %P %s', 'main'], env);
-  return log.split('\n').slice(2).map((l) => l.split(' '));
+  return log
+    .split('\n')
+    .slice(2)
+    .map((l) => l.split(' '));
 }
 
 /** Every landed commit was tested on exactly its tree and parent, and its land says so. */
 function expectTestedAsLanded(landed: string[][], seen: Seen[], runs: AbcdRun[]) {
   for (const [commit, tree, parent, subject] of landed) {
     const item = subject!.replace(/:$/, '');
-    expect(seen.some((s) => s.item === item && s.code === 0 && s.head === commit && s.tree === tree && s.parent === parent), `${item} landed untested`).toBe(true);
+    expect(
+      seen.some((s) => s.item === item && s.code === 0 && s.head === commit && s.tree === tree && s.parent === parent),
+      `${item} landed untested`,
+    ).toBe(true);
     const run = runs[ITEMS.indexOf(item)]!;
     expect(run.json).toMatchObject({ tip: commit, previousTip: parent });
   }
@@ -117,29 +125,43 @@ describe('land with land.speculate', () => {
   it.each([
     ['', false],
     [', and another land prunes its entry', true],
-  ])('a takeover of one entry\'s claim mid-stack%s refuses that entry (exit 5) and lands the rest', async (_, pruned) => {
-    const r = await speculateRemote();
-    const files = ['file-0.txt', 'file-1.txt', 'slow.txt', 'file-3.txt', 'file-4.txt'];
-    const takeover = async () => {
-      // Once item-2's check runs, another session holds its claim (as after a lapse and takeover).
-      for (let k = 0; k < 3000 && !existsSync(`${r.log}.slow`); k++) await new Promise((res) => setTimeout(res, 50));
-      await writeRawRecord(r.remote.dir, 'refs/heads/abcd/claims/local/item/item-2', JSON.stringify({
-        abcd: 'claim', v: 1, item: 'local:item:item-2', state: 'held',
-        holder: { person: 'bo@example.com', host: 'h', session: 'bo' }, gen: 99, at: Date.now(), ttl: 3_600_000,
-      }));
-      if (pruned) await git(r.remote.dir, ['update-ref', '-d', 'refs/heads/abcd/queue/local/item/item-2'], isolatedEnv(r.remote.dir));
-    };
-    const { sessions, runs, seen } = await landStack(r, files, takeover);
-    expect(existsSync(`${r.log}.slow`)).toBe(true);
-    const taken = runs[2]!;
-    expect(taken.code, taken.stdout + taken.stderr).toBe(5);
-    expect(taken.json.refusal).toMatchObject({ code: 'fenced', data: { item: 'item-2' } });
-    for (const i of [0, 1, 3, 4]) expect(runs[i]!.code, runs[i]!.stdout + runs[i]!.stderr).toBe(0);
-    const landed = await landedOnMain(r, sessions[0]!.env);
-    expect(landed.map((l) => l[3])).toEqual(['item-0:', 'item-1:', 'item-3:', 'item-4:']);
-    expectTestedAsLanded(landed, seen, runs);
-    expect(runs.filter((x) => x.code === 0).some((x) => x.json.speculation?.position > 0)).toBe(true);
-    // The fenced entry's branch is the new holder's business now: left as it was.
-    expect((await r.remote.refs()).has('refs/heads/work/item-2')).toBe(true);
-  }, 480_000);
+  ])(
+    "a takeover of one entry's claim mid-stack%s refuses that entry (exit 5) and lands the rest",
+    async (_, pruned) => {
+      const r = await speculateRemote();
+      const files = ['file-0.txt', 'file-1.txt', 'slow.txt', 'file-3.txt', 'file-4.txt'];
+      const takeover = async () => {
+        // Once item-2's check runs, another session holds its claim (as after a lapse and takeover).
+        for (let k = 0; k < 3000 && !existsSync(`${r.log}.slow`); k++) await new Promise((res) => setTimeout(res, 50));
+        await writeRawRecord(
+          r.remote.dir,
+          'refs/heads/abcd/claims/local/item/item-2',
+          JSON.stringify({
+            abcd: 'claim',
+            v: 1,
+            item: 'local:item:item-2',
+            state: 'held',
+            holder: { person: 'bo@example.com', host: 'h', session: 'bo' },
+            gen: 99,
+            at: Date.now(),
+            ttl: 3_600_000,
+          }),
+        );
+        if (pruned) await git(r.remote.dir, ['update-ref', '-d', 'refs/heads/abcd/queue/local/item/item-2'], isolatedEnv(r.remote.dir));
+      };
+      const { sessions, runs, seen } = await landStack(r, files, takeover);
+      expect(existsSync(`${r.log}.slow`)).toBe(true);
+      const taken = runs[2]!;
+      expect(taken.code, taken.stdout + taken.stderr).toBe(5);
+      expect(taken.json.refusal).toMatchObject({ code: 'fenced', data: { item: 'item-2' } });
+      for (const i of [0, 1, 3, 4]) expect(runs[i]!.code, runs[i]!.stdout + runs[i]!.stderr).toBe(0);
+      const landed = await landedOnMain(r, sessions[0]!.env);
+      expect(landed.map((l) => l[3])).toEqual(['item-0:', 'item-1:', 'item-3:', 'item-4:']);
+      expectTestedAsLanded(landed, seen, runs);
+      expect(runs.filter((x) => x.code === 0).some((x) => x.json.speculation?.position > 0)).toBe(true);
+      // The fenced entry's branch is the new holder's business now: left as it was.
+      expect((await r.remote.refs()).has('refs/heads/work/item-2')).toBe(true);
+    },
+    480_000,
+  );
 });

@@ -52,7 +52,9 @@ describe('land', () => {
     const log = (await git(r.remote.dir, ['log', '--first-parent', '--format=%H %s', mainTip], env)).split('\n').reverse();
     const landed = log.slice(2); // initial, configure
     expect(landed).toHaveLength(5);
-    const byQueue = runs.map((x) => x.json).sort((a, b) => Date.parse(a.enqueuedAt) - Date.parse(b.enqueuedAt) || (a.item < b.item ? -1 : 1));
+    const byQueue = runs
+      .map((x) => x.json)
+      .sort((a, b) => Date.parse(a.enqueuedAt) - Date.parse(b.enqueuedAt) || (a.item < b.item ? -1 : 1));
     expect(landed.map((l) => l.split(' ')[0])).toEqual(byQueue.map((j) => j.tip));
     const tested = new Set((await readFile(r.log, 'utf8')).trim().split('\n'));
     for (const j of byQueue) expect(tested.has(j.tip), `${j.item} landed ${j.tip} untested`).toBe(true);
@@ -72,7 +74,8 @@ describe('land', () => {
     const aHead = await workOn(a, 'readme-a', 'README.md', 'ann was here\n');
     const bHead = await workOn(b, 'readme-b', 'README.md', 'ben was here\n');
     const [ra, rb] = await Promise.all([a.abcd(['land', 'readme-a', '--json']), b.abcd(['land', 'readme-b', '--json'])]);
-    const [won, lost, loser] = ra.code === 0 ? [ra, rb, { s: b, item: 'readme-b', head: bHead }] : [rb, ra, { s: a, item: 'readme-a', head: aHead }];
+    const [won, lost, loser] =
+      ra.code === 0 ? [ra, rb, { s: b, item: 'readme-b', head: bHead }] : [rb, ra, { s: a, item: 'readme-a', head: aHead }];
     expect(won.code, won.stderr).toBe(0);
     expect(lost.code, lost.stdout).toBe(3);
     expect(lost.json.refusal).toMatchObject({ code: 'conflict', data: { files: ['README.md'] } });
@@ -109,22 +112,32 @@ describe('land', () => {
     expect((await r.remote.refs()).get(MAIN)).toBe(run.json.tip);
   }, 120_000);
 
-  it('a former holder\'s stale queue entry pruned under the enqueue\'s lease: the enqueue leases again and lands', async () => {
+  it("a former holder's stale queue entry pruned under the enqueue's lease: the enqueue leases again and lands", async () => {
     const r = await landRemote('true');
     const s = await sessionOn(r, 'ivy');
     const head = await workOn(s, 'handed', 'handed.txt', 'mine now\n');
     // A former holder's entry for the item, still on the remote when ivy reads the records.
     const qref = 'refs/heads/abcd/queue/local/item/handed';
     const stale = JSON.stringify({
-      abcd: 'queue', v: 1, item: 'local:item:handed', holder: { person: 'old@example.com', host: 'gone', session: 'old' },
-      branch: 'work/old', head, main: 'main', strategy: 'rebase', at: Date.now() - 60_000,
+      abcd: 'queue',
+      v: 1,
+      item: 'local:item:handed',
+      holder: { person: 'old@example.com', host: 'gone', session: 'old' },
+      branch: 'work/old',
+      head,
+      main: 'main',
+      strategy: 'rebase',
+      at: Date.now() - 60_000,
     });
     await writeRawRecord(r.remote.dir, qref, stale);
     // Another reader prunes it after ivy's read and before her push lands: a pre-receive hook
     // deletes it (once) while her push is being received, so her lease on it no longer holds.
     const { writeFile, chmod } = await import('node:fs/promises');
     const hook = join(r.remote.dir, 'hooks', 'pre-receive');
-    await writeFile(hook, `#!/bin/sh\nif grep -q ' ${qref}$' && [ ! -e "$GIT_DIR/pruned-once" ]; then\n  touch "$GIT_DIR/pruned-once"\n  env -u GIT_QUARANTINE_PATH git update-ref -d ${qref}\nfi\nexit 0\n`);
+    await writeFile(
+      hook,
+      `#!/bin/sh\nif grep -q ' ${qref}$' && [ ! -e "$GIT_DIR/pruned-once" ]; then\n  touch "$GIT_DIR/pruned-once"\n  env -u GIT_QUARANTINE_PATH git update-ref -d ${qref}\nfi\nexit 0\n`,
+    );
     await chmod(hook, 0o755);
     const run = await s.abcd(['land', 'handed', '--json', '--wait', '30s']);
     expect(run.code, run.stdout + run.stderr).toBe(0);
@@ -155,12 +168,35 @@ describe('land', () => {
     const b = await sessionOn(r, 'eve');
     const ghost = { person: 'ghost@example.com', host: 'gone', session: 'ghost' };
     const long = Date.now() - 3_600_000;
-    await writeRawRecord(r.remote.dir, 'refs/heads/abcd/claims/local/item/ghost', JSON.stringify({
-      abcd: 'claim', v: 1, item: 'local:item:ghost', state: 'held', holder: ghost, gen: 0, at: long, ttl: 60_000,
-    }));
-    await writeRawRecord(r.remote.dir, 'refs/heads/abcd/queue/local/item/ghost', JSON.stringify({
-      abcd: 'queue', v: 1, item: 'local:item:ghost', holder: ghost, branch: 'work/ghost', head: 'a'.repeat(40), main: 'main', strategy: 'rebase', at: long,
-    }));
+    await writeRawRecord(
+      r.remote.dir,
+      'refs/heads/abcd/claims/local/item/ghost',
+      JSON.stringify({
+        abcd: 'claim',
+        v: 1,
+        item: 'local:item:ghost',
+        state: 'held',
+        holder: ghost,
+        gen: 0,
+        at: long,
+        ttl: 60_000,
+      }),
+    );
+    await writeRawRecord(
+      r.remote.dir,
+      'refs/heads/abcd/queue/local/item/ghost',
+      JSON.stringify({
+        abcd: 'queue',
+        v: 1,
+        item: 'local:item:ghost',
+        holder: ghost,
+        branch: 'work/ghost',
+        head: 'a'.repeat(40),
+        main: 'main',
+        strategy: 'rebase',
+        at: long,
+      }),
+    );
     // A clock that is never measured cannot tell an hour-old claim from a clock an hour fast: the
     // entry is deleted once this clone measured its clock (another session's claim appearing
     // between two of its reads) and watched the ghost's claim for the takeover delay.
@@ -195,7 +231,10 @@ describe('land', () => {
     expect(quick.code, quick.stdout).toBe(4);
     expect(quick.json.refusal.data.waitedMs).toBeGreaterThanOrEqual(2000);
     expect(quick.json.refusal.data.waitedMs).toBeLessThan(2000 + LOADED_MACHINE_MS);
-    expect(quick.json.refusal).toMatchObject({ code: 'deadline', data: { item: 'quick', waitedOn: { item: 'slow', holder: expect.stringContaining('fay') } } });
+    expect(quick.json.refusal).toMatchObject({
+      code: 'deadline',
+      data: { item: 'quick', waitedOn: { item: 'slow', holder: expect.stringContaining('fay') } },
+    });
     expect(took).toBeGreaterThanOrEqual(2000);
     expect((await r.remote.refs()).has('refs/heads/abcd/queue/local/item/quick')).toBe(false);
     expect((await slow).code).toBe(0);
@@ -203,7 +242,8 @@ describe('land', () => {
 
   it('main moving during the check means a re-test on the new tip; moving every time ends in exit 4 naming the re-tests', async () => {
     // The check itself pushes a commit to main from another clone: main moves under the land.
-    const bypass = 'if [ "$(cat "$MOVES" 2>/dev/null || echo 0)" -lt "$MAX_MOVES" ]; then ' +
+    const bypass =
+      'if [ "$(cat "$MOVES" 2>/dev/null || echo 0)" -lt "$MAX_MOVES" ]; then ' +
       'echo $(( $(cat "$MOVES" 2>/dev/null || echo 0) + 1 )) > "$MOVES"; ' +
       'git -C "$OTHER" pull -q --rebase origin main && git -C "$OTHER" commit -q --allow-empty -m bypass && git -C "$OTHER" push -q origin HEAD:main; fi';
     const r = await landRemote(bypass);
@@ -233,7 +273,12 @@ describe('land', () => {
     await workOn(s, 'stopped', 'stopped.txt', 'x\n');
     const before = (await r.remote.refs()).get(MAIN);
     const { execa } = await import('execa');
-    const run = execa(process.execPath, [ABCD_BIN, 'land', 'stopped', '--json'], { cwd: s.dir, env: s.env, extendEnv: false, reject: false });
+    const run = execa(process.execPath, [ABCD_BIN, 'land', 'stopped', '--json'], {
+      cwd: s.dir,
+      env: s.env,
+      extendEnv: false,
+      reject: false,
+    });
     const { existsSync } = await import('node:fs');
     // Up to 60 s for the land to reach its check: enqueue, turn and worktree on a loaded machine.
     for (let i = 0; i < 600 && !existsSync(`${r.log}.pid`); i++) await new Promise((res) => setTimeout(res, 100));
@@ -254,37 +299,60 @@ describe('land', () => {
     const b = await sessionOn(r, 'uma');
     const other = { person: 'new@example.com', host: 'h', session: 'newer' };
     const early = Date.now() - 60_000;
-    const entry = (id: string) => JSON.stringify({
-      abcd: 'queue', v: 1, item: `local:item:${id}`, holder: other, branch: `work/${id}`, head: 'b'.repeat(40), main: 'main', strategy: 'rebase', at: early,
-    });
+    const entry = (id: string) =>
+      JSON.stringify({
+        abcd: 'queue',
+        v: 1,
+        item: `local:item:${id}`,
+        holder: other,
+        branch: `work/${id}`,
+        head: 'b'.repeat(40),
+        main: 'main',
+        strategy: 'rebase',
+        at: early,
+      });
     await writeRawRecord(r.remote.dir, 'refs/heads/abcd/claims/local/item/corrupt', '{"abcd": "claim", not json');
     await writeRawRecord(r.remote.dir, 'refs/heads/abcd/queue/local/item/corrupt', entry('corrupt'));
-    await writeRawRecord(r.remote.dir, 'refs/heads/abcd/claims/local/item/newer', JSON.stringify({ abcd: 'claim', v: 99, item: 'local:item:newer' }));
+    await writeRawRecord(
+      r.remote.dir,
+      'refs/heads/abcd/claims/local/item/newer',
+      JSON.stringify({ abcd: 'claim', v: 99, item: 'local:item:newer' }),
+    );
     await writeRawRecord(r.remote.dir, 'refs/heads/abcd/queue/local/item/newer', entry('newer'));
     await workOn(b, 'behind', 'behind.txt', 'x\n');
     const run = await b.abcd(['land', 'behind', '--json', '--wait', '20s']);
     expect(run.code, run.stdout).toBe(0);
     expect(run.json.waitedMs).toBeLessThan(15_000);
     const skipped = run.json.skipped.map((x: { item: string; code: string }) => [x.item, x.code]).sort();
-    expect(skipped).toEqual([['corrupt', 'record-invalid'], ['newer', 'record-too-new']]);
+    expect(skipped).toEqual([
+      ['corrupt', 'record-invalid'],
+      ['newer', 'record-too-new'],
+    ]);
     const refs = await r.remote.refs();
     expect(refs.get(MAIN)).toBe(run.json.tip);
     expect(refs.has('refs/heads/abcd/queue/local/item/corrupt')).toBe(true);
     expect(refs.has('refs/heads/abcd/queue/local/item/newer')).toBe(true);
     const st = await b.abcd(['status', '--json']);
-    expect(st.json.queue.map((q: { item: string; alive: boolean; skipped?: { code: string } }) => [q.item, q.alive, q.skipped?.code])).toEqual([
+    expect(
+      st.json.queue.map((q: { item: string; alive: boolean; skipped?: { code: string } }) => [q.item, q.alive, q.skipped?.code]),
+    ).toEqual([
       ['corrupt', false, 'record-invalid'],
       ['newer', false, 'record-too-new'],
     ]);
   }, 120_000);
 
-  it('the next land removes the worktree a land killed with -9 left, and leaves a live process\'s worktree alone', async () => {
+  it("the next land removes the worktree a land killed with -9 left, and leaves a live process's worktree alone", async () => {
     const r = await landRemote('echo $$ > "$CHECK_LOG.pid"; sleep "${CHECK_SLEEP:-0}"');
     const s = await sessionOn(r, 'kim', { CHECK_SLEEP: '30' });
     await workOn(s, 'killed', 'killed.txt', 'x\n');
     const { execa } = await import('execa');
     const { existsSync } = await import('node:fs');
-    const run = execa(process.execPath, [ABCD_BIN, 'land', 'killed', '--json'], { cwd: s.dir, env: s.env, extendEnv: false, reject: false });
+    const run = execa(process.execPath, [ABCD_BIN, 'land', 'killed', '--json'], {
+      cwd: s.dir,
+      env: s.env,
+      extendEnv: false,
+      reject: false,
+    });
     for (let i = 0; i < 600 && !existsSync(`${r.log}.pid`); i++) await new Promise((res) => setTimeout(res, 100));
     run.kill('SIGKILL');
     await run;
@@ -293,7 +361,8 @@ describe('land', () => {
     } catch {
       // the check's group may already be gone
     }
-    const listed = async () => (await s.git(['worktree', 'list', '--porcelain'])).split('\n').filter((l) => l.startsWith('worktree ')).length;
+    const listed = async () =>
+      (await s.git(['worktree', 'list', '--porcelain'])).split('\n').filter((l) => l.startsWith('worktree ')).length;
     expect(await listed()).toBe(2);
     // A worktree named after a process that runs (this test's own) must survive the pruning.
     const { readStartTime } = await import('../src/machine/gate/process.js');
@@ -306,7 +375,10 @@ describe('land', () => {
     await workOn(s, 'after', 'after.txt', 'y\n');
     const next = await s.abcd(['land', 'after', '--json', '--wait', '60s'], { env: { CHECK_SLEEP: '0' } });
     expect(next.code, next.stdout).toBe(0);
-    const paths = (await s.git(['worktree', 'list', '--porcelain'])).split('\n').filter((l) => l.startsWith('worktree ')).map((l) => l.slice(9));
+    const paths = (await s.git(['worktree', 'list', '--porcelain']))
+      .split('\n')
+      .filter((l) => l.startsWith('worktree '))
+      .map((l) => l.slice(9));
     expect(paths).toEqual([s.dir, live]);
     expect(existsSync(live)).toBe(true);
   }, 180_000);
@@ -342,7 +414,10 @@ describe('land', () => {
     const { rename } = await import('node:fs/promises');
     await rename(`${r.remote.dir}.away`, r.remote.dir);
     expect(run.code, run.stdout).toBe(8);
-    expect(run.json.refusal).toMatchObject({ code: 'remote-unavailable', data: { reason: 'renewals-failed', item: 'lapse', leftQueue: false } });
+    expect(run.json.refusal).toMatchObject({
+      code: 'remote-unavailable',
+      data: { reason: 'renewals-failed', item: 'lapse', leftQueue: false },
+    });
     expect(run.json.refusal.data.failedRenewals).toBeGreaterThanOrEqual(1);
     // It stopped before the lapse, not after the 20 s check.
     expect(Date.parse(run.json.refusal.data.lapsesAt)).toBeGreaterThan(t0);
@@ -360,9 +435,19 @@ describe('land', () => {
       import('../src/core/deps.js'),
     ]);
     const { envConfig } = await import('../src/cli/env-config.js');
-    const repo = await openRepo({ cwd: s.dir, env: s.env, config: envConfig(s.env), clock: systemClock, out: { stdout() {}, stderr() {}, isTTY: false }, remote: 'origin' });
+    const repo = await openRepo({
+      cwd: s.dir,
+      env: s.env,
+      config: envConfig(s.env),
+      clock: systemClock,
+      out: { stdout() {}, stderr() {}, isTTY: false },
+      remote: 'origin',
+    });
     const held = (await readSnapshot(repo)).claims.get('refs/heads/abcd/claims/local/item/buggy')!;
-    const broken = { ...repo, store: Object.assign(Object.create(repo.store), { push: async () => Promise.reject(new TypeError('a bug')) }) };
+    const broken = {
+      ...repo,
+      store: Object.assign(Object.create(repo.store), { push: async () => Promise.reject(new TypeError('a bug')) }),
+    };
     const keeper = new ClaimKeeper(broken, held.ref, 'buggy', held.tip, held.claim);
     keeper.start();
     await new Promise<void>((res) => keeper.signal.addEventListener('abort', () => res(), { once: true }));

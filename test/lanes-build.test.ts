@@ -23,27 +23,42 @@ describe('build', () => {
     ['fails', 'echo oops; exit 5', 3, 'failed', /exited 5/],
     ['makes no change', 'true', 3, 'no-change', /changed nothing/],
     ['hangs past its timeout', 'sleep 600 & sleep 600', 4, 'timeout', /timeout/],
-  ] as const)('an agent that %s: not done, claim released, the result says why, no process left', async (_what, agent, exit, outcome, why) => {
-    const remote = await remoteWithItems([{ slug: 'task' }]);
-    const s = await laneSession(remote, 'builder');
-    const marker = `build-marker-${process.pid}-${Date.now()}`;
-    const r = await s.abcd(['build', 'task', '--json', '--agent-timeout', '3s', '--agent', `${agent} # ${marker}`]);
-    expect(r.code, r.stdout + r.stderr).toBe(exit);
-    const cycle = r.json.record.cycles[0];
-    expect(cycle).toMatchObject({ item: 'task', outcome });
-    expect(cycle.reason).toMatch(why);
-    expect(await itemStatus(remote, 'task')).toBe('ready');
-    const status = await s.abcd(['status', '--json']);
-    expect(status.json.claims.filter((c: { state: string }) => c.state === 'held')).toEqual([]);
-    expect(await processesWith(marker)).toEqual([]);
-    expect([...(await remote.refs()).keys()].filter((x) => x.startsWith('refs/heads/lane/'))).toEqual([]);
-  });
+  ] as const)(
+    'an agent that %s: not done, claim released, the result says why, no process left',
+    async (_what, agent, exit, outcome, why) => {
+      const remote = await remoteWithItems([{ slug: 'task' }]);
+      const s = await laneSession(remote, 'builder');
+      const marker = `build-marker-${process.pid}-${Date.now()}`;
+      const r = await s.abcd(['build', 'task', '--json', '--agent-timeout', '3s', '--agent', `${agent} # ${marker}`]);
+      expect(r.code, r.stdout + r.stderr).toBe(exit);
+      const cycle = r.json.record.cycles[0];
+      expect(cycle).toMatchObject({ item: 'task', outcome });
+      expect(cycle.reason).toMatch(why);
+      expect(await itemStatus(remote, 'task')).toBe('ready');
+      const status = await s.abcd(['status', '--json']);
+      expect(status.json.claims.filter((c: { state: string }) => c.state === 'held')).toEqual([]);
+      expect(await processesWith(marker)).toEqual([]);
+      expect([...(await remote.refs()).keys()].filter((x) => x.startsWith('refs/heads/lane/'))).toEqual([]);
+    },
+  );
 
   it('timed with a deadline shorter than one first cycle exits 4 and creates no record', async () => {
     const remote = await remoteWithItems([{ slug: 'late' }]);
     const s = await laneSession(remote, 'builder');
     const before = [...(await remote.refs()).keys()];
-    const r = await s.abcd(['build', 'late', '--json', '--lifecycle', 'timed', '--deadline', '90s', '--agent-timeout', '5m', '--agent', COMMITTING_AGENT]);
+    const r = await s.abcd([
+      'build',
+      'late',
+      '--json',
+      '--lifecycle',
+      'timed',
+      '--deadline',
+      '90s',
+      '--agent-timeout',
+      '5m',
+      '--agent',
+      COMMITTING_AGENT,
+    ]);
     expect(r.code, r.stdout + r.stderr).toBe(4);
     expect(r.json.refusal).toMatchObject({ code: 'deadline' });
     expect(r.json.refusal.data.neededMs).toBeGreaterThan(r.json.refusal.data.remainingMs);
@@ -51,7 +66,9 @@ describe('build', () => {
     const missing = await s.abcd(['build', 'nosuch', '--json', '--agent', COMMITTING_AGENT]);
     expect(missing.code).toBe(2);
     expect(missing.json.refusal.message).toMatch(/no item nosuch on main/);
-    const d = await s.abcd(['drain', '--json', '--lifecycle', 'timed', '--agent', COMMITTING_AGENT], { env: { ABCD_JOB_DEADLINE: new Date(Date.now() + 30_000).toISOString() } });
+    const d = await s.abcd(['drain', '--json', '--lifecycle', 'timed', '--agent', COMMITTING_AGENT], {
+      env: { ABCD_JOB_DEADLINE: new Date(Date.now() + 30_000).toISOString() },
+    });
     expect(d.code, d.stdout + d.stderr).toBe(4);
     expect([...(await remote.refs()).keys()]).toEqual(before);
   });
@@ -60,7 +77,12 @@ describe('build', () => {
     const remote = await remoteWithItems([{ slug: 'stop' }, { slug: 'later' }]);
     const s = await laneSession(remote, 'builder');
     const marker = `term-marker-${process.pid}-${Date.now()}`;
-    const p = execa(process.execPath, [ABCD_BIN, 'drain', '--json', '--agent', `sleep 600 # ${marker}`], { cwd: s.dir, env: s.env, extendEnv: false, reject: false });
+    const p = execa(process.execPath, [ABCD_BIN, 'drain', '--json', '--agent', `sleep 600 # ${marker}`], {
+      cwd: s.dir,
+      env: s.env,
+      extendEnv: false,
+      reject: false,
+    });
     const end = Date.now() + 60_000;
     while ((await agentProcesses(marker)).length === 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 200));
     p.kill('SIGTERM');

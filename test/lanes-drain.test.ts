@@ -46,9 +46,13 @@ describe('drain', () => {
   it('two drains in two clones over the same 10 items: no item is built twice', async () => {
     const remote = await remoteWithItems(TEN);
     const [a, b] = await Promise.all([laneSession(remote, 'east'), laneSession(remote, 'west')]);
-    const runs = await Promise.all([a, b].map((s) => s.abcd(['drain', '--lanes', '2', '--json', '--agent', COMMITTING_AGENT], { timeoutMs: 150_000 })));
+    const runs = await Promise.all(
+      [a, b].map((s) => s.abcd(['drain', '--lanes', '2', '--json', '--agent', COMMITTING_AGENT], { timeoutMs: 150_000 })),
+    );
     for (const r of runs) expect(r.code, r.stdout + r.stderr).toBe(0);
-    const landed = runs.flatMap((r) => (r.json?.record?.cycles ?? []).filter((c: { outcome: string }) => c.outcome === 'landed').map((c: { item: string }) => c.item));
+    const landed = runs.flatMap((r) =>
+      (r.json?.record?.cycles ?? []).filter((c: { outcome: string }) => c.outcome === 'landed').map((c: { item: string }) => c.item),
+    );
     expect(landed.sort()).toEqual(TEN.map((i) => i.slug).sort());
     const subjects = (await mainSubjects(remote)).filter((x) => x.startsWith('agent: '));
     expect(new Set(subjects).size).toBe(subjects.length);

@@ -19,7 +19,11 @@ describe('hostile agent repository', () => {
     const secret = join(dir, 'secret');
     const env = isolatedEnv(dir);
     await git(dir, ['init', '-q', secret], env);
-    await execa('sh', ['-c', 'echo top-secret > secret.txt && git add . && git -c commit.gpgsign=false commit -qm secret'], { cwd: secret, env, extendEnv: false });
+    await execa('sh', ['-c', 'echo top-secret > secret.txt && git add . && git -c commit.gpgsign=false commit -qm secret'], {
+      cwd: secret,
+      env,
+      extendEnv: false,
+    });
     const secretCommit = await git(secret, ['rev-parse', 'HEAD'], env);
     // Runs only outside the agent (abcd's own git has no ABCD_ITEM).
     const trap = `[ -n "$ABCD_ITEM" ] || touch ${pwned}`;
@@ -68,6 +72,7 @@ describe('hostile agent repository', () => {
     expect(files).toContain('work.txt');
     expect(files).not.toContain('secret.txt');
     const all = (await execa('git', ['-C', remote.dir, 'log', '--all', '--format=%H'])).stdout.split('\n');
-    for (const c of all) expect((await execa('git', ['-C', remote.dir, 'ls-tree', '-r', '--name-only', c])).stdout).not.toContain('secret.txt');
+    for (const c of all)
+      expect((await execa('git', ['-C', remote.dir, 'ls-tree', '-r', '--name-only', c])).stdout).not.toContain('secret.txt');
   }, 90_000);
 });

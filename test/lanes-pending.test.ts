@@ -32,7 +32,10 @@ describe('preserve and coalesce', () => {
       `if ! ls mailbox-*.txt >/dev/null 2>&1; then touch ${started}; while [ ! -f ${go} ]; do sleep 0.1; done; fi; ` +
       'cp "$ABCD_MAILBOX" "mailbox-$(date +%s%N).txt"; git add -A && git commit -qm "page: cycle"';
     const lane = await laneSession(remote, 'lane', { ABCD_SESSION: 'lane' });
-    const run = lane.abcd(['build', 'page', '--json', '--sandbox', 'none', '--lifecycle', 'poll', '--idle', '4s', '--ttl', '20s', '--agent', agent], { timeoutMs: 120_000 });
+    const run = lane.abcd(
+      ['build', 'page', '--json', '--sandbox', 'none', '--lifecycle', 'poll', '--idle', '4s', '--ttl', '20s', '--agent', agent],
+      { timeoutMs: 120_000 },
+    );
     await until('the first cycle to start', () => existsSync(started));
     // Another session of the same person asks three times; a stranger is refused.
     const asker = await makeSession(remote.url, 'asker', { person: 'lane@example.com' });
@@ -58,7 +61,10 @@ describe('preserve and coalesce', () => {
     const cycles = r.json.record.cycles;
     expect(cycles.map((c: { outcome: string }) => c.outcome)).toEqual(['landed', 'landed']);
     expect(cycles[1].followUp).toBe(true);
-    const files = (await execa('git', ['-C', remote.dir, 'ls-tree', '--name-only', 'main'])).stdout.split('\n').filter((f) => f.startsWith('mailbox-')).sort();
+    const files = (await execa('git', ['-C', remote.dir, 'ls-tree', '--name-only', 'main'])).stdout
+      .split('\n')
+      .filter((f) => f.startsWith('mailbox-'))
+      .sort();
     expect(files).toHaveLength(2);
     const first = (await execa('git', ['-C', remote.dir, 'show', `main:${files[0]}`])).stdout;
     const second = (await execa('git', ['-C', remote.dir, 'show', `main:${files[1]}`])).stdout;
@@ -86,9 +92,12 @@ describe('preserve and coalesce', () => {
     const asker = await makeSession(remote.url, 'asker2', { person: 'solo@example.com' });
     expect((await asker.abcd(['build', 'note', '--note', 'again please'])).code).toBe(0);
     // A build that waits for the item instead: its request stands in the slot too (the newest).
-    const waiter = asker.abcd(['build', 'note', '--json', '--wait', '60s', '--note', 'waited', '--sandbox', 'none', '--agent', agent], { timeoutMs: 90_000 });
+    const waiter = asker.abcd(['build', 'note', '--json', '--wait', '60s', '--note', 'waited', '--sandbox', 'none', '--agent', agent], {
+      timeoutMs: 90_000,
+    });
     const slot = 'refs/heads/abcd/pending/local/item/note';
-    const noteOf = async () => JSON.parse((await execa('git', ['-C', remote.dir, 'show', `${slot}:record.json`], { reject: false })).stdout || '{}').note;
+    const noteOf = async () =>
+      JSON.parse((await execa('git', ['-C', remote.dir, 'show', `${slot}:record.json`], { reject: false })).stdout || '{}').note;
     await until('the waiting build to leave its request', async () => (await noteOf()) === 'waited');
     await writeFile(go, '');
     const r = await run;
@@ -99,7 +108,10 @@ describe('preserve and coalesce', () => {
     expect(next.code, next.stdout + next.stderr).toBe(0);
     expect(next.json.record.cycles).toMatchObject([{ item: 'note', outcome: 'landed', followUp: true }]);
     expect((await remote.refs()).has(slot)).toBe(false);
-    const files = (await execa('git', ['-C', remote.dir, 'ls-tree', '--name-only', 'main'])).stdout.split('\n').filter((f) => f.startsWith('mailbox-')).sort();
+    const files = (await execa('git', ['-C', remote.dir, 'ls-tree', '--name-only', 'main'])).stdout
+      .split('\n')
+      .filter((f) => f.startsWith('mailbox-'))
+      .sort();
     expect((await execa('git', ['-C', remote.dir, 'show', `main:${files.at(-1)}`])).stdout).toMatch(/: waited$/);
   }, 150_000);
 });

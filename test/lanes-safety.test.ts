@@ -6,7 +6,15 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupTemp } from './harness/git-env.js';
-import { agentProcesses, COMMITTING_AGENT, itemStatus, laneSession, mainSubjects, processesWith, remoteWithItems } from './harness/lanes.js';
+import {
+  agentProcesses,
+  COMMITTING_AGENT,
+  itemStatus,
+  laneSession,
+  mainSubjects,
+  processesWith,
+  remoteWithItems,
+} from './harness/lanes.js';
 import { ABCD_BIN } from './harness/session.js';
 
 async function until(what: string, ok: () => Promise<boolean>, ms = 60_000): Promise<void> {
@@ -24,7 +32,11 @@ describe('lane safety', () => {
 
   it("the agent reads none of the person's secrets and no token reaches its environment", async () => {
     const remote = await remoteWithItems([{ slug: 'peek' }], { lanes: { env: ['MODEL_KEY'] } });
-    const s = await laneSession(remote, 'careful', { GH_TOKEN: `${CANARY}-gh-token`, ABCD_SECRET_THING: `${CANARY}-abcd`, MODEL_KEY: 'model-key-ok' });
+    const s = await laneSession(remote, 'careful', {
+      GH_TOKEN: `${CANARY}-gh-token`,
+      ABCD_SECRET_THING: `${CANARY}-abcd`,
+      MODEL_KEY: 'model-key-ok',
+    });
     const home = s.env.HOME!;
     const secrets = {
       abcdConfig: join(home, '.config/abcd/app.json'),
@@ -37,7 +49,9 @@ describe('lane safety', () => {
       await writeFile(path, `${CANARY}-${name}\n`);
     }
     const marker = `peek-marker-${process.pid}-${Date.now()}`;
-    const reads = Object.values(secrets).map((p) => `cat ${p} 2>&1`).join('; ');
+    const reads = Object.values(secrets)
+      .map((p) => `cat ${p} 2>&1`)
+      .join('; ');
     const agent = `{ ${reads}; env; } > seen.txt 2>&1; sleep 3; git add seen.txt && git commit -qm peek # ${marker}`;
     const run = s.abcd(['build', 'peek', '--json', '--sandbox', 'bwrap', '--agent', agent], { timeoutMs: 90_000 });
     const environs: string[] = [];
@@ -64,13 +78,20 @@ describe('lane safety', () => {
     const a = await laneSession(remote, 'doomed');
     expect((await a.abcd(['settings', 'takeover-delay', '1s'])).code).toBe(0);
     const marker = `crash-marker-${process.pid}-${Date.now()}`;
-    const doomed = execa(process.execPath, [ABCD_BIN, 'drain', '--ttl', '3s', '--agent', `sleep 600 # ${marker}`], { cwd: a.dir, env: a.env, extendEnv: false, reject: false });
+    const doomed = execa(process.execPath, [ABCD_BIN, 'drain', '--ttl', '3s', '--agent', `sleep 600 # ${marker}`], {
+      cwd: a.dir,
+      env: a.env,
+      extendEnv: false,
+      reject: false,
+    });
     await until('the agent to start', async () => (await agentProcesses(marker)).length > 0);
     doomed.kill('SIGKILL');
     await doomed;
     await until('the agent to die with its lane', async () => (await processesWith(marker)).length === 0, 10_000);
     const b = await laneSession(remote, 'heir');
-    const r = await b.abcd(['drain', '--json', '--lifecycle', 'poll', '--idle', '3s', '--ttl', '5s', '--agent', COMMITTING_AGENT], { timeoutMs: 90_000 });
+    const r = await b.abcd(['drain', '--json', '--lifecycle', 'poll', '--idle', '3s', '--ttl', '5s', '--agent', COMMITTING_AGENT], {
+      timeoutMs: 90_000,
+    });
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.json.record.cycles).toMatchObject([{ item: 'crash', outcome: 'landed' }]);
     expect((await mainSubjects(remote)).filter((x) => x.startsWith('agent: '))).toEqual(['agent: local:item:crash']);

@@ -82,7 +82,7 @@ describe('checkLogin', () => {
     expect(check.findings.map((f) => f.kind)).toEqual(['gh-hosts-file']);
   });
 
-  it("finds a ~/.git-credentials line for the host and keeps neither user nor password", async () => {
+  it('finds a ~/.git-credentials line for the host and keeps neither user nor password', async () => {
     const { home, env } = await freshHome();
     const lines = [`https://${CRED_USER}:${CRED_PASSWORD}@gitlab.com`, `https://${CRED_USER}:${CRED_PASSWORD}@github.com`];
     await writeFile(join(home, '.git-credentials'), lines.join('\n') + '\n');
@@ -195,7 +195,11 @@ describe('abcd check-login', () => {
     expect(r.json.refusal.code).toBe('unsafe-environment');
     expect(r.json.refusal.data.findings).toEqual([
       { place: 'environment variable GITHUB_TOKEN', kind: 'token-variable', variable: 'GITHUB_TOKEN' },
-      { place: `git's credential store ${join(home, '.git-credentials')}`, kind: 'git-credentials-file', path: join(home, '.git-credentials') },
+      {
+        place: `git's credential store ${join(home, '.git-credentials')}`,
+        kind: 'git-credentials-file',
+        path: join(home, '.git-credentials'),
+      },
     ]);
     expectNoSecret(r.stdout + r.stderr);
   });

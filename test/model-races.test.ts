@@ -9,7 +9,15 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { describeActs, runInterleaved, SessionWork, type ActPlan, type ActRecord, type Verb } from './harness/act-runner.js';
 import { cleanupTemp, isolatedEnv } from './harness/git-env.js';
-import { checkAnswers, checkGenerations, checkHistory, checkMainWriters, type ClaimView, type KnownBreaks, type RemoteFacts } from './harness/history.js';
+import {
+  checkAnswers,
+  checkGenerations,
+  checkHistory,
+  checkMainWriters,
+  type ClaimView,
+  type KnownBreaks,
+  type RemoteFacts,
+} from './harness/history.js';
 import { makeSession } from './harness/session.js';
 import { makeTransportRemote, type Transport } from './harness/transport.js';
 
@@ -61,7 +69,10 @@ const act: fc.Arbitrary<ActPlan> = fc.record(
     // Mostly the item the session last reserved, as an agent would; sometimes another.
     item: fc.oneof({ weight: 1, arbitrary: fc.constantFrom(...ITEMS) }, { weight: 3, arbitrary: fc.constant(LAST) }),
     // Mostly close together; sometimes a pause long enough for an idle claim to lapse.
-    gapMs: fc.oneof({ weight: 4, arbitrary: fc.integer({ min: 0, max: 400 }) }, { weight: 1, arbitrary: fc.integer({ min: 1000, max: 2500 }) }),
+    gapMs: fc.oneof(
+      { weight: 4, arbitrary: fc.integer({ min: 0, max: 400 }) },
+      { weight: 1, arbitrary: fc.integer({ min: 1000, max: 2500 }) },
+    ),
     // About one act in four is killed, at a random point of its life (start-up included).
     killAfterMs: fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.integer({ min: 100, max: 1500 }) }),
     ttl: fc.constantFrom(undefined, '1s', '2s', '3s'),
@@ -89,7 +100,10 @@ async function runModel(transport: Transport, plans: ActPlan[]): Promise<void> {
   try {
     const sessions = await Promise.all(Array.from({ length: SESSIONS }, (_, i) => makeSession(remote.cloneUrl, `s${i}`)));
     const owner = sessions[0]!;
-    for (const [key, value] of [['takeover-delay', TAKEOVER_DELAY], ['default-ttl', DEFAULT_TTL]]) {
+    for (const [key, value] of [
+      ['takeover-delay', TAKEOVER_DELAY],
+      ['default-ttl', DEFAULT_TTL],
+    ]) {
       const set = await owner.abcd(['settings', key!, value!, '--json']);
       if (set.code !== 0) throw new Error(`abcd settings ${key} ${value}: exit ${set.code} ${set.stdout} ${set.stderr}`);
     }
@@ -141,27 +155,44 @@ describe('model-based races', () => {
     console.log(`model races: ${runs} runs, ${actsRun} acts`);
   });
 
-  it('file://: random interleavings keep one actor per claim, change nothing when refused, show every success', async () => {
-    const before = runs;
-    await property('file', SOAK_MS ? 10_000 : 4, SOAK_MS || FILE_BUDGET_MS);
-    expect(runs - before).toBeGreaterThan(0);
-  }, (SOAK_MS || FILE_BUDGET_MS) + LAST_RUN_MS);
+  it(
+    'file://: random interleavings keep one actor per claim, change nothing when refused, show every success',
+    async () => {
+      const before = runs;
+      await property('file', SOAK_MS ? 10_000 : 4, SOAK_MS || FILE_BUDGET_MS);
+      expect(runs - before).toBeGreaterThan(0);
+    },
+    (SOAK_MS || FILE_BUDGET_MS) + LAST_RUN_MS,
+  );
 
-  it('smart HTTP: the same properties through git http-backend', async () => {
-    const before = runs;
-    await property('http', SOAK_MS ? 10_000 : 2, SOAK_MS || HTTP_BUDGET_MS);
-    expect(runs - before).toBeGreaterThan(0);
-  }, (SOAK_MS || HTTP_BUDGET_MS) + LAST_RUN_MS);
+  it(
+    'smart HTTP: the same properties through git http-backend',
+    async () => {
+      const before = runs;
+      await property('http', SOAK_MS ? 10_000 : 2, SOAK_MS || HTTP_BUDGET_MS);
+      expect(runs - before).toBeGreaterThan(0);
+    },
+    (SOAK_MS || HTTP_BUDGET_MS) + LAST_RUN_MS,
+  );
 });
 
 // The checker itself, on made-up histories: each rule can fail (a checker that passes everything proves nothing).
 describe('history checker', () => {
   const S = (session: string) => ({ person: `${session}@example.com`, host: 'h', session });
   const claim = (session: string, gen: number, at: number, state: ClaimView['state'] = 'held', ttl = 1000): ClaimView => ({
-    abcd: 'claim', state, holder: S(session), gen, at, ttl,
+    abcd: 'claim',
+    state,
+    holder: S(session),
+    gen,
+    at,
+    ttl,
   });
   const act = (a: Partial<ActRecord> & Pick<ActRecord, 'index' | 'session' | 'verb' | 'startedAt' | 'endedAt' | 'exit'>): ActRecord => ({
-    item: 'alpha', args: [], json: a.exit === 0 ? { ok: true } : undefined, stderrTail: '', ...a,
+    item: 'alpha',
+    args: [],
+    json: a.exit === 0 ? { ok: true } : undefined,
+    stderrTail: '',
+    ...a,
   });
   const ref = 'refs/heads/abcd/claims/local/item/alpha';
   const facts = (over: Partial<RemoteFacts> = {}): RemoteFacts => ({
@@ -176,12 +207,39 @@ describe('history checker', () => {
   });
 
   it('a takeover before expiry plus the delay, and a write by no running act, are violations', () => {
-    const acts = [act({ index: 0, session: 'a', verb: 'reserve', startedAt: 0, endedAt: 100, exit: 0 }), act({ index: 1, session: 'b', verb: 'takeover', startedAt: 900, endedAt: 1600, exit: 0 })];
-    const early = checkGenerations(ref, [{ commit: 'c1', record: claim('a', 0, 50) }, { commit: 'c2', record: claim('b', 1, 1500) }], acts, 500);
+    const acts = [
+      act({ index: 0, session: 'a', verb: 'reserve', startedAt: 0, endedAt: 100, exit: 0 }),
+      act({ index: 1, session: 'b', verb: 'takeover', startedAt: 900, endedAt: 1600, exit: 0 }),
+    ];
+    const early = checkGenerations(
+      ref,
+      [
+        { commit: 'c1', record: claim('a', 0, 50) },
+        { commit: 'c2', record: claim('b', 1, 1500) },
+      ],
+      acts,
+      500,
+    );
     expect(early.join('\n')).toMatch(/before its expiry plus delay/);
-    const inTime = checkGenerations(ref, [{ commit: 'c1', record: claim('a', 0, 50) }, { commit: 'c2', record: claim('b', 1, 1550) }], acts, 500);
+    const inTime = checkGenerations(
+      ref,
+      [
+        { commit: 'c1', record: claim('a', 0, 50) },
+        { commit: 'c2', record: claim('b', 1, 1550) },
+      ],
+      acts,
+      500,
+    );
     expect(inTime).toEqual([]);
-    const phantom = checkGenerations(ref, [{ commit: 'c1', record: claim('a', 0, 50) }, { commit: 'c2', record: claim('a', 1, 300) }], acts, 500);
+    const phantom = checkGenerations(
+      ref,
+      [
+        { commit: 'c1', record: claim('a', 0, 50) },
+        { commit: 'c2', record: claim('a', 1, 300) },
+      ],
+      acts,
+      500,
+    );
     expect(phantom.join('\n')).toMatch(/no act of a on alpha was running/);
     const undecodable = checkGenerations(ref, [{ commit: 'c1', error: 'not JSON' }], acts, 500);
     expect(undecodable.join('\n')).toMatch(/does not decode/);
@@ -191,32 +249,80 @@ describe('history checker', () => {
     const acts = [act({ index: 0, session: 'a', verb: 'reserve', startedAt: 0, endedAt: 100, exit: 3 })];
     expect(checkGenerations(ref, [{ commit: 'c1', record: claim('a', 0, 50) }], acts, 0).join('\n')).toMatch(/which was refused/);
     const ok = [act({ index: 0, session: 'a', verb: 'renew', startedAt: 0, endedAt: 100, exit: 0 })];
-    const flat = [{ commit: 'c1', record: claim('a', 3, 10) }, { commit: 'c2', record: claim('a', 3, 20) }];
+    const flat = [
+      { commit: 'c1', record: claim('a', 3, 10) },
+      { commit: 'c2', record: claim('a', 3, 20) },
+    ];
     expect(checkGenerations(ref, flat, ok, 0).join('\n')).toMatch(/does not increase/);
   });
 
   it('exit 1, a refused push on the remote, a landing missing or doubled on main, and a fence by its own generation are violations', async () => {
     const crash = act({ index: 0, session: 'a', verb: 'renew', startedAt: 0, endedAt: 1, exit: 1, stderrTail: 'internal error' });
     expect((await checkAnswers([crash], facts(), KNOWN)).join('\n')).toMatch(/exit 1, not a documented refusal/);
-    const push = act({ index: 0, session: 'a', verb: 'push', startedAt: 0, endedAt: 1, exit: 3, head: 'h1', branch: 'w', file: 'act-00-a.txt' });
-    expect((await checkAnswers([push], facts({ refsContaining: async () => ['refs/heads/w'] }), KNOWN)).join('\n')).toMatch(/refused \(exit 3\) yet its head/);
-    const land = act({ index: 0, session: 'a', verb: 'land', startedAt: 0, endedAt: 1, exit: 0, json: { ok: true, tip: 't' }, branchFiles: ['act-00-a.txt'] });
+    const push = act({
+      index: 0,
+      session: 'a',
+      verb: 'push',
+      startedAt: 0,
+      endedAt: 1,
+      exit: 3,
+      head: 'h1',
+      branch: 'w',
+      file: 'act-00-a.txt',
+    });
+    expect((await checkAnswers([push], facts({ refsContaining: async () => ['refs/heads/w'] }), KNOWN)).join('\n')).toMatch(
+      /refused \(exit 3\) yet its head/,
+    );
+    const land = act({
+      index: 0,
+      session: 'a',
+      verb: 'land',
+      startedAt: 0,
+      endedAt: 1,
+      exit: 0,
+      json: { ok: true, tip: 't' },
+      branchFiles: ['act-00-a.txt'],
+    });
     const missing = (await checkAnswers([land], facts(), KNOWN)).join('\n');
     expect(missing).toMatch(/tip t is not on main/);
     expect(missing).toMatch(/from 0 commits, not exactly one/);
     expect((await checkAnswers([], facts({ onMain: new Map([['act-03-b.txt', 2]]) }), KNOWN)).join('\n')).toMatch(/landed more than once/);
     const killed = act({ index: 0, session: 'a', verb: 'release', startedAt: 0, endedAt: 1, exit: 'killed' });
-    const fenced = act({ index: 1, session: 'a', verb: 'renew', startedAt: 2, endedAt: 3, exit: 5, json: { ok: false, refusal: { code: 'fenced', data: { holder: 'a@example.com/h/a' } } } });
+    const fenced = act({
+      index: 1,
+      session: 'a',
+      verb: 'renew',
+      startedAt: 2,
+      endedAt: 3,
+      exit: 5,
+      json: { ok: false, refusal: { code: 'fenced', data: { holder: 'a@example.com/h/a' } } },
+    });
     expect((await checkAnswers([killed, fenced], facts(), { ...KNOWN, ownGeneration: false })).join('\n')).toMatch(/by its own generation/);
     expect(await checkAnswers([killed, fenced], facts(), { ...KNOWN, ownGeneration: false })).toHaveLength(1);
     expect(await checkAnswers([killed, fenced], facts(), { ...KNOWN, ownGeneration: true })).toEqual([]);
   });
 
   it('main moved by anything but a landing is a violation', () => {
-    const pushMain = act({ index: 0, session: 'a', verb: 'push-main', startedAt: 0, endedAt: 1, exit: 0, branch: 'main', branchFiles: ['act-00-a.txt'] });
+    const pushMain = act({
+      index: 0,
+      session: 'a',
+      verb: 'push-main',
+      startedAt: 0,
+      endedAt: 1,
+      exit: 0,
+      branch: 'main',
+      branchFiles: ['act-00-a.txt'],
+    });
     const land = act({ index: 1, session: 'b', verb: 'land', startedAt: 0, endedAt: 1, exit: 'killed', branchFiles: ['act-01-b.txt'] });
-    const chain = { mainChain: [{ commit: 'm2', added: ['act-00-a.txt'] }, { commit: 'm1', added: ['act-01-b.txt'] }] };
-    expect(checkMainWriters([pushMain, land], chain, { ...KNOWN, pushMovesMain: false }).join('\n')).toMatch(/pushed by #0 push alpha main, which no landing carried/);
+    const chain = {
+      mainChain: [
+        { commit: 'm2', added: ['act-00-a.txt'] },
+        { commit: 'm1', added: ['act-01-b.txt'] },
+      ],
+    };
+    expect(checkMainWriters([pushMain, land], chain, { ...KNOWN, pushMovesMain: false }).join('\n')).toMatch(
+      /pushed by #0 push alpha main, which no landing carried/,
+    );
     expect(checkMainWriters([pushMain, land], chain, { ...KNOWN, pushMovesMain: true })).toEqual([]);
   });
 });

@@ -21,7 +21,13 @@ async function makeClone(format: 'sha1' | 'sha256') {
 }
 
 const cases = [
-  { content: '{"abcd":"claim","v":1}\n', message: 'reserve local:item:a (generation 0)', name: 'Ada Lovelace', email: 'ada@example.com', parent: false },
+  {
+    content: '{"abcd":"claim","v":1}\n',
+    message: 'reserve local:item:a (generation 0)',
+    name: 'Ada Lovelace',
+    email: 'ada@example.com',
+    parent: false,
+  },
   { content: '{"note":"ünïcödé ✓ 漢字"}', message: 'release ✓\n\nbody line\n', name: 'Zoë Ünal', email: 'zoe@exämple.org', parent: true },
   { content: '', message: '', name: 'x', email: 'x@y', parent: true },
 ];
@@ -36,7 +42,12 @@ describe('the record writer', () => {
       let parentOurs: string | null = null;
       let parentTheirs: string | null = null;
       for (const [i, c] of cases.entries()) {
-        const base = { content: c.content, message: c.message, author: { name: c.name, email: c.email }, atMs: 1_764_000_000_000 + i * 1000 };
+        const base = {
+          content: c.content,
+          message: c.message,
+          author: { name: c.name, email: c.email },
+          atMs: 1_764_000_000_000 + i * 1000,
+        };
         const a = await writeRecordCommit({ ...base, git: ours.git, store: ours.store, parent: c.parent ? parentOurs : null });
         const b = await writeRecordCommit({ ...base, git: theirs.git, parent: c.parent ? parentTheirs : null });
         expect(a).toBe(b);
@@ -58,7 +69,15 @@ describe('the record writer', () => {
     const author = { name: 'Many Writers', email: 'many@example.com' };
     // 40 writers, half of them writing the same record at the same second: same objects at once.
     const writes = Array.from({ length: 40 }, (_, i) =>
-      writeRecordCommit({ git: c.git, store: c.store, content: `{"n":${i % 20}}`, parent: null, message: `w ${i % 20}`, author, atMs: 1_764_000_000_000 }),
+      writeRecordCommit({
+        git: c.git,
+        store: c.store,
+        content: `{"n":${i % 20}}`,
+        parent: null,
+        message: `w ${i % 20}`,
+        author,
+        atMs: 1_764_000_000_000,
+      }),
     );
     const plumbing = Array.from({ length: 10 }, (_, i) =>
       writeRecordCommit({ git: c.git, content: `{"n":${i}}`, parent: null, message: `w ${i}`, author, atMs: 1_764_000_000_000 }),

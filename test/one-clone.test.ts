@@ -18,7 +18,13 @@ const ref = (item: string) => `refs/heads/abcd/claims/local/item/${item}`;
 /** A claim by someone else that lapsed two minutes ago: each reader records a sighting of it. */
 function lapsed(item: string): string {
   return JSON.stringify({
-    abcd: 'claim', v: 1, item: `local:item:${item}`, state: 'held', gen: 1, at: Date.now() - 180_000, ttl: 60_000,
+    abcd: 'claim',
+    v: 1,
+    item: `local:item:${item}`,
+    state: 'held',
+    gen: 1,
+    at: Date.now() - 180_000,
+    ttl: 60_000,
     holder: { person: 'old@example.com', host: 'elsewhere', session: 'old' },
   });
 }
@@ -55,7 +61,10 @@ describe('several abcd processes in one clone', () => {
       expect(won.json).toMatchObject({ ok: true, claimTip: refs.get(ref(`contested-${round}`)) });
       expect(lost.json.refusal).toMatchObject({ code: 'held', data: { item: `contested-${round}`, holder: won.json.holder } });
       // The uncontested ones: each reserve says what the remote holds.
-      for (const [r, session, item] of [[own1!, 'p', `own-p-${round}`], [own2!, 'q', `own-q-${round}`]] as const) {
+      for (const [r, session, item] of [
+        [own1!, 'p', `own-p-${round}`],
+        [own2!, 'q', `own-q-${round}`],
+      ] as const) {
         expect(r.code, said).toBe(0);
         expect(r.json.claimTip).toBe(refs.get(ref(item)));
         expect(r.json.holder).toContain(`/${session}`);
@@ -80,7 +89,10 @@ describe('several abcd processes in one clone', () => {
     // each whole JSON naming the tip the remote has.
     const abcdDir = join(s.dir, '.git', 'abcd');
     const sightings = await readdir(join(abcdDir, 'sightings'));
-    expect(sightings.filter((f) => f.endsWith('.tmp')), 'a temp file left behind').toEqual([]);
+    expect(
+      sightings.filter((f) => f.endsWith('.tmp')),
+      'a temp file left behind',
+    ).toEqual([]);
     const seen = await Promise.all(sightings.map(async (f) => JSON.parse(await readFile(join(abcdDir, 'sightings', f), 'utf8'))));
     expect(seen.map((v) => v.ref)).toEqual(expect.arrayContaining(STALE.map(ref)));
     expect(new Set(seen.map((v) => v.ref)).size).toBe(seen.length);

@@ -54,7 +54,11 @@ describe('the npm package', () => {
       expect(files).toContain('bin/abcd');
       expect(files).toContain('dist/bundle/main.js');
       // Only the bundle: no tsc output, sources, tests or scripts.
-      expect(files.filter((f) => !/^(bin\/abcd|dist\/bundle\/[^/]+\.js|dist\/bundle\/help-texts\.json|package\.json|README\.md|LICENSE)$/.test(f))).toEqual([]);
+      expect(
+        files.filter(
+          (f) => !/^(bin\/abcd|dist\/bundle\/[^/]+\.js|dist\/bundle\/help-texts\.json|package\.json|README\.md|LICENSE)$/.test(f),
+        ),
+      ).toEqual([]);
 
       const tarball = join(work, info!.filename);
       const tarList = await execa('tar', ['-xzOf', tarball, 'package/package.json']);

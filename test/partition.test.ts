@@ -124,7 +124,11 @@ describe.skipIf(unavailable !== undefined)('partitions (network namespaces)', ()
     const l1 = await landing;
     expect(l1.code, l1.stdout + l1.stderr).not.toBe(0);
     if (landEndedAt >= restoredAt) expect(l1.json?.refusal?.code, l1.stdout).toBe('fenced');
-    for (const args of [['push', 'part-a'], ['renew', 'part-a'], ['land', 'part-a']]) {
+    for (const args of [
+      ['push', 'part-a'],
+      ['renew', 'part-a'],
+      ['land', 'part-a'],
+    ]) {
       const r = await abcdIn(ns1, h1, [...args, '--json']);
       expect(r.code, `${args.join(' ')}: ${r.stdout}${r.stderr}`).toBe(5);
       expect(r.json.refusal.code).toBe('fenced');

@@ -60,7 +60,10 @@ describe('abcd prime', () => {
     expect(once).toContain('<!-- abcd:prime begin');
     expect(once).toContain((await s.abcd(['prime'])).stdout.trim());
     // A stale section is replaced, what follows it kept.
-    await writeFile(path, once.replace(/## Working with other agents: abcd[\s\S]*?<!-- abcd:prime end -->/, 'old text\n<!-- abcd:prime end -->') + '\nAfter.\n');
+    await writeFile(
+      path,
+      once.replace(/## Working with other agents: abcd[\s\S]*?<!-- abcd:prime end -->/, 'old text\n<!-- abcd:prime end -->') + '\nAfter.\n',
+    );
     const again = await s.abcd(['init', '--agents', '--json']);
     expect(again.json.written).toContain('AGENTS.md');
     const twice = await readFile(path, 'utf8');

@@ -15,7 +15,13 @@ const DAY = 86_400_000;
 
 function claim(id: string, state: string, at: number, ttl = 60_000) {
   return JSON.stringify({
-    abcd: 'claim', v: 1, item: `local:item:${id}`, state, gen: 1, at, ttl,
+    abcd: 'claim',
+    v: 1,
+    item: `local:item:${id}`,
+    state,
+    gen: 1,
+    at,
+    ttl,
     holder: { person: 'old@example.com', host: 'h', session: 'old' },
   });
 }
@@ -77,7 +83,14 @@ describe('pruning', () => {
     const [s, t] = [await makeSession(remote.url, 'quinn'), await makeSession(remote.url, 'ruth')];
     expect((await s.abcd(['reserve', 'comeback'])).code).toBe(0);
     expect((await s.abcd(['release', 'comeback'])).code).toBe(0);
-    const deps = { cwd: t.dir, env: t.env, config: envConfig(t.env), clock: systemClock, out: { stdout() {}, stderr() {}, isTTY: false }, remote: 'origin' };
+    const deps = {
+      cwd: t.dir,
+      env: t.env,
+      config: envConfig(t.env),
+      clock: systemClock,
+      out: { stdout() {}, stderr() {}, isTTY: false },
+      remote: 'origin',
+    };
     const repo = await openRepo(deps);
     const stale = await readSnapshot(repo);
     expect(stale.claims.get(ref('comeback'))?.claim.state).toBe('released');
@@ -92,10 +105,20 @@ describe('pruning', () => {
     const remote = await makeRemote();
     await writeRawRecord(remote.dir, ref('released'), claim('released', 'released', Date.now()));
     const t = await makeSession(remote.url, 'sven');
-    const deps = { cwd: t.dir, env: t.env, config: envConfig(t.env), clock: systemClock, out: { stdout() {}, stderr() {}, isTTY: false }, remote: 'origin' };
+    const deps = {
+      cwd: t.dir,
+      env: t.env,
+      config: envConfig(t.env),
+      clock: systemClock,
+      out: { stdout() {}, stderr() {}, isTTY: false },
+      remote: 'origin',
+    };
     const repo = await openRepo(deps);
     const snap = await readSnapshot(repo);
-    const failing = (err: Error) => ({ ...repo, store: Object.assign(Object.create(repo.store), { push: async () => Promise.reject(err) }) });
+    const failing = (err: Error) => ({
+      ...repo,
+      store: Object.assign(Object.create(repo.store), { push: async () => Promise.reject(err) }),
+    });
     const away = new RemoteUnavailable('the remote went away', { outcome: 'unknown' });
     expect((await pruneBestEffort(failing(away), snap)).size).toBe(0);
     await expect(pruneBestEffort(failing(new TypeError('a bug')), snap)).rejects.toThrow(TypeError);

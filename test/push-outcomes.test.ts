@@ -18,7 +18,7 @@ async function hook(remote: BareRemote, name: string, body: string): Promise<voi
 describe('push outcomes', () => {
   afterAll(cleanupTemp);
 
-  it('a hook that declines the push is a conflict (exit 3) naming git\'s reason, and nothing changes', async () => {
+  it("a hook that declines the push is a conflict (exit 3) naming git's reason, and nothing changes", async () => {
     const remote = await makeRemote();
     const s = await makeSession(remote.url, 'hana');
     await hook(remote, 'pre-receive', 'echo "protected by policy" >&2; exit 1');
@@ -112,11 +112,18 @@ describe('push outcomes', () => {
     await s.git(['remote', 'set-url', 'origin', server.url(basename(remote.dir))]);
     const before = await remote.refs();
     try {
-      for (const args of [['reserve', 'ro-new'], ['push', 'ro-work'], ['settings', 'reservation-cap', '3']]) {
+      for (const args of [
+        ['reserve', 'ro-new'],
+        ['push', 'ro-work'],
+        ['settings', 'reservation-cap', '3'],
+      ]) {
         const r = await s.abcd([...args, '--json']);
         const what = `${args.join(' ')}: ${r.stdout}${r.stderr}`;
         expect(r.code, what).toBe(8);
-        expect(r.json.refusal, what).toMatchObject({ code: 'remote-unavailable', data: { outcome: 'unchanged', reason: 'remote-cannot-store' } });
+        expect(r.json.refusal, what).toMatchObject({
+          code: 'remote-unavailable',
+          data: { outcome: 'unchanged', reason: 'remote-cannot-store' },
+        });
         expect(r.json.refusal.message, what).toMatch(/cannot store what was pushed to it: remote unpack failed/);
         expect(r.json.refusal.message, what).not.toMatch(/changed while writing/);
       }
@@ -127,7 +134,7 @@ describe('push outcomes', () => {
     }
   });
 
-  it('a rebased work branch replaces what this session pushed before (leased on the claim\'s head)', async () => {
+  it("a rebased work branch replaces what this session pushed before (leased on the claim's head)", async () => {
     const remote = await makeRemote();
     const s = await makeSession(remote.url, 'jo');
     expect((await s.abcd(['reserve', 'rebased'])).code).toBe(0);

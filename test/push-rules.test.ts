@@ -28,7 +28,10 @@ describe('push rules', () => {
     await ok(a, ['reserve', 'on-main']);
     await a.commit('main.txt', 'straight onto main\n');
     const before = await remote.refs();
-    for (const args of [['push', 'on-main'], ['push', 'on-main', 'main']]) {
+    for (const args of [
+      ['push', 'on-main'],
+      ['push', 'on-main', 'main'],
+    ]) {
       const r = await a.abcd([...args, '--json']);
       expect(r.code, r.stdout + r.stderr).toBe(3);
       expect(r.json.refusal).toMatchObject({ code: 'branch-refused', data: { item: 'on-main', branch: 'main', reason: 'main' } });
@@ -61,7 +64,10 @@ describe('push rules', () => {
     const before = await remote.refs();
     const r = await a.abcd(['push', 'sneaky', '--json']);
     expect(r.code).toBe(3);
-    expect(r.json.refusal).toMatchObject({ code: 'branch-refused', data: { branch: 'abcd/claims/local/item/other', reason: 'record-namespace' } });
+    expect(r.json.refusal).toMatchObject({
+      code: 'branch-refused',
+      data: { branch: 'abcd/claims/local/item/other', reason: 'record-namespace' },
+    });
     expect(await remote.refs()).toEqual(before);
   });
 
@@ -80,7 +86,12 @@ describe('push rules', () => {
     expect(r.code, r.stdout + r.stderr).toBe(3);
     expect(r.json.refusal).toMatchObject({
       code: 'branch-refused',
-      data: { item: 'second', branch: 'work/shared', reason: 'claimed', claimedBy: { item: 'first', holder: expect.stringContaining('alice') } },
+      data: {
+        item: 'second',
+        branch: 'work/shared',
+        reason: 'claimed',
+        claimedBy: { item: 'first', holder: expect.stringContaining('alice') },
+      },
     });
     expect((await remote.refs()).get('refs/heads/work/shared')).toBe(head);
     expect(await remote.refs()).toEqual(before);
@@ -99,7 +110,10 @@ describe('push rules', () => {
     const before = await remote.refs();
     const r = await b.abcd(['land', 'lander', '--json']);
     expect(r.code, r.stdout + r.stderr).toBe(3);
-    expect(r.json.refusal).toMatchObject({ code: 'branch-refused', data: { branch: 'work/owned', reason: 'claimed', claimedBy: { item: 'owner' } } });
+    expect(r.json.refusal).toMatchObject({
+      code: 'branch-refused',
+      data: { branch: 'work/owned', reason: 'claimed', claimedBy: { item: 'owner' } },
+    });
     expect(await remote.refs()).toEqual(before);
   });
 

@@ -104,7 +104,8 @@ describe('records', () => {
 /** A record commit whose tree holds record.json and `more` other files, written straight into the remote. */
 async function writeRecordWithFiles(remoteDir: string, refName: string, content: string, more: Record<string, string>): Promise<string> {
   const env = isolatedEnv(remoteDir);
-  const hash = async (text: string) => (await execa('git', ['-C', remoteDir, 'hash-object', '-w', '--stdin'], { env, extendEnv: false, input: text })).stdout.trim();
+  const hash = async (text: string) =>
+    (await execa('git', ['-C', remoteDir, 'hash-object', '-w', '--stdin'], { env, extendEnv: false, input: text })).stdout.trim();
   const lines = [`100644 blob ${await hash(content)}\trecord.json`];
   for (const [name, text] of Object.entries(more)) lines.push(`100644 blob ${await hash(text)}\t${name}`);
   const tree = (await execa('git', ['-C', remoteDir, 'mktree'], { env, extendEnv: false, input: lines.join('\n') + '\n' })).stdout.trim();
@@ -137,14 +138,21 @@ describe('records abcd refuses by name (issue 7, lie 12)', () => {
     const refused = new Map(r.json.refused.map((x: { ref: string }) => [x.ref, x]));
     expect(refused.get(ref('from-2199'))).toMatchObject({ code: 'record-invalid', data: { reason: 'future-dated', at: YEAR_2199 } });
     expect(refused.get(ref('two-files'))).toMatchObject({ code: 'record-invalid', data: { reason: 'extra-files' } });
-    expect(refused.get(ref('posing'))).toMatchObject({ code: 'record-invalid', data: { reason: 'item-mismatch', item: 'local:item:someone-else' } });
+    expect(refused.get(ref('posing'))).toMatchObject({
+      code: 'record-invalid',
+      data: { reason: 'item-mismatch', item: 'local:item:someone-else' },
+    });
     // An hour ahead is within the margin (a skewed clock, not a broken record).
     expect(r.json.claims.map((c: { item: string }) => c.item)).toEqual(['tomorrow-ish']);
     for (const id of ['from-2199', 'two-files', 'posing']) expect((await remote.refs()).has(ref(id))).toBe(true);
   });
 
   it('reserve of each refused record refuses by name and changes nothing', async () => {
-    for (const [id, reason] of [['from-2199', 'future-dated'], ['two-files', 'extra-files'], ['posing', 'item-mismatch']]) {
+    for (const [id, reason] of [
+      ['from-2199', 'future-dated'],
+      ['two-files', 'extra-files'],
+      ['posing', 'item-mismatch'],
+    ]) {
       const before = await remote.refs();
       const r = await a.abcd(['reserve', id!, '--json']);
       expect(r.code, r.stdout).toBe(8);
@@ -163,7 +171,12 @@ describe('records abcd refuses by name (issue 7, lie 12)', () => {
       expect(r.code, r.stdout + r.stderr).toBe(0);
       expect(r.json).toMatchObject({ ok: true, cleared: true, replaced: { tip: old, refused: expect.any(String) } });
       const rec = await recordOf(remote, ref(id));
-      expect(rec).toMatchObject({ state: 'released', item: `local:item:${id}`, holder: { person: 'alice@example.com', session: 'alice' }, cleared: { tip: old } });
+      expect(rec).toMatchObject({
+        state: 'released',
+        item: `local:item:${id}`,
+        holder: { person: 'alice@example.com', session: 'alice' },
+        cleared: { tip: old },
+      });
       expect(rec.at).toBeGreaterThanOrEqual(started - 5_000);
       expect(rec.at).toBeLessThanOrEqual(Date.now() + 5_000);
       // Leased on the tip read: the cleared generation's parent is the record it replaced.
@@ -180,7 +193,11 @@ describe('records abcd refuses by name (issue 7, lie 12)', () => {
     const r = await a.abcd(['release', 'judged-dead', '--force', '--json']);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.json).toMatchObject({ cleared: true, replaced: { tip: old, state: 'held', holder: expect.stringContaining('bob') } });
-    expect(await recordOf(remote, ref('judged-dead'))).toMatchObject({ state: 'released', gen: 1, cleared: { tip: old, holder: { session: 'bob' } } });
+    expect(await recordOf(remote, ref('judged-dead'))).toMatchObject({
+      state: 'released',
+      gen: 1,
+      cleared: { tip: old, holder: { session: 'bob' } },
+    });
     const renew = await b.abcd(['renew', 'judged-dead', '--json']);
     expect(renew.code).toBe(5);
     expect(renew.json.refusal).toMatchObject({ code: 'fenced', data: { holder: expect.stringContaining('alice') } });
@@ -218,7 +235,12 @@ describe('fields this abcd does not know survive every rewrite (issue 7, lie 11)
     expect((await a.abcd(['reserve', 'kept'])).code).toBe(0);
     await a.git(['checkout', '-q', '-b', 'work/kept']);
     await a.commit('k.txt', 'k\n');
-    const steps: string[][] = [['renew', 'kept'], ['reserve', 'kept'], ['push', 'kept'], ['release', 'kept']];
+    const steps: string[][] = [
+      ['renew', 'kept'],
+      ['reserve', 'kept'],
+      ['push', 'kept'],
+      ['release', 'kept'],
+    ];
     for (const step of steps) {
       await addFields('kept');
       const r = await a.abcd([...step, '--json']);

@@ -35,7 +35,10 @@ describe('the repository config schema', () => {
   it('refuses an unknown section, naming the sections allowed', () => {
     const r = refusalOf('{"lnd":{"checks":"npm test"}}');
     expect(r.data).toMatchObject({ key: 'lnd', reason: 'unknown-key', allowed: ['land', 'lanes'] });
-    expect(refusalOf('{"lanes":{"agnet":"x"}}').data).toMatchObject({ key: 'lanes.agnet', allowed: expect.arrayContaining(['agent', 'sandbox', 'env']) });
+    expect(refusalOf('{"lanes":{"agnet":"x"}}').data).toMatchObject({
+      key: 'lanes.agnet',
+      allowed: expect.arrayContaining(['agent', 'sandbox', 'env']),
+    });
     expect(refusalOf('{"lanes":{"steer":{"mx":2}}}').data).toMatchObject({ key: 'lanes.steer.mx', allowed: ['max', 'poll'] });
   });
 

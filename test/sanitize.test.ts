@@ -75,12 +75,21 @@ describe('hostile records reach no terminal raw', () => {
     await writeRawRecord(
       remote.dir,
       'refs/heads/abcd/claims/local/item/noted',
-      claimBlob({ item: 'local:item:noted', person: `m${RLO}${ZWSP}${C1_CSI}@example.com`, note: `${RLO}${ZWSP}${C1_CSI}2J`, branch: HOSTILE }),
+      claimBlob({
+        item: 'local:item:noted',
+        person: `m${RLO}${ZWSP}${C1_CSI}@example.com`,
+        note: `${RLO}${ZWSP}${C1_CSI}2J`,
+        branch: HOSTILE,
+      }),
     );
     // A ref name git accepts that carries bidi, zero-width and C1 characters.
     await writeRawRecord(remote.dir, `refs/heads/abcd/claims/local/item/x${RLO}${ZWSP}${C1_CSI}y`, claimBlob({ item: 'local:item:x' }));
     // A schema error whose zod issue names a hostile key.
-    await writeRawRecord(remote.dir, 'refs/heads/abcd/claims/local/item/bad-shape', JSON.stringify({ abcd: 'claim', v: 1, [HOSTILE]: 1, state: HOSTILE }));
+    await writeRawRecord(
+      remote.dir,
+      'refs/heads/abcd/claims/local/item/bad-shape',
+      JSON.stringify({ abcd: 'claim', v: 1, [HOSTILE]: 1, state: HOSTILE }),
+    );
     s = await makeSession(remote.url, 'una');
   });
   afterAll(cleanupTemp);

@@ -41,11 +41,15 @@ async function remoteTip(remote: BareRemote): Promise<string | undefined> {
 /** git's own verdict on the remote's commit, against a given list. */
 async function verifyOnRemote(remote: BareRemote, oid: string, signersFile: string): Promise<number> {
   const env = isolatedEnv(await tempDir('verify'));
-  const r = await execa('git', ['-C', remote.dir, '-c', `gpg.ssh.allowedSignersFile=${signersFile}`, 'verify-commit', oid], { env, extendEnv: false, reject: false });
+  const r = await execa('git', ['-C', remote.dir, '-c', `gpg.ssh.allowedSignersFile=${signersFile}`, 'verify-commit', oid], {
+    env,
+    extendEnv: false,
+    reject: false,
+  });
   return r.exitCode ?? -1;
 }
 
-describe('settings are the person\'s alone', () => {
+describe("settings are the person's alone", () => {
   let remote: BareRemote;
   let alice: Session;
   let bot: Session;
@@ -99,10 +103,19 @@ describe('settings are the person\'s alone', () => {
     expect(st.json.settings.takeoverDelay).toBe(90_000);
     expect(st.json.settingsTrust.generation).toBe(signedTip);
     expect(st.json.refused).toEqual([
-      expect.objectContaining({ ref: SETTINGS_REF, code: 'record-invalid', data: expect.objectContaining({ reason: 'settings-unsigned', tip: forged, using: signedTip }) }),
+      expect.objectContaining({
+        ref: SETTINGS_REF,
+        code: 'record-invalid',
+        data: expect.objectContaining({ reason: 'settings-unsigned', tip: forged, using: signedTip }),
+      }),
     ]);
     const read = await alice.abcd(['settings', '--json']);
-    expect(read.json).toMatchObject({ ok: true, settings: { takeoverDelay: 90_000 }, generation: signedTip, refused: [expect.objectContaining({ tip: forged })] });
+    expect(read.json).toMatchObject({
+      ok: true,
+      settings: { takeoverDelay: 90_000 },
+      generation: signedTip,
+      refused: [expect.objectContaining({ tip: forged })],
+    });
   });
 
   it('a generation signed by a key not on the list is ignored too', async () => {
@@ -152,7 +165,7 @@ describe('settings are the person\'s alone', () => {
     expect(await remoteTip(remote)).toBe(before);
   });
 
-  it('a lane never writes settings, even with the person\'s key', async () => {
+  it("a lane never writes settings, even with the person's key", async () => {
     const before = await remoteTip(remote);
     const r = await alice.abcd(['settings', 'reservation-cap', '9', '--json'], { env: { ABCD_LANE: 'drain-1' } });
     expect(r.code).toBe(7);
@@ -201,7 +214,10 @@ describe('settings are the person\'s alone', () => {
     const back = await alice.abcd(['status', '--json']);
     expect(back.json.settings.reservationCap).toBe(4);
     expect(back.json.settingsTrust.generation).toBe(newest);
-    expect(back.json.refused[0]).toMatchObject({ ref: SETTINGS_REF, data: { reason: 'settings-rolled-back', tip: signedTip, using: newest } });
+    expect(back.json.refused[0]).toMatchObject({
+      ref: SETTINGS_REF,
+      data: { reason: 'settings-rolled-back', tip: signedTip, using: newest },
+    });
     await execa('git', ['-C', remote.dir, 'update-ref', '-d', SETTINGS_REF], { env: isolatedEnv(remote.dir), extendEnv: false });
     const gone = await alice.abcd(['status', '--json']);
     expect(gone.json.settings.reservationCap).toBe(4);
@@ -209,15 +225,17 @@ describe('settings are the person\'s alone', () => {
   });
 });
 
-
-
 describe('settings signed with OpenPGP', () => {
   let remote: BareRemote;
   let alice: Session;
   let gnupgHome: string;
-  const gpg = (args: string[]) => execa('gpg', ['--batch', '--passphrase', '', ...args], { env: { ...alice.env, GNUPGHOME: gnupgHome }, extendEnv: false });
+  const gpg = (args: string[]) =>
+    execa('gpg', ['--batch', '--passphrase', '', ...args], { env: { ...alice.env, GNUPGHOME: gnupgHome }, extendEnv: false });
   const fingerprint = async (who: string) =>
-    (await gpg(['--list-keys', '--with-colons', who])).stdout.split('\n').find((l) => l.startsWith('fpr'))!.split(':')[9]!;
+    (await gpg(['--list-keys', '--with-colons', who])).stdout
+      .split('\n')
+      .find((l) => l.startsWith('fpr'))!
+      .split(':')[9]!;
 
   beforeAll(async () => {
     remote = await makeRemote();
@@ -252,7 +270,13 @@ describe('settings signed with OpenPGP', () => {
     await other.git(['config', 'user.signingkey', await fingerprint('mallory@example.com')]);
     expect((await other.abcd(['settings', 'takeover-delay', '0s', '--json'])).json).toMatchObject({ ok: true, signed: true });
     const forged = (await remoteTip(remote))!;
-    expect(await execa('git', ['-C', remote.dir, 'verify-commit', forged], { env: { ...alice.env, GNUPGHOME: gnupgHome }, extendEnv: false, reject: false }).then((r) => r.exitCode)).toBe(0);
+    expect(
+      await execa('git', ['-C', remote.dir, 'verify-commit', forged], {
+        env: { ...alice.env, GNUPGHOME: gnupgHome },
+        extendEnv: false,
+        reject: false,
+      }).then((r) => r.exitCode),
+    ).toBe(0);
     const st = await alice.abcd(['status', '--json']);
     expect(st.json.settings.takeoverDelay).toBe(120_000);
     expect(st.json.settingsTrust.generation).toBe(good);

@@ -24,7 +24,8 @@ async function logged(url: string, name: string, person?: string) {
   return { s, run };
 }
 
-const networkCalls = (lines: string[]) => lines.filter((l) => /\b(fetch|push|ls-remote)\b/.test(l)).map((l) => l.match(/\b(fetch|push|ls-remote)\b/)![1]);
+const networkCalls = (lines: string[]) =>
+  lines.filter((l) => /\b(fetch|push|ls-remote)\b/.test(l)).map((l) => l.match(/\b(fetch|push|ls-remote)\b/)![1]);
 
 describe.each<Transport>(['file', 'http'])('reserve from the cache (%s)', (transport) => {
   afterAll(cleanupTemp);

@@ -66,20 +66,23 @@ describe('ssh stays non-interactive', () => {
     expect(said).toContain('answered: no');
   });
 
-  it.each([['reserve', 'over-ssh'], ['status']])('abcd %s from a terminal: ssh finds no terminal, nothing prompts, exit 8', async (...args) => {
-    await writeFile(log, '');
-    const r = await withTerminal(`${process.execPath} ${ABCD_BIN} ${args.join(' ')} --json`);
-    const out = String(r.stdout);
-    const answer = JSON.parse(out.trim().split(/\r?\n/).at(-1)!);
-    expect(r.exitCode, out).toBe(8);
-    expect(answer.refusal).toMatchObject({ code: 'remote-unavailable', data: { outcome: 'unchanged' } });
-    expect(out).not.toMatch(/continue connecting|passphrase|password/i);
-    const said = await readFile(log, 'utf8');
-    // ssh was run (with git's own arguments: the host and the command) and found no terminal.
-    expect(said).toMatch(/^args: .*git@unreachable\.invalid.*git-(upload|receive)-pack/m);
-    expect(said).toContain('GIT_TERMINAL_PROMPT=0');
-    expect(said).toContain('tty: no');
-    expect(said).not.toContain('tty: yes');
-    expect(said).not.toContain('answered');
-  });
+  it.each([['reserve', 'over-ssh'], ['status']])(
+    'abcd %s from a terminal: ssh finds no terminal, nothing prompts, exit 8',
+    async (...args) => {
+      await writeFile(log, '');
+      const r = await withTerminal(`${process.execPath} ${ABCD_BIN} ${args.join(' ')} --json`);
+      const out = String(r.stdout);
+      const answer = JSON.parse(out.trim().split(/\r?\n/).at(-1)!);
+      expect(r.exitCode, out).toBe(8);
+      expect(answer.refusal).toMatchObject({ code: 'remote-unavailable', data: { outcome: 'unchanged' } });
+      expect(out).not.toMatch(/continue connecting|passphrase|password/i);
+      const said = await readFile(log, 'utf8');
+      // ssh was run (with git's own arguments: the host and the command) and found no terminal.
+      expect(said).toMatch(/^args: .*git@unreachable\.invalid.*git-(upload|receive)-pack/m);
+      expect(said).toContain('GIT_TERMINAL_PROMPT=0');
+      expect(said).toContain('tty: no');
+      expect(said).not.toContain('tty: yes');
+      expect(said).not.toContain('answered');
+    },
+  );
 });

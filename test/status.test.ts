@@ -14,7 +14,12 @@ describe('status --watch', () => {
   it('reads again at each interval, shows changes, and ends cleanly on SIGINT', async () => {
     const remote = await makeRemote();
     const s = await makeSession(remote.url, 'una');
-    const watch = execa(process.execPath, [ABCD_BIN, 'status', '--watch', '500ms', '--json'], { cwd: s.dir, env: s.env, extendEnv: false, reject: false });
+    const watch = execa(process.execPath, [ABCD_BIN, 'status', '--watch', '500ms', '--json'], {
+      cwd: s.dir,
+      env: s.env,
+      extendEnv: false,
+      reject: false,
+    });
     const seen: Array<{ claims: Array<{ item: string }> }> = [];
     let rest = '';
     watch.stdout!.on('data', (chunk: Buffer) => {

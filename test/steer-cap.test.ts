@@ -53,9 +53,13 @@ describe('steer cap', () => {
     expect(shown).toHaveLength(2);
     expect(shown).toContain(ids[2]);
     const text = await asker.abcd(['status']);
-    expect(text.stdout).toMatch(new RegExp(`page ${ids[2]} by lane@example\\.com/.* \\(waiting for the next build or drain\\): steer three`));
+    expect(text.stdout).toMatch(
+      new RegExp(`page ${ids[2]} by lane@example\\.com/.* \\(waiting for the next build or drain\\): steer three`),
+    );
     expect(text.stdout).toMatch(new RegExp(`page: run ${r.json.runId} absorbed steer ${ids[0]}, steer ${ids[1]}; settled on [0-9a-f]{12}`));
-    expect(st.json.receipts).toEqual([expect.objectContaining({ item: 'page', runId: r.json.runId, consumed: [`steer ${ids[0]}`, `steer ${ids[1]}`] })]);
+    expect(st.json.receipts).toEqual([
+      expect.objectContaining({ item: 'page', runId: r.json.runId, consumed: [`steer ${ids[0]}`, `steer ${ids[1]}`] }),
+    ]);
 
     // The pending run: the item is done, the open amendment makes it work; the envelope comes first.
     const next = await lane.abcd(build, { timeoutMs: 150_000 });

@@ -22,18 +22,27 @@ describe('steering a lane in flight', () => {
     const remote = await remoteWithItems([{ slug: 'page' }], { lanes: { steer: { poll: '500ms' } } });
     const dir = await tempDir('steer');
     const lane = await laneSession(remote, 'lane', { ABCD_SESSION: 'lane' });
-    const run = lane.abcd(['build', 'page', '--json', '--sandbox', 'none', '--agent-timeout', '300s', '--agent', mailboxAgent(dir)], { timeoutMs: 150_000 });
+    const run = lane.abcd(['build', 'page', '--json', '--sandbox', 'none', '--agent-timeout', '300s', '--agent', mailboxAgent(dir)], {
+      timeoutMs: 150_000,
+    });
     await until('the agent to start', async () => (await readFile(join(dir, 'starts'), 'utf8').catch(() => '')) !== '');
 
     // The same person from another session: an amendment, delivered while the agent runs.
     const asker = await makeSession(remote.url, 'asker', { person: 'lane@example.com' });
     const one = await asker.abcd(['steer', 'page', 'make the title bold', '--json']);
     expect(one.code, one.stdout + one.stderr).toBe(0);
-    expect(one.json).toMatchObject({ item: 'page', author: expect.stringMatching(/^lane@example\.com\/.+\/asker$/), heldBy: expect.stringMatching(/^lane@example\.com\/.+\/lane\b/), as: 'amendment' });
+    expect(one.json).toMatchObject({
+      item: 'page',
+      author: expect.stringMatching(/^lane@example\.com\/.+\/asker$/),
+      heldBy: expect.stringMatching(/^lane@example\.com\/.+\/lane\b/),
+      as: 'amendment',
+    });
     await until('the first envelope', async () => (await liveEnvelopes(dir)).length === 1);
     const [first] = await liveEnvelopes(dir);
     expect(first!.split('\n')[0]).toBe(STEER_ENVELOPE_FIRST_LINE);
-    expect(first!.split('\n').filter((l) => LABEL.test(l))).toEqual([expect.stringMatching(new RegExp(`^--- amendment 1/1: steer ${one.json.id} by lane@example\\.com/`))]);
+    expect(first!.split('\n').filter((l) => LABEL.test(l))).toEqual([
+      expect.stringMatching(new RegExp(`^--- amendment 1/1: steer ${one.json.id} by lane@example\\.com/`)),
+    ]);
     expect(first).toContain('| make the title bold\n');
 
     // Two steers in one atomic push: the person's and a stranger's imitating abcd's structure.

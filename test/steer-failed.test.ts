@@ -18,7 +18,10 @@ describe('steered cycles that fail, and re-invocation', () => {
     const remote = await remoteWithItems([{ slug: 'page' }], { lanes: { steer: { poll: '500ms' } } });
     const dir = await tempDir('steer-failed');
     const lane = await laneSession(remote, 'lane', { ABCD_SESSION: 'lane' });
-    const run = lane.abcd(['build', 'page', '--json', '--sandbox', 'none', '--agent-timeout', '300s', '--agent', mailboxAgent(dir, { exit: 1 })], { timeoutMs: 150_000 });
+    const run = lane.abcd(
+      ['build', 'page', '--json', '--sandbox', 'none', '--agent-timeout', '300s', '--agent', mailboxAgent(dir, { exit: 1 })],
+      { timeoutMs: 150_000 },
+    );
     await until('the agent to start', () => started(dir));
     const asker = await makeSession(remote.url, 'asker', { person: 'lane@example.com' });
     const s = await asker.abcd(['steer', 'page', 'rename the page', '--json']);
@@ -40,7 +43,9 @@ describe('steered cycles that fail, and re-invocation', () => {
     const remote = await remoteWithItems([{ slug: 'page' }], { lanes: { steer: { poll: '5m' } } });
     const dir = await tempDir('steer-again');
     const lane = await laneSession(remote, 'lane', { ABCD_SESSION: 'lane' });
-    const run = lane.abcd(['build', 'page', '--json', '--sandbox', 'none', '--agent-timeout', '300s', '--agent', mailboxAgent(dir)], { timeoutMs: 150_000 });
+    const run = lane.abcd(['build', 'page', '--json', '--sandbox', 'none', '--agent-timeout', '300s', '--agent', mailboxAgent(dir)], {
+      timeoutMs: 150_000,
+    });
     await until('the agent to start', () => started(dir));
     const asker = await makeSession(remote.url, 'asker', { person: 'lane@example.com' });
     const s = await asker.abcd(['steer', 'page', 'one more thing', '--json']);

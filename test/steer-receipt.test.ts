@@ -21,14 +21,36 @@ describe('receipts', () => {
   afterAll(cleanupTemp);
 
   it('the pending run for an absorbed request skips; without a receipt it can use, it does the work', async () => {
-    const remote = await remoteWithItems(ITEMS.map((slug) => ({ slug })), { lanes: { steer: { poll: '500ms' } } });
+    const remote = await remoteWithItems(
+      ITEMS.map((slug) => ({ slug })),
+      { lanes: { steer: { poll: '500ms' } } },
+    );
     const dir = await tempDir('receipt');
     // A lane per item, each in its own clone (a fetch in a clone fails while another process
     // there adds a worktree). poll: after its cycle each looks again, and would run a follow-up.
-    const lanes = await Promise.all(ITEMS.map((slug) => makeSession(remote.url, `lane-${slug}`, { person: 'lane@example.com', env: { ABCD_GATE_SLOTS: '4' } })));
+    const lanes = await Promise.all(
+      ITEMS.map((slug) => makeSession(remote.url, `lane-${slug}`, { person: 'lane@example.com', env: { ABCD_GATE_SLOTS: '4' } })),
+    );
     const building = Promise.all(
       ITEMS.map((slug, i) =>
-        lanes[i]!.abcd(['build', slug, '--json', '--lifecycle', 'poll', '--idle', '3s', '--sandbox', 'none', '--agent-timeout', '300s', '--agent', mailboxAgent(dir, { perItem: true })], { timeoutMs: 150_000 }),
+        lanes[i]!.abcd(
+          [
+            'build',
+            slug,
+            '--json',
+            '--lifecycle',
+            'poll',
+            '--idle',
+            '3s',
+            '--sandbox',
+            'none',
+            '--agent-timeout',
+            '300s',
+            '--agent',
+            mailboxAgent(dir, { perItem: true }),
+          ],
+          { timeoutMs: 150_000 },
+        ),
       ),
     );
     await until('every agent to start', () => ITEMS.every((i) => existsSync(join(dir, `local-item-${i}`, 'starts'))));
@@ -42,7 +64,9 @@ describe('receipts', () => {
       tips.set(ITEMS[i]!, r.json.pending.tip);
     });
     for (const slug of ITEMS) {
-      await until(`the note for ${slug} in flight`, async () => (await liveEnvelopes(join(dir, `local-item-${slug}`))).some((e) => e.includes(`| follow up ${slug}\n`)));
+      await until(`the note for ${slug} in flight`, async () =>
+        (await liveEnvelopes(join(dir, `local-item-${slug}`))).some((e) => e.includes(`| follow up ${slug}\n`)),
+      );
     }
     await writeFile(join(dir, 'go'), '');
     const built = await building;
@@ -52,7 +76,11 @@ describe('receipts', () => {
       // One cycle: the lane's own next look found the slot covered by its receipt and removed it.
       expect(b.json.record.cycles.map((c: { outcome: string }) => c.outcome)).toEqual(['landed']);
       const receipt = await remoteRecord(remote, receiptRef(slug));
-      expect(receipt).toMatchObject({ item: `local:item:${slug}`, runId: b.json.runId, consumed: [{ kind: 'pending', id: tips.get(slug) }] });
+      expect(receipt).toMatchObject({
+        item: `local:item:${slug}`,
+        runId: b.json.runId,
+        consumed: [{ kind: 'pending', id: tips.get(slug) }],
+      });
       expect(await refsUnder(remote, pendingRef(slug))).toEqual([]);
       // Put the answered request back, as a lane stopped right after its landing leaves it.
       await execa('git', ['-C', remote.dir, 'update-ref', pendingRef(slug), tips.get(slug)!]);
@@ -65,11 +93,15 @@ describe('receipts', () => {
     // The pending runs: a marker per agent start tells whether the agent ran.
     // The person's CI, say: the same person, so the request is one it answers; a clone per
     // item (a fetch in a clone fails while another process there adds a worktree).
-    const runners = await Promise.all(ITEMS.map((slug) => makeSession(remote.url, `runner-${slug}`, { person: 'lane@example.com', env: { ABCD_GATE_SLOTS: '4' } })));
+    const runners = await Promise.all(
+      ITEMS.map((slug) => makeSession(remote.url, `runner-${slug}`, { person: 'lane@example.com', env: { ABCD_GATE_SLOTS: '4' } })),
+    );
     const marked = join(dir, 'pending-runs');
     const agent = `echo "$ABCD_ITEM" >> ${marked}; cp "$ABCD_MAILBOX" "followup-$(printf %s "$ABCD_ITEM" | tr : -).txt"; git add -A && git commit -qm followup`;
     const results = new Map<string, any>();
-    const runs = await Promise.all(ITEMS.map((slug, i) => runners[i]!.abcd(['build', slug, '--json', '--sandbox', 'none', '--agent', agent], { timeoutMs: 120_000 })));
+    const runs = await Promise.all(
+      ITEMS.map((slug, i) => runners[i]!.abcd(['build', slug, '--json', '--sandbox', 'none', '--agent', agent], { timeoutMs: 120_000 })),
+    );
     runs.forEach((r, i) => {
       expect(r.code, `${ITEMS[i]}: ${r.stdout}${r.stderr}`).toBe(0);
       results.set(ITEMS[i]!, r.json);

@@ -19,12 +19,29 @@ describe('a build queued behind a steered lane', () => {
     const remote = await remoteWithItems([{ slug: 'page' }], { lanes: { steer: { poll: '500ms' } } });
     const dir = await tempDir('receipt-wait');
     const lane = await makeSession(remote.url, 'lane', { person: 'lane@example.com', env: { ABCD_GATE_SLOTS: '4' } });
-    const run = lane.abcd(['build', 'page', '--json', '--sandbox', 'none', '--agent-timeout', '300s', '--agent', mailboxAgent(dir)], { timeoutMs: 150_000 });
+    const run = lane.abcd(['build', 'page', '--json', '--sandbox', 'none', '--agent-timeout', '300s', '--agent', mailboxAgent(dir)], {
+      timeoutMs: 150_000,
+    });
     await until('the agent to start', () => existsSync(join(dir, 'starts')));
     // The CI job queued behind the lane (its concurrency group): it leaves its request and waits.
     const queued = await makeSession(remote.url, 'queued', { person: 'lane@example.com', env: { ABCD_GATE_SLOTS: '4' } });
     const marker = join(dir, 'queued-agent-ran');
-    const waiter = queued.abcd(['build', 'page', '--json', '--wait', '120s', '--note', 'the event that queued me', '--sandbox', 'none', '--agent', `touch ${marker}`], { timeoutMs: 150_000 });
+    const waiter = queued.abcd(
+      [
+        'build',
+        'page',
+        '--json',
+        '--wait',
+        '120s',
+        '--note',
+        'the event that queued me',
+        '--sandbox',
+        'none',
+        '--agent',
+        `touch ${marker}`,
+      ],
+      { timeoutMs: 150_000 },
+    );
     await until('the note in flight', async () => (await liveEnvelopes(dir)).some((e) => e.includes('| the event that queued me\n')));
     await writeFile(join(dir, 'go'), '');
     expect((await run).code).toBe(0);

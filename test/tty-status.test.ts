@@ -49,9 +49,16 @@ describe('status at a terminal', () => {
   });
 
   it('--watch redraws the screen only when something changed, and always says when it last read', async () => {
-    const watch = execa('script', ['-qfec', `stty rows 40 cols 100; exec '${process.execPath}' '${ABCD_BIN}' status --watch 1s`, '/dev/null'], {
-      cwd: b.dir, env: b.env, extendEnv: false, reject: false,
-    });
+    const watch = execa(
+      'script',
+      ['-qfec', `stty rows 40 cols 100; exec '${process.execPath}' '${ABCD_BIN}' status --watch 1s`, '/dev/null'],
+      {
+        cwd: b.dir,
+        env: b.env,
+        extendEnv: false,
+        reject: false,
+      },
+    );
     let screen = '';
     watch.stdout!.on('data', (d: Buffer) => (screen += d.toString()));
     const reads = () => (screen.match(/last read \d\d:\d\d:\d\dZ/g) ?? []).length;

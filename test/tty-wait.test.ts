@@ -43,10 +43,20 @@ describe('wait line', () => {
   it("gate's wait for a slot shows its ticket and the time left", async () => {
     const dir = await tempDir('tty-gate');
     const env = isolatedEnv(dir, { ABCD_MACHINE_DIR: join(dir, 'machine') });
-    const holder = execa(process.execPath, [ABCD_BIN, 'gate', '--slots', '1', '--', 'sleep', '8'], { cwd: dir, env, extendEnv: false, reject: false });
+    const holder = execa(process.execPath, [ABCD_BIN, 'gate', '--slots', '1', '--', 'sleep', '8'], {
+      cwd: dir,
+      env,
+      extendEnv: false,
+      reject: false,
+    });
     try {
       for (let i = 0; i < 200; i++) {
-        const s = await execa(process.execPath, [ABCD_BIN, 'gate', '--status', '--json', '--slots', '1'], { cwd: dir, env, extendEnv: false, reject: false });
+        const s = await execa(process.execPath, [ABCD_BIN, 'gate', '--status', '--json', '--slots', '1'], {
+          cwd: dir,
+          env,
+          extendEnv: false,
+          reject: false,
+        });
         if (JSON.parse(s.stdout).holders.length) break;
         await new Promise((res) => setTimeout(res, 100));
       }
@@ -65,7 +75,10 @@ describe('wait line', () => {
     await mkdir(join(slow.dir, '.abcd'), { recursive: true });
     await slow.commit('.abcd/config.json', JSON.stringify({ land: { checks: 'sleep "${CHECK_SLEEP:-0}"' } }));
     await slow.git(['push', '-q', 'origin', 'main']);
-    for (const [s, item] of [[slow, 'slow-item'], [quick, 'quick-item']] as const) {
+    for (const [s, item] of [
+      [slow, 'slow-item'],
+      [quick, 'quick-item'],
+    ] as const) {
       expect((await s.abcd(['reserve', item])).code).toBe(0);
       await s.git(['fetch', '-q', 'origin']);
       await s.git(['checkout', '-q', '-b', `work/${item}`, 'origin/main']);

@@ -32,7 +32,9 @@ describe('items and refs', () => {
 
 describe('durations', () => {
   it('parses the four units and refuses anything else', () => {
-    expect([parseDuration('500ms'), parseDuration('90s'), parseDuration('5m'), parseDuration('2h')]).toEqual([500, 90_000, 300_000, 7_200_000]);
+    expect([parseDuration('500ms'), parseDuration('90s'), parseDuration('5m'), parseDuration('2h')]).toEqual([
+      500, 90_000, 300_000, 7_200_000,
+    ]);
     for (const bad of ['5', '1.5s', '-1s', 's', '5 m', '1w']) expect(() => parseDuration(bad)).toThrow(UsageError);
     expect(formatDuration(1500)).toBe('1.5s');
   });
@@ -51,7 +53,10 @@ describe('takeover rule', () => {
   });
   it('a measured offset moves expiry; an unmeasured clock watches ttl + delay; a clock past the bound may not judge', () => {
     // This clock runs at most 5 s ahead of the holder's: expiry at 65 s on it.
-    expect(standing(entry(0, 60_000), me, 70_000, s, 30_000, { aheadAtMost: () => 5000 })).toMatchObject({ kind: 'expired', takeableAt: 75_000 });
+    expect(standing(entry(0, 60_000), me, 70_000, s, 30_000, { aheadAtMost: () => 5000 })).toMatchObject({
+      kind: 'expired',
+      takeableAt: 75_000,
+    });
     // Unmeasured: the record's own `at` says nothing, only this clone's watching counts.
     expect(standing(entry(0, 60_000), me, 500_000, s, 450_000)).toMatchObject({ kind: 'expired', takeableAt: 520_000 });
     expect(standing(entry(0, 60_000), me, 520_000, s, 450_000).kind).toBe('takeable');
@@ -86,7 +91,13 @@ describe('record decoding', () => {
   const good = { abcd: 'claim', v: 1, item: 'local:item:a', state: 'held', holder: me, gen: 0, at: 1, ttl: 1000 };
   it('refuses a newer version naming both, and garbage naming the ref', () => {
     expect(decodeClaim('r', JSON.stringify(good))).toMatchObject({ gen: 0 });
-    const tooNew = (() => { try { decodeClaim('r', JSON.stringify({ ...good, v: 2 })); } catch (e) { return e; } })();
+    const tooNew = (() => {
+      try {
+        decodeClaim('r', JSON.stringify({ ...good, v: 2 }));
+      } catch (e) {
+        return e;
+      }
+    })();
     expect(tooNew).toBeInstanceOf(RecordTooNew);
     expect((tooNew as RecordTooNew).data).toMatchObject({ ref: 'r', version: 2, known: 1 });
     expect(() => decodeClaim('r', '[]')).toThrow(RecordInvalid);

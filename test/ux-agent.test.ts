@@ -18,7 +18,9 @@ describe('abcd announce', () => {
     expect(refs.get(r.json.ref)).toMatch(/^[0-9a-f]{40}$/);
     expect(r.json.ref).toMatch(/^refs\/heads\/abcd\/announce\/alice-[0-9a-f]{10}$/);
     const st = await b.abcd(['status', '--json']);
-    expect(st.json.announcements).toEqual([expect.objectContaining({ state: 'blocked', item: 'login', text: 'waiting for the API answer', mine: false })]);
+    expect(st.json.announcements).toEqual([
+      expect.objectContaining({ state: 'blocked', item: 'login', text: 'waiting for the API answer', mine: false }),
+    ]);
     expect((await b.abcd(['status'])).stdout).toMatch(/alice blocked on login: waiting for the API answer/);
     await a.abcd(['announce', 'working', 'back at it']);
     const again = await b.abcd(['status', '--json']);
@@ -47,7 +49,7 @@ describe('abcd completion', () => {
   });
   afterAll(cleanupTemp);
 
-  it('bash completes verbs and each verb\'s options from the command table', async () => {
+  it("bash completes verbs and each verb's options from the command table", async () => {
     const env = isolatedEnv(dir);
     const script = (await execa(process.execPath, [ABCD_BIN, 'completion', 'bash'], { env, extendEnv: false })).stdout;
     const complete = async (words: string[]) => {

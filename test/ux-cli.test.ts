@@ -34,7 +34,7 @@ describe('the command line', () => {
     expect(r.json.refusal.data.verbs).toEqual(expect.arrayContaining(['reserve', 'land', 'status', 'gate']));
   });
 
-  it('a missing positional is named in abcd\'s words, not the parser\'s', async () => {
+  it("a missing positional is named in abcd's words, not the parser's", async () => {
     const r = await abcd(['reserve', '--json']);
     expect(r.code).toBe(2);
     expect(r.json.refusal.message).toContain('reserve needs <item>');
@@ -89,7 +89,12 @@ describe('gate exit codes', () => {
   });
 
   it("gate's own refusals use 124 (deadline), 125 (gate failed), 127 (no such command)", async () => {
-    const holder = execa(process.execPath, [ABCD_BIN, 'gate', '--slots', '1', '--', 'sleep', '10'], { cwd: dir, env, extendEnv: false, reject: false });
+    const holder = execa(process.execPath, [ABCD_BIN, 'gate', '--slots', '1', '--', 'sleep', '10'], {
+      cwd: dir,
+      env,
+      extendEnv: false,
+      reject: false,
+    });
     try {
       for (let i = 0; i < 200; i++) {
         const s = await abcd(['gate', '--status', '--json', '--slots', '1']);
@@ -115,8 +120,14 @@ describe('gate exit codes', () => {
     const log = join(dir, 'term.log');
     // The command says when it runs, and answers SIGTERM by writing it down and exiting 7.
     const script = `trap 'echo got-term >> ${log}; exit 7' TERM; echo started >> ${log}; while :; do sleep 0.1; done`;
-    const gate = execa(process.execPath, [ABCD_BIN, 'gate', '--slots', '1', '--', 'sh', '-c', script], { cwd: dir, env, extendEnv: false, reject: false });
-    for (let i = 0; i < 600 && !(existsSync(log) && readFileSync(log, 'utf8').includes('started')); i++) await new Promise((res) => setTimeout(res, 50));
+    const gate = execa(process.execPath, [ABCD_BIN, 'gate', '--slots', '1', '--', 'sh', '-c', script], {
+      cwd: dir,
+      env,
+      extendEnv: false,
+      reject: false,
+    });
+    for (let i = 0; i < 600 && !(existsSync(log) && readFileSync(log, 'utf8').includes('started')); i++)
+      await new Promise((res) => setTimeout(res, 50));
     gate.kill('SIGTERM');
     const r = await gate;
     expect(readFileSync(log, 'utf8')).toBe('started\ngot-term\n');

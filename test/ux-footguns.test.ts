@@ -48,7 +48,7 @@ describe('foot-guns', () => {
     expect(after).toMatchObject({ state: 'done', landed: { tip: landed.json.tip } });
   });
 
-  it('land of a branch with no commits beyond main refuses, naming the branch and main\'s tip; nothing enqueued', async () => {
+  it("land of a branch with no commits beyond main refuses, naming the branch and main's tip; nothing enqueued", async () => {
     await a.abcd(['reserve', 'empty']);
     await a.git(['fetch', '-q', 'origin']);
     await a.git(['checkout', '-q', '-b', 'work/empty', 'origin/main']);

@@ -73,7 +73,11 @@ describe('waits and rules', () => {
     expect((await a.abcd(['settings', 'reservation-cap', '2'])).code).toBe(0);
     expect((await a.abcd(['settings', 'takeover-delay', '60s'])).code).toBe(0);
     const r = await b.abcd(['settings', '--json']);
-    expect(r.json).toMatchObject({ ok: true, settings: { reservationCap: 2, takeoverDelay: 60_000 }, by: expect.stringContaining('alice') });
+    expect(r.json).toMatchObject({
+      ok: true,
+      settings: { reservationCap: 2, takeoverDelay: 60_000 },
+      by: expect.stringContaining('alice'),
+    });
     expect((await b.abcd(['settings', 'default-ttl', 'soon'])).code).toBe(2);
     expect((await b.abcd(['settings', 'colour', 'red'])).code).toBe(2);
     expect((await b.abcd(['reserve', 'x', '--ttl', '500ms'])).code).toBe(2);

@@ -48,7 +48,11 @@ export async function requireMine(repo: Repo, snap: Snapshot, ref: string, item:
  * The claim on `ref` if this session holds it (requireMine), for an act that pushes `branch`:
  * refused when another item's held claim recorded that branch (ADR 0013).
  */
-export async function requireMineOnBranch(repo: Repo, snap: Snapshot, o: { ref: string; item: string; branch: string }): Promise<ClaimEntry> {
+export async function requireMineOnBranch(
+  repo: Repo,
+  snap: Snapshot,
+  o: { ref: string; item: string; branch: string },
+): Promise<ClaimEntry> {
   const entry = await requireMine(repo, snap, o.ref, o.item);
   refuseClaimedElsewhere(snap, o);
   return entry;

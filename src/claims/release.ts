@@ -66,17 +66,27 @@ export async function forceRelease(repo: Repo, input: { item: ItemKey }): Promis
   const qref = queueRef(input.item);
   const qtip = snap.queue.get(qref)?.tip ?? snap.refused.get(qref)?.tip;
   const records = qtip ? [{ ref: qref, lease: qtip, content: null, message: `dequeue ${claim.item} (release --force)` }] : [];
-  const r = await pushClaim(repo, { ref, lease: tip, claim, records, message: `clear ${claim.item} (release --force by ${formatHolder(repo.me)})` });
+  const r = await pushClaim(repo, {
+    ref,
+    lease: tip,
+    claim,
+    records,
+    message: `clear ${claim.item} (release --force by ${formatHolder(repo.me)})`,
+  });
   if (!r.ok) {
     const what = r.claimMoved ? 'claim' : 'queue entry';
     const now = r.remoteTips.get(r.claimMoved ? ref : qref) ?? null;
     throw new Conflict(
-      `${item}'s ${what} changed while clearing it (read ${(r.claimMoved ? tip : qtip ?? '').slice(0, 12)}, the remote has ` +
+      `${item}'s ${what} changed while clearing it (read ${(r.claimMoved ? tip : (qtip ?? '')).slice(0, 12)}, the remote has ` +
         `${now ? now.slice(0, 12) : 'none'}); nothing changed. Run abcd status and judge it again.`,
       { item, ref: r.claimMoved ? ref : qref, expected: r.claimMoved ? tip : qtip, actual: now },
     );
   }
   await repo.held.forget(ref);
-  const shown = { tip, ...(prev ? { holder: formatHolder(prev.holder), state: prev.state } : {}), ...(refusedWhy ? { refused: refusedWhy } : {}) };
+  const shown = {
+    tip,
+    ...(prev ? { holder: formatHolder(prev.holder), state: prev.state } : {}),
+    ...(refusedWhy ? { refused: refusedWhy } : {}),
+  };
   return { item, ref, tip: r.tip, gen: claim.gen, cleared: true, replaced: shown, ...(qtip ? { dequeued: qref } : {}) };
 }

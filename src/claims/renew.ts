@@ -22,10 +22,7 @@ export interface ClaimStep {
 }
 
 /** Writes this session's claim's next generation: renewed (held, fresh `at`) or released. */
-export async function stepClaim(
-  repo: Repo,
-  input: { item: ItemKey; ttlMs?: number; state: 'held' | 'released' },
-): Promise<ClaimStep> {
+export async function stepClaim(repo: Repo, input: { item: ItemKey; ttlMs?: number; state: 'held' | 'released' }): Promise<ClaimStep> {
   const item = shortItem(input.item);
   const ref = claimRef(input.item);
   for (let attempt = 1; ; attempt++) {
@@ -35,11 +32,26 @@ export async function stepClaim(
       // Released by this session already (a run cut off after its push landed): done, not fenced.
       await repo.held.forget(ref);
       const c = current.claim;
-      return { item, ref, tip: current.tip, gen: c.gen, state: c.state, expiresAt: expiresAt(c), ttlMs: c.ttl, written: false, already: true };
+      return {
+        item,
+        ref,
+        tip: current.tip,
+        gen: c.gen,
+        state: c.state,
+        expiresAt: expiresAt(c),
+        ttlMs: c.ttl,
+        written: false,
+        already: true,
+      };
     }
     // Releasing what this session landed has nothing to give up; writing `released` would erase
     // the done mark that keeps others (and lanes) from redoing landed work.
-    if (input.state === 'released' && current?.claim.state === 'done' && !snap.refused.has(ref) && sameSession(current.claim.holder, repo.me)) {
+    if (
+      input.state === 'released' &&
+      current?.claim.state === 'done' &&
+      !snap.refused.has(ref) &&
+      sameSession(current.claim.holder, repo.me)
+    ) {
       await repo.held.forget(ref);
       const c = current.claim;
       return { item, ref, tip: current.tip, gen: c.gen, state: 'done', expiresAt: expiresAt(c), ttlMs: c.ttl, written: false };
@@ -55,7 +67,17 @@ export async function stepClaim(
     };
     const verb = input.state === 'held' ? 'renew' : 'release';
     const r = await pushClaim(repo, { ref, lease: entry.tip, claim, message: `${verb} ${claim.item} (generation ${claim.gen})` });
-    if (r.ok) return finish(repo, { item, ref, tip: r.tip, gen: claim.gen, state: claim.state, expiresAt: expiresAt(claim), ttlMs: claim.ttl, written: true });
+    if (r.ok)
+      return finish(repo, {
+        item,
+        ref,
+        tip: r.tip,
+        gen: claim.gen,
+        state: claim.state,
+        expiresAt: expiresAt(claim),
+        ttlMs: claim.ttl,
+        written: true,
+      });
     if (r.claimMoved && attempt < MAX_CLAIM_MOVES) continue;
     throw refusePush(item, ref, entry.tip, r);
   }

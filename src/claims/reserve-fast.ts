@@ -41,10 +41,23 @@ export async function reserveFromCache(repo: Repo, input: ReserveInput): Promise
   const slack = snap.settings.reservationCap - 1 - mine;
   if (slack < 0) return undefined;
   const claim = reserveClaim({
-    me: repo.me, item: input.item, entry, gen: st.gen, now, ttl: input.ttlMs ?? snap.settings.defaultTtl, since: now, note: input.note,
+    me: repo.me,
+    item: input.item,
+    entry,
+    gen: st.gen,
+    now,
+    ttl: input.ttlMs ?? snap.settings.defaultTtl,
+    since: now,
+    note: input.note,
   });
   const cached = new Map(raws.map((r) => [r.ref, r.tip]));
-  const guard = await makePushGuard(join(repo.commonDir, 'abcd'), { cached, exact: [SETTINGS_REF, ref], prefix: CLAIMS_PREFIX, slack, leased: [] });
+  const guard = await makePushGuard(join(repo.commonDir, 'abcd'), {
+    cached,
+    exact: [SETTINGS_REF, ref],
+    prefix: CLAIMS_PREFIX,
+    slack,
+    leased: [],
+  });
   if (!guard) return undefined;
   let r;
   try {

@@ -34,7 +34,7 @@ export async function reserve(repo: Repo, input: ReserveInput): Promise<ReserveR
   const quick = await reserveFromCache(repo, input);
   if (quick) return quick;
   let waited = false;
-  for (let lost = 0; ; ) {
+  for (let lost = 0; ;) {
     const snap = await readSnapshot(repo);
     for (const r of [ref, SETTINGS_REF]) {
       const refused = snap.refused.get(r);
@@ -131,7 +131,15 @@ function refuseLanded(item: string, ref: string, entry: ClaimEntry): Landed {
   return new Landed(
     `${item} has landed${where} (${formatInstant(c.at)}, by ${formatHolder(c.holder)}): its work is done. ` +
       `Pick another item; to work on it again anyway, run abcd reserve ${item} --reopen.`,
-    { item, ref, state: 'done', landedAt: isoInstant(c.at), main: c.landed?.main ?? null, commit: c.landed?.tip ?? null, holder: formatHolder(c.holder) },
+    {
+      item,
+      ref,
+      state: 'done',
+      landedAt: isoInstant(c.at),
+      main: c.landed?.main ?? null,
+      commit: c.landed?.tip ?? null,
+      holder: formatHolder(c.holder),
+    },
   );
 }
 
@@ -176,7 +184,7 @@ function refuseBusy(item: string, ref: string, st: ClaimStanding, started: numbe
   return new TakeoverTooSoon(
     `${item}'s claim by ${holder} looks expired on this clock; it may be taken over from ` +
       `${formatInstant(st.takeableAt)} (in ${formatDuration(st.takeableAt - now)}), once this clone has watched it ` +
-      'unchanged long enough: the takeover delay when it has measured its clock against the holder\'s, ' +
+      "unchanged long enough: the takeover delay when it has measured its clock against the holder's, " +
       'otherwise the ttl plus the delay. Run again then, or use --wait.',
     { ...claimData, takeableAt: isoInstant(st.takeableAt), takeableInMs: st.takeableAt - now },
   );

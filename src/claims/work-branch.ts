@@ -11,10 +11,15 @@ import type { Snapshot } from '../repo/snapshot.js';
  * The local work branch a verb acts on (the named one, else the current one) and its head.
  * A branch that is not ref-safe is a usage error; one inside abcd's record namespace is refused.
  */
-export async function resolveWorkBranch(repo: Repo, named: string | undefined, verb: 'push' | 'land'): Promise<{ branch: string; head: string }> {
+export async function resolveWorkBranch(
+  repo: Repo,
+  named: string | undefined,
+  verb: 'push' | 'land',
+): Promise<{ branch: string; head: string }> {
   const branch = named ?? (await repo.git.run(['symbolic-ref', '--short', '-q', 'HEAD'])).stdout.toString().trim();
   if (!branch) throw new UsageError(`HEAD is detached: name the branch (abcd ${verb} <item> <branch>).`, {});
-  if (!isRefSafe(`refs/heads/${branch}`)) throw new UsageError(`"${branch}" cannot be a work branch: it is not a valid branch name.`, { branch });
+  if (!isRefSafe(`refs/heads/${branch}`))
+    throw new UsageError(`"${branch}" cannot be a work branch: it is not a valid branch name.`, { branch });
   if (branch === 'abcd' || branch.startsWith('abcd/')) {
     throw new BranchRefused(
       `"${branch}" is inside abcd's record namespace (abcd/): abcd never ${verb}es work there. Commit on a work branch (git switch -c work/<item>).`,

@@ -45,7 +45,15 @@ export async function pushClaim(
     writes.map((w) =>
       w.content === null
         ? null
-        : writeRecordCommit({ git: repo.git, store: repo.objects, content: w.content, parent: w.lease, message: w.message, author: repo.author, atMs: o.claim.at }),
+        : writeRecordCommit({
+            git: repo.git,
+            store: repo.objects,
+            content: w.content,
+            parent: w.lease,
+            message: w.message,
+            author: repo.author,
+            atMs: o.claim.at,
+          }),
     ),
   );
   const updates: RefUpdate[] = writes.map((w, i) => ({ ref: w.ref, newOid: oids[i] ?? null, lease: w.lease }));

@@ -9,7 +9,10 @@ import { REFUSAL_CODES } from './refusal-codes.js';
 
 const Instant = z.iso.datetime({ precision: 3 }).describe('an instant, ISO 8601 UTC with milliseconds');
 const Ms = z.number().int().describe('a duration in milliseconds');
-const Oid = z.string().regex(/^[0-9a-f]{40}$/).describe('a commit id');
+const Oid = z
+  .string()
+  .regex(/^[0-9a-f]{40}$/)
+  .describe('a commit id');
 const State = z.enum(['held', 'released', 'done']).describe("the claim's state after the verb");
 const Ok = { ok: z.literal(true) };
 
@@ -51,10 +54,22 @@ const release = z.union([
     written: z.boolean().describe('false when there was nothing to write: the item had landed, or this session released it already'),
     already: z.boolean().describe('this session had released it already'),
   }),
-  z.object({ ...Ok, item: z.string(), claimTip: Oid.nullable(), cleared: z.boolean() }).loose().describe('release --force'),
+  z
+    .object({ ...Ok, item: z.string(), claimTip: Oid.nullable(), cleared: z.boolean() })
+    .loose()
+    .describe('release --force'),
 ]);
 
-const push = z.object({ ...Ok, item: z.string(), branch: z.string(), head: Oid, tags: z.array(z.string()), claimTip: Oid, gen: z.number().int(), expiresAt: Instant });
+const push = z.object({
+  ...Ok,
+  item: z.string(),
+  branch: z.string(),
+  head: Oid,
+  tags: z.array(z.string()),
+  claimTip: Oid,
+  gen: z.number().int(),
+  expiresAt: Instant,
+});
 
 const land = z.object({
   ...Ok,
@@ -72,7 +87,13 @@ const land = z.object({
   state: State,
 });
 
-const RefusedRecord = z.object({ ref: z.string(), code: z.string(), exit: z.number().int(), message: z.string(), data: z.record(z.string(), z.unknown()) });
+const RefusedRecord = z.object({
+  ref: z.string(),
+  code: z.string(),
+  exit: z.number().int(),
+  message: z.string(),
+  data: z.record(z.string(), z.unknown()),
+});
 
 const status = z.object({
   ...Ok,
@@ -103,10 +124,28 @@ const status = z.object({
     }),
   ),
   queue: z.array(
-    z.object({ position: z.number().int(), item: z.string(), holder: z.string(), branch: z.string(), head: Oid, main: z.string(), since: Instant, alive: z.boolean() }),
+    z.object({
+      position: z.number().int(),
+      item: z.string(),
+      holder: z.string(),
+      branch: z.string(),
+      head: Oid,
+      main: z.string(),
+      since: Instant,
+      alive: z.boolean(),
+    }),
   ),
   announcements: z.array(
-    z.object({ session: z.string(), ref: z.string(), state: z.string(), item: z.string().nullable(), text: z.string(), at: Instant, expiresAt: Instant, mine: z.boolean() }),
+    z.object({
+      session: z.string(),
+      ref: z.string(),
+      state: z.string(),
+      item: z.string().nullable(),
+      text: z.string(),
+      at: Instant,
+      expiresAt: Instant,
+      mine: z.boolean(),
+    }),
   ),
   gate: z.object({ dir: z.string(), slots: z.number().int(), holders: z.number().int(), waiters: z.number().int() }),
   settings: z.object({ reservationCap: z.number().int(), defaultTtl: Ms, takeoverDelay: Ms, doneRetention: Ms }).loose(),
@@ -114,8 +153,14 @@ const status = z.object({
   refused: z.array(RefusedRecord),
   unknown: z.array(z.string()),
   pruned: z.number().int(),
-  lanes: z.array(z.object({ runId: z.string(), verb: z.string(), state: z.string(), startedAt: Instant, at: Instant, end: z.string().nullable() }).loose()),
-  pending: z.array(z.object({ item: z.string(), requester: z.string(), at: Instant, note: z.string().nullable(), coalesced: z.number().int() })),
+  lanes: z.array(
+    z
+      .object({ runId: z.string(), verb: z.string(), state: z.string(), startedAt: Instant, at: Instant, end: z.string().nullable() })
+      .loose(),
+  ),
+  pending: z.array(
+    z.object({ item: z.string(), requester: z.string(), at: Instant, note: z.string().nullable(), coalesced: z.number().int() }),
+  ),
   clockSkew: z.object({ writer: z.string(), minMs: Ms, maxMs: Ms, limitMs: Ms }).nullable(),
 });
 

@@ -12,7 +12,12 @@ interface VerbWords {
 function readVerbs(commands: readonly Command[]): VerbWords[] {
   return commands.map((c: Command) => {
     const declared = Object.keys((c.builder(yargs([])) as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions().key);
-    const positionals = new Set(String(c.command).split(' ').slice(1).map((w) => w.replace(/[<>[\].]/g, '')));
+    const positionals = new Set(
+      String(c.command)
+        .split(' ')
+        .slice(1)
+        .map((w) => w.replace(/[<>[\].]/g, '')),
+    );
     const options = [...new Set([...declared, 'json', 'help', ...(c.usesRemote ? ['remote'] : [])])]
       .filter((o) => !positionals.has(o))
       // yargs also lists camelCase aliases and its own keys: offer only the spelled-out options.

@@ -80,7 +80,6 @@ const KNOWN_KEYS = new Set(['type', 'default', 'describe', 'choices']);
 // Words yargs may treat as its own commands or flags' values.
 const RESERVED = new Set(['help', 'completion', 'version', 'true', 'false']);
 
-
 /** The verb and its arguments as yargs would hand them to the command, or undefined. */
 export function parseFast(argv: readonly string[]): { command: Command; args: Record<string, unknown> & GlobalArgs } | undefined {
   // The verb first, as agents call it; options before the verb go to yargs.
@@ -134,7 +133,7 @@ function verbOf(c: Command): string | undefined {
 
 /** `<a> <b> [c]`: how many positionals the verb requires; variadic ones go to yargs. */
 function requiredPositionals(c: Command): number {
-  const decl = (typeof c.command === 'string' ? c.command : c.command[0] ?? '').split(' ').slice(1);
+  const decl = (typeof c.command === 'string' ? c.command : (c.command[0] ?? '')).split(' ').slice(1);
   if (decl.some((d) => d.includes('..'))) return Number.POSITIVE_INFINITY;
   return decl.filter((d) => d.startsWith('<')).length;
 }
@@ -161,7 +160,10 @@ function specOf(c: Command): Spec | undefined {
     return undefined;
   }
   // Positionals must be declared in the order the command string names them.
-  const decl = (typeof c.command === 'string' ? c.command : c.command[0] ?? '').split(' ').slice(1).map((d) => d.slice(1, -1));
+  const decl = (typeof c.command === 'string' ? c.command : (c.command[0] ?? ''))
+    .split(' ')
+    .slice(1)
+    .map((d) => d.slice(1, -1));
   if (decl.join() !== [...spec.positionals.keys()].join()) return undefined;
   return spec;
 }

@@ -10,13 +10,20 @@ export function laneOptions(y: Argv): Argv {
   return y
     .option('agent', { type: 'string', describe: 'the agent command, run with sh -c per cycle (default: lanes.agent on main)' })
     .option('sandbox', { choices: ['auto', 'bwrap', 'none'] as const, describe: 'run the agent under bubblewrap (auto: when it works)' })
-    .option('lifecycle', { choices: ['once', 'poll', 'timed'] as const, describe: 'once (default), poll until idle, or timed until --deadline' })
+    .option('lifecycle', {
+      choices: ['once', 'poll', 'timed'] as const,
+      describe: 'once (default), poll until idle, or timed until --deadline',
+    })
     .option('deadline', { type: 'string', describe: 'hard deadline: a duration (50m) or an RFC 3339 instant' })
     .option('idle', { type: 'string', describe: 'poll/timed: exit after this long without work (default 5m)' })
     .option('ttl', { type: 'string', describe: "the lane's claim time to live between renewals (default 10m)" })
     .option('agent-timeout', { type: 'string', describe: 'kill the agent and all it started after this long (default 30m)' })
     .option('max-cycles', { type: 'number', describe: 'cycles per item per run (default 3)' })
-    .option('attended', { type: 'boolean', default: false, describe: 'a person starts and watches this lane: it counts as their own session' });
+    .option('attended', {
+      type: 'boolean',
+      default: false,
+      describe: 'a person starts and watches this lane: it counts as their own session',
+    });
 }
 
 export function laneFlags(args: Record<string, unknown>): LaneFlags {

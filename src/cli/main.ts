@@ -32,10 +32,13 @@ export async function main(argv: readonly string[]): Promise<void> {
       return;
     }
     if (verb !== undefined && verb !== 'help' && !commands.some((c) => nameOf(c) === verb)) {
-      throw new UsageError(`unknown verb "${verb}". The verbs are: ${commands.map(nameOf).join(', ')}. Run "abcd --help" for what each does.`, {
-        verb,
-        verbs: commands.map(nameOf),
-      });
+      throw new UsageError(
+        `unknown verb "${verb}". The verbs are: ${commands.map(nameOf).join(', ')}. Run "abcd --help" for what each does.`,
+        {
+          verb,
+          verbs: commands.map(nameOf),
+        },
+      );
     }
     const isGate = verb === 'gate';
     const args = isGate ? [...argv] : withoutFirstDashDash(argv);
@@ -89,7 +92,9 @@ function ownWords(msg: string, verb: string | undefined): string {
   const c = commands.find((x) => nameOf(x) === verb);
   const missing = /^Not enough non-option arguments: got (\d+), need at least (\d+)/.exec(msg);
   if (c && missing) {
-    const required = String(c.command).split(' ').filter((w) => w.startsWith('<'));
+    const required = String(c.command)
+      .split(' ')
+      .filter((w) => w.startsWith('<'));
     const absent = required.slice(Number(missing[1]));
     return `${verb} needs ${absent.join(' and ')} (usage: abcd ${c.command})`;
   }

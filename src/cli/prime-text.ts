@@ -32,7 +32,7 @@ export function primeText(commands: readonly Command[]): string {
       .sort((a, b) => a[1].exit - b[1].exit)
       .map(([code, r]) => `| ${r.exit} | \`${code}\` | ${r.means} | ${r.todo} |`),
     '',
-    '`abcd gate -- <command>` passes the command\'s own exit status through; its own refusals',
+    "`abcd gate -- <command>` passes the command's own exit status through; its own refusals",
     'exit 124 (deadline), 125 (gate failed), 126 (cannot run), 127 (not found).',
     '',
     '### Rules',

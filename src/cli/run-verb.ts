@@ -9,7 +9,12 @@ import { envConfig } from './env-config.js';
  * Runs one parsed verb and reports its answer; returns its exit code, if it set one. The same
  * steps as main.ts's yargs handler, for the fast path (fast-path.ts) that skips yargs.
  */
-export async function runVerb(c: Command, g: Record<string, unknown> & GlobalArgs, out: Output, cli: CliContext): Promise<number | undefined> {
+export async function runVerb(
+  c: Command,
+  g: Record<string, unknown> & GlobalArgs,
+  out: Output,
+  cli: CliContext,
+): Promise<number | undefined> {
   // A live wait line only for a person at a terminal: never on a pipe, never under --json.
   const progress = process.stderr.isTTY && !g.json ? makeWaitLine(process.stderr) : undefined;
   const self = { node: process.execPath, script: fileURLToPath(new URL('../../bin/abcd', import.meta.url)) };

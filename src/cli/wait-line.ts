@@ -28,5 +28,7 @@ export function makeWaitLine(stream: NodeJS.WriteStream): (line: string | null) 
 /** gate's own wait, as a line for deps.progress. */
 export function gateWaitLine(deps: Deps, label: string) {
   return (w: { ticket: number; ahead: number; leftMs: number }) =>
-    deps.progress?.(`waiting for a load-gate slot for ${label} (ticket ${w.ticket}, ${w.ahead} ahead), ${Math.ceil(w.leftMs / 1000)}s left`);
+    deps.progress?.(
+      `waiting for a load-gate slot for ${label} (ticket ${w.ticket}, ${w.ahead} ahead), ${Math.ceil(w.leftMs / 1000)}s left`,
+    );
 }

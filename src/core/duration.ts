@@ -7,10 +7,10 @@ const DURATION = /^(\d+)(ms|s|m|h|d)$/;
 export function parseDuration(text: string, what = 'duration'): number {
   const m = DURATION.exec(text.trim());
   if (!m || m[1]!.length > 12) {
-    throw new UsageError(
-      `${what} "${text}" is not a duration: write a whole number and a unit, e.g. 500ms, 90s, 5m, 2h`,
-      { what, value: text },
-    );
+    throw new UsageError(`${what} "${text}" is not a duration: write a whole number and a unit, e.g. 500ms, 90s, 5m, 2h`, {
+      what,
+      value: text,
+    });
   }
   return Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS];
 }

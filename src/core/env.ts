@@ -99,7 +99,10 @@ export function readEnvConfig(env: Env, system: SystemFacts): EnvConfig {
     home,
     configDir: env.ABCD_CONFIG_DIR || (env.XDG_CONFIG_HOME ? join(env.XDG_CONFIG_HOME, 'abcd') : join(home, '.config', 'abcd')),
     github,
-    githubHosts: (env.ABCD_GITHUB_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean),
+    githubHosts: (env.ABCD_GITHUB_HOSTS ?? '')
+      .split(',')
+      .map((h) => h.trim())
+      .filter(Boolean),
     lane: env.ABCD_LANE || undefined,
     gateSlots: () => slotsFrom(env.ABCD_GATE_SLOTS, 'ABCD_GATE_SLOTS', system.cpus),
     networkTimeoutMs: () => (env.ABCD_NETWORK_TIMEOUT ? parseDuration(env.ABCD_NETWORK_TIMEOUT, 'ABCD_NETWORK_TIMEOUT') : undefined),

@@ -55,7 +55,15 @@ export type HeldData = Partial<ClaimView> & { item: string; ref: string; expires
 export type NotHolderData = StandingView & { session: string };
 
 /** The claim is done: reserving it again needs --reopen. */
-export type LandedData = { item: string; ref: string; state: string; landedAt: string; main: string | null; commit: string | null; holder: string };
+export type LandedData = {
+  item: string;
+  ref: string;
+  state: string;
+  landedAt: string;
+  main: string | null;
+  commit: string | null;
+  holder: string;
+};
 
 export type NothingToLandData = { item: string; branch: string; head: string; main: string; mainTip: string };
 

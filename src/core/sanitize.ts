@@ -13,8 +13,7 @@ const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 // tag block U+E0000-E007F that smuggles ASCII past a reader), line/paragraph separators, and
 // characters that render as nothing: the combining grapheme joiner, Hangul and Khmer fillers,
 // Mongolian selectors and the variation selectors (another way to smuggle bytes in plain sight).
-const INVISIBLE =
-  /[\p{Cf}\u2028\u2029\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\uffa0\ufe00-\ufe0f\u{e0100}-\u{e01ef}]/gu;
+const INVISIBLE = /[\p{Cf}\u2028\u2029\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\uffa0\ufe00-\ufe0f\u{e0100}-\u{e01ef}]/gu;
 // Half of a surrogate pair on its own: not a character; printed it becomes U+FFFD or garbage.
 const LONE_SURROGATE = /\p{Cs}/gu;
 

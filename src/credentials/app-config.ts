@@ -85,10 +85,10 @@ function malformed(path: string, why: string, example: string): UnsafeEnvironmen
 export async function loadAppConfig(paths: AppPaths): Promise<AppConfig> {
   const text = await readPrivateText(paths.app, "abcd's App settings");
   if (text === undefined) {
-    throw new UnsafeEnvironment(
-      `no GitHub App is set up for abcd (${paths.app} does not exist): run "abcd setup-app" once.`,
-      { path: paths.app, reason: 'not-set-up' },
-    );
+    throw new UnsafeEnvironment(`no GitHub App is set up for abcd (${paths.app} does not exist): run "abcd setup-app" once.`, {
+      path: paths.app,
+      reason: 'not-set-up',
+    });
   }
   return parseConfigFile(paths.app, text, AppConfigSchema, APP_EXAMPLE);
 }

@@ -54,7 +54,12 @@ export async function runDeviceFlow(input: DeviceFlowInput): Promise<DevicePair>
   const startErr = oauthError(start);
   if (startErr) throw oauthRefusal(startCall, startErr);
   const { device_code, user_code, verification_uri, expires_in } = start;
-  if (typeof device_code !== 'string' || typeof user_code !== 'string' || typeof verification_uri !== 'string' || typeof expires_in !== 'number') {
+  if (
+    typeof device_code !== 'string' ||
+    typeof user_code !== 'string' ||
+    typeof verification_uri !== 'string' ||
+    typeof expires_in !== 'number'
+  ) {
     throw tokenGarbage(startCall, 'a device code, user code, verification URL and expiry', false);
   }
   const startedAt = clock.now();
@@ -62,15 +67,11 @@ export async function runDeviceFlow(input: DeviceFlowInput): Promise<DevicePair>
   let intervalS = typeof start.interval === 'number' && start.interval > 0 ? start.interval : DEFAULT_INTERVAL_S;
   input.onCode({ userCode: user_code, verificationUri: verification_uri, expiresAt: deadline });
 
-  const pollCall = 'polling for the person\'s approval (POST /login/oauth/access_token)';
+  const pollCall = "polling for the person's approval (POST /login/oauth/access_token)";
   for (;;) {
     if (clock.now() + intervalS * 1000 > deadline) break;
     await clock.sleep(intervalS * 1000);
-    const r = await post(
-      '/login/oauth/access_token',
-      { client_id: input.clientId, device_code, grant_type: DEVICE_GRANT },
-      pollCall,
-    );
+    const r = await post('/login/oauth/access_token', { client_id: input.clientId, device_code, grant_type: DEVICE_GRANT }, pollCall);
     const err = oauthError(r);
     if (err === 'authorization_pending') continue;
     if (err === 'slow_down') {

@@ -57,8 +57,7 @@ function checkStat(path: string, what: string, mode: number, uid: number, fix: s
   if ((mode & OTHERS_MASK) !== 0) {
     const octal = (mode & 0o777).toString(8).padStart(3, '0');
     throw new UnsafeEnvironment(
-      `${what} ${path} has mode ${octal}: people other than its owner may read or change it. ` +
-        `Fix it with: ${fix} ${path}`,
+      `${what} ${path} has mode ${octal}: people other than its owner may read or change it. ` + `Fix it with: ${fix} ${path}`,
       { path, mode: octal, fix: `${fix} ${path}`, reason: 'open-mode' },
     );
   }

@@ -50,7 +50,10 @@ export interface CredentialChannel {
 export async function openCredentialChannel(o: CredentialChannelOptions): Promise<CredentialChannel> {
   const username = o.username ?? DEFAULT_TOKEN_USERNAME;
   // Checked before anything exists, so a bad token leaves nothing behind and is never echoed.
-  formatAttributes([['username', username], ['password', o.token]]);
+  formatAttributes([
+    ['username', username],
+    ['password', o.token],
+  ]);
   if (o.token === '') throw new Error('the credential channel needs a non-empty token');
 
   // mkdtemp makes the directory 0700: only this uid (and root) can reach the socket inside.
@@ -67,7 +70,10 @@ export async function openCredentialChannel(o: CredentialChannelOptions): Promis
       if (answered >= MAX_ANSWERS_PER_CHANNEL) return null;
       if (o.host !== undefined && request.get('host') !== o.host) return null;
       answered += 1;
-      return formatAttributes([['username', username], ['password', o.token]]);
+      return formatAttributes([
+        ['username', username],
+        ['password', o.token],
+      ]);
     });
   });
   let closing: Promise<void> | undefined;
@@ -100,10 +106,7 @@ export async function openCredentialChannel(o: CredentialChannelOptions): Promis
 }
 
 /** Runs `fn` (typically `(env) => git.run(args, { env, timeoutMs })`) with a channel open. */
-export async function withCredential<T>(
-  o: CredentialChannelOptions,
-  fn: (env: Record<string, string>) => Promise<T>,
-): Promise<T> {
+export async function withCredential<T>(o: CredentialChannelOptions, fn: (env: Record<string, string>) => Promise<T>): Promise<T> {
   const channel = await openCredentialChannel(o);
   try {
     return await fn(channel.env);

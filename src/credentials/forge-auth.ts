@@ -8,7 +8,13 @@ import type { TokenSource } from './token-source.js';
  * credential channel (rule 4): fresh from the token source, so a long lane never sends an
  * expired one.
  */
-export function forgeAuth(o: { tokens: TokenSource; gitHost: string; launcher: HelperLauncher; baseEnv: Env; tmpDir: string }): NetworkAuth {
+export function forgeAuth(o: {
+  tokens: TokenSource;
+  gitHost: string;
+  launcher: HelperLauncher;
+  baseEnv: Env;
+  tmpDir: string;
+}): NetworkAuth {
   return async (call) => {
     const { token } = await o.tokens.get();
     return withCredential({ token, launcher: o.launcher, host: o.gitHost, baseEnv: o.baseEnv, tmpDir: o.tmpDir }, call);

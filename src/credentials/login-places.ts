@@ -81,9 +81,12 @@ export interface StoreFile {
 export function storeFiles(env: Env, home: string): StoreFile[] {
   return [
     { kind: 'gh-hosts-file', path: ghHostsPath(env, home), label: "gh's hosts file", namesHost: hostsFileNamesHost },
-    ...gitCredentialPaths(env, home).map(
-      (path): StoreFile => ({ kind: 'git-credentials-file', path, label: "git's credential store", namesHost: credentialsFileNamesHost }),
-    ),
+    ...gitCredentialPaths(env, home).map((path): StoreFile => ({
+      kind: 'git-credentials-file',
+      path,
+      label: "git's credential store",
+      namesHost: credentialsFileNamesHost,
+    })),
   ];
 }
 

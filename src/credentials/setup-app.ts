@@ -49,7 +49,13 @@ export async function setupApp(deps: Deps, input: SetupAppInput): Promise<SetupA
   await writePrivateAtomic(paths.app, JSON.stringify(config, null, 2) + '\n');
   const keySaved = await assertPrivate(keyPath(paths, config), "the App's private key");
 
-  const pair = await runDeviceFlow({ webUrl: urls.web, clientId, clock: deps.clock, onCode: input.onCode, httpTimeoutMs: input.httpTimeoutMs });
+  const pair = await runDeviceFlow({
+    webUrl: urls.web,
+    clientId,
+    clock: deps.clock,
+    onCode: input.onCode,
+    httpTimeoutMs: input.httpTimeoutMs,
+  });
   // Under the refresh lock: a lane refreshing the old pair at this moment must not overwrite the new one.
   const login = await withTokenLock(paths.userToken, { clock: deps.clock, host: deps.config.host }, async () => {
     await writeUserToken(paths.userToken, { v: 1, ...pair });

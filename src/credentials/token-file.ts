@@ -48,10 +48,10 @@ export async function readUserToken(path: string): Promise<{ token: UserToken; s
   const stamp = await stampOf(path);
   const text = await readPrivateText(path, "the person's App refresh token");
   if (text === undefined) {
-    throw new UnsafeEnvironment(
-      `no user token for the App (${path} does not exist): run "abcd setup-app" to authorize abcd once.`,
-      { path, reason: 'no-user-token' },
-    );
+    throw new UnsafeEnvironment(`no user token for the App (${path} does not exist): run "abcd setup-app" to authorize abcd once.`, {
+      path,
+      reason: 'no-user-token',
+    });
   }
   return { token: parseConfigFile(path, text, UserTokenSchema, EXAMPLE), stamp };
 }

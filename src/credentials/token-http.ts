@@ -30,7 +30,12 @@ export interface TokenCall {
 
 /** One token call; resolves to the JSON object GitHub answered, refuses on anything else. */
 export async function callTokenEndpoint(c: TokenCall): Promise<Record<string, unknown>> {
-  const info = { call: c.call, write: c.write, ...(c.recheck ? { recheck: c.recheck } : {}), ...(c.notFound ? { notFound: c.notFound } : {}) };
+  const info = {
+    call: c.call,
+    write: c.write,
+    ...(c.recheck ? { recheck: c.recheck } : {}),
+    ...(c.notFound ? { notFound: c.notFound } : {}),
+  };
   const a = await callGitHub({
     url: `${c.base}${c.path}`,
     method: c.method,

@@ -61,7 +61,8 @@ export async function mintInstallationToken(input: InstallationTokenInput): Prom
     ...(timeoutMs ? { timeoutMs } : {}),
   });
   const expiresAt = typeof t.expires_at === 'string' ? Date.parse(t.expires_at) : NaN;
-  if (typeof t.token !== 'string' || t.token === '' || !Number.isFinite(expiresAt)) throw tokenGarbage(mint, 'a token and its expiry', false);
+  if (typeof t.token !== 'string' || t.token === '' || !Number.isFinite(expiresAt))
+    throw tokenGarbage(mint, 'a token and its expiry', false);
   const slug = typeof installation.app_slug === 'string' ? installation.app_slug : `app-${String(input.config.appId)}`;
   return { token: t.token, expiresAt, holder: `${slug}[bot]` };
 }

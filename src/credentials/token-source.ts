@@ -72,7 +72,10 @@ export function createTokenSource(o: TokenSourceOptions): TokenSource {
     if (kind === 'user') {
       // The key is not needed for user tokens, but one others can read is unsafe all the same.
       await assertPrivate(keyPath(paths, config), "the App's private key");
-      const t = await freshUserToken({ paths, config, urls, clock: o.clock, httpTimeoutMs: o.httpTimeoutMs, host: o.config.host, lock: o.lock }, margin);
+      const t = await freshUserToken(
+        { paths, config, urls, clock: o.clock, httpTimeoutMs: o.httpTimeoutMs, host: o.config.host, lock: o.lock },
+        margin,
+      );
       stamp = t.stamp;
       return { token: t.token.token, expiresAt: t.token.expiresAt, kind, holder: t.token.login };
     }

@@ -12,8 +12,7 @@ const GITHUB_ALIASES: ReadonlySet<string> = new Set(['github.com', 'www.github.c
 const GHE_CLOUD_SUFFIX = '.ghe.com';
 
 export type ForgeHost =
-  | { applies: true; host: string; from: 'hostname' | 'remote' | 'default' }
-  | { applies: false; reason: string; remoteHost?: string };
+  { applies: true; host: string; from: 'hostname' | 'remote' | 'default' } | { applies: false; reason: string; remoteHost?: string };
 
 export interface ForgeHostInput {
   /** The remote's URL as `git remote get-url` prints it; undefined when it could not be read. */

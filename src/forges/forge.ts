@@ -43,7 +43,10 @@ function repoPath(url: string): { gitHost: string; owner: string; repo: string }
       return undefined;
     }
   }
-  const parts = path.replace(/^\/+|\/+$/g, '').replace(/\.git$/, '').split('/');
+  const parts = path
+    .replace(/^\/+|\/+$/g, '')
+    .replace(/\.git$/, '')
+    .split('/');
   if (parts.length !== 2 || !parts[0] || !parts[1]) return undefined;
   return { gitHost: gitHost.toLowerCase(), owner: parts[0], repo: parts[1] };
 }

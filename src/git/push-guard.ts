@@ -83,7 +83,10 @@ export async function makePushGuard(dir: string, rule: GuardRule): Promise<PushG
   await writeFile(join(hooks, 'pre-push'), hook, { mode: 0o755 });
   const cleanup = () => rm(home, { recursive: true, force: true });
   // git's own test for a hook (access X_OK), so abcd and git agree on whether it runs.
-  const runs = await access(join(hooks, 'pre-push'), constants.X_OK).then(() => true, () => false);
+  const runs = await access(join(hooks, 'pre-push'), constants.X_OK).then(
+    () => true,
+    () => false,
+  );
   if (!runs) {
     await cleanup();
     return undefined;

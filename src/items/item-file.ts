@@ -45,21 +45,40 @@ export function parseItemFile(path: string, key: ItemKey, text: string): ItemDoc
     throw refuse(path, key, 'front-matter', 'it does not start with front matter between "---" lines (title, status, optional depends_on)');
   }
   const doc = parseDocument(m[1]!, { uniqueKeys: true, prettyErrors: false });
-  if (doc.errors.length) throw refuse(path, key, 'yaml', `its front matter is not YAML (${sanitizeLine(doc.errors[0]!.message.split('\n')[0]!, 200)})`);
+  if (doc.errors.length)
+    throw refuse(path, key, 'yaml', `its front matter is not YAML (${sanitizeLine(doc.errors[0]!.message.split('\n')[0]!, 200)})`);
   const fm: unknown = doc.toJS({ maxAliasCount: 20 }) ?? {};
   if (typeof fm !== 'object' || Array.isArray(fm)) throw refuse(path, key, 'yaml', 'its front matter is not a set of "key: value" lines');
   const fields = fm as Record<string, unknown>;
   const unknown = Object.keys(fields).filter((k) => !(KEYS as readonly string[]).includes(k));
   if (unknown.length) {
-    throw refuse(path, key, 'unknown-key', `unknown front matter key "${sanitizeLine(unknown[0]!, 60)}"; the keys allowed are ${KEYS.join(', ')}`);
+    throw refuse(
+      path,
+      key,
+      'unknown-key',
+      `unknown front matter key "${sanitizeLine(unknown[0]!, 60)}"; the keys allowed are ${KEYS.join(', ')}`,
+    );
   }
   const title = fields.title;
-  if (typeof title !== 'string' || title.trim() === '') throw refuse(path, key, 'title', 'it has no title (write "title: <text>" in the front matter)');
+  if (typeof title !== 'string' || title.trim() === '')
+    throw refuse(path, key, 'title', 'it has no title (write "title: <text>" in the front matter)');
   const status = fields.status;
   if (typeof status !== 'string' || !STATUSES.includes(status as ItemStatus)) {
-    throw refuse(path, key, 'status', `its status ${sanitizeLine(JSON.stringify(status ?? null), 60)} is not one of ${STATUSES.join(', ')}`);
+    throw refuse(
+      path,
+      key,
+      'status',
+      `its status ${sanitizeLine(JSON.stringify(status ?? null), 60)} is not one of ${STATUSES.join(', ')}`,
+    );
   }
-  return { key, title: title.trim(), status: status as ItemStatus, dependsOn: parseDependsOn(path, key, fields.depends_on), body: text.slice(m[0].length), path };
+  return {
+    key,
+    title: title.trim(),
+    status: status as ItemStatus,
+    dependsOn: parseDependsOn(path, key, fields.depends_on),
+    body: text.slice(m[0].length),
+    path,
+  };
 }
 
 function parseDependsOn(path: string, key: ItemKey, value: unknown): string[] {
@@ -78,7 +97,12 @@ function parseDependsOn(path: string, key: ItemKey, value: unknown): string[] {
       throw refuse(path, key, 'depends-on', `depends_on names "${sanitizeLine(d, 60)}", which is not an item slug`);
     }
     if (dep.source !== key.source || dep.kind !== key.kind) {
-      throw refuse(path, key, 'depends-on', `depends_on names ${formatItem(dep)}, an item this source cannot see; name items under ${ITEMS_DIR}`);
+      throw refuse(
+        path,
+        key,
+        'depends-on',
+        `depends_on names ${formatItem(dep)}, an item this source cannot see; name items under ${ITEMS_DIR}`,
+      );
     }
     if (!keys.includes(formatItem(dep))) keys.push(formatItem(dep));
   }

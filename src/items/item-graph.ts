@@ -15,7 +15,15 @@ export function checkItemGraph(docs: readonly ItemDoc[], present: ReadonlySet<st
   for (const d of docs) {
     const missing = d.dependsOn.filter((k) => !present.has(k));
     if (missing.length === 0) kept.push(d);
-    else refused.push(refuseItem(d, 'missing-dependency', `depends_on names ${missing.join(', ')}, which has no item file on main; add it or drop the dependency`, { missing }));
+    else
+      refused.push(
+        refuseItem(
+          d,
+          'missing-dependency',
+          `depends_on names ${missing.join(', ')}, which has no item file on main; add it or drop the dependency`,
+          { missing },
+        ),
+      );
   }
   const cycles = findCycles(kept);
   return {
@@ -26,14 +34,20 @@ export function checkItemGraph(docs: readonly ItemDoc[], present: ReadonlySet<st
         .filter((d) => cycles.has(formatItem(d.key)))
         .map((d) => {
           const cycle = cycles.get(formatItem(d.key))!;
-          return refuseItem(d, 'cycle', `it is part of a dependency cycle among ${cycle.join(', ')}; none of them could ever start`, { cycle });
+          return refuseItem(d, 'cycle', `it is part of a dependency cycle among ${cycle.join(', ')}; none of them could ever start`, {
+            cycle,
+          });
         }),
     ],
   };
 }
 
 function refuseItem(d: ItemDoc, reason: string, what: string, extra: Record<string, unknown>): ItemRefused {
-  return { path: d.path, key: d.key, refusal: new ItemInvalid(`${d.path}: ${what}; fix it on main.`, { path: d.path, key: formatItem(d.key), reason, ...extra }) };
+  return {
+    path: d.path,
+    key: d.key,
+    refusal: new ItemInvalid(`${d.path}: ${what}; fix it on main.`, { path: d.path, key: formatItem(d.key), reason, ...extra }),
+  };
 }
 
 /**

@@ -44,7 +44,6 @@ export interface ItemsData {
   refused: RefusedItemView[];
 }
 
-
 /**
  * The canonical keys with a pending request. Reads the snapshot's pending slots when this abcd
  * knows them (lanes), else the refs under abcd/pending/; fails toward "no request".
@@ -52,7 +51,11 @@ export interface ItemsData {
 export function pendingKeys(snap: Snapshot): Set<string> {
   const out = new Set<string>();
   const known = (snap as Snapshot & { pending?: ReadonlyMap<string, { item: string }> }).pending;
-  const items = known ? [...known.values()].map((e) => e.item) : snap.unknown.filter((r) => r.startsWith(`${RECORD_PREFIX}pending/`)).map((r) => r.slice(`${RECORD_PREFIX}pending/`.length).split('/').join(':'));
+  const items = known
+    ? [...known.values()].map((e) => e.item)
+    : snap.unknown
+        .filter((r) => r.startsWith(`${RECORD_PREFIX}pending/`))
+        .map((r) => r.slice(`${RECORD_PREFIX}pending/`.length).split('/').join(':'));
   for (const i of items) {
     try {
       out.add(formatItem(parseItem(i)));
@@ -70,9 +73,12 @@ export async function listItems(repo: Repo, o: { pending?: (snap: Snapshot) => P
     snap = await readSnapshot(repo, [main.fetchSpec]);
   } catch (e) {
     if (e instanceof RemoteUnavailable && /couldn't find remote ref/i.test(String(e.data.git))) {
-      throw new UsageError(`the remote has no branch ${main.main}, so it has no items. Push main first, or run git remote set-head ${repo.store.remote} --auto.`, {
-        main: main.main,
-      });
+      throw new UsageError(
+        `the remote has no branch ${main.main}, so it has no items. Push main first, or run git remote set-head ${repo.store.remote} --auto.`,
+        {
+          main: main.main,
+        },
+      );
     }
     throw e;
   }

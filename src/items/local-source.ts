@@ -48,7 +48,11 @@ export class LocalItemSource implements ItemSource {
       if (!FILE_MODES.has(entry.mode) || entry.type !== 'blob') {
         refused.push({ path, key, refusal: invalid(path, key, 'not-a-file', 'it is not a regular file (a symlink or a submodule?)') });
       } else if (entry.size > MAX_ITEM_BYTES) {
-        refused.push({ path, key, refusal: invalid(path, key, 'too-large', `it is ${entry.size} bytes, over ${MAX_ITEM_BYTES}; it was not read`) });
+        refused.push({
+          path,
+          key,
+          refusal: invalid(path, key, 'too-large', `it is ${entry.size} bytes, over ${MAX_ITEM_BYTES}; it was not read`),
+        });
       } else wanted.push({ entry, key, path });
     }
     const [blobs, added] = await Promise.all([this.readBlobs(wanted.map((w) => w.entry.oid)), this.readAddedAt(mainTip)]);
@@ -96,7 +100,16 @@ export class LocalItemSource implements ItemSource {
     const since = this.added;
     if (since?.tip === commit) return since.map;
     const range = since ? [`${since.tip}..${commit}`] : [commit];
-    const r = await this.git.run(['log', '--format=%x01%ct', '--name-only', '--diff-filter=A', '--no-renames', ...range, '--', `${ITEMS_DIR}/`]);
+    const r = await this.git.run([
+      'log',
+      '--format=%x01%ct',
+      '--name-only',
+      '--diff-filter=A',
+      '--no-renames',
+      ...range,
+      '--',
+      `${ITEMS_DIR}/`,
+    ]);
     if (r.exitCode !== 0 && since) {
       this.added = undefined; // the old tip is gone (gc after a rewrite): read it all again
       return this.readAddedAt(commit);

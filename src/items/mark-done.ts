@@ -32,7 +32,16 @@ export async function markItemDoneInWorktree(wt: Git, item: ItemKey): Promise<{ 
   if (marked === null) return { path: null, head };
   await writeFile(join(wt.dir, path), Buffer.from(marked, 'latin1'));
   await wt.must(['add', '--', path]);
-  await wt.must([...QUIET, 'commit', '-q', '--no-verify', '-m', `Mark ${item.id} done`, '-m', `abcd land: ${path} status: done in the landed commit.`]);
+  await wt.must([
+    ...QUIET,
+    'commit',
+    '-q',
+    '--no-verify',
+    '-m',
+    `Mark ${item.id} done`,
+    '-m',
+    `abcd land: ${path} status: done in the landed commit.`,
+  ]);
   return { path };
 }
 

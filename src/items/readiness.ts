@@ -32,7 +32,8 @@ export type Readiness =
 export function liveClaims(entries: Iterable<ClaimEntry>, now: number): Map<string, LiveClaim> {
   const out = new Map<string, LiveClaim>();
   for (const e of entries) {
-    if (e.claim.state === 'held' && now < expiresAt(e.claim)) out.set(e.claim.item, { holder: formatHolder(e.claim.holder), expiresAt: expiresAt(e.claim) });
+    if (e.claim.state === 'held' && now < expiresAt(e.claim))
+      out.set(e.claim.item, { holder: formatHolder(e.claim.holder), expiresAt: expiresAt(e.claim) });
   }
   return out;
 }
@@ -69,7 +70,12 @@ export function actionable(items: readonly ItemDoc[], claims: LiveClaims, pendin
       const r = readinessOf(i, byKey, claims, pending).kind;
       return r === 'ready' || r === 'pending';
     })
-    .sort((a, b) => rank(a) - rank(b) || age(a) - age(b) || (formatItem(a.key) < formatItem(b.key) ? -1 : formatItem(a.key) > formatItem(b.key) ? 1 : 0));
+    .sort(
+      (a, b) =>
+        rank(a) - rank(b) ||
+        age(a) - age(b) ||
+        (formatItem(a.key) < formatItem(b.key) ? -1 : formatItem(a.key) > formatItem(b.key) ? 1 : 0),
+    );
 }
 
 function age(i: ItemDoc): number {

@@ -68,7 +68,8 @@ export async function runChecks(o: {
     const run = { command, exitCode: r.fired ? 124 : (r.exitCode ?? 1), durationMs: o.now() - t0 };
     runs.push(run);
     if (run.exitCode !== 0 || r.fired) {
-      const why = r.fired === 'timeout' ? `timed out after ${formatDuration(o.timeoutMs)}` : r.fired ? 'was stopped' : `exited ${run.exitCode}`;
+      const why =
+        r.fired === 'timeout' ? `timed out after ${formatDuration(o.timeoutMs)}` : r.fired ? 'was stopped' : `exited ${run.exitCode}`;
       const tail = r.all.toString().slice(-OUTPUT_TAIL_CHARS);
       const said = tail.trim() === '' ? 'It printed nothing (no output on stdout or stderr).' : `Its output ends:\n${tail}`;
       throw new CheckFailed(`the check "${command}" ${why}; nothing landed. ${said}`, {

@@ -36,8 +36,7 @@ interface Queued {
 
 type Tested =
   /** `failed`: a check failed on a stack; it is this entry's failure only if the stack lands as tested. */
-  | { kind: 'tested'; tip: string; checks: CheckRun[]; stack: Stack; failed?: CheckFailed }
-  | { kind: 'again' | 'alone' };
+  { kind: 'tested'; tip: string; checks: CheckRun[]; stack: Stack; failed?: CheckFailed } | { kind: 'again' | 'alone' };
 
 // Enqueue attempts when only a former holder's stale entry moved under the lease.
 const ENQUEUE_TRIES = 3;
@@ -96,7 +95,8 @@ async function enqueue({ repo, input, target, snap, held, keeper, item, ref, con
     // have pruned it between our read and our push. Lease on what the remote holds now.
     const now = enq.remoteTips.get(qref) ?? null;
     // A server-side lease failure marks every ref of the atomic push "atomic transaction failed".
-    const onlyTheEntryMoved = !enq.claimMoved && now !== entryLease && enq.rejected.every((p) => p.ref === qref || /atomic/.test(p.reason ?? ''));
+    const onlyTheEntryMoved =
+      !enq.claimMoved && now !== entryLease && enq.rejected.every((p) => p.ref === qref || /atomic/.test(p.reason ?? ''));
     if (!onlyTheEntryMoved || tries >= ENQUEUE_TRIES) throw refusePush(item, ref, held.tip, enq);
     lease = now;
   }
@@ -130,7 +130,15 @@ async function landInTurn(ctx: LandContext, q: Queued): Promise<Landed> {
     // the landing push get git's full network timeout.
     if (input.waitMs > 0) repo.limitNetworkTo(deadline, started);
     turn ??= await waitForTurn(repo, {
-      item, qref: q.qref, myEntryTip: q.myEntryTip, depth: alone ? 1 : depth, deadline, started, keeper, read: () => target.read(), skipped: q.skipped,
+      item,
+      qref: q.qref,
+      myEntryTip: q.myEntryTip,
+      depth: alone ? 1 : depth,
+      deadline,
+      started,
+      keeper,
+      read: () => target.read(),
+      skipped: q.skipped,
     });
     const config = await ctx.landConfig(await target.mainTip());
     depth = config.speculate;
@@ -210,12 +218,20 @@ async function testInTurn(
       const checkEnv = { ...definedEnv(env), ABCD_LAND_ITEM: item, ABCD_LAND_TIP: tip, ABCD_LAND_BASE: stack.parent };
       try {
         const checks = config.checks.length
-          ? await runChecks({ cwd: wt.dir, checks: config.checks, env: checkEnv, timeoutMs: config.timeoutMs, signal: keeper.signal, now: () => clock.now() })
+          ? await runChecks({
+              cwd: wt.dir,
+              checks: config.checks,
+              env: checkEnv,
+              timeoutMs: config.timeoutMs,
+              signal: keeper.signal,
+              now: () => clock.now(),
+            })
           : [];
         return { kind: 'tested', tip, checks, stack };
       } catch (e) {
         // On a stack the failure may be an entry's ahead: judged once the stack lands or changes.
-        if (stack.chain.length && e instanceof CheckFailed && !keeper.signal.aborted) return { kind: 'tested', tip, checks: [], stack, failed: e };
+        if (stack.chain.length && e instanceof CheckFailed && !keeper.signal.aborted)
+          return { kind: 'tested', tip, checks: [], stack, failed: e };
         throw e;
       }
     });
@@ -257,7 +273,12 @@ async function awaitParent({ repo, target, keeper, item, deadline, started }: La
 }
 
 /** The landing push; false when main moved first (the caller re-tests). Other refusals throw. */
-async function pushLanding({ repo, input, target, keeper, item, ref }: LandContext, q: Queued, tip: string, parent: string): Promise<boolean> {
+async function pushLanding(
+  { repo, input, target, keeper, item, ref }: LandContext,
+  q: Queued,
+  tip: string,
+  parent: string,
+): Promise<boolean> {
   const r = await keeper.push((claim) => ({
     claim: input.keep ? claim : { ...claim, state: 'done', landed: { main: target.main, tip } },
     message: `land ${claim.item} on ${target.main} at ${tip.slice(0, 12)}`,

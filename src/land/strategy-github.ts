@@ -165,7 +165,12 @@ export async function mergeOnGithub(i: MergeOnGithubInput): Promise<MergeOnGithu
   const state = await pullRequestState(client, { ...repo, number: pr.number });
   if (state.merged && state.mergeCommit && state.headOid === i.expectedHead) return done(state.mergeCommit, 'already-merged', 0);
   if (state.inMergeQueue && state.headOid !== i.expectedHead) {
-    throw headMoved({ pr: `#${pr.number}`, expectedHead: i.expectedHead, said: `the merge queue holds head ${state.headOid}`, number: pr.number });
+    throw headMoved({
+      pr: `#${pr.number}`,
+      expectedHead: i.expectedHead,
+      said: `the merge queue holds head ${state.headOid}`,
+      number: pr.number,
+    });
   }
 
   const found = await i.readClaimTip();

@@ -52,7 +52,9 @@ export async function waitForTurn(
     if (turn.kind === 'mine' || ahead.length < o.depth) return { snap, ahead };
     if (now >= o.deadline) throw waitedTooLong(o.item, turn.ahead, turn.position, now - o.started);
     const poll = turn.position <= o.depth ? NEXT_IN_LINE_POLL_MS : QUEUE_POLL_MS;
-    repo.deps.progress?.(`waiting behind ${turn.ahead.item} (${turn.position} ahead) to land ${o.item}, ${formatDuration(o.deadline - now)} left`);
+    repo.deps.progress?.(
+      `waiting behind ${turn.ahead.item} (${turn.position} ahead) to land ${o.item}, ${formatDuration(o.deadline - now)} left`,
+    );
     await clock.sleep(Math.min(poll, o.deadline - now), o.keeper.signal);
   }
 }

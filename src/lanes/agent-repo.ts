@@ -16,7 +16,14 @@ const OID = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
 const QUIET = ['-c', 'commit.gpgsign=false', '-c', 'core.hooksPath=/dev/null'];
 
 /** Creates `<cycleDir>/wt`: a repository borrowing the lane's objects, on `branch` at `runHead`. */
-export async function prepareAgentRepo(o: { env: Env; objectsDir: string; cycleDir: string; branch: string; runHead: string; who: Signature }): Promise<string> {
+export async function prepareAgentRepo(o: {
+  env: Env;
+  objectsDir: string;
+  cycleDir: string;
+  branch: string;
+  runHead: string;
+  who: Signature;
+}): Promise<string> {
   const wt = join(o.cycleDir, 'wt');
   // What `git init --template=` lays out, written directly (a process less per cycle): the
   // config and HEAD below, the object folders, and the branch as a loose ref.
@@ -60,7 +67,16 @@ export interface AgentWork {
 }
 
 /** Takes the agent's work into the lane's repository as objects, never running git in the agent's. */
-export async function collectAgentWork(o: { lane: Git; env: Env; laneGitDir: string; cycleDir: string; runHead: string; item: string; who: Signature; atMs: number }): Promise<AgentWork> {
+export async function collectAgentWork(o: {
+  lane: Git;
+  env: Env;
+  laneGitDir: string;
+  cycleDir: string;
+  runHead: string;
+  item: string;
+  who: Signature;
+  atMs: number;
+}): Promise<AgentWork> {
   const wt = join(o.cycleDir, 'wt');
   // The agent may rewrite anything in cycleDir: its worktree and .git must still be the folders
   // abcd made (a symlink would have abcd read, and push, files the sandbox hid), and abcd's own
@@ -74,7 +90,11 @@ export async function collectAgentWork(o: { lane: Git; env: Env; laneGitDir: str
   }
 }
 
-async function collectInto(o: { lane: Git; env: Env; laneGitDir: string; runHead: string; item: string; who: Signature; atMs: number }, wt: string, host: string): Promise<AgentWork> {
+async function collectInto(
+  o: { lane: Git; env: Env; laneGitDir: string; runHead: string; item: string; who: Signature; atMs: number },
+  wt: string,
+  host: string,
+): Promise<AgentWork> {
   let base = o.runHead;
   let ignored: string | undefined;
   const named = await assertPlainDir(join(wt, '.git'), "the agent's .git")
@@ -96,8 +116,18 @@ async function collectInto(o: { lane: Git; env: Env; laneGitDir: string; runHead
   let head = base;
   if (tree !== baseTree) {
     const date = `@${Math.floor(o.atMs / 1000)} +0000`;
-    const env = { GIT_AUTHOR_NAME: o.who.name, GIT_AUTHOR_EMAIL: o.who.email, GIT_AUTHOR_DATE: date, GIT_COMMITTER_NAME: o.who.name, GIT_COMMITTER_EMAIL: o.who.email, GIT_COMMITTER_DATE: date };
-    head = await o.lane.must(['commit-tree', '--no-gpg-sign', tree, '-p', base, '-F', '-'], { input: `${o.item}: what the agent left uncommitted\n`, env });
+    const env = {
+      GIT_AUTHOR_NAME: o.who.name,
+      GIT_AUTHOR_EMAIL: o.who.email,
+      GIT_AUTHOR_DATE: date,
+      GIT_COMMITTER_NAME: o.who.name,
+      GIT_COMMITTER_EMAIL: o.who.email,
+      GIT_COMMITTER_DATE: date,
+    };
+    head = await o.lane.must(['commit-tree', '--no-gpg-sign', tree, '-p', base, '-F', '-'], {
+      input: `${o.item}: what the agent left uncommitted\n`,
+      env,
+    });
   }
   const changed = head !== o.runHead && tree !== runTree;
   return { ...(changed ? { head } : {}), ...(base !== o.runHead ? { agentHead: base } : {}), ...(ignored ? { ignored } : {}) };
@@ -126,7 +156,10 @@ async function readAgentHead(gitDir: string): Promise<string | undefined> {
 /** Refuses anything but a real directory at `path` (a symlink to one included). */
 async function assertPlainDir(path: string, what: string): Promise<void> {
   const st = await lstat(path).catch(() => undefined);
-  if (!st?.isDirectory()) throw new Error(`${what} is no longer a plain folder (${st?.isSymbolicLink() ? 'a symlink' : 'gone or replaced'}); nothing of it was taken`);
+  if (!st?.isDirectory())
+    throw new Error(
+      `${what} is no longer a plain folder (${st?.isSymbolicLink() ? 'a symlink' : 'gone or replaced'}); nothing of it was taken`,
+    );
 }
 
 // A file the agent wrote is read only when it is a plain file of sane size (no symlink, fifo).

@@ -26,9 +26,13 @@ export async function takeClaim(lane: Repo, snap: Snapshot, item: ItemKey, ttlMs
   const ref = claimRef(item);
   const entry = snap.claims.get(ref);
   const now = lane.deps.clock.now();
-  const seen = entry && entry.claim.state === 'held' && !sameSession(entry.claim.holder, lane.me) ? await lane.sightings.see(ref, entry.tip, now) : undefined;
+  const seen =
+    entry && entry.claim.state === 'held' && !sameSession(entry.claim.holder, lane.me)
+      ? await lane.sightings.see(ref, entry.tip, now)
+      : undefined;
   // Only a claim someone else may still hold needs the clock's view (a takeover).
-  const view = entry && entry.claim.state === 'held' && !sameSession(entry.claim.holder, lane.me) ? await observeClock(lane, snap) : undefined;
+  const view =
+    entry && entry.claim.state === 'held' && !sameSession(entry.claim.holder, lane.me) ? await observeClock(lane, snap) : undefined;
   const st = standing(entry, lane.me, now, snap.settings, seen, view);
   if (st.kind === 'held' || st.kind === 'expired' || st.kind === 'clock-unsafe') return undefined;
   const lease = st.kind === 'takeable' ? st.entry.tip : st.lease;
@@ -45,7 +49,9 @@ export async function takeClaim(lane: Repo, snap: Snapshot, item: ItemKey, ttlMs
     ...(note ? { note } : {}),
   };
   const pending = snap.pending.get(pendingRef(item));
-  const records: RecordWrite[] = pending ? [{ ref: pending.ref, lease: pending.tip, content: null, message: `take the pending request for ${claim.item}` }] : [];
+  const records: RecordWrite[] = pending
+    ? [{ ref: pending.ref, lease: pending.tip, content: null, message: `take the pending request for ${claim.item}` }]
+    : [];
   const r = await pushClaim(lane, { ref, lease, claim, message: `lane takes ${claim.item} (generation ${gen})`, records });
   if (!r.ok) return undefined;
   await lane.held.remember(ref, r.tip);
@@ -63,7 +69,8 @@ export async function releaseClaim(lane: Repo, item: ItemKey, why: string): Prom
     const e = snap.claims.get(ref);
     if (!e || e.claim.state !== 'held' || !sameSession(e.claim.holder, lane.me)) return;
     const c = e.claim;
-    const extra = c.branch && c.head && c.branch.startsWith('lane/') ? [{ ref: `refs/heads/${c.branch}`, newOid: null, lease: c.head }] : [];
+    const extra =
+      c.branch && c.head && c.branch.startsWith('lane/') ? [{ ref: `refs/heads/${c.branch}`, newOid: null, lease: c.head }] : [];
     const { branch: _b, head: _h, ...rest } = c;
     await pushClaim(lane, {
       ref,

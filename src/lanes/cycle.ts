@@ -61,39 +61,83 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
       who: { name: `${ctx.repo.author.name} (abcd lane)`, email: ctx.repo.author.email },
     });
     const env = buildAgentEnv(ctx.repo.deps.env, ctx.envNames, {
-      item: key, itemFile: files.item, worktree: wt, runId: ctx.runId, runHead, startedAt, mailbox: files.mailbox, usage: files.usage, home: files.home, tmp: files.tmp,
+      item: key,
+      itemFile: files.item,
+      worktree: wt,
+      runId: ctx.runId,
+      runHead,
+      startedAt,
+      mailbox: files.mailbox,
+      usage: files.usage,
+      home: files.home,
+      tmp: files.tmp,
     });
     const collect = () =>
       collectAgentWork({
-        lane: ctx.repo.git, env: ctx.repo.deps.env, laneGitDir: ctx.repo.gitDir, cycleDir, runHead, item: short, who: ctx.repo.author, atMs: clock.now(),
+        lane: ctx.repo.git,
+        env: ctx.repo.deps.env,
+        laneGitDir: ctx.repo.gitDir,
+        cycleDir,
+        runHead,
+        item: short,
+        who: ctx.repo.author,
+        atMs: clock.now(),
       });
-    const { run, watcher, collected } = await runSteeredAgent(ctx, lane, { item, taken, mailbox: files.mailbox, runHead, collect, agent: {
-      command: ctx.agent,
-      env,
-      sandbox: ctx.sandbox,
-      plan: { cycleDir, objectsDir: join(ctx.repo.commonDir, 'objects'), hide: [...ctx.hide, ctx.repo.commonDir, dirname(ctx.repo.commonDir), ctx.repo.deps.cwd] },
-      timeoutMs: ctx.agentTimeoutMs,
-      signal: keeper.signal,
-      now: () => clock.now(),
-      ...(ctx.onOutput ? { onOutput: ctx.onOutput } : {}),
-    } });
+    const { run, watcher, collected } = await runSteeredAgent(ctx, lane, {
+      item,
+      taken,
+      mailbox: files.mailbox,
+      runHead,
+      collect,
+      agent: {
+        command: ctx.agent,
+        env,
+        sandbox: ctx.sandbox,
+        plan: {
+          cycleDir,
+          objectsDir: join(ctx.repo.commonDir, 'objects'),
+          hide: [...ctx.hide, ctx.repo.commonDir, dirname(ctx.repo.commonDir), ctx.repo.deps.cwd],
+        },
+        timeoutMs: ctx.agentTimeoutMs,
+        signal: keeper.signal,
+        now: () => clock.now(),
+        ...(ctx.onOutput ? { onOutput: ctx.onOutput } : {}),
+      },
+    });
     const usage = parseUsageLines(await readAgentFile(files.usage)).tokens;
     if (usage > 0) await debitBudget(ctx.budgetDir, { tokens: usage });
     const agent = { agentMs: run.durationMs, exitCode: run.exitCode, ...(usage ? { usage } : {}) };
     const tail = run.outputTail.trim().split('\n').slice(-3).join(' | ');
     if (keeper.fenced) return end({ outcome: 'failed', code: 'fenced', reason: keeper.fenced.message, ...agent });
     if (run.stopped) return end({ outcome: 'cancelled', reason: 'the lane was stopped (SIGINT/SIGTERM) while the agent ran', ...agent });
-    if (run.timedOut) return end({ outcome: 'timeout', reason: `the agent ran past its timeout of ${Math.round(ctx.agentTimeoutMs / 1000)}s and was killed with everything it started`, ...agent });
-    if (run.exitCode !== 0) return end({ outcome: 'failed', code: 'agent-failed', reason: `the agent exited ${run.exitCode}${tail ? `: ${tail}` : ''}`, ...agent });
+    if (run.timedOut)
+      return end({
+        outcome: 'timeout',
+        reason: `the agent ran past its timeout of ${Math.round(ctx.agentTimeoutMs / 1000)}s and was killed with everything it started`,
+        ...agent,
+      });
+    if (run.exitCode !== 0)
+      return end({
+        outcome: 'failed',
+        code: 'agent-failed',
+        reason: `the agent exited ${run.exitCode}${tail ? `: ${tail}` : ''}`,
+        ...agent,
+      });
     if (collected && !collected.ok) throw collected.error;
     const work = collected ? collected.value : await collect();
-    if (!work.head) return end({ outcome: 'no-change', reason: `the agent exited 0 and changed nothing${work.ignored ? ` (${work.ignored})` : ''}`, ...agent });
+    if (!work.head)
+      return end({
+        outcome: 'no-change',
+        reason: `the agent exited 0 and changed nothing${work.ignored ? ` (${work.ignored})` : ''}`,
+        ...agent,
+      });
     await ctx.repo.git.must(['update-ref', `refs/heads/${branch}`, work.head]);
     await keeper.stop();
     landing = true;
     const waitMs = Math.max(1000, Math.min(LAND_WAIT_MS, ctx.deadline - clock.now()));
     try {
-      const receipt = (head: string) => receiptWrites({ watcher, item: item.key, runId: ctx.runId, holder: lane.me, gen: taken.claim.gen, at: clock.now(), head });
+      const receipt = (head: string) =>
+        receiptWrites({ watcher, item: item.key, runId: ctx.runId, holder: lane.me, gen: taken.claim.gen, at: clock.now(), head });
       const r = await land(lane, { item: item.key, branch, waitMs, strategy: 'rebase', keep: false, alsoWrite: receipt }, ctx.gate);
       return end({ outcome: 'landed', landed: r.tip, ...agent });
     } catch (e) {

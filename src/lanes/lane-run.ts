@@ -63,12 +63,21 @@ export async function runLane(repo: Repo, input: LaneRunInput): Promise<LaneRunR
   // A drain never leaves a request, so its login check always runs: it runs while main is read.
   const early = input.verb === 'drain' ? checkLaneLogin(repo, input.attended) : undefined;
   early?.catch(() => undefined); // awaited below, after the refusals that come first
-  const [config, listing] = await settledInOrder(readRepoConfig(repo.git, mainTip), input.item ? requireItem(repo, mainTip, input.item) : Promise.resolve(undefined));
+  const [config, listing] = await settledInOrder(
+    readRepoConfig(repo.git, mainTip),
+    input.item ? requireItem(repo, mainTip, input.item) : Promise.resolve(undefined),
+  );
   const cfg = config.lanes ?? {};
   // A request for a held item needs no agent, sandbox or deadline: it only leaves a note.
   const busy = input.verb === 'build' && input.item ? await heldByOther(repo, snap, input.item) : undefined;
   if (busy && input.item) {
-    const pending = await requestFollowUp(repo, { snap, item: input.item, holder: busy, ...(input.note !== undefined ? { note: input.note } : {}), requesters: cfg.requesters ?? [] });
+    const pending = await requestFollowUp(repo, {
+      snap,
+      item: input.item,
+      holder: busy,
+      ...(input.note !== undefined ? { note: input.note } : {}),
+      requesters: cfg.requesters ?? [],
+    });
     if (!input.waitMs) return { verb: 'build', outcome: 'pending', exit: 0, pending };
     // --wait: the request stands in the slot either way; once the item is free this build
     // answers it, unless the active lane already did (then there is nothing left to do).
@@ -80,11 +89,35 @@ export async function runLane(repo: Repo, input: LaneRunInput): Promise<LaneRunR
   const s = laneSettings(input, cfg, env, clock.now());
   await probe;
   // The sandbox's refusal comes before the login's, however fast either answers.
-  const [{ sandbox, warning }, login] = await settledInOrder(chooseSandbox(s.sandbox, { env, attended: input.attended }), early ?? checkLaneLogin(repo, input.attended));
-  return runWith(repo, input, s, { main, sandbox, login, first: snap, ...(firstListing ? { firstListing } : {}), cfg: { tip: mainTip, config }, ...(warning ? { warning } : {}) });
+  const [{ sandbox, warning }, login] = await settledInOrder(
+    chooseSandbox(s.sandbox, { env, attended: input.attended }),
+    early ?? checkLaneLogin(repo, input.attended),
+  );
+  return runWith(repo, input, s, {
+    main,
+    sandbox,
+    login,
+    first: snap,
+    ...(firstListing ? { firstListing } : {}),
+    cfg: { tip: mainTip, config },
+    ...(warning ? { warning } : {}),
+  });
 }
 
-async function runWith(repo: Repo, input: LaneRunInput, s: LaneSettings, o: { main: Awaited<ReturnType<typeof resolveMain>>; sandbox: 'bwrap' | 'none'; login: string; first: Snapshot; firstListing?: ItemListing; cfg: { tip: string; config: RepoConfig }; warning?: string }): Promise<LaneRunResult> {
+async function runWith(
+  repo: Repo,
+  input: LaneRunInput,
+  s: LaneSettings,
+  o: {
+    main: Awaited<ReturnType<typeof resolveMain>>;
+    sandbox: 'bwrap' | 'none';
+    login: string;
+    first: Snapshot;
+    firstListing?: ItemListing;
+    cfg: { tip: string; config: RepoConfig };
+    warning?: string;
+  },
+): Promise<LaneRunResult> {
   const { clock, env } = repo.deps;
   const runId = newRunId(clock.now());
   const home = repo.deps.config.home;
@@ -175,13 +208,17 @@ async function waitUntilFree(repo: Repo, item: ItemKey, fetchSpec: string, until
     const snap = await readSnapshot(repo, [fetchSpec]);
     if (!(await heldByOther(repo, snap, item))) return snap;
     if (clock.now() >= until) {
-      throw new DeadlineReached(`waited ${Math.round((clock.now() - started) / 1000)}s for ${shortItem(item)} to be free; the --wait deadline passed and nothing was built.`, {
-        item: formatItem(item),
-        waitedMs: clock.now() - started,
-      });
+      throw new DeadlineReached(
+        `waited ${Math.round((clock.now() - started) / 1000)}s for ${shortItem(item)} to be free; the --wait deadline passed and nothing was built.`,
+        {
+          item: formatItem(item),
+          waitedMs: clock.now() - started,
+        },
+      );
     }
     await clock.sleep(Math.min(WAIT_POLL_MS, until - clock.now()), repo.deps.signal);
-    if (repo.deps.signal?.aborted) throw new Interrupted(`stopped while waiting for ${shortItem(item)}; nothing was built.`, { item: formatItem(item) });
+    if (repo.deps.signal?.aborted)
+      throw new Interrupted(`stopped while waiting for ${shortItem(item)}; nothing was built.`, { item: formatItem(item) });
   }
 }
 
@@ -193,7 +230,10 @@ async function requireItem(repo: Repo, mainTip: string, item: ItemKey): Promise<
   if (listing.items.some((i) => formatItem(i.key) === key)) return listing;
   const refused = listing.refused.find((r) => r.key && formatItem(r.key) === key);
   if (refused) throw refused.refusal;
-  throw new UsageError(`there is no item ${shortItem(item)} on main (${mainTip.slice(0, 12)}): add .abcd/items/${item.id}.md there, or run abcd items to see the items.`, { item: key });
+  throw new UsageError(
+    `there is no item ${shortItem(item)} on main (${mainTip.slice(0, 12)}): add .abcd/items/${item.id}.md there, or run abcd items to see the items.`,
+    { item: key },
+  );
 }
 
 /** Both values, read side by side; a failure of the first wins, as when they were read one after the other. */
@@ -223,6 +263,9 @@ function configReader(repo: Repo, seen: { tip: string; config: RepoConfig }): (c
 }
 
 function newRunId(now: number): string {
-  const t = new Date(now).toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const t = new Date(now)
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
   return `${t}-${randomBytes(3).toString('hex')}`;
 }

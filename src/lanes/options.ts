@@ -49,12 +49,16 @@ export function laneSettings(flags: LaneFlags, cfg: LanesConfig, env: Env, now: 
     throw new UsageError('no agent command: pass --agent "<shell command>" or set lanes.agent in .abcd/config.json on main.', {});
   }
   const lifecycle = flags.lifecycle ?? cfg.lifecycle ?? 'once';
-  const agentTimeoutMs = flags.agentTimeoutMs ?? (cfg.agentTimeout ? parseDuration(cfg.agentTimeout, 'lanes.agentTimeout') : DEFAULT_AGENT_TIMEOUT_MS);
+  const agentTimeoutMs =
+    flags.agentTimeoutMs ?? (cfg.agentTimeout ? parseDuration(cfg.agentTimeout, 'lanes.agentTimeout') : DEFAULT_AGENT_TIMEOUT_MS);
   const given = flags.deadline !== undefined ? parseDeadline(flags.deadline, '--deadline', now) : Infinity;
   const job = env.ABCD_JOB_DEADLINE ? parseDeadline(env.ABCD_JOB_DEADLINE, 'ABCD_JOB_DEADLINE', now) : Infinity;
   const deadline = Math.min(given, job);
   if (lifecycle === 'timed' && deadline === Infinity) {
-    throw new UsageError('--lifecycle timed needs a deadline: pass --deadline (e.g. 50m or 2026-11-30T18:00:00Z) or set ABCD_JOB_DEADLINE.', {});
+    throw new UsageError(
+      '--lifecycle timed needs a deadline: pass --deadline (e.g. 50m or 2026-11-30T18:00:00Z) or set ABCD_JOB_DEADLINE.',
+      {},
+    );
   }
   if (lifecycle === 'timed' && deadline - now < agentTimeoutMs + CYCLE_OVERHEAD_MS) {
     const need = agentTimeoutMs + CYCLE_OVERHEAD_MS;

@@ -18,15 +18,35 @@ import type { SteerWatcher } from './watcher.js';
  * and the deletion of each delivered steer record (written once, so their leases hold).
  * Nothing when the cycle absorbed nothing in flight or never read the receipt's tip.
  */
-export function receiptWrites(o: { watcher: SteerWatcher; item: ItemKey; runId: string; holder: Holder; gen: number; at: number; head: string }): RecordWrite[] {
+export function receiptWrites(o: {
+  watcher: SteerWatcher;
+  item: ItemKey;
+  runId: string;
+  holder: Holder;
+  gen: number;
+  at: number;
+  head: string;
+}): RecordWrite[] {
   const consumed = o.watcher.delivered.map((c) => c.req);
   const lease = o.watcher.receiptTip;
   if (!consumed.length || lease === undefined) return [];
-  const receipt: ReceiptRecord = { abcd: 'receipt', v: 1, item: formatItem(o.item), runId: o.runId, holder: o.holder, gen: o.gen, at: o.at, head: o.head, consumed };
+  const receipt: ReceiptRecord = {
+    abcd: 'receipt',
+    v: 1,
+    item: formatItem(o.item),
+    runId: o.runId,
+    holder: o.holder,
+    gen: o.gen,
+    at: o.at,
+    head: o.head,
+    consumed,
+  };
   const ids = consumed.map((c) => `${c.kind} ${c.id.slice(0, 24)}`).join(', ');
   return [
     { ref: receiptRef(o.item), lease, content: encodeReceipt(receipt), message: `receipt: run ${o.runId} absorbed ${ids}` },
-    ...o.watcher.delivered.flatMap((c) => (c.record ? [{ ref: c.record.ref, lease: c.record.tip, content: null, message: `delivered by run ${o.runId}` }] : [])),
+    ...o.watcher.delivered.flatMap((c) =>
+      c.record ? [{ ref: c.record.ref, lease: c.record.tip, content: null, message: `delivered by run ${o.runId}` }] : [],
+    ),
   ];
 }
 
@@ -60,7 +80,10 @@ export async function followUpItems(repo: Repo, snap: Snapshot, requesters: read
   }
   if (answered.length) {
     try {
-      await repo.store.push(answered.map((p) => ({ ref: p.ref, newOid: null, lease: p.tip })), { atomic: false });
+      await repo.store.push(
+        answered.map((p) => ({ ref: p.ref, newOid: null, lease: p.tip })),
+        { atomic: false },
+      );
     } catch {
       // The remote went away: the covered slot is skipped again next time.
     }

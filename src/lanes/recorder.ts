@@ -26,7 +26,18 @@ export class RunRecorder {
     private readonly repo: Repo,
     init: Omit<LaneResultRecord, 'abcd' | 'v' | 'state' | 'at' | 'ttl' | 'current' | 'cycles' | 'deferred' | 'usage'>,
   ) {
-    this.record = { abcd: 'lane', v: 1, ...init, state: 'running', at: init.startedAt, ttl: 3 * HEARTBEAT_MS, current: [], cycles: [], deferred: [], usage: 0 };
+    this.record = {
+      abcd: 'lane',
+      v: 1,
+      ...init,
+      state: 'running',
+      at: init.startedAt,
+      ttl: 3 * HEARTBEAT_MS,
+      current: [],
+      cycles: [],
+      deferred: [],
+      usage: 0,
+    };
   }
 
   get ref(): string {
@@ -84,7 +95,15 @@ export class RunRecorder {
       try {
         const at = this.repo.deps.clock.now();
         const rec = { ...this.record, at: Math.max(at, this.record.startedAt) };
-        const oid = await writeRecordCommit({ git: this.repo.git, store: this.repo.objects, content: encodeLaneResult(rec), parent: this.tip, message: `lane run ${rec.runId}: ${rec.state}`, author: this.repo.author, atMs: at });
+        const oid = await writeRecordCommit({
+          git: this.repo.git,
+          store: this.repo.objects,
+          content: encodeLaneResult(rec),
+          parent: this.tip,
+          message: `lane run ${rec.runId}: ${rec.state}`,
+          author: this.repo.author,
+          atMs: at,
+        });
         const r = await this.repo.store.push([{ ref: this.ref, newOid: oid, lease: this.tip }], { atomic: true });
         if (r.ok) this.tip = oid;
         else this.lastError = new Error(`the result record ${this.ref} moved under this run; it was not rewritten`);

@@ -53,13 +53,31 @@ export async function requestFollowUp(
       ...(o.note !== undefined ? { note: o.note } : {}),
       coalesced: (old?.request.coalesced ?? 0) + 1,
     };
-    const oid = await writeRecordCommit({ git: repo.git, content: encodePending(rec), parent: old?.tip ?? null, message: `request a follow-up of ${rec.item}`, author: repo.author, atMs: now });
+    const oid = await writeRecordCommit({
+      git: repo.git,
+      content: encodePending(rec),
+      parent: old?.tip ?? null,
+      message: `request a follow-up of ${rec.item}`,
+      author: repo.author,
+      atMs: now,
+    });
     const r = await repo.store.push([{ ref, newOid: oid, lease: old?.tip ?? null }], { atomic: true });
     if (r.ok) {
-      return { item, ref, tip: oid, holder: formatHolder(o.holder), replaced: Boolean(old), coalesced: rec.coalesced, ...(o.note !== undefined ? { note: o.note } : {}) };
+      return {
+        item,
+        ref,
+        tip: oid,
+        holder: formatHolder(o.holder),
+        replaced: Boolean(old),
+        coalesced: rec.coalesced,
+        ...(o.note !== undefined ? { note: o.note } : {}),
+      };
     }
     if (lost >= MAX_LOST_RACES) {
-      throw new RemoteUnavailable(`the pending slot ${ref} kept changing while this request was written; nothing was recorded. Try again.`, { outcome: 'unchanged', ref });
+      throw new RemoteUnavailable(
+        `the pending slot ${ref} kept changing while this request was written; nothing was recorded. Try again.`,
+        { outcome: 'unchanged', ref },
+      );
     }
     snap = await readSnapshot(repo);
   }

@@ -34,9 +34,7 @@ export function runAgent(o: {
   const t0 = o.now();
   const worktree = `${o.plan.cycleDir}/wt`;
   const [file, args] =
-    o.sandbox === 'bwrap'
-      ? ['bwrap', [...bwrapArgs(o.plan), '--', '/bin/sh', '-c', o.command]]
-      : ['/bin/sh', ['-c', o.command]];
+    o.sandbox === 'bwrap' ? ['bwrap', [...bwrapArgs(o.plan), '--', '/bin/sh', '-c', o.command]] : ['/bin/sh', ['-c', o.command]];
   return new Promise((resolve) => {
     const child = spawn(file, args, { cwd: worktree, env: o.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let tail = '';

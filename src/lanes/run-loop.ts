@@ -61,7 +61,10 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
     for (;;) {
       if (stop) return;
       if (ctx.signal?.aborted) {
-        stop ??= new Interrupted('the lane run was stopped (SIGINT/SIGTERM): no new cycle started; the running ones were stopped and cleaned up.', {});
+        stop ??= new Interrupted(
+          'the lane run was stopped (SIGINT/SIGTERM): no new cycle started; the running ones were stopped and cleaned up.',
+          {},
+        );
         return;
       }
       // once: everything the pass found was tried and nothing runs: no further read can add work.
@@ -93,7 +96,8 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
       if (!next) {
         for (const i of ready) {
           const k = formatItem(i.key);
-          if ((attempts.get(k) ?? 0) >= o.maxCycles) rec.defer(shortItem(i.key), `the cycle cap of ${o.maxCycles} per item per run was reached`);
+          if ((attempts.get(k) ?? 0) >= o.maxCycles)
+            rec.defer(shortItem(i.key), `the cycle cap of ${o.maxCycles} per item per run was reached`);
         }
         if (inFlight.size === 0 && (o.lifecycle === 'once' || clock.now() - lastWork >= o.idleMs)) return;
         if (clock.now() + CHECK_EVERY_MS >= ctx.deadline) return;
@@ -141,7 +145,11 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
     try {
       const last = await readPendingOf(ctx, tried);
       for (const p of last?.pending.values() ?? []) {
-        if (tried.has(p.item) && acceptsRequest(p.request.requester, ctx.repo.me, o.requesters) && !receiptCovers(last!, parseKey(p.item), { kind: 'pending', id: p.tip })) {
+        if (
+          tried.has(p.item) &&
+          acceptsRequest(p.request.requester, ctx.repo.me, o.requesters) &&
+          !receiptCovers(last!, parseKey(p.item), { kind: 'pending', id: p.tip })
+        ) {
           rec.defer(shortItem(parseKey(p.item)), 'a follow-up request waits in its pending slot for the next build or drain');
         }
       }
@@ -171,7 +179,7 @@ async function readPendingOf(ctx: RunContext, tried: ReadonlySet<string>): Promi
 /** once's discovery: what is actionable now, plus ready items waiting only on those. */
 function discovered(items: readonly ItemDoc[], ready: readonly ItemDoc[], bound: string | undefined): Set<string> {
   const set = new Set(ready.map((i) => formatItem(i.key)));
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const i of items) {
       const k = formatItem(i.key);

@@ -24,7 +24,11 @@ export function probeBwrap(env: Env): Promise<string | undefined> {
       (err, _out, stderr) => {
         if (!err) return resolve(undefined);
         const code = (err as NodeJS.ErrnoException).code;
-        resolve(code === 'ENOENT' ? 'bwrap is not installed' : `bwrap does not work here (${String(stderr).trim().split('\n').at(-1) || err.message})`);
+        resolve(
+          code === 'ENOENT'
+            ? 'bwrap is not installed'
+            : `bwrap does not work here (${String(stderr).trim().split('\n').at(-1) || err.message})`,
+        );
       },
     );
   });
@@ -35,7 +39,10 @@ export function probeBwrap(env: Env): Promise<string | undefined> {
  * The sandbox a lane uses. `auto` takes bubblewrap when it works; without it an unattended
  * lane refuses (exit 7) naming the fix, and an attended one runs unsandboxed.
  */
-export async function chooseSandbox(mode: SandboxMode, o: { env: Env; attended: boolean }): Promise<{ sandbox: Sandbox; warning?: string }> {
+export async function chooseSandbox(
+  mode: SandboxMode,
+  o: { env: Env; attended: boolean },
+): Promise<{ sandbox: Sandbox; warning?: string }> {
   if (mode === 'none') return { sandbox: 'none' };
   const why = await probeBwrap(o.env);
   if (!why) return { sandbox: 'bwrap' };

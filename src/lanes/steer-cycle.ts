@@ -30,7 +30,9 @@ export async function runSteeredAgent<T>(
     watcher.begin(clock.now() + agent.timeoutMs);
     const run = await runAgent({ ...agent, onExit: () => watcher.exited() });
     watcher.exited();
-    total = total ? { ...run, durationMs: total.durationMs + run.durationMs, outputTail: (total.outputTail + run.outputTail).slice(-2000) } : run;
+    total = total
+      ? { ...run, durationMs: total.durationMs + run.durationMs, outputTail: (total.outputTail + run.outputTail).slice(-2000) }
+      : run;
     if (run.exitCode !== 0 || run.stopped || run.timedOut || agent.signal?.aborted) return { run: total, watcher };
     // The agent's work is taken (locally, as objects) while the watcher looks for late
     // requests (a round trip); when some re-invoke the agent, that take is dropped unused.
@@ -43,6 +45,10 @@ export async function runSteeredAgent<T>(
     ]);
     if (!next) return { run: total, watcher, collected };
     // The same command in the same worktree; ABCD_MAILBOX_FROM says where the new envelope starts.
-    agent = { ...o.agent, timeoutMs: next.timeoutMs, env: { ...o.agent.env, ABCD_MAILBOX_FROM: String(next.from), ABCD_STEER_ROUND: String(round + 1) } };
+    agent = {
+      ...o.agent,
+      timeoutMs: next.timeoutMs,
+      env: { ...o.agent.env, ABCD_MAILBOX_FROM: String(next.from), ABCD_STEER_ROUND: String(round + 1) },
+    };
   }
 }

@@ -40,9 +40,15 @@ export function steerSettings(config: RepoConfig, agentTimeoutMs: number): Steer
  * than `minRemainingMs` left before `windowEnd` (the agent's timeout in flight; the run's
  * deadline less the cycle's reserve for a re-invocation). Either way the request stays open.
  */
-export function whyNotSteer(o: { spent: number; now: number; windowEnd: number; settings: Pick<SteerSettings, 'max' | 'minRemainingMs'> }): string | undefined {
+export function whyNotSteer(o: {
+  spent: number;
+  now: number;
+  windowEnd: number;
+  settings: Pick<SteerSettings, 'max' | 'minRemainingMs'>;
+}): string | undefined {
   if (o.spent >= o.settings.max) return `the steer cap of ${o.settings.max} per run was reached`;
-  if (o.windowEnd - o.now < o.settings.minRemainingMs) return `less than ${Math.round(o.settings.minRemainingMs / 1000)}s were left to steer`;
+  if (o.windowEnd - o.now < o.settings.minRemainingMs)
+    return `less than ${Math.round(o.settings.minRemainingMs / 1000)}s were left to steer`;
   return undefined;
 }
 

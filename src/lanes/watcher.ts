@@ -82,7 +82,12 @@ export class SteerWatcher {
     await this.polling;
     const found = await this.poll();
     const now = this.lane.deps.clock.now();
-    const timeoutMs = reinvokeTimeout({ now, deadline: this.ctx.deadline, agentTimeoutMs: this.ctx.agentTimeoutMs, reserveMs: this.o.settings.reserveMs });
+    const timeoutMs = reinvokeTimeout({
+      now,
+      deadline: this.ctx.deadline,
+      agentTimeoutMs: this.ctx.agentTimeoutMs,
+      reserveMs: this.o.settings.reserveMs,
+    });
     if (!found.length || !this.allows(now, now + timeoutMs)) return undefined;
     const from = agentFileSize(this.o.mailbox);
     this.deliver(found);

@@ -35,6 +35,10 @@ export function encodeAnnounce(a: AnnounceRecord): string {
  * identity (person/host/session) so two people's sessions of the same name never share a record.
  */
 export function announceKey(h: Holder): string {
-  const slug = h.session.replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40) || 'session';
+  const slug =
+    h.session
+      .replace(/[^A-Za-z0-9_-]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 40) || 'session';
   return `${slug}-${createHash('sha256').update(formatHolder(h)).digest('hex').slice(0, 10)}`;
 }

@@ -16,12 +16,7 @@ export type KnownKind = keyof typeof KNOWN_VERSION;
  * Decodes one record blob read from `ref`. Throws RecordTooNew for a higher version and
  * RecordInvalid for anything else wrong; never returns a partial or empty record.
  */
-export function decodeRecord<S extends z.ZodType>(
-  ref: string,
-  kind: KnownKind,
-  schema: S,
-  blob: Buffer | string,
-): z.infer<S> {
+export function decodeRecord<S extends z.ZodType>(ref: string, kind: KnownKind, schema: S, blob: Buffer | string): z.infer<S> {
   // The ref, the parser's message and zod's issues all quote remote text: sanitized here.
   const shown = sanitizeLine(ref);
   const size = typeof blob === 'string' ? Buffer.byteLength(blob) : blob.length;
@@ -73,9 +68,13 @@ function describeIssue(i: z.core.$ZodIssue): string {
   const field = i.path.length ? `"${i.path.join('.')}"` : 'the record';
   switch (i.code) {
     case 'invalid_type':
-      return /received undefined/.test(i.message) ? `${field} is missing` : `${field} should be ${i.expected === 'object' ? 'an object' : `a ${i.expected}`}`;
+      return /received undefined/.test(i.message)
+        ? `${field} is missing`
+        : `${field} should be ${i.expected === 'object' ? 'an object' : `a ${i.expected}`}`;
     case 'invalid_format':
-      return i.format === 'regex' ? `${field} holds characters or a form it may not (control characters, a bad id)` : `${field} is not a valid ${i.format}`;
+      return i.format === 'regex'
+        ? `${field} holds characters or a form it may not (control characters, a bad id)`
+        : `${field} is not a valid ${i.format}`;
     case 'too_big':
       return `${field} is too ${i.origin === 'string' ? 'long' : 'large'} (at most ${String(i.maximum)})`;
     case 'too_small':

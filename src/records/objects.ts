@@ -32,7 +32,10 @@ export async function writeRecordCommit(o: {
   return writeWithPlumbing(o);
 }
 
-async function writeInProcess(store: ObjectStore, o: { content: string; parent: string | null; message: string; author: Signature; atMs: number }) {
+async function writeInProcess(
+  store: ObjectStore,
+  o: { content: string; parent: string | null; message: string; author: Signature; atMs: number },
+) {
   const blob = await writeLooseObject(store, 'blob', Buffer.from(o.content));
   const tree = await writeLooseObject(store, 'tree', treeBody([{ mode: '100644', name: RECORD_FILE, oid: blob }]));
   const ident = `${o.author.name} <${o.author.email}> ${Math.floor(o.atMs / 1000)} +0000`;
@@ -40,7 +43,14 @@ async function writeInProcess(store: ObjectStore, o: { content: string; parent: 
   return writeLooseObject(store, 'commit', Buffer.from(head + o.message));
 }
 
-async function writeWithPlumbing(o: { git: Git; content: string; parent: string | null; message: string; author: Signature; atMs: number }) {
+async function writeWithPlumbing(o: {
+  git: Git;
+  content: string;
+  parent: string | null;
+  message: string;
+  author: Signature;
+  atMs: number;
+}) {
   const blob = await o.git.must(['hash-object', '-w', '--stdin'], { input: o.content });
   const tree = await o.git.must(['mktree'], { input: `100644 blob ${blob}\t${RECORD_FILE}\n` });
   const date = `@${Math.floor(o.atMs / 1000)} +0000`;

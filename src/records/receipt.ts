@@ -10,7 +10,11 @@ const MAX_CONSUMED = 100;
 export const RequestIdSchema = z.object({
   kind: z.enum(['steer', 'pending', 'item']),
   /** steer: its id; pending: the slot's tip; item: the item file's blob on main. */
-  id: z.string().min(1).max(100).regex(/^[A-Za-z0-9._:-]+$/),
+  id: z
+    .string()
+    .min(1)
+    .max(100)
+    .regex(/^[A-Za-z0-9._:-]+$/),
 });
 export type RequestId = z.infer<typeof RequestIdSchema>;
 

@@ -63,7 +63,8 @@ export function classifyRef(ref: string): { kind: RecordKind; item?: ItemKey; id
   }
   if (parts.length === 2 && head === 'lanes' && source) return { kind: 'lane' };
   if (parts.length === 4 && head === 'receipts' && source && kind && id) return { kind: 'receipt', item: { source, kind, id } };
-  if (parts.length === 5 && head === 'steer' && source && kind && id && parts[4]) return { kind: 'steer', item: { source, kind, id }, id: parts[4] };
+  if (parts.length === 5 && head === 'steer' && source && kind && id && parts[4])
+    return { kind: 'steer', item: { source, kind, id }, id: parts[4] };
   return undefined;
 }
 

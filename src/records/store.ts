@@ -11,9 +11,7 @@ import { cannotStore, failedBeforeSending, lastLine, looksUnauthorized } from '.
 
 export type { RawRecord, RefUpdate } from './store-types.js';
 
-export type PushResult =
-  | { ok: true }
-  | { ok: false; rejected: PorcelainRef[]; remoteTips: Map<string, string | null>; declined?: true };
+export type PushResult = { ok: true } | { ok: false; rejected: PorcelainRef[]; remoteTips: Map<string, string | null>; declined?: true };
 
 /**
  * How long the next network git call may run. `deadline`: the call ends then because a verb's
@@ -128,7 +126,10 @@ export class RecordStore {
     const porcelain = parsePushPorcelain(r.stdout.toString());
     if (opts.guard && !opts.guard.ran() && porcelain.length === 0) throw this.unreachable('push to', r, 'unchanged');
     const rejected = porcelain.filter(isRejected);
-    const storeFailure = cannotStore(r.stderr, rejected.map((p) => p.reason ?? p.summary));
+    const storeFailure = cannotStore(
+      r.stderr,
+      rejected.map((p) => p.reason ?? p.summary),
+    );
     if (porcelain.length === 0 && !r.timedOut && failedBeforeSending(r.stderr)) throw this.unreachable('push to', r, 'unchanged');
     const refs = updates.map((u) => u.ref);
     if (rejected.length > 0 && !storeFailure) {

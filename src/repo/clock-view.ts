@@ -80,7 +80,7 @@ export function refuseSkewed(b: SkewBracket, act: string, extra: Record<string, 
     `this computer's clock is at least ${formatDuration(by)} ${ahead ? 'ahead of' : 'behind'} the clock of ${b.writer} ` +
       `(measured from a record it watched change: offset between ${formatDuration(b.lo)} and ${formatDuration(b.hi)}); ` +
       `abcd will not ${act} while clocks disagree by more than ${formatDuration(CLOCK_SKEW_LIMIT_MS)}. ` +
-      'Set this computer\'s clock right (NTP, timedatectl), or ask that session to fix its clock, then run again.',
+      "Set this computer's clock right (NTP, timedatectl), or ask that session to fix its clock, then run again.",
     { clock: 'system', act, writer: b.writer, skewMs: { min: b.lo, max: b.hi }, limitMs: CLOCK_SKEW_LIMIT_MS, ...extra },
   );
 }

@@ -130,7 +130,10 @@ async function forgeCredentials(deps: Deps, forge: Forge): Promise<{ tokens?: To
   // A key-only App (a CI job's) mints installation tokens for this one repository.
   const kind = tokenKindOf(app);
   const tokens = createTokenSource({ config: deps.config, clock: deps.clock, kind, repository: { owner: forge.owner, repo: forge.repo } });
-  return { tokens, auth: forgeAuth({ tokens, gitHost: forge.gitHost, launcher: deps.self, baseEnv: deps.env, tmpDir: deps.config.tmpDir }) };
+  return {
+    tokens,
+    auth: forgeAuth({ tokens, gitHost: forge.gitHost, launcher: deps.self, baseEnv: deps.env, tmpDir: deps.config.tmpDir }),
+  };
 }
 
 // Settings under which git writes objects differently from a plain loose object (group- or

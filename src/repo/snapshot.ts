@@ -106,7 +106,10 @@ export interface Snapshot {
 export async function readSnapshot(repo: Repo, also: readonly string[] = []): Promise<Snapshot> {
   await repo.store.fetch(also);
   // The refs the extra refspecs fetched into are read with the records, in the same process.
-  const into = also.filter((spec) => spec.includes(':')).map((spec) => spec.slice(spec.indexOf(':') + 1)).filter((dst) => dst.startsWith('refs/'));
+  const into = also
+    .filter((spec) => spec.includes(':'))
+    .map((spec) => spec.slice(spec.indexOf(':') + 1))
+    .filter((dst) => dst.startsWith('refs/'));
   const { records, tips } = await repo.store.readCachedWith(into);
   const snap = decodeSnapshot(records, repo.deps.clock.now());
   if (tips.size) snap.fetched = tips;
@@ -160,7 +163,12 @@ export function decodeSnapshot(raws: readonly RawRecord[], readAt: number): Snap
       } else if (kind.kind === 'steer' && kind.item) {
         snap.steers.set(raw.ref, { ref: raw.ref, item: formatItem(kind.item), tip: raw.tip, request: decodeSteer(raw.ref, blobOf(raw)) });
       } else if (kind.kind === 'receipt' && kind.item) {
-        snap.receipts.set(raw.ref, { ref: raw.ref, item: formatItem(kind.item), tip: raw.tip, receipt: decodeReceipt(raw.ref, blobOf(raw)) });
+        snap.receipts.set(raw.ref, {
+          ref: raw.ref,
+          item: formatItem(kind.item),
+          tip: raw.tip,
+          receipt: decodeReceipt(raw.ref, blobOf(raw)),
+        });
       } else if (kind.kind === 'settings' && raw.ref === SETTINGS_REF) {
         snap.settingsTip = raw.tip;
         const record = decodeSettings(raw.ref, blobOf(raw));

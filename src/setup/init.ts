@@ -90,8 +90,7 @@ export async function initRepository(input: InitInput): Promise<InitResult> {
       // The person's config is kept, but one the schema refuses would only fail later, at land.
       parseRepoConfig(await readFile(join(root, p.path), 'utf8'), `the existing ${CONFIG_PATH}`, 'fix it, then run abcd init again');
       kept.push(p.path);
-    }
-    else if (p.overwrite) todo.push(p);
+    } else if (p.overwrite) todo.push(p);
     else {
       throw new UsageError(`${p.path} already exists; abcd init leaves it alone. Run again with --force to rewrite it`, {
         path: p.path,

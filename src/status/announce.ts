@@ -45,7 +45,14 @@ export async function announce(repo: Repo, input: AnnounceInput): Promise<Announ
     at,
     ttl: input.ttlMs,
   };
-  const oid = await writeRecordCommit({ git: repo.git, content: encodeAnnounce(record), parent: lease, message: `announce ${input.state}`, author: repo.author, atMs: at });
+  const oid = await writeRecordCommit({
+    git: repo.git,
+    content: encodeAnnounce(record),
+    parent: lease,
+    message: `announce ${input.state}`,
+    author: repo.author,
+    atMs: at,
+  });
   const r = await repo.store.push([{ ref, newOid: oid, lease }], { atomic: true });
   if (!r.ok) {
     throw new Conflict('another process of this session announced at the same moment; nothing was written. Announce again.', { ref });

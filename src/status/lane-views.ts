@@ -52,14 +52,22 @@ export function laneViews(snap: Snapshot, now: number): { lanes: LaneView[]; pen
       current: state === 'running' ? r.current.map((c) => ({ item: c.item, forMs: now - c.since })) : [],
       landed: r.cycles.filter((c) => c.outcome === 'landed').length,
       notLanded: r.cycles.filter((c) => c.outcome !== 'landed').length,
-      cycles: r.cycles.map((c) => ({ item: c.item, outcome: c.outcome, ...(c.reason ? { reason: c.reason } : {}), ...(c.landed ? { landed: c.landed } : {}) })),
+      cycles: r.cycles.map((c) => ({
+        item: c.item,
+        outcome: c.outcome,
+        ...(c.reason ? { reason: c.reason } : {}),
+        ...(c.landed ? { landed: c.landed } : {}),
+      })),
       deferred: r.deferred,
       usage: r.usage,
       ...(r.end ? { end: r.end } : {}),
     };
   });
   const running = all.filter((l) => l.state === 'running');
-  const recent = all.filter((l) => l.state !== 'running').sort((a, b) => b.at - a.at).slice(0, RECENT_RESULTS);
+  const recent = all
+    .filter((l) => l.state !== 'running')
+    .sort((a, b) => b.at - a.at)
+    .slice(0, RECENT_RESULTS);
   const pending = [...snap.pending.values()].map((p) => ({
     item: p.item,
     requester: formatHolder(p.request.requester),

@@ -37,7 +37,9 @@ const DASHES = /-{3,}/g;
  * first line nor a label can be forged, every line quoted.
  */
 export function defang(text: string): string {
-  const clean = sanitizeText(text).replace(MARKER, '[quoted: abcd steer envelope]').replace(DASHES, (d) => d.split('').join(' '));
+  const clean = sanitizeText(text)
+    .replace(MARKER, '[quoted: abcd steer envelope]')
+    .replace(DASHES, (d) => d.split('').join(' '));
   return clean
     .replace(/\n+$/, '')
     .split('\n')

@@ -8,6 +8,8 @@ import type { PendingEntry } from '../repo/snapshot.js';
 export function mailboxLine(p: PendingEntry): string {
   const r = p.request;
   const note = r.note ? sanitizeLine(r.note) : '(no note)';
-  return `abcd-mailbox v1 follow-up requested by ${sanitizeLine(formatHolder(r.requester))} at ${formatInstant(r.at)} ` +
-    `(${r.coalesced} request(s) coalesced): ${note}\n`;
+  return (
+    `abcd-mailbox v1 follow-up requested by ${sanitizeLine(formatHolder(r.requester))} at ${formatInstant(r.at)} ` +
+    `(${r.coalesced} request(s) coalesced): ${note}\n`
+  );
 }

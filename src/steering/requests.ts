@@ -58,7 +58,11 @@ export function steerCandidates(snap: Snapshot, item: string, a: Authorities): S
 }
 
 /** A build request in the item's pending slot (an accepted requester's only), as a candidate. */
-export function pendingCandidate(snap: Snapshot, itemKey: { source: string; kind: string; id: string }, a: Authorities): SteerCandidate | undefined {
+export function pendingCandidate(
+  snap: Snapshot,
+  itemKey: { source: string; kind: string; id: string },
+  a: Authorities,
+): SteerCandidate | undefined {
   const p = snap.pending.get(pendingRef(itemKey));
   if (!p || !acceptsRequest(p.request.requester, a.lane, a.requesters)) return undefined;
   const r = p.request;
@@ -78,7 +82,10 @@ export async function itemBlob(git: Git, tip: string, path: string): Promise<str
 }
 
 /** A change of the item's file on main: always context, whoever made it. */
-export async function itemChangeCandidate(git: Git, o: { tip: string; path: string; blob: string | undefined; at: number }): Promise<SteerCandidate> {
+export async function itemChangeCandidate(
+  git: Git,
+  o: { tip: string; path: string; blob: string | undefined; at: number },
+): Promise<SteerCandidate> {
   const text = o.blob ? (await git.must(['cat-file', 'blob', o.blob])).slice(0, 8000) : '(the item file was removed from main)';
   return {
     req: { kind: 'item', id: o.blob ?? `removed-${o.tip.slice(0, 12)}` },

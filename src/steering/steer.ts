@@ -34,7 +34,10 @@ export async function steer(repo: Repo, input: { item: ItemKey; text: string }):
   const text = input.text.replace(/\s+$/, '');
   if (text.trim() === '') throw new UsageError('the steer text is empty: say what the lane should change.', {});
   if (text.length > MAX_STEER_CHARS) {
-    throw new UsageError(`the steer text is ${text.length} characters, over ${MAX_STEER_CHARS}; shorten it or point to a file in the repository.`, { chars: text.length });
+    throw new UsageError(
+      `the steer text is ${text.length} characters, over ${MAX_STEER_CHARS}; shorten it or point to a file in the repository.`,
+      { chars: text.length },
+    );
   }
   const main = await resolveMain(repo);
   const snap = await readSnapshot(repo, [main.fetchSpec]);
@@ -43,9 +46,20 @@ export async function steer(repo: Repo, input: { item: ItemKey; text: string }):
   const id = newSteerId(now);
   const ref = steerRef(input.item, id);
   const rec: SteerRecord = { abcd: 'steer', v: 1, id, item: formatItem(input.item), author: repo.me, at: now, ttl: STEER_TTL_MS, text };
-  const oid = await writeRecordCommit({ git: repo.git, content: encodeSteer(rec), parent: null, message: `steer ${shortItem(input.item)}`, author: repo.author, atMs: now });
+  const oid = await writeRecordCommit({
+    git: repo.git,
+    content: encodeSteer(rec),
+    parent: null,
+    message: `steer ${shortItem(input.item)}`,
+    author: repo.author,
+    atMs: now,
+  });
   const r = await repo.store.push([{ ref, newOid: oid, lease: null }], { atomic: true });
-  if (!r.ok) throw new RemoteUnavailable(`the remote refused the steer request ${ref}; nothing was recorded. Try again.`, { outcome: 'unchanged', ref });
+  if (!r.ok)
+    throw new RemoteUnavailable(`the remote refused the steer request ${ref}; nothing was recorded. Try again.`, {
+      outcome: 'unchanged',
+      ref,
+    });
   const claim = [...snap.claims.values()].find((c) => c.claim.item === rec.item && c.claim.state === 'held');
   const held = claim ? { heldBy: formatHolder(claim.claim.holder), as: await judgeFor(repo, await main.tip(), claim.claim.holder) } : {};
   return { item: shortItem(input.item), id, ref, tip: oid, author: formatHolder(repo.me), at: now, ...held };
@@ -62,12 +76,18 @@ async function requireItemOnMain(repo: Repo, mainTip: string, item: ItemKey): Pr
   if (item.source !== 'local') return;
   const path = `.abcd/items/${item.id}.md`;
   if ((await repo.git.run(['cat-file', '-e', `${mainTip}:${path}`])).exitCode === 0) return;
-  throw new UsageError(`there is no item ${shortItem(item)} on main (${mainTip.slice(0, 12)}): no ${path}; nothing was recorded. Run abcd items to see the items.`, {
-    item: formatItem(item),
-  });
+  throw new UsageError(
+    `there is no item ${shortItem(item)} on main (${mainTip.slice(0, 12)}): no ${path}; nothing was recorded. Run abcd items to see the items.`,
+    {
+      item: formatItem(item),
+    },
+  );
 }
 
 function newSteerId(now: number): string {
-  const t = new Date(now).toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const t = new Date(now)
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
   return `${t}-${randomBytes(4).toString('hex')}`;
 }

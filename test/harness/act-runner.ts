@@ -50,7 +50,10 @@ const ACT_TIMEOUT_MS = 60_000;
 export class SessionWork {
   private readonly branches = new Map<string, { name: string; files: string[] }>();
   private landed = new Map<string, number>();
-  constructor(readonly session: Session, private readonly base: string) {}
+  constructor(
+    readonly session: Session,
+    private readonly base: string,
+  ) {}
 
   /** Checks out the item's work branch and commits a file unique to the act. */
   async commitFor(item: string, index: number, onMain = false): Promise<{ branch: string; head: string; file: string; files: string[] }> {
@@ -204,7 +207,8 @@ export function describeActs(acts: ActRecord[]): string {
     .map((a) => {
       const kill = a.killAfterMs !== undefined ? ` kill@${a.killAfterMs}ms` : '';
       const r = a.json?.refusal;
-      const answer = a.exit === 'killed' ? 'killed' : r ? `exit ${a.exit} ${r.code}${r.data?.outcome ? `/${r.data.outcome}` : ''}` : `exit ${a.exit}`;
+      const answer =
+        a.exit === 'killed' ? 'killed' : r ? `exit ${a.exit} ${r.code}${r.data?.outcome ? `/${r.data.outcome}` : ''}` : `exit ${a.exit}`;
       const tip = a.json?.tip ?? a.json?.claimTip;
       const what = a.head ? ` head ${a.head.slice(0, 8)} on ${a.branch}` : '';
       const odd = typeof a.exit === 'number' && a.exit !== 0 && !r ? ` stderr: ${a.stderrTail.replace(/\s+/g, ' ')}` : '';

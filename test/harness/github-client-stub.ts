@@ -38,7 +38,14 @@ export function useGitHubStub(token: string, check?: (stub: GitHubStub) => void)
       return stub!;
     },
     client: (over = {}) =>
-      new GitHubClient({ restUrl: self.stub.url, graphqlUrl: self.stub.graphqlUrl, token: async () => token, clock: systemClock, callTimeoutMs: 3000, ...over }),
+      new GitHubClient({
+        restUrl: self.stub.url,
+        graphqlUrl: self.stub.graphqlUrl,
+        token: async () => token,
+        clock: systemClock,
+        callTimeoutMs: 3000,
+        ...over,
+      }),
     async refusal(p, kind) {
       const e = await p.then(
         () => expect.fail('expected a refusal'),

@@ -42,7 +42,12 @@ export async function startGitHubRemote(token: string): Promise<GitHubRemote> {
     config,
     async session(name) {
       const s = await makeSession(url.replace('http://', `http://x-access-token:${token}@`), name, {
-        env: { ABCD_CONFIG_DIR: config, ABCD_GITHUB_HOSTS: '127.0.0.1', ABCD_GITHUB_API_URL: stub.url, ABCD_GITHUB_GRAPHQL_URL: stub.graphqlUrl },
+        env: {
+          ABCD_CONFIG_DIR: config,
+          ABCD_GITHUB_HOSTS: '127.0.0.1',
+          ABCD_GITHUB_API_URL: stub.url,
+          ABCD_GITHUB_GRAPHQL_URL: stub.graphqlUrl,
+        },
       });
       await s.git(['remote', 'set-url', 'origin', url]);
       return s;

@@ -86,10 +86,7 @@ export class GitHubStub {
   /** Throws unless every stub was used and every request was stubbed and passed its assertion. */
   verify(): void {
     const unused = this.routes.filter((r) => r.used === 0 || (typeof r.times === 'number' && r.used < r.times));
-    const lines = [
-      ...unused.map((r) => `unused stub: ${label(r)} (used ${r.used} of ${r.times ?? 1})`),
-      ...this.problems,
-    ];
+    const lines = [...unused.map((r) => `unused stub: ${label(r)} (used ${r.used} of ${r.times ?? 1})`), ...this.problems];
     if (lines.length) throw new Error(`GitHub stub:\n  ${lines.join('\n  ')}`);
   }
 

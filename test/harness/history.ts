@@ -55,15 +55,26 @@ export async function readClaimHistories(r: RemoteRepo): Promise<Map<string, Gen
   const out = new Map<string, Generation[]>();
   for (const ref of refs) {
     const commits = (await git(r, ['rev-list', '--first-parent', '--reverse', ref])).stdout.split('\n').filter(Boolean);
-    const blobs = await readBlobs(r, commits.map((c) => `${c}:record.json`));
-    out.set(ref, commits.map((commit, i) => decodeGeneration(commit, blobs[i])));
+    const blobs = await readBlobs(
+      r,
+      commits.map((c) => `${c}:record.json`),
+    );
+    out.set(
+      ref,
+      commits.map((commit, i) => decodeGeneration(commit, blobs[i])),
+    );
   }
   return out;
 }
 
 async function readBlobs(r: RemoteRepo, specs: string[]): Promise<Array<string | undefined>> {
   if (!specs.length) return [];
-  const res = await execa('git', ['-C', r.dir, 'cat-file', '--batch'], { env: r.env, extendEnv: false, input: specs.join('\n') + '\n', encoding: 'buffer' });
+  const res = await execa('git', ['-C', r.dir, 'cat-file', '--batch'], {
+    env: r.env,
+    extendEnv: false,
+    input: specs.join('\n') + '\n',
+    encoding: 'buffer',
+  });
   const buf = Buffer.from(res.stdout as Uint8Array);
   const blobs: Array<string | undefined> = [];
   let pos = 0;
@@ -137,7 +148,9 @@ export function checkGenerations(ref: string, gens: Generation[], acts: ActRecor
       const takeableAt = prev.at + prev.ttl + delayMs;
       if (c.state !== 'held') v.push(`${who}: wrote ${c.state} over ${prev.holder.session}'s held gen ${prev.gen}`);
       if (c.at < takeableAt) {
-        v.push(`${who}: took over ${prev.holder.session}'s gen ${prev.gen} at ${c.at % 100000}, before its expiry plus delay ${takeableAt % 100000}`);
+        v.push(
+          `${who}: took over ${prev.holder.session}'s gen ${prev.gen} at ${c.at % 100000}, before its expiry plus delay ${takeableAt % 100000}`,
+        );
       }
     }
     const act = actWriting(acts, item, c);
@@ -187,7 +200,8 @@ export async function readRemoteFacts(r: RemoteRepo): Promise<RemoteFacts> {
     mainTip,
     mainChain,
     isAncestor: async (a, b) => (await git(r, ['merge-base', '--is-ancestor', a, b])).exitCode === 0,
-    refsContaining: async (c) => (await git(r, ['for-each-ref', '--format=%(refname)', '--contains', c])).stdout.split('\n').filter(Boolean),
+    refsContaining: async (c) =>
+      (await git(r, ['for-each-ref', '--format=%(refname)', '--contains', c])).stdout.split('\n').filter(Boolean),
     refTip: async (ref) => {
       const t = await git(r, ['rev-parse', '--verify', '-q', ref]);
       return t.exitCode === 0 ? t.stdout.trim() : undefined;
@@ -222,7 +236,8 @@ export async function checkAnswers(acts: ActRecord[], f: RemoteFacts, known: Kno
       }
       if (a.verb === 'land' && !erasedByPush) {
         if (!(await f.isAncestor(a.json?.tip, f.mainTip))) say(`exit 0 but its tip ${String(a.json?.tip).slice(0, 8)} is not on main`);
-        if (!gens.some((g) => g.record?.state === 'done' && g.record.landed?.tip === a.json?.tip)) say('exit 0 but no done generation names its tip');
+        if (!gens.some((g) => g.record?.state === 'done' && g.record.landed?.tip === a.json?.tip))
+          say('exit 0 but no done generation names its tip');
         for (const file of a.branchFiles ?? []) {
           const n = f.onMain.get(file) ?? 0;
           if (n !== 1) say(`exit 0 but main has ${file} from ${n} commits, not exactly one`);
@@ -242,7 +257,8 @@ export async function checkAnswers(acts: ActRecord[], f: RemoteFacts, known: Kno
       const refs = await f.refsContaining(a.head!);
       if (refs.length) say(`refused (exit ${a.exit}) yet its head ${a.head!.slice(0, 8)} is on the remote: ${refs.join(', ')}`);
     }
-    if (a.verb === 'land' && !carried && (f.onMain.get(a.file!) ?? 0) > 0) say(`refused (exit ${a.exit}) yet its work ${a.file} is on main`);
+    if (a.verb === 'land' && !carried && (f.onMain.get(a.file!) ?? 0) > 0)
+      say(`refused (exit ${a.exit}) yet its work ${a.file} is on main`);
     if (a.exit === 5) {
       const d = a.json?.refusal?.data ?? {};
       const holder: string | undefined = d.holder ?? gen(d.actual)?.record?.holder.session;
@@ -265,7 +281,9 @@ export function checkMainWriters(acts: ActRecord[], f: Pick<RemoteFacts, 'mainCh
       if (carriedBy('land', file)) continue;
       const push = carriedBy('push-main', file);
       if (push && known.pushMovesMain) continue;
-      v.push(`main ${commit.slice(0, 8)} added ${file}${push ? `, pushed by #${push.index} push ${push.item} main` : ''}, which no landing carried`);
+      v.push(
+        `main ${commit.slice(0, 8)} added ${file}${push ? `, pushed by #${push.index} push ${push.item} main` : ''}, which no landing carried`,
+      );
     }
   }
   return v;

@@ -45,7 +45,9 @@ const { values: args } = parseArgs({
   },
 });
 if (!args.root) {
-  process.stderr.write('usage: http-git-server.mjs --root DIR [--auth-file FILE] [--log FILE] [--hold-file FILE] [--stall-file FILE] [--die-after-receive-pack-ms N] [--host H] [--port P]\n');
+  process.stderr.write(
+    'usage: http-git-server.mjs --root DIR [--auth-file FILE] [--log FILE] [--hold-file FILE] [--stall-file FILE] [--die-after-receive-pack-ms N] [--host H] [--port P]\n',
+  );
   process.exit(2);
 }
 const auth = parseAuth(args['auth-file'] ? readFileSync(args['auth-file'], 'utf8').trim() : process.env.ABCD_TEST_HTTP_AUTH);

@@ -95,9 +95,7 @@ export async function startHttpGitServer(options: HttpGitServerOptions): Promise
   delete env.ABCD_TEST_HTTP_AUTH;
   delete env.ABCD_TEST_HOLD_RECEIVE_PACK_MS;
 
-  const [command, argv] = options.netns
-    ? ['ip', ['netns', 'exec', options.netns, process.execPath, ...args]]
-    : [process.execPath, args];
+  const [command, argv] = options.netns ? ['ip', ['netns', 'exec', options.netns, process.execPath, ...args]] : [process.execPath, args];
   // `ip netns exec` execs node in place: the child's pid is the server's.
   const child = spawn(command, argv, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
@@ -149,8 +147,7 @@ function waitForPort(child: ChildProcess, stderr: () => string): Promise<number>
       reject(new Error(`http-git-server ${why}; stdout: ${JSON.stringify(stdout)}; stderr: ${stderr()}`));
     };
     const timer = setTimeout(() => fail(`printed no port within ${startDeadlineMs} ms`), startDeadlineMs);
-    const onExit = (code: number | null, signal: string | null): void =>
-      fail(`exited (code ${code}, signal ${signal}) before listening`);
+    const onExit = (code: number | null, signal: string | null): void => fail(`exited (code ${code}, signal ${signal}) before listening`);
     const onData = (chunk: Buffer): void => {
       stdout += chunk.toString('utf8');
       const newline = stdout.indexOf('\n');

@@ -23,7 +23,10 @@ export async function remoteWithItems(items: readonly ItemSpec[], config?: unkno
   await mkdir(join(seed, '.abcd/items'), { recursive: true });
   for (const i of items) {
     const deps = i.dependsOn?.length ? `depends_on: [${i.dependsOn.join(', ')}]\n` : '';
-    await writeFile(join(seed, `.abcd/items/${i.slug}.md`), `---\ntitle: ${i.slug}\nstatus: ${i.status ?? 'ready'}\n${deps}---\nWork on ${i.slug}.\n`);
+    await writeFile(
+      join(seed, `.abcd/items/${i.slug}.md`),
+      `---\ntitle: ${i.slug}\nstatus: ${i.status ?? 'ready'}\n${deps}---\nWork on ${i.slug}.\n`,
+    );
   }
   if (config) await writeFile(join(seed, '.abcd/config.json'), JSON.stringify(config));
   await git(seed, ['add', '.'], env);
@@ -44,7 +47,11 @@ export const COMMITTING_AGENT =
 /** Processes whose command line contains `marker` (the agent's, when the marker is in its command). */
 export async function processesWith(marker: string): Promise<number[]> {
   const r = await execa('pgrep', ['-f', marker], { reject: false });
-  return String(r.stdout).split('\n').filter(Boolean).map(Number).filter((p) => p !== process.pid);
+  return String(r.stdout)
+    .split('\n')
+    .filter(Boolean)
+    .map(Number)
+    .filter((p) => p !== process.pid);
 }
 
 /** The remote's main: the item file's status, read with git. */

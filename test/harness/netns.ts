@@ -25,7 +25,10 @@ export async function netnsUnavailable(): Promise<string | undefined> {
   if (process.platform !== 'linux') return `network namespaces need Linux (this is ${process.platform})`;
   if (process.getuid?.() !== 0) return 'network namespaces need root (ip netns add)';
   const probe = `abcd-probe-${process.pid}`;
-  const r = await execa('ip', ['netns', 'add', probe], { reject: false, timeout: 10_000 }).catch((e: Error) => ({ exitCode: 1, stderr: e.message }));
+  const r = await execa('ip', ['netns', 'add', probe], { reject: false, timeout: 10_000 }).catch((e: Error) => ({
+    exitCode: 1,
+    stderr: e.message,
+  }));
   if (r.exitCode !== 0) return `ip netns add is not allowed here: ${String(r.stderr).trim() || 'no reason given'}`;
   await execa('ip', ['netns', 'del', probe], { reject: false });
   return undefined;

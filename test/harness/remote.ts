@@ -47,7 +47,11 @@ export async function writeRawRecord(remoteDir: string, ref: string, content: st
   const env = isolatedEnv(remoteDir);
   const { execa } = await import('execa');
   const blob = await execa('git', ['-C', remoteDir, 'hash-object', '-w', '--stdin'], { env, extendEnv: false, input: content });
-  const tree = await execa('git', ['-C', remoteDir, 'mktree'], { env, extendEnv: false, input: `100644 blob ${blob.stdout.trim()}\trecord.json\n` });
+  const tree = await execa('git', ['-C', remoteDir, 'mktree'], {
+    env,
+    extendEnv: false,
+    input: `100644 blob ${blob.stdout.trim()}\trecord.json\n`,
+  });
   const commit = await git(remoteDir, ['commit-tree', tree.stdout.trim(), '-m', 'raw record'], env);
   await git(remoteDir, ['update-ref', ref, commit], env);
   return commit;

@@ -48,12 +48,17 @@ function escape(s: string): string {
  * Steer requests written by real `abcd steer` runs against a staging remote, then pushed to
  * `remote` in ONE atomic push: they arrive together, between two polls of any lane.
  */
-export async function steerTogether(remote: BareRemote, steers: ReadonlyArray<{ session: Session; item: string; text: string }>): Promise<void> {
+export async function steerTogether(
+  remote: BareRemote,
+  steers: ReadonlyArray<{ session: Session; item: string; text: string }>,
+): Promise<void> {
   // Main only (abcd steer checks the item is on main), no records.
   const staging = await makeRemote();
   await execa('git', ['-C', staging.dir, 'fetch', '-q', remote.url, '+refs/heads/main:refs/heads/main']);
   for (const s of steers) {
-    await s.session.git(['remote', 'add', 'staging', staging.url]).catch(() => s.session.git(['remote', 'set-url', 'staging', staging.url]));
+    await s.session
+      .git(['remote', 'add', 'staging', staging.url])
+      .catch(() => s.session.git(['remote', 'set-url', 'staging', staging.url]));
     const r = await s.session.abcd(['steer', s.item, s.text, '--remote', 'staging', '--json']);
     if (r.code !== 0) throw new Error(`abcd steer failed: ${r.stdout}${r.stderr}`);
   }
@@ -72,6 +77,9 @@ export async function refsUnder(remote: BareRemote, prefix: string): Promise<str
 
 /** The mailbox copies the agent committed, oldest first, as landed on main. */
 export async function landedMailboxes(remote: BareRemote): Promise<string[]> {
-  const names = (await execa('git', ['-C', remote.dir, 'ls-tree', '--name-only', 'main'])).stdout.split('\n').filter((f) => f.startsWith('mailbox-')).sort();
+  const names = (await execa('git', ['-C', remote.dir, 'ls-tree', '--name-only', 'main'])).stdout
+    .split('\n')
+    .filter((f) => f.startsWith('mailbox-'))
+    .sort();
   return Promise.all(names.map(async (n) => (await execa('git', ['-C', remote.dir, 'show', `main:${n}`])).stdout));
 }

@@ -12,7 +12,7 @@ const MAX_TEXT = 200;
 /** `abcd announce <state> [<item>] <text>`: a short announcement others see in status. */
 export const announce: Command = {
   command: 'announce <state> <words..>',
-  describe: "announce what this session is doing (working, blocked, done, away); shown in abcd status, expires on its own",
+  describe: 'announce what this session is doing (working, blocked, done, away); shown in abcd status, expires on its own',
   refusals: ['conflict', 'remote-unavailable', 'record-invalid', 'record-too-new', 'unsafe-environment'],
   usesRemote: true,
   agentUse: 'tell the others what you do or why you are stuck (expires on its own, default 2h)',
@@ -24,7 +24,11 @@ export const announce: Command = {
   builder: (y) =>
     y
       .positional('state', { choices: STATES, describe: 'working, blocked, done or away' })
-      .positional('words', { type: 'string', array: true, describe: '[<item>] "<text>": the item first when the text is about one; quote the text' })
+      .positional('words', {
+        type: 'string',
+        array: true,
+        describe: '[<item>] "<text>": the item first when the text is about one; quote the text',
+      })
       .option('ttl', { type: 'string', describe: 'how long it shows (default 2h)' }),
   async run(args, deps) {
     const words = ((args.words as unknown[] | undefined) ?? []).map(String);
@@ -34,7 +38,8 @@ export const announce: Command = {
     const withItem = words.length === 2;
     const text = (withItem ? rest : words).join(' ');
     if (text.trim() === '') throw new UsageError('say something: abcd announce <state> [<item>] <text>', {});
-    if (text.length > MAX_TEXT) throw new UsageError(`the announcement is ${text.length} characters, over ${MAX_TEXT}: keep it to one short line.`, {});
+    if (text.length > MAX_TEXT)
+      throw new UsageError(`the announcement is ${text.length} characters, over ${MAX_TEXT}: keep it to one short line.`, {});
     if (/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/.test(text)) {
       throw new UsageError('the announcement has control, bidi or invisible characters: write it as plain text on one line.', {});
     }

@@ -6,10 +6,27 @@ import { laneFlags, laneOptions, renderLaneRun } from '../lane-args.js';
 export const build: Command = {
   command: 'build <item>',
   describe: 'run an agent headless on one item: claim, fresh worktree, sandboxed agent, land through the queue',
-  refusals: ['held', 'not-requester', 'budget-exhausted', 'item-invalid', 'deadline', 'fenced', 'clock-skewed', 'interrupted', 'remote-unavailable', 'record-invalid', 'record-too-new', 'unsafe-environment', 'git-failed'],
+  refusals: [
+    'held',
+    'not-requester',
+    'budget-exhausted',
+    'item-invalid',
+    'deadline',
+    'fenced',
+    'clock-skewed',
+    'interrupted',
+    'remote-unavailable',
+    'record-invalid',
+    'record-too-new',
+    'unsafe-environment',
+    'git-failed',
+  ],
   usesRemote: true,
   examples: [
-    ['abcd build fix-login --agent "claude -p \\"$(cat $ABCD_ITEM_FILE)\\""', 'one cycle on fix-login, landed when the agent changed something'],
+    [
+      'abcd build fix-login --agent "claude -p \\"$(cat $ABCD_ITEM_FILE)\\""',
+      'one cycle on fix-login, landed when the agent changed something',
+    ],
     ['abcd build fix-login --note "also cover logout"', 'while a lane holds it: leave one follow-up request for that lane'],
   ],
   builder: (y) =>

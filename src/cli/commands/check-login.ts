@@ -11,8 +11,7 @@ export const checkLogin: Command = {
     ['abcd check-login', 'check the host of the shared remote (github.com if it has none)'],
     ['abcd check-login --hostname ghe.example.com --json', 'check a GitHub Enterprise host, answer in JSON'],
   ],
-  builder: (y: Argv) =>
-    y.option('hostname', { type: 'string', describe: 'the forge host to check (default: the remote\'s host)' }),
+  builder: (y: Argv) => y.option('hostname', { type: 'string', describe: "the forge host to check (default: the remote's host)" }),
   async run(args, deps) {
     const { Git } = await import('../../git/git.js');
     const { assertNoLogin, describeGate } = await import('../../credentials/login-check.js');

@@ -14,7 +14,7 @@ export const credential: Command = {
   describe: "git credential-helper end of abcd's private channel (abcd installs it for its own git calls)",
   refusals: ['unsafe-environment'],
   examples: [
-    ['abcd credential get', 'what git runs: prints username= and password= only inside abcd\'s own git call'],
+    ['abcd credential get', "what git runs: prints username= and password= only inside abcd's own git call"],
     ['abcd credential erase', 'store and erase are read and ignored: abcd keeps no credential'],
   ],
   builder: (y: Argv) =>
@@ -31,7 +31,10 @@ export const credential: Command = {
     const answer = await requestCredential(socket, parseAttributes(request));
     if (answer === null) return { json: {}, text: '' };
     // Only the protocol text carries the password; the JSON answer never does.
-    const text = formatAttributes([['username', answer.username], ['password', answer.password]]);
+    const text = formatAttributes([
+      ['username', answer.username],
+      ['password', answer.password],
+    ]);
     return { json: {}, text };
   },
 };

@@ -9,7 +9,19 @@ const MAX_LANES = 64;
 export const drain: Command = {
   command: 'drain',
   describe: 'unattended: take the next actionable item (dependencies first), build and land it, again, in N lanes',
-  refusals: ['budget-exhausted', 'item-invalid', 'deadline', 'fenced', 'clock-skewed', 'interrupted', 'remote-unavailable', 'record-invalid', 'record-too-new', 'unsafe-environment', 'git-failed'],
+  refusals: [
+    'budget-exhausted',
+    'item-invalid',
+    'deadline',
+    'fenced',
+    'clock-skewed',
+    'interrupted',
+    'remote-unavailable',
+    'record-invalid',
+    'record-too-new',
+    'unsafe-environment',
+    'git-failed',
+  ],
   usesRemote: true,
   examples: [
     ['abcd drain --agent ./scripts/agent.sh --lanes 3', 'one pass over the ready items with three lanes'],

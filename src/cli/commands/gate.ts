@@ -36,7 +36,7 @@ export const gate: Command = {
   describe: "run a heavy command under the machine's load gate (first come, first served by ticket)",
   refusals: ['deadline', 'unsafe-environment', 'record-invalid', 'record-too-new', 'interrupted'],
   exitsHelp: [
-    'Exit codes: the command\'s own exit status passes through (128+n when killed by signal n).',
+    "Exit codes: the command's own exit status passes through (128+n when killed by signal n).",
     "gate's own refusals (refusal codes in --json) use codes a command is unlikely to return:",
     `  ${GATE_EXIT.deadline}  deadline: no slot came free before --wait ran out`,
     `  ${GATE_EXIT.failed}  usage, unsafe-environment, record-invalid, record-too-new, internal: gate itself failed`,
@@ -47,12 +47,12 @@ export const gate: Command = {
   ].join('\n'),
   agentUse: 'run a heavy command (tests, builds) only when a machine slot is free',
   examples: [
-    ['abcd gate --wait 20m -- npm test', 'run the tests once one of the machine\'s slots is free; give up after 20 minutes'],
+    ['abcd gate --wait 20m -- npm test', "run the tests once one of the machine's slots is free; give up after 20 minutes"],
     ['abcd gate --status', 'who holds the gate and who waits, in ticket order'],
   ],
   builder: (y) =>
     y
-      .usage('abcd gate [options] -- <command> [args...]\n\nRun a heavy command under the machine\'s load gate.')
+      .usage("abcd gate [options] -- <command> [args...]\n\nRun a heavy command under the machine's load gate.")
       .option('slots', { type: 'number', describe: 'jobs at once on this computer (default: ABCD_GATE_SLOTS, else half the CPUs)' })
       .option('wait', { type: 'string', describe: 'how long to wait for a slot (e.g. 90s, 20m); default 10m' })
       .option('status', { type: 'boolean', default: false, describe: 'list holders and waiters instead of running' }),
@@ -66,7 +66,13 @@ export const gate: Command = {
       const view = readGate(dir, gateDeps);
       const now = deps.clock.now();
       const holders = view.holders.map((e) => ({ ...describeHolder(e, now), since: jsonInstant(e.holding?.since ?? e.at) }));
-      const waiters = view.waiters.map((e) => ({ pid: e.pid, ticket: e.ticket, command: e.command, waitedMs: now - e.at, until: jsonInstant(e.until) }));
+      const waiters = view.waiters.map((e) => ({
+        pid: e.pid,
+        ticket: e.ticket,
+        command: e.command,
+        waitedMs: now - e.at,
+        until: jsonInstant(e.until),
+      }));
       const rows = [
         ...holders.map((h) => ['holding', String(h.ticket), String(h.pid), formatDuration(h.forMs), h.command]),
         ...waiters.map((w) => ['waiting', String(w.ticket), String(w.pid), formatDuration(w.waitedMs), w.command]),
@@ -80,7 +86,19 @@ export const gate: Command = {
     const { runGated } = await import('../../machine/gate/run.js');
     const { gateWaitLine } = await import('../wait-line.js');
     const onWait = gateWaitLine(deps, argv.join(' ').slice(0, 40));
-    const r = await runGated({ dir, slots, waitMs, deps: gateDeps, argv, cwd: deps.cwd, env: deps.env, stdout: args.json ? 'stderr' : 'inherit', onWait, onSlot: () => deps.progress?.(null), ...(deps.signal ? { signal: deps.signal } : {}) });
+    const r = await runGated({
+      dir,
+      slots,
+      waitMs,
+      deps: gateDeps,
+      argv,
+      cwd: deps.cwd,
+      env: deps.env,
+      stdout: args.json ? 'stderr' : 'inherit',
+      onWait,
+      onSlot: () => deps.progress?.(null),
+      ...(deps.signal ? { signal: deps.signal } : {}),
+    });
     return { json: { gate: dir, command: argv, ...r }, text: '', exitCode: r.exitCode };
   },
 };

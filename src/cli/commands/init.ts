@@ -26,11 +26,7 @@ export const init: Command = {
       const a = await writeAgentsSection(r.root, primeText(cli.commands));
       (a.changed ? r.written : r.kept).push(a.path);
     }
-    const lines = [
-      ...r.written.map((p) => `wrote ${p}`),
-      ...r.kept.map((p) => `kept ${p} (already there)`),
-      ...(r.next ? [r.next] : []),
-    ];
+    const lines = [...r.written.map((p) => `wrote ${p}`), ...r.kept.map((p) => `kept ${p} (already there)`), ...(r.next ? [r.next] : [])];
     return { json: { root: r.root, written: r.written, kept: r.kept, next: r.next ?? null }, text: lines.join('\n') };
   },
 };

@@ -43,11 +43,13 @@ function readinessText(i: ItemView, now: number): string {
 }
 
 function toText(r: ItemsData, now: number): string {
-  const head = `${r.items.length} item(s) on ${r.main} at ${r.mainTip.slice(0, 12)}` + (r.refused.length ? `, ${r.refused.length} refused` : '');
+  const head =
+    `${r.items.length} item(s) on ${r.main} at ${r.mainTip.slice(0, 12)}` + (r.refused.length ? `, ${r.refused.length} refused` : '');
   const rows = r.items.map((i) => [i.slug, i.status, readinessText(i, now), sanitizeLine(i.title, TITLE_CHARS)]);
   const lines = [head];
   if (rows.length) lines.push(table(['ITEM', 'STATUS', 'READINESS', 'TITLE'], rows));
-  else if (!r.refused.length) lines.push('no items yet: add .abcd/items/<slug>.md files on main (front matter title, status: ready, depends_on).');
+  else if (!r.refused.length)
+    lines.push('no items yet: add .abcd/items/<slug>.md files on main (front matter title, status: ready, depends_on).');
   if (r.refused.length) lines.push('refused (fix these files on main):', ...r.refused.map((f) => `  ${sanitizeLine(f.message, 400)}`));
   return lines.join('\n');
 }

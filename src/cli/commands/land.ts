@@ -11,7 +11,20 @@ const DEFAULT_WAIT_MS = 30 * 60_000;
 export const land: Command = {
   command: 'land <item> [branch]',
   describe: 'enqueue fenced by the claim, wait for the turn, test on the main tip, and land in one atomic push',
-  refusals: ['not-holder', 'nothing-to-land', 'conflict', 'check-failed', 'forge-rejected', 'deadline', 'fenced', 'interrupted', 'remote-unavailable', 'record-invalid', 'record-too-new', 'unsafe-environment'],
+  refusals: [
+    'not-holder',
+    'nothing-to-land',
+    'conflict',
+    'check-failed',
+    'forge-rejected',
+    'deadline',
+    'fenced',
+    'interrupted',
+    'remote-unavailable',
+    'record-invalid',
+    'record-too-new',
+    'unsafe-environment',
+  ],
   usesRemote: true,
   agentUse: 'land the work on main; the claim becomes done',
   examples: [
@@ -39,7 +52,9 @@ export const land: Command = {
     gate.catch(() => undefined);
     const repo = await openRepo(deps);
     const r = await run(repo, input, await gate);
-    const checks = r.checks.length ? `, checks passed (${r.checks.map((c) => `${c.command} ${formatDuration(c.durationMs)}`).join('; ')})` : ', no checks configured';
+    const checks = r.checks.length
+      ? `, checks passed (${r.checks.map((c) => `${c.command} ${formatDuration(c.durationMs)}`).join('; ')})`
+      : ', no checks configured';
     return {
       json: landJson(r),
       text: r.github
@@ -55,7 +70,14 @@ export async function machineGate(deps: Deps): Promise<GateRunner> {
   return async (label, untilMs, fn) => {
     // Loaded only for a land that has checks to run.
     const [{ acquireGate }, { gateWaitLine }] = await Promise.all([import('../../machine/gate/gate.js'), import('../wait-line.js')]);
-    const lease = await acquireGate({ dir, slots, waitMs: Math.max(0, untilMs - deps.clock.now()), label, deps: gateDeps, onWait: gateWaitLine(deps, 'the checks') });
+    const lease = await acquireGate({
+      dir,
+      slots,
+      waitMs: Math.max(0, untilMs - deps.clock.now()),
+      label,
+      deps: gateDeps,
+      onWait: gateWaitLine(deps, 'the checks'),
+    });
     deps.progress?.(null);
     try {
       return await fn();
@@ -64,7 +86,6 @@ export async function machineGate(deps: Deps): Promise<GateRunner> {
     }
   };
 }
-
 
 /** Land's answer in the shared vocabulary: `state` of the claim, absent keys as null (ADR 0030). */
 function landJson(r: LandResult): Record<string, unknown> {

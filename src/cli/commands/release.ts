@@ -28,9 +28,16 @@ export const release: Command = {
     const repo = await openRepo(deps);
     if ('forceRelease' in verbs) {
       const r = await verbs.forceRelease(repo, { item });
-      const was = r.replaced ? (r.replaced.holder ? ` (was ${r.replaced.state} by ${sanitizeLine(r.replaced.holder)})` : ` (was refused: ${r.replaced.refused})`) : '';
+      const was = r.replaced
+        ? r.replaced.holder
+          ? ` (was ${r.replaced.state} by ${sanitizeLine(r.replaced.holder)})`
+          : ` (was refused: ${r.replaced.refused})`
+        : '';
       const { tip, ...rest } = r;
-      return { json: { ...rest, claimTip: tip, replaced: r.replaced ?? null }, text: r.cleared ? `cleared ${r.item}${was}: released in generation ${r.gen}` : `${r.item} holds no live claim: nothing to clear` };
+      return {
+        json: { ...rest, claimTip: tip, replaced: r.replaced ?? null },
+        text: r.cleared ? `cleared ${r.item}${was}: released in generation ${r.gen}` : `${r.item} holds no live claim: nothing to clear`,
+      };
     }
     const r = await verbs.stepClaim(repo, { item, state: 'released' });
     const json = { ...withClaimTip(r), expiresAt: jsonInstant(r.expiresAt), already: r.already ?? false };

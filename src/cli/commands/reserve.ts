@@ -5,7 +5,19 @@ import { formatDuration, formatInstant, jsonInstant } from '../render.js';
 export const reserve: Command = {
   command: 'reserve <item>',
   describe: 'take the claim on an item (refuses, naming the holder, if another session holds it)',
-  refusals: ['held', 'cap-reached', 'takeover-too-soon', 'landed', 'deadline', 'fenced', 'conflict', 'remote-unavailable', 'record-invalid', 'record-too-new', 'unsafe-environment'],
+  refusals: [
+    'held',
+    'cap-reached',
+    'takeover-too-soon',
+    'landed',
+    'deadline',
+    'fenced',
+    'conflict',
+    'remote-unavailable',
+    'record-invalid',
+    'record-too-new',
+    'unsafe-environment',
+  ],
   usesRemote: true,
   agentUse: 'first: take the item you will work on (exit 3 held: pick another)',
   examples: [
@@ -29,14 +41,19 @@ export const reserve: Command = {
     };
     const [{ openRepo }, { reserve: run }] = await Promise.all([import('../../repo/repo.js'), import('../../claims/reserve.js')]);
     const r = await run(await openRepo(deps), input);
-    const how = r.tookOverFrom ? ` (taken over from ${r.tookOverFrom})` : r.renewed ? ' (renewed)' : r.reopened ? ' (it had landed: reopened)' : '';
+    const how = r.tookOverFrom
+      ? ` (taken over from ${r.tookOverFrom})`
+      : r.renewed
+        ? ' (renewed)'
+        : r.reopened
+          ? ' (it had landed: reopened)'
+          : '';
     return {
       json: { ...withClaimTip(r), expiresAt: jsonInstant(r.expiresAt), tookOverFrom: r.tookOverFrom ?? null },
       text: `reserved ${r.item}${how} until ${formatInstant(r.expiresAt)} (${formatDuration(r.ttlMs)}) as ${r.holder}`,
     };
   },
 };
-
 
 /** The claim's commit is `claimTip` in every answer (ADR 0030). */
 export function withClaimTip<T extends { tip: string | null }>(r: T): Omit<T, 'tip'> & { claimTip: T['tip'] } {

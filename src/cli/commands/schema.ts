@@ -16,11 +16,13 @@ export const schema: Command = {
     const { ANSWERS, answerJsonSchema } = await import('../answers.js');
     const verbs = Object.keys(ANSWERS);
     if (args.verb !== undefined && !verbs.includes(String(args.verb))) {
-      throw new UsageError(`no verb "${String(args.verb)}" has an answer schema; the verbs are: ${verbs.join(', ')}.`, { verb: String(args.verb), verbs });
+      throw new UsageError(`no verb "${String(args.verb)}" has an answer schema; the verbs are: ${verbs.join(', ')}.`, {
+        verb: String(args.verb),
+        verbs,
+      });
     }
-    const out = args.verb !== undefined
-      ? answerJsonSchema(String(args.verb))
-      : Object.fromEntries(verbs.map((v) => [v, answerJsonSchema(v)]));
+    const out =
+      args.verb !== undefined ? answerJsonSchema(String(args.verb)) : Object.fromEntries(verbs.map((v) => [v, answerJsonSchema(v)]));
     return { json: args.verb !== undefined ? { verb: args.verb, schema: out } : { schemas: out }, text: JSON.stringify(out, null, 2) };
   },
 };

@@ -42,7 +42,17 @@ export const settings: Command = {
         protected: r.trust.protected,
         signers: r.trust.signers,
         ...(r.trust.generation ? { generation: r.trust.generation } : {}),
-        refused: r.ignored ? [{ ref: r.ignored.ref, tip: r.ignored.tip, code: r.ignored.refusal.code, message: r.ignored.refusal.message, data: r.ignored.refusal.data }] : [],
+        refused: r.ignored
+          ? [
+              {
+                ref: r.ignored.ref,
+                tip: r.ignored.tip,
+                code: r.ignored.refusal.code,
+                message: r.ignored.refusal.message,
+                data: r.ignored.refusal.data,
+              },
+            ]
+          : [],
       },
       text: head + shown.map(([k, v]) => `${k} = ${v}`).join('\n') + (input.key ? '' : `\n(${printable(origin)})\n${trustLine(r)}`),
     };

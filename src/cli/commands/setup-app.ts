@@ -8,7 +8,10 @@ export const setupApp: Command = {
   refusals: ['deadline', 'forge-rejected', 'unsafe-environment', 'remote-unavailable'],
   examples: [
     ['abcd setup-app', 'print how to register the App in the browser'],
-    ['abcd setup-app --app-id 123456 --client-id Iv23liXXXX --key-file ~/Downloads/abcd.pem', 'save the key and settings, then authorize with a device code'],
+    [
+      'abcd setup-app --app-id 123456 --client-id Iv23liXXXX --key-file ~/Downloads/abcd.pem',
+      'save the key and settings, then authorize with a device code',
+    ],
   ],
   builder: (y: Argv) =>
     y

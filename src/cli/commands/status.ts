@@ -7,7 +7,6 @@ import type { Deps } from '../../core/deps.js';
 import { machineGateContext } from '../../machine/gate/context.js';
 import { durationArg } from '../args.js';
 
-
 /** This computer's load gate, as `abcd gate --status` shows it in full. */
 async function gateSummary(deps: Deps): Promise<GateSummary> {
   const [{ dir, slots, gateDeps }, { readGate }] = await Promise.all([machineGateContext(deps), import('../../machine/gate/gate.js')]);
@@ -26,8 +25,7 @@ export const status: Command = {
     ['abcd status --json', 'the same as one stable JSON object'],
     ['abcd status --watch 5s', 'redraw every 5 seconds until Ctrl-C (one JSON line per read with --json)'],
   ],
-  builder: (y) =>
-    y.option('watch', { type: 'string', describe: 'read again at this interval (default 2s) until stopped' }),
+  builder: (y) => y.option('watch', { type: 'string', describe: 'read again at this interval (default 2s) until stopped' }),
   async run(args, deps) {
     const [{ openRepo }, { status: run }] = await Promise.all([import('../../repo/repo.js'), import('../../status/status.js')]);
     const repo = await openRepo(deps);
@@ -40,7 +38,13 @@ export const status: Command = {
       const gate = await gateSummary(deps);
       const json = toJson(s, gate);
       if (!text) return { json, readAt: s.readAt, signature: '', header: '', body: '' };
-      return { json, readAt: s.readAt, signature: text.statusSignature(s, gate), header: text.statusHeader(s, style, args.watch === undefined), body: text.statusBody(s, gate, style) };
+      return {
+        json,
+        readAt: s.readAt,
+        signature: text.statusSignature(s, gate),
+        header: text.statusHeader(s, style, args.watch === undefined),
+        body: text.statusBody(s, gate, style),
+      };
     };
     if (args.watch === undefined) {
       const r = await once();

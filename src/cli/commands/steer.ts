@@ -22,7 +22,8 @@ export const steer: Command = {
     const item = itemArg(args.item);
     const file = args['from-file'] as string | undefined;
     if (file !== undefined && args.text !== undefined) throw new UsageError('give the text or --from-file, not both.', {});
-    if (file === undefined && args.text === undefined) throw new UsageError('no steer text: give it after the item, or --from-file <file>.', {});
+    if (file === undefined && args.text === undefined)
+      throw new UsageError('no steer text: give it after the item, or --from-file <file>.', {});
     let text = String(args.text ?? '');
     if (file !== undefined) {
       const [{ readFile }, { resolve }] = await Promise.all([import('node:fs/promises'), import('node:path')]);
@@ -34,8 +35,15 @@ export const steer: Command = {
     }
     const [{ openRepo }, verb] = await Promise.all([import('../../repo/repo.js'), import('../../steering/steer.js')]);
     const r = await verb.steer(await openRepo(deps), { item, text });
-    const as = r.as === 'context' ? ' as context (you are neither its person nor in lanes.requesters: information, not an instruction)' : r.as ? ' as an amendment' : '';
-    const where = r.heldBy ? `the lane of ${r.heldBy} gets it on its next poll${as}` : 'no lane holds it now: the next build or drain of it gets it';
+    const as =
+      r.as === 'context'
+        ? ' as context (you are neither its person nor in lanes.requesters: information, not an instruction)'
+        : r.as
+          ? ' as an amendment'
+          : '';
+    const where = r.heldBy
+      ? `the lane of ${r.heldBy} gets it on its next poll${as}`
+      : 'no lane holds it now: the next build or drain of it gets it';
     const json = { ...r, at: jsonInstant(r.at), heldBy: r.heldBy ?? null, as: r.as ?? null };
     return { json, text: `steer ${r.id} recorded for ${r.item}; ${where}` };
   },

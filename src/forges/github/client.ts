@@ -77,7 +77,19 @@ export class GitHubClient {
     return parseAnswer(schema, d.data, info);
   }
 
-  private async send({ url, method, body, info, until = Infinity }: { url: string; method: RestCall['method']; body: unknown; info: CallInfo; until?: number }) {
+  private async send({
+    url,
+    method,
+    body,
+    info,
+    until = Infinity,
+  }: {
+    url: string;
+    method: RestCall['method'];
+    body: unknown;
+    info: CallInfo;
+    until?: number;
+  }) {
     const { clock } = this.o;
     const callTimeout = this.o.callTimeoutMs ?? CALL_TIMEOUT_MS;
     const left = Math.min(this.o.deadlineAt ?? Infinity, until) - clock.now();

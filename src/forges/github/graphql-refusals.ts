@@ -35,10 +35,13 @@ export function refusalForGraphqlErrors(raw: unknown[], info: CallInfo, now: num
     );
   }
   if (types.has('NOT_FOUND')) {
-    return new ForgeRejected(`GitHub found nothing for ${info.call} (${said}): not found: check the repository and the App's installation.`, {
-      ...base,
-      reason: 'not-found',
-    });
+    return new ForgeRejected(
+      `GitHub found nothing for ${info.call} (${said}): not found: check the repository and the App's installation.`,
+      {
+        ...base,
+        reason: 'not-found',
+      },
+    );
   }
   if (errors.some((e) => /something went wrong/i.test(e.message))) {
     const next = info.write ? 'It may have been carried out: read the pull request again.' : 'Nothing changed; try again later.';

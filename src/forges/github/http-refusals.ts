@@ -62,7 +62,7 @@ export function refusalForAnswer(a: Answer, info: CallInfo, now: number): Refusa
   if (status === 403) {
     return new UnsafeEnvironment(
       `GitHub forbade ${info.call} (HTTP 403: ${said}): the App token lacks a permission on this repository ` +
-        '(pull requests and contents: read and write) or the App is not installed on it. Check the App\'s permissions and installation.',
+        "(pull requests and contents: read and write) or the App is not installed on it. Check the App's permissions and installation.",
       { ...base, reason: 'forbidden' },
     );
   }

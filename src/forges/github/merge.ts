@@ -45,16 +45,20 @@ export async function enqueue(client: GitHubClient, i: EnqueueInput): Promise<En
   } catch (e) {
     if (isRefusal(e) && e.data.reason === 'graphql-error') {
       const said = String(e.data.githubMessage ?? '');
-      if (HEAD_MISMATCH.test(said) && HEAD_MISMATCH_DETAIL.test(said)) throw headMoved({ pr: i.pullRequestId, expectedHead: i.expectedHeadOid, said });
+      if (HEAD_MISMATCH.test(said) && HEAD_MISMATCH_DETAIL.test(said))
+        throw headMoved({ pr: i.pullRequestId, expectedHead: i.expectedHeadOid, said });
     }
     throw e;
   }
   const entry = d.enqueuePullRequest?.mergeQueueEntry;
   if (!entry) {
-    throw new ForgeRejected(`GitHub accepted the enqueue of ${i.pullRequestId} but made no merge queue entry; read the pull request and land again.`, {
-      reason: 'not-enqueued',
-      pullRequestId: i.pullRequestId,
-    });
+    throw new ForgeRejected(
+      `GitHub accepted the enqueue of ${i.pullRequestId} but made no merge queue entry; read the pull request and land again.`,
+      {
+        reason: 'not-enqueued',
+        pullRequestId: i.pullRequestId,
+      },
+    );
   }
   return { entryId: entry.id, state: entry.state, ...(typeof entry.position === 'number' ? { position: entry.position } : {}) };
 }
@@ -80,7 +84,8 @@ export async function merge(client: GitHubClient, i: MergeInput): Promise<{ merg
       RestMergeSchema,
     );
   } catch (e) {
-    if (isRefusal(e) && e.data.status === 409) throw headMoved({ pr: `#${i.number}`, expectedHead: i.sha, said: String(e.data.githubMessage ?? ''), number: i.number });
+    if (isRefusal(e) && e.data.status === 409)
+      throw headMoved({ pr: `#${i.number}`, expectedHead: i.sha, said: String(e.data.githubMessage ?? ''), number: i.number });
     throw e;
   }
   if (!r.merged || !r.sha) {
@@ -94,7 +99,17 @@ export async function merge(client: GitHubClient, i: MergeInput): Promise<{ merg
 }
 
 /** The pull request's head is not the one abcd named: someone pushed to the work branch. */
-export function headMoved({ pr, expectedHead, said, number }: { pr: string; expectedHead: string; said: string; number?: number }): ForgeRejected {
+export function headMoved({
+  pr,
+  expectedHead,
+  said,
+  number,
+}: {
+  pr: string;
+  expectedHead: string;
+  said: string;
+  number?: number;
+}): ForgeRejected {
   return new ForgeRejected(
     `the head of pull request ${pr} is no longer ${expectedHead} (GitHub: ${said || 'head moved'}); nothing landed. ` +
       'Someone pushed to the work branch: fetch it, check what changed, and land again.',

@@ -55,20 +55,35 @@ export function repoPath(r: RepoName): string {
 export async function findOrOpenPullRequest(client: GitHubClient, i: PullRequestInput): Promise<PullRequestRef> {
   const qualified = i.head.includes(':') ? i.head : `${i.owner}:${i.head}`;
   const open = await client.rest(
-    { method: 'GET', path: `${repoPath(i)}/pulls`, query: { head: qualified, base: i.base, state: 'open' }, what: `find the pull request for ${qualified}` },
+    {
+      method: 'GET',
+      path: `${repoPath(i)}/pulls`,
+      query: { head: qualified, base: i.base, state: 'open' },
+      what: `find the pull request for ${qualified}`,
+    },
     z.array(RestPullSchema),
   );
   const found = open[0];
   if (!found) {
     const made = await client.rest(
-      { method: 'POST', path: `${repoPath(i)}/pulls`, body: { title: i.title, body: i.body, head: i.head, base: i.base }, what: `open a pull request for ${qualified}` },
+      {
+        method: 'POST',
+        path: `${repoPath(i)}/pulls`,
+        body: { title: i.title, body: i.body, head: i.head, base: i.base },
+        what: `open a pull request for ${qualified}`,
+      },
       RestPullSchema,
     );
     return refOf(made, 'opened');
   }
   if (found.title === i.title && (found.body ?? '') === i.body) return refOf(found, 'found');
   const updated = await client.rest(
-    { method: 'PATCH', path: `${repoPath(i)}/pulls/${found.number}`, body: { title: i.title, body: i.body }, what: `update pull request #${found.number}` },
+    {
+      method: 'PATCH',
+      path: `${repoPath(i)}/pulls/${found.number}`,
+      body: { title: i.title, body: i.body },
+      what: `update pull request #${found.number}`,
+    },
     RestPullSchema,
   );
   return refOf(updated, 'updated');
@@ -100,10 +115,13 @@ export async function pullRequestState(client: GitHubClient, r: RepoName & { num
   );
   const p = d.repository?.pullRequest;
   if (!p) {
-    throw new ForgeRejected(`GitHub has no pull request #${r.number} in ${r.owner}/${r.repo}: not found: check the repository and the App's installation.`, {
-      reason: 'not-found',
-      number: r.number,
-    });
+    throw new ForgeRejected(
+      `GitHub has no pull request #${r.number} in ${r.owner}/${r.repo}: not found: check the repository and the App's installation.`,
+      {
+        reason: 'not-found',
+        number: r.number,
+      },
+    );
   }
   return {
     number: p.number,

@@ -16,7 +16,11 @@ export const RestPullSchema = z.object({
 });
 export type RestPull = z.infer<typeof RestPullSchema>;
 
-export const RestMergeSchema = z.object({ merged: z.boolean(), sha: z.string().regex(OID).nullable().optional(), message: z.string().optional() });
+export const RestMergeSchema = z.object({
+  merged: z.boolean(),
+  sha: z.string().regex(OID).nullable().optional(),
+  message: z.string().optional(),
+});
 
 export const GraphqlPullSchema = z.object({
   id: z.string().min(1),
@@ -30,7 +34,10 @@ export const GraphqlPullSchema = z.object({
   isMergeQueueEnabled: z.boolean(),
   isInMergeQueue: z.boolean(),
   mergeQueueEntry: z.object({ state: z.string() }).nullable().optional(),
-  mergeCommit: z.object({ oid: z.string().regex(OID) }).nullable().optional(),
+  mergeCommit: z
+    .object({ oid: z.string().regex(OID) })
+    .nullable()
+    .optional(),
   url: z.string().optional(),
 });
 
@@ -39,9 +46,11 @@ export const PullStateAnswerSchema = z.object({
 });
 
 export const EnqueueAnswerSchema = z.object({
-  enqueuePullRequest: z.object({
-    mergeQueueEntry: z.object({ id: z.string(), state: z.string(), position: z.number().int().nullable().optional() }).nullable(),
-  }).nullable(),
+  enqueuePullRequest: z
+    .object({
+      mergeQueueEntry: z.object({ id: z.string(), state: z.string(), position: z.number().int().nullable().optional() }).nullable(),
+    })
+    .nullable(),
 });
 
 /** Parses an answer, or throws garbage naming the call and what was missing. */

@@ -72,7 +72,11 @@ export async function waitForMerge(client: GitHubClient, i: WaitForMergeInput): 
 }
 
 function tooLong(i: WaitForMergeInput, waitedMs: number, last: PullRequestState | undefined): DeadlineReached {
-  const where = !last ? 'its state could not be read' : last.inMergeQueue ? `it is in the merge queue (${last.mergeQueueEntryState ?? 'queued'})` : 'it is still open';
+  const where = !last
+    ? 'its state could not be read'
+    : last.inMergeQueue
+      ? `it is in the merge queue (${last.mergeQueueEntryState ?? 'queued'})`
+      : 'it is still open';
   return new DeadlineReached(
     `waited ${formatDuration(waitedMs)} for pull request #${i.number} in ${i.owner}/${i.repo} to merge; ${where}. ` +
       'Nothing was withdrawn, so it may still merge: run abcd land again to pick it up, with a longer --wait.',

@@ -24,9 +24,12 @@ export interface BudgetResult {
 export function parseTokens(text: string): number {
   const clean = text.trim().replace(/(?<=\d)[_,](?=\d)/g, '');
   if (!/^\d{1,16}$/.test(clean) || Number(clean) > MAX_POOL_TOKENS) {
-    throw new UsageError(`"${text.slice(0, 40).replace(/[\u0000-\u001f\u007f]/g, '?')}" is not a token count: write a whole number, e.g. abcd budget set 2000000.`, {
-      value: text.slice(0, 40),
-    });
+    throw new UsageError(
+      `"${text.slice(0, 40).replace(/[\u0000-\u001f\u007f]/g, '?')}" is not a token count: write a whole number, e.g. abcd budget set 2000000.`,
+      {
+        value: text.slice(0, 40),
+      },
+    );
   }
   return Number(clean);
 }

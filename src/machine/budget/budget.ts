@@ -34,13 +34,21 @@ export function readBudget(dir: string): BudgetState {
 }
 
 /** Sets the pool to `tokens` (the whole amount left from now on); `spent` starts again at 0. */
-export async function setBudget(dir: string, tokens: number, deps: GateDeps = systemGateDeps(systemClock, process.pid)): Promise<BudgetState> {
+export async function setBudget(
+  dir: string,
+  tokens: number,
+  deps: GateDeps = systemGateDeps(systemClock, process.pid),
+): Promise<BudgetState> {
   // The old file is not read: setting the pool is also how a person repairs a broken one.
   return change(dir, deps, (_old, now) => ({ ...emptyBudget(), pool: tokens, remaining: tokens, setAt: now, updatedAt: now }), false);
 }
 
 /** Takes `usage` off the pool (a pool never set only counts it). Never lost to a concurrent debit. */
-export async function debitBudget(dir: string, usage: Usage, deps: GateDeps = systemGateDeps(systemClock, process.pid)): Promise<BudgetState> {
+export async function debitBudget(
+  dir: string,
+  usage: Usage,
+  deps: GateDeps = systemGateDeps(systemClock, process.pid),
+): Promise<BudgetState> {
   const tokens = Math.max(0, Math.floor(usage.tokens));
   return change(dir, deps, (s, now) => ({
     ...s,

@@ -46,17 +46,27 @@ export function readBudgetFile(dir: string): BudgetState {
   }
   const v = (value as { v?: unknown } | null)?.v;
   if (typeof v === 'number' && v > BUDGET_VERSION) {
-    throw new RecordTooNew(`the model budget's ${path} is version ${v}, newer than version ${BUDGET_VERSION} that this abcd reads; upgrade abcd.`, {
-      ref: path,
-      kind: 'budget',
-      version: v,
-      known: BUDGET_VERSION,
-    });
+    throw new RecordTooNew(
+      `the model budget's ${path} is version ${v}, newer than version ${BUDGET_VERSION} that this abcd reads; upgrade abcd.`,
+      {
+        ref: path,
+        kind: 'budget',
+        version: v,
+        known: BUDGET_VERSION,
+      },
+    );
   }
   const parsed = BudgetSchema.safeParse(value);
   if (!parsed.success) {
-    const issues = parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
-    throw new RecordInvalid(`the model budget's ${path} does not match the budget v1 schema (${issues}). ${fix}`, { ref: path, reason: 'schema', issues });
+    const issues = parsed.error.issues
+      .slice(0, 3)
+      .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+      .join('; ');
+    throw new RecordInvalid(`the model budget's ${path} does not match the budget v1 schema (${issues}). ${fix}`, {
+      ref: path,
+      reason: 'schema',
+      issues,
+    });
   }
   return parsed.data;
 }

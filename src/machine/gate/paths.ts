@@ -32,9 +32,12 @@ function makeShared(dir: string, mode: number): void {
   if (created !== undefined) chmodSync(dir, mode);
   const st = lstatSync(dir);
   if (!st.isDirectory()) {
-    throw new UnsafeEnvironment(`${dir} is not a directory (a symlink or a file?); the load gate will not use it. Remove it or set ABCD_MACHINE_DIR.`, {
-      dir,
-    });
+    throw new UnsafeEnvironment(
+      `${dir} is not a directory (a symlink or a file?); the load gate will not use it. Remove it or set ABCD_MACHINE_DIR.`,
+      {
+        dir,
+      },
+    );
   }
   try {
     accessSync(dir, constants.W_OK | constants.X_OK);

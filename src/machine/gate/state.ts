@@ -78,7 +78,10 @@ function decodeState(path: string, text: string): GateState {
   }
   const parsed = StateSchema.safeParse(value);
   if (!parsed.success) {
-    const issues = parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+    const issues = parsed.error.issues
+      .slice(0, 3)
+      .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+      .join('; ');
     throw new RecordInvalid(`the load gate's ${path} does not match the gate v1 schema (${issues}). ${fix}`, {
       ref: path,
       reason: 'schema',

@@ -49,10 +49,11 @@ export async function readAllowedSigners(configDir: string): Promise<AllowedSign
     const fields = line.split(/\s+/);
     if (fields[1] === 'gpg') {
       const fpr = (fields[2] ?? '').toUpperCase();
-      if (!/^[0-9A-F]{40}([0-9A-F]{24})?$/.test(fpr)) throw badLine(path, line, 'a gpg line names a full fingerprint: <you> gpg <40 hex digits>');
+      if (!/^[0-9A-F]{40}([0-9A-F]{24})?$/.test(fpr))
+        throw badLine(path, line, 'a gpg line names a full fingerprint: <you> gpg <40 hex digits>');
       gpgFingerprints.add(fpr);
     } else if (fields.length >= 3) sshLines.push(line);
-    else throw badLine(path, line, 'an ssh line is <principal> <key-type> <public key>, as in git\'s gpg.ssh.allowedSignersFile');
+    else throw badLine(path, line, "an ssh line is <principal> <key-type> <public key>, as in git's gpg.ssh.allowedSignersFile");
   }
   if (sshLines.length === 0 && gpgFingerprints.size === 0) {
     throw new UnsafeEnvironment(`the allowed-signers list ${path} names no key, so no settings could ever be valid. ${EXAMPLE}`, {
@@ -63,8 +64,7 @@ export async function readAllowedSigners(configDir: string): Promise<AllowedSign
   return { path, hash: createHash('sha256').update(text).digest('hex'), sshLines, gpgFingerprints };
 }
 
-const EXAMPLE =
-  'Write one line per key: "you@example.com ssh-ed25519 AAAA..." (your public key) or "you@example.com gpg <fingerprint>".';
+const EXAMPLE = 'Write one line per key: "you@example.com ssh-ed25519 AAAA..." (your public key) or "you@example.com gpg <fingerprint>".';
 
 function badLine(path: string, line: string, rule: string): UnsafeEnvironment {
   return new UnsafeEnvironment(`the allowed-signers list ${path} has a line abcd cannot read (${line.slice(0, 60)}): ${rule}.`, {

@@ -51,7 +51,12 @@ export async function applySettingsTrust(repo: Repo, snap: Snapshot): Promise<vo
   const before = JSON.stringify(cache);
   let found = tip ? await findValidGeneration(repo, { tip, list, cache }) : undefined;
   const foundAt = found?.record?.at ?? (found?.oid === snap.settingsEntry?.tip ? snap.settingsEntry?.record.at : undefined);
-  const rollback = await keepNewestSeen(repo, { cache, found, foundAt, tipRefused: Boolean(tip) && found?.oid === tip && foundAt === undefined });
+  const rollback = await keepNewestSeen(repo, {
+    cache,
+    found,
+    foundAt,
+    tipRefused: Boolean(tip) && found?.oid === tip && foundAt === undefined,
+  });
   if (rollback) found = rollback;
   if (JSON.stringify(cache) !== before) await writeTrustCache(cachePath, cache);
   snap.settingsTrust = { protected: true, signers, ...(found ? { generation: found.oid } : {}) };
@@ -155,7 +160,12 @@ function ignoredEntry(o: { tip: string; verdict: Verdict | 'rolled-back'; using?
     refusal: new RecordInvalid(
       `settings generation ${o.tip.slice(0, 12) || '(none: the ref is gone)'} ${why} (${o.signers}); abcd ignores it and uses ${instead}. ` +
         'Only the person changes the settings: run "abcd settings <key> <value>" with your signing key to write a valid one.',
-      { ref: SETTINGS_REF, reason: `settings-${o.verdict === 'good' ? 'untrusted' : o.verdict}`, tip: o.tip, ...(o.using ? { using: o.using } : {}) },
+      {
+        ref: SETTINGS_REF,
+        reason: `settings-${o.verdict === 'good' ? 'untrusted' : o.verdict}`,
+        tip: o.tip,
+        ...(o.using ? { using: o.using } : {}),
+      },
     ),
   };
 }

@@ -41,7 +41,7 @@ describe('an internal error, for real', () => {
     expect(r.stderr).not.toContain('run again with --debug');
     expect(r.stderr).toMatch(STACK_LINE);
     // The bundle is minified; --debug turns its source maps on, so frames name abcd's sources.
-    expect(r.stderr).toMatch(/machine\/session\.(ts|js):\d+/);
+    expect(r.stderr).toMatch(/repo\/session\.(ts|js):\d+/);
   });
 
   it('with --json: exit 1, code "internal" on stdout, the line on stderr, no stack', async () => {
@@ -64,7 +64,7 @@ describe('report.ts as built', () => {
   beforeAll(async () => {
     if (!existsSync(built)) throw new Error(`${built} is missing: run npm run build before the tests`);
     ({ reportFailure } = await import(pathToFileURL(built).href));
-    ({ UsageError } = await import(pathToFileURL(resolve(built, '../../refusals.js')).href));
+    ({ UsageError } = await import(pathToFileURL(resolve(built, '../../core/refusals.js')).href));
   });
 
   function bug(): TypeError {

@@ -4,9 +4,12 @@ import { formatDuration, formatInstant } from '../core/duration.js';
 
 type Style = Parameters<typeof styleText>[0];
 
-/** Colour on a terminal, plain text in a pipe. */
+/**
+ * Colour on a terminal, plain text in a pipe. The caller knows which stream the text goes to, so
+ * styleText is told not to judge process.stdout itself (Node 22.13+ would otherwise drop colour).
+ */
 export function paint(tty: boolean, style: Style, text: string): string {
-  return tty ? styleText(style, text) : text;
+  return tty ? styleText(style, text, { validateStream: false }) : text;
 }
 
 /** Lays rows out in aligned columns (the last column is not padded). */

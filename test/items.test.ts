@@ -260,3 +260,48 @@ describe('a landing marks its item done in the landed commit', () => {
     expect(await git(remote.dir, ['show', `${mainTip}:.abcd/items/big-job.md`], s.env)).toContain('status: ready');
   }, 120_000);
 });
+
+// YAML that attacks the reader rather than describing an item: each is refused for its own
+// file, as `yaml`, and the other items still list and build.
+const ALIAS_BOMB =
+  '---\ntitle: bomb\nstatus: ready\na: &a ["x","x","x","x","x","x","x","x","x"]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\n' +
+  'c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: [*d,*d,*d,*d,*d,*d,*d,*d,*d]\n---\n';
+const DEEP = `---\ntitle: deep\nstatus: ready\nx: ${'['.repeat(5000)}${']'.repeat(5000)}\n---\n`;
+const TAGGED = '---\ntitle: !!js/function "function(){}"\nstatus: ready\n---\n';
+const HUGE = `---\ntitle: huge\nstatus: ready\n${'k: v\n'.repeat(1)}${'# pad\n'.repeat(4000)}---\n`;
+
+describe('hostile YAML in item files', () => {
+  it('an alias bomb, a deep nesting, an unknown tag and an oversized front matter are each item-invalid alone', () => {
+    const key = parseItem('x');
+    for (const text of [ALIAS_BOMB, DEEP, TAGGED, HUGE]) {
+      let err: unknown;
+      try {
+        parseItemFile('.abcd/items/x.md', key, text);
+      } catch (e) {
+        err = e;
+      }
+      expect(err, text.slice(0, 40)).toMatchObject({ code: 'item-invalid', exit: 2, data: { reason: 'yaml', path: '.abcd/items/x.md' } });
+    }
+  });
+
+  it('abcd items lists the good items beside an alias bomb, and abcd build still builds one', async () => {
+    const { remote, s } = await withItems({
+      '.abcd/items/bomb.md': ALIAS_BOMB,
+      '.abcd/items/deep.md': DEEP,
+      '.abcd/items/good.md': item('Good'),
+    });
+    const r = await s.abcd(['items', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json.items.map((i: { slug: string }) => i.slug)).toEqual(['good']);
+    const refused = Object.fromEntries(r.json.refused.map((f: { path: string; reason: string }) => [f.path, f.reason]));
+    expect(refused).toEqual({ '.abcd/items/bomb.md': 'yaml', '.abcd/items/deep.md': 'yaml' });
+
+    const b = await s.abcd(['build', 'good', '--json', '--sandbox', 'none', '--attended', '--agent', 'echo built > good.txt'], {
+      timeoutMs: 120_000,
+    });
+    expect(b.code, b.stderr).toBe(0);
+    expect(b.json.outcome).toBe('landed');
+    const show = await execa('git', ['-C', remote.dir, 'show', 'main:good.txt'], { reject: false });
+    expect(String(show.stdout)).toBe('built');
+  }, 150_000);
+});

@@ -44,10 +44,7 @@ export function parseItemFile(path: string, key: ItemKey, text: string): ItemDoc
   if (!m || m.index !== 0) {
     throw refuse(path, key, 'front-matter', 'it does not start with front matter between "---" lines (title, status, optional depends_on)');
   }
-  const doc = parseDocument(m[1]!, { uniqueKeys: true, prettyErrors: false });
-  if (doc.errors.length)
-    throw refuse(path, key, 'yaml', `its front matter is not YAML (${sanitizeLine(doc.errors[0]!.message.split('\n')[0]!, 200)})`);
-  const fm: unknown = doc.toJS({ maxAliasCount: 20 }) ?? {};
+  const fm = readFrontMatter(path, key, m[1]!);
   if (typeof fm !== 'object' || Array.isArray(fm)) throw refuse(path, key, 'yaml', 'its front matter is not a set of "key: value" lines');
   const fields = fm as Record<string, unknown>;
   const unknown = Object.keys(fields).filter((k) => !(KEYS as readonly string[]).includes(k));
@@ -79,6 +76,41 @@ export function parseItemFile(path: string, key: ItemKey, text: string): ItemDoc
     body: text.slice(m[0].length),
     path,
   };
+}
+
+// Front matter is a few short lines; past these the text is a typo or an attack (a billion-laughs
+// alias bomb, a nesting deep enough to exhaust the stack), refused for this file alone.
+const MAX_ALIASES = 20;
+const MAX_DEPTH = 8;
+const MAX_FRONT_MATTER_CHARS = 16 * 1024;
+
+/**
+ * The front matter as plain values, or an ItemInvalid for this file: every way the YAML
+ * library can fail (syntax, alias counts, unknown tags, depth, its own exceptions) is caught
+ * here, so one hostile file never stops the listing of the others.
+ */
+function readFrontMatter(path: string, key: ItemKey, text: string): unknown {
+  const notYaml = (why: string) => refuse(path, key, 'yaml', `its front matter is not plain YAML (${sanitizeLine(why, 200)})`);
+  if (text.length > MAX_FRONT_MATTER_CHARS) throw notYaml(`${text.length} characters, over ${MAX_FRONT_MATTER_CHARS}`);
+  let value: unknown;
+  try {
+    const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false });
+    const problem = doc.errors[0] ?? doc.warnings[0];
+    if (problem) throw notYaml(problem.message.split('\n')[0]!);
+    value = doc.toJS({ maxAliasCount: MAX_ALIASES });
+  } catch (e) {
+    if (isRefusal(e)) throw e;
+    throw notYaml(e instanceof Error ? e.message.split('\n')[0]! : String(e));
+  }
+  if (depthOf(value) > MAX_DEPTH) throw notYaml(`nested deeper than ${MAX_DEPTH} levels`);
+  return value ?? {};
+}
+
+function depthOf(value: unknown, depth = 0): number {
+  if (depth > MAX_DEPTH || value === null || typeof value !== 'object') return depth;
+  let deepest = depth + 1;
+  for (const v of Object.values(value)) deepest = Math.max(deepest, depthOf(v, depth + 1));
+  return deepest;
 }
 
 function parseDependsOn(path: string, key: ItemKey, value: unknown): string[] {

@@ -56,6 +56,17 @@ describe('the budget pool', () => {
     expect(budgetAllowsCycle(dir)).toMatchObject({ allowed: false, remaining: -7 });
   });
 
+  it('usage past what an integer holds is capped, debited and still readable (10,000 lines of 1e12 tokens)', async () => {
+    const usage = parseUsageLines('{"tokens":1e12}\n'.repeat(10_000));
+    expect(usage).toEqual({ tokens: Number.MAX_SAFE_INTEGER, lines: 10_000, ignored: 0 });
+    const dir = budgetDir(await tempDir('budget-huge'));
+    await setBudget(dir, 100);
+    await debitBudget(dir, usage);
+    await debitBudget(dir, usage);
+    expect(readBudget(dir)).toMatchObject({ pool: 100, remaining: -Number.MAX_SAFE_INTEGER, spent: Number.MAX_SAFE_INTEGER, debits: 2 });
+    expect(budgetAllowsCycle(dir)).toMatchObject({ allowed: false });
+  });
+
   it('a broken budget file is refused by name, and setting the pool repairs it', async () => {
     const dir = budgetDir(await tempDir('budget-broken'));
     await setBudget(dir, 10);

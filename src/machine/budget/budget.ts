@@ -49,11 +49,13 @@ export async function debitBudget(
   usage: Usage,
   deps: GateDeps = systemGateDeps(systemClock, process.pid),
 ): Promise<BudgetState> {
-  const tokens = Math.max(0, Math.floor(usage.tokens));
+  // Sums stay within what the file's schema (and JavaScript's integers) hold: a debit past them
+  // is capped rather than written as a number the next reader refuses, which would stop every lane.
+  const tokens = Math.min(Number.MAX_SAFE_INTEGER, Math.max(0, Math.floor(usage.tokens)) || 0);
   return change(dir, deps, (s, now) => ({
     ...s,
-    remaining: s.remaining === null ? null : s.remaining - tokens,
-    spent: s.spent + tokens,
+    remaining: s.remaining === null ? null : Math.max(-Number.MAX_SAFE_INTEGER, s.remaining - tokens),
+    spent: Math.min(Number.MAX_SAFE_INTEGER, s.spent + tokens),
     debits: s.debits + 1,
     updatedAt: now,
   }));

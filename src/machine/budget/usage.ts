@@ -28,7 +28,7 @@ export function parseUsageLines(text: string): ParsedUsage {
     const t = tokensOf(line);
     if (t === null) ignored++;
     else {
-      tokens += t;
+      tokens = Math.min(Number.MAX_SAFE_INTEGER, tokens + t);
       lines++;
     }
   }

@@ -12,6 +12,9 @@ import { reportFailure } from '../src/cli/report.js';
 import { RecordInvalid, RecordTooNew, UsageError, isRefusal, type Refusal } from '../src/core/refusals.js';
 import type { RawRecord } from '../src/records/store.js';
 import { decodeSnapshot } from '../src/repo/snapshot.js';
+import { parseItemFile } from '../src/items/item-file.js';
+import { parseRepoConfig } from '../src/repo/config.js';
+import { parseUsageLines } from '../src/machine/budget/usage.js';
 
 // Stop each property after this long (a pass if nothing failed by then): the machine is shared.
 const BOUND = { numRuns: 400, interruptAfterTimeLimit: 1500 } as const;
@@ -195,6 +198,88 @@ describe('fuzz: ref names and items', () => {
           expect(classifyRef(ref)?.item).toEqual(key);
         }
         expect(parseItem(formatItem(key))).toEqual(key);
+      }),
+      BOUND,
+    );
+  });
+});
+
+describe('fuzz: text others wrote (item front matter, the repository config, agents usage lines)', () => {
+  const key = parseItem('fuzzed');
+  // YAML pieces a hostile item file combines: anchors and aliases (bombs), tags, nesting, flow
+  // collections, merge keys, documents, directives and plain noise.
+  const yamlPiece = fc.oneof(
+    fc.constantFrom(
+      '&a [x, x, x]',
+      '*a',
+      '[*a, *a, *a, *a]',
+      '!!binary aGk=',
+      '!custom x',
+      '!!js/function "f"',
+      '<<: *a',
+      '? [a]',
+      '%YAML 1.2',
+    ),
+    fc.constantFrom('{', '}', '[', ']', ':', '- ', '---', '...', '"', "'", '|', '>', '#', '@', '`', '\t', '\u0000', '\ufeff'),
+    fc.nat({ max: 300 }).map((n) => '['.repeat(n) + ']'.repeat(n)),
+    fc.string({ maxLength: 30 }),
+    fc.string({ unit: 'binary', maxLength: 30 }),
+  );
+  const frontMatter = fc.array(fc.tuple(fc.constantFrom('title', 'status', 'depends_on', 'a', 'b', '__proto__'), yamlPiece), {
+    maxLength: 8,
+  });
+
+  it('an item file is a document or item-invalid naming its path, whatever its front matter holds', () => {
+    fc.assert(
+      fc.property(frontMatter, fc.boolean(), (pairs, withTitle) => {
+        const lines = pairs.map(([k, v]) => `${k}: ${v}`);
+        if (withTitle) lines.unshift('title: t', 'status: ready');
+        const text = `---\n${lines.join('\n')}\n---\nbody\n`;
+        try {
+          const doc = parseItemFile('.abcd/items/fuzzed.md', key, text);
+          expect(doc.title.length).toBeGreaterThan(0);
+        } catch (e) {
+          expectNamed(e);
+          expect(e).toMatchObject({ code: 'item-invalid', data: { path: '.abcd/items/fuzzed.md' } });
+        }
+      }),
+      BOUND,
+    );
+  });
+
+  it('the repository config is a config or a usage error naming the file, whatever its JSON holds', () => {
+    const configish = fc.oneof(
+      fc.jsonValue().map((v) => JSON.stringify(v)),
+      fc.jsonValue().map((v) => JSON.stringify({ land: v, lanes: v })),
+      fc.nat({ max: 5000 }).map((n) => `{"land":${'['.repeat(n)}${']'.repeat(n)}}`),
+      fc.string({ unit: 'binary', maxLength: 200 }),
+    );
+    fc.assert(
+      fc.property(configish, (text) => {
+        try {
+          parseRepoConfig(text, '.abcd/config.json on main');
+        } catch (e) {
+          expectNamed(e);
+          expect(e).toBeInstanceOf(UsageError);
+          expect(e.data.path).toBe('.abcd/config.json');
+        }
+      }),
+      BOUND,
+    );
+  });
+
+  it("an agent's usage lines sum to a safe integer and count what they ignored; nothing throws", () => {
+    const line = fc.oneof(
+      fc.nat().map((n) => `{"tokens":${n}}`),
+      fc.constantFrom('{"tokens":1e12}', '{"tokens":1e300}', '{"tokens":-1}', '{"tokens":"5"}', 'null', '[]', '{', '{"tokens":1.5}'),
+      fc.string({ unit: 'binary', maxLength: 40 }),
+    );
+    fc.assert(
+      fc.property(fc.array(line, { maxLength: 50 }), (lines) => {
+        const text = lines.join('\n');
+        const r = parseUsageLines(text);
+        expect(Number.isSafeInteger(r.tokens)).toBe(true);
+        expect(r.lines + r.ignored).toBeLessThanOrEqual(text.split('\n').length);
       }),
       BOUND,
     );

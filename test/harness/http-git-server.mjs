@@ -139,7 +139,9 @@ function runBackend(req, res, url, user) {
   if (req.headers['content-length'] !== undefined) env.CONTENT_LENGTH = req.headers['content-length'];
   if (req.headers['git-protocol'] !== undefined) env.GIT_PROTOCOL = req.headers['git-protocol'];
 
-  const child = spawn('git', ['http-backend'], { env, stdio: ['pipe', 'pipe', 'pipe'], ...backendUser });
+  // cwd: the served root, which the backend's user can read; the test's own folder may be one it
+  // cannot (a clone in a 0700 folder, as root with the backend as nobody), and git then fails at start.
+  const child = spawn('git', ['http-backend'], { env, cwd: args.root, stdio: ['pipe', 'pipe', 'pipe'], ...backendUser });
   backends.add(child);
   const stderr = [];
   child.stderr.on('data', (chunk) => {

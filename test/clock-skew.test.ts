@@ -107,6 +107,29 @@ describe.skipIf(!existsSync(FAKETIME_LIB))('clock skew (libfaketime)', () => {
     expect((await remote.refs()).has(claimRef('z'))).toBe(true);
   }, 90_000);
 
+  it('a clock that jumps +2d, then +15d between two runs in one clone takes nothing: watching is measured on the monotonic clock', async () => {
+    const remote = await makeRemote();
+    const h = await honestWithDelay(remote, 'jules', '500ms');
+    const s = await skewed(remote, 'jumper', '+2d');
+    expect((await h.abcd(['reserve', 'j', '--ttl', '60s'])).code).toBe(0);
+    const tip = (await remote.refs()).get(claimRef('j'));
+    expect((await s.abcd(['status', '--json'])).code).toBe(0);
+    await sleep(1000);
+    // The wall clock jumps 13 days between the two runs; the monotonic clock moved a second.
+    const later = await s.abcd(['status', '--json'], { env: { FAKETIME: '+15d' } });
+    expect(later.code).toBe(0);
+    expect(later.json.pruned).toBe(0);
+    const r = await s.abcd(['reserve', 'j', '--json'], { env: { FAKETIME: '+15d' } });
+    expect(r.code, r.stdout).toBe(3);
+    expect(r.json.refusal.code).toBe('takeover-too-soon');
+    expect((await remote.refs()).get(claimRef('j'))).toBe(tip);
+    // And back: the clock corrected to the true time takes nothing either.
+    const back = await s.abcd(['reserve', 'j', '--json'], { env: { FAKETIME: '+0' } });
+    expect(back.code, back.stdout).toBe(3);
+    expect(back.json.refusal.code).toBe('held');
+    expect((await remote.refs()).get(claimRef('j'))).toBe(tip);
+  }, 90_000);
+
   it('+15d: one status does not delete a done record written a moment ago', async () => {
     const remote = await makeRemote();
     const holder = { person: 'honest@example.com', host: 'h', session: 'landed' };

@@ -10,6 +10,11 @@ export interface Clock {
   now(): number;
   /** Resolves after ms (or at once when aborted). */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  /**
+   * Milliseconds on this machine's monotonic clock: system-wide, never set, unmoved by a wall
+   * clock that jumps (NTP correcting a bad RTC, a VM resuming). Absent where a fake clock has none.
+   */
+  monotonic?(): number;
 }
 
 export interface Output {
@@ -44,6 +49,8 @@ export interface Deps {
 
 export const systemClock: Clock = {
   now: () => Date.now(),
+  // CLOCK_MONOTONIC on Linux (libuv's hrtime): the same clock in every process of this boot.
+  monotonic: () => Number(process.hrtime.bigint() / 1_000_000n),
   sleep: (ms, signal) =>
     new Promise((resolve) => {
       if (signal?.aborted) return resolve();

@@ -14,6 +14,8 @@ export interface SystemFacts {
   hostname: string;
   homedir: string;
   cpus: number;
+  /** This boot of the machine (Linux: /proc/sys/kernel/random/boot_id); undefined where the system has none. */
+  bootId?: string;
 }
 
 export interface GitHubOverrides {
@@ -30,6 +32,8 @@ export interface EnvConfig {
   /** The system's temporary folder (land's worktrees, credential sockets). */
   readonly tmpDir: string;
   /** This computer's name, as claims record it. */
+  /** This boot of the machine, when the system names it: a monotonic reading means nothing across boots. */
+  readonly bootId: string | undefined;
   readonly host: string;
   /** HOME, else the account's home folder. */
   readonly home: string;
@@ -96,6 +100,7 @@ export function readEnvConfig(env: Env, system: SystemFacts): EnvConfig {
     machineDir: set('ABCD_MACHINE_DIR') ?? join(system.tmpdir, 'abcd-machine'),
     tmpDir: system.tmpdir,
     host: system.hostname || 'unknown-host',
+    bootId: system.bootId,
     home,
     configDir: env.ABCD_CONFIG_DIR || (env.XDG_CONFIG_HOME ? join(env.XDG_CONFIG_HOME, 'abcd') : join(home, '.config', 'abcd')),
     github,

@@ -102,7 +102,7 @@ export async function openRepo(deps: Deps): Promise<Repo> {
     me: { person: email, host: deps.config.host, session },
     author: { name: values.get('user.name') || email, email },
     ...objectStore(values, resolve(deps.cwd, objectsPath), format),
-    sightings: new Sightings(join(abcdDir, 'sightings')),
+    sightings: new Sightings(join(abcdDir, 'sightings'), deps.clock, deps.config.bootId),
     held: new HeldMemory(join(abcdDir, 'held', session)),
     forge,
     ...(tokens ? { tokens } : {}),

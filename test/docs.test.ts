@@ -26,19 +26,52 @@ function docPages(root: string): string[] {
     .sort();
 }
 
-/** The link targets of a Markdown file, outside fenced code blocks, without their #anchors. */
-function relativeLinks(text: string): string[] {
-  const prose = text.replace(/^```[\s\S]*?^```/gm, '');
-  const targets = [...prose.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)].map((m) => m[1]!);
-  return targets.filter((t) => !/^[a-z][a-z0-9+.-]*:/i.test(t) && !t.startsWith('#')).map((t) => decodeURI(t.replace(/#.*$/, '')));
+/** Markdown without its fenced code blocks, where a bracket is no link and a hash is no heading. */
+function prose(text: string): string {
+  return text.replace(/^```[\s\S]*?^```/gm, '');
 }
 
-/** `file: target` for every relative link in the README, CONTRIBUTING and docs/ that leads nowhere. */
+/** The relative link targets of a Markdown file as written (`docs/a.md#x`, `#here`), outside code blocks. */
+function linkTargets(text: string): string[] {
+  const targets = [...prose(text).matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)].map((m) => decodeURI(m[1]!));
+  return targets.filter((t) => !/^[a-z][a-z0-9+.-]*:/i.test(t));
+}
+
+/** The files a Markdown file links to, without their #anchors. */
+function relativeLinks(text: string): string[] {
+  return linkTargets(text)
+    .filter((t) => !t.startsWith('#'))
+    .map((t) => t.replace(/#.*$/, ''));
+}
+
+/** The anchors a page's headings get where Markdown is rendered: lowercase, punctuation dropped, spaces as dashes. */
+function headingAnchors(text: string): Set<string> {
+  const headings = [...prose(text).matchAll(/^#{1,6}\s+(.*)$/gm)].map((m) => m[1]!.trim());
+  return new Set(
+    headings.map((h) =>
+      h
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N} _-]/gu, '')
+        .replace(/ /g, '-'),
+    ),
+  );
+}
+
+/**
+ * `file: target` for every relative link in the README, CONTRIBUTING and docs/ that leads nowhere:
+ * a file that does not exist, or an anchor no heading of the Markdown page it names gives.
+ */
 function brokenLinks(root: string): string[] {
   const files = ['README.md', 'CONTRIBUTING.md', ...docPages(root)];
   return files.flatMap((f) =>
-    relativeLinks(readFileSync(join(root, f), 'utf8'))
-      .filter((t) => !existsSync(resolve(root, dirname(f), t)))
+    linkTargets(readFileSync(join(root, f), 'utf8'))
+      .filter((t) => {
+        const [path, anchor] = t.split('#', 2) as [string, string | undefined];
+        const target = path === '' ? join(root, f) : resolve(root, dirname(f), path);
+        if (!existsSync(target)) return true;
+        if (anchor === undefined || !target.endsWith('.md')) return false;
+        return !headingAnchors(readFileSync(target, 'utf8')).has(anchor);
+      })
       .map((t) => `${f}: ${t}`),
   );
 }
@@ -73,7 +106,7 @@ describe('the documentation in the repository', () => {
     expect(unlinkedPages(ROOT)).toEqual([]);
   });
 
-  it('every relative link in README.md, CONTRIBUTING.md and docs/ leads to a file that exists', () => {
+  it('every relative link in README.md, CONTRIBUTING.md and docs/ leads to a file, and a heading, that exists', () => {
     expect(brokenLinks(ROOT)).toEqual([]);
   });
 
@@ -83,7 +116,7 @@ describe('the documentation in the repository', () => {
 });
 
 describe('the documentation checks themselves', () => {
-  it('find a long README, an unlinked page, a broken link and a tracked mention outside the repository', async () => {
+  it('find a long README, an unlinked page, a missing file or anchor, and a tracked mention outside the repository', async () => {
     const root = await tempDir('docs-check');
     mkdirSync(join(root, 'docs'));
     writeFileSync(
@@ -91,14 +124,17 @@ describe('the documentation checks themselves', () => {
       ['[a](docs/a.md) [gone](docs/gone.md#x) [web](https://example.com)', ...Array(300).fill('x')].join('\n'),
     );
     writeFileSync(join(root, 'CONTRIBUTING.md'), '```\n[in code](nowhere.md)\n```\n[ok](README.md)\n');
-    writeFileSync(join(root, 'docs/a.md'), `[up](../README.md) [anchor](#here) see ${OUTSIDE}/X.md\n`);
-    writeFileSync(join(root, 'docs/b.md'), '[missing](c.md)\n');
+    writeFileSync(
+      join(root, 'docs/a.md'),
+      `## Here: \`it\`, too\n[up](../README.md) [anchor](#here-it-too) [lost](#gone) see ${OUTSIDE}/X.md\n`,
+    );
+    writeFileSync(join(root, 'docs/b.md'), '[missing](c.md) [there](a.md#here-it-too) [not there](a.md#nowhere)\n');
     execFileSync('git', ['-C', root, 'init', '-q']);
     execFileSync('git', ['-C', root, 'add', '.']);
 
     expect(readmeLines(root)).toBe(301);
     expect(unlinkedPages(root)).toEqual(['docs/b.md']);
-    expect(brokenLinks(root)).toEqual(['README.md: docs/gone.md', 'docs/b.md: c.md']);
-    expect(outsideMentions(root)).toEqual(['docs/a.md:1']);
+    expect(brokenLinks(root)).toEqual(['README.md: docs/gone.md#x', 'docs/a.md: #gone', 'docs/b.md: c.md', 'docs/b.md: a.md#nowhere']);
+    expect(outsideMentions(root)).toEqual(['docs/a.md:2']);
   });
 });

@@ -213,7 +213,7 @@ export function classify(lines) {
   return { total: cmds.length, trips, local: cmds.length - trips, cmds };
 }
 
-/** Rows of issue 11's table, filled by each part as it measures them; run.mjs renders section 0. */
+/** Rows of the speed targets' table, filled by each part as it measures them; run.mjs renders section 0. */
 export const targets = [];
 
 /** Records one row of the targets table: a ratio measured in this run against its target. */

@@ -1,5 +1,5 @@
 // A wrong clock never takes over or prunes what an honest session wrote within its lifetime
-// (README "Clocks: the guarantee"). The skewed session runs under Debian's libfaketime: the
+// (docs/guarantees.md, "Clocks"). The skewed session runs under Debian's libfaketime: the
 // whole abcd process, git included, sees the shifted clock; the honest one sees the real one.
 import { existsSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';

@@ -22,8 +22,8 @@ export type ClaimStanding =
  * A takeover needs this reader's own sighting of the same tip for the delay, and then either
  * (a) expiry plus the delay passed on this clock corrected by its measured offset to the
  * holder's clock, or (b) without such a measure, its own watching of the tip for ttl plus the
- * delay (a lower bound on real time since the write, whatever the clocks say). README
- * "Clocks: the guarantee". Exclusion itself rests on the push.
+ * delay (a lower bound on real time since the write, whatever the clocks say). docs/guarantees.md,
+ * "Clocks", states the guarantee. Exclusion itself rests on the push.
  */
 export function standing(
   entry: ClaimEntry | undefined,

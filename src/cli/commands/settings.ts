@@ -64,6 +64,6 @@ export function trustLine(r: Pick<SettingsData, 'trust' | 'ignored'>): string {
   const t = r.trust;
   const line = t.protected
     ? `protected: a generation counts only when signed by a key in ${t.signers}`
-    : `unprotected: anyone who can push to the remote can change these settings; list your signing key in ${t.signers} (README: "Settings are the person's")`;
+    : `unprotected: anyone who can push to the remote can change these settings; list your signing key in ${t.signers} (docs/settings.md says how)`;
   return r.ignored ? `${line}\nignored ${printable(r.ignored.refusal.message)}` : line;
 }

@@ -32,7 +32,7 @@ export const drain: Command = {
     const flags = laneFlags(args);
     const lanes = args.lanes;
     if (lanes !== undefined && (!Number.isInteger(lanes) || (lanes as number) < 1 || (lanes as number) > MAX_LANES)) {
-      throw new UsageError(`--lanes ${String(lanes)} is not a whole number from 1 to ${MAX_LANES}.`, {});
+      throw new UsageError(`--lanes ${String(lanes)} is not a whole number from 1 to ${MAX_LANES}.`, 'argument');
     }
     const [{ openRepo }, { runLane }] = await Promise.all([import('../../repo/repo.js'), import('../../lanes/lane-run.js')]);
     const r = await runLane(await openRepo(deps), {

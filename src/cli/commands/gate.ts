@@ -60,7 +60,7 @@ export const gate: Command = {
     const argv = ((args['--'] as unknown[] | undefined) ?? []).map(String);
     const { dir, slots, gateDeps } = await machineGateContext(deps, args.slots);
     if (args.status) {
-      if (argv.length) throw new UsageError('--status lists the gate; it runs no command. Drop one or the other.', { argv });
+      if (argv.length) throw new UsageError('--status lists the gate; it runs no command. Drop one or the other.', 'argv', { argv });
       const { readGate } = await import('../../machine/gate/gate.js');
       const { describeHolder } = await import('../../machine/gate/refusal.js');
       const view = readGate(dir, gateDeps);
@@ -81,7 +81,7 @@ export const gate: Command = {
       const text = rows.length ? `${head}\n${table(['STATE', 'TICKET', 'PID', 'FOR', 'COMMAND'], rows)}` : head;
       return { json: { gate: dir, slots, holders, waiters }, text };
     }
-    if (argv.length === 0) throw new UsageError('name the command to run after --, e.g. abcd gate -- npm test', {});
+    if (argv.length === 0) throw new UsageError('name the command to run after --, e.g. abcd gate -- npm test', 'argument');
     const waitMs = waitArg(args.wait, deps);
     const { runGated } = await import('../../machine/gate/run.js');
     const { gateWaitLine } = await import('../wait-line.js');

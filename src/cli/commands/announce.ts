@@ -13,7 +13,16 @@ const MAX_TEXT = 200;
 export const announce: Command = {
   command: 'announce <state> <words..>',
   describe: 'announce what this session is doing (working, blocked, done, away); shown in abcd status, expires on its own',
-  refusals: ['conflict', 'remote-unavailable', 'record-invalid', 'record-too-new', 'unsafe-environment'],
+  refusals: [
+    'git-failed',
+    'conflict',
+    'forge-rejected',
+    'deadline',
+    'record-too-new',
+    'unsafe-environment',
+    'remote-unavailable',
+    'record-invalid',
+  ],
   usesRemote: true,
   agentUse: 'tell the others what you do or why you are stuck (expires on its own, default 2h)',
   examples: [

@@ -5,7 +5,7 @@ import { formatInstant } from '../render.js';
 export const budget: Command = {
   command: 'budget [action] [tokens]',
   describe: "show or set this computer's model budget pool that lanes debit (an empty pool stops new cycles)",
-  refusals: ['unsafe-environment'],
+  refusals: ['budget-exhausted', 'deadline', 'record-too-new', 'unsafe-environment', 'record-invalid'],
   examples: [
     ['abcd budget', 'what is left, what was spent and when the pool was set'],
     ['abcd budget set 2000000', 'give lanes on this computer two million tokens from now on'],

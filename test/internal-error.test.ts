@@ -60,7 +60,7 @@ describe('report.ts as built', () => {
     return { out, sink: { stdout: (t: string) => void (out.stdout += t), stderr: (t: string) => void (out.stderr += t), isTTY: false } };
   };
   let reportFailure: (e: unknown, o: { json: boolean; debug: boolean; out: unknown }) => number;
-  let UsageError: new (message: string, data?: Record<string, unknown>) => Error;
+  let UsageError: new (message: string, kind: string, data?: Record<string, unknown>) => Error;
   beforeAll(async () => {
     if (!existsSync(built)) throw new Error(`${built} is missing: run npm run build before the tests`);
     ({ reportFailure } = await import(pathToFileURL(built).href));
@@ -87,7 +87,7 @@ describe('report.ts as built', () => {
 
   it('a refusal is never called a bug, and keeps its own exit code', () => {
     const { out, sink } = capture();
-    expect(reportFailure(new UsageError('name a verb'), { json: false, debug: false, out: sink })).toBe(2);
+    expect(reportFailure(new UsageError('name a verb', 'argument'), { json: false, debug: false, out: sink })).toBe(2);
     expect(out.stderr).toBe('abcd: name a verb\n');
   });
 });

@@ -1,15 +1,24 @@
 // One JSON vocabulary (issue 10 item 10): every verb's real --json answer, success and
 // refusal, matches the schema `abcd schema` publishes, and the schemas use one set of names.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ANSWERS, RefusalAnswer } from '../src/cli/answers.js';
+import { ANSWERS, refusalAnswer } from '../src/cli/answers.js';
 import { commands } from '../src/cli/commands.js';
+import { codesOf } from '../src/cli/refusal-codes.js';
 import { cleanupTemp } from './harness/git-env.js';
 import { makeRemote, type BareRemote } from './harness/remote.js';
 import { makeSession, type AbcdRun, type Session } from './harness/session.js';
 
+/** The codes a verb's --help lists; an unknown verb can give any code every verb can. */
+function codesListed(verb: string) {
+  return codesOf(commands.find((c) => String(c.command).split(' ')[0] === verb)?.refusals ?? []);
+}
+
 function expectShape(verb: string, r: AbcdRun): void {
   expect(r.json, `${verb}: ${r.stdout} ${r.stderr}`).toBeDefined();
-  const schema = r.json.ok ? ANSWERS[verb]! : RefusalAnswer;
+  if (!r.json.ok)
+    expect(codesListed(verb), `${verb} answered ${r.json.refusal?.code}, which its --help does not list`).toContain(r.json.refusal?.code);
+  // A refusal's code must be one the verb's published schema lists.
+  const schema = r.json.ok ? ANSWERS[verb]! : refusalAnswer(codesListed(verb));
   const parsed = schema.safeParse(r.json);
   expect(parsed.success, `${verb} answer ${JSON.stringify(r.json)}\n${parsed.error?.message}`).toBe(true);
 }

@@ -4,7 +4,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commands } from '../src/cli/commands.js';
-import { REFUSAL_CODES } from '../src/cli/refusal-codes.js';
+import { REFUSALS } from '../src/core/refusal-table.js';
 import * as refusals from '../src/core/refusals.js';
 import { cleanupTemp } from './harness/git-env.js';
 import { makeRemote } from './harness/remote.js';
@@ -25,13 +25,13 @@ describe('abcd prime', () => {
     expect(classes.length).toBeGreaterThan(10);
     for (const C of classes) {
       const e = new C('x', { outcome: 'unchanged', ref: 'r' });
-      const row = (REFUSAL_CODES as Record<string, { exit: number }>)[e.code];
-      expect(row, `${C.name} (${e.code}) is missing from src/cli/refusal-codes.ts`).toBeDefined();
+      const row = (REFUSALS as Record<string, { exit: number }>)[e.code];
+      expect(row, `${C.name} (${e.code}) is missing from src/core/refusal-table.ts`).toBeDefined();
       expect(row!.exit, e.code).toBe(e.exit);
     }
     for (const c of commands) {
       expect(c.refusals, `${String(c.command)} declares no refusal codes`).toBeDefined();
-      for (const code of c.refusals!) expect(code in REFUSAL_CODES, code).toBe(true);
+      for (const code of c.refusals!) expect(code in REFUSALS, code).toBe(true);
     }
   });
 
@@ -44,7 +44,7 @@ describe('abcd prime', () => {
       expect(i, String(c.command)).toBeGreaterThan(at);
       at = i;
     }
-    for (const [code, row] of Object.entries(REFUSAL_CODES)) expect(r.stdout).toContain(`| ${row.exit} | \`${code}\` |`);
+    for (const [code, row] of Object.entries(REFUSALS)) expect(r.stdout).toContain(`| ${row.exit} | \`${code}\` |`);
     expect(r.stdout).toMatch(/124.*125/);
     expect(r.stdout).toContain('never change them');
   });

@@ -1,5 +1,5 @@
 // vitest does not type-check, so the refusal data contracts (ADR 0043) are pinned in
-// refusal-types.check.ts and compiled here: a field renamed or dropped in src/core/refusal-data.ts,
+// refusal-types.check.ts and compiled here: a field renamed or dropped in src/core/refusal-table.ts,
 // or an @ts-expect-error there that no longer errs, fails this test.
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';

@@ -38,7 +38,7 @@ export async function pushWork(repo: Repo, input: PushInput): Promise<PushResult
   const extra: RefUpdate[] = [];
   for (const t of input.tags) {
     const tagRef = `refs/tags/${t}`;
-    if (!isRefSafe(tagRef)) throw new UsageError(`"${t}" is not a valid tag name.`, { tag: t });
+    if (!isRefSafe(tagRef)) throw new UsageError(`"${t}" is not a valid tag name.`, 'tag', { tag: t });
     const local = await repo.git.run(['rev-parse', '--verify', '-q', tagRef]);
     extra.push({ ref: tagRef, newOid: local.exitCode === 0 ? local.stdout.toString().trim() : head });
   }

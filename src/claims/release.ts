@@ -40,6 +40,7 @@ export async function forceRelease(repo: Repo, input: { item: ItemKey }): Promis
     throw new UsageError(
       `${item} landed (its claim is done, generation ${prev.gen}): there is no live claim to clear, and the done mark ` +
         `keeps lanes from redoing it. To work on it again, abcd reserve ${item}.`,
+      'item-landed',
       { item, ref, state: 'done' },
     );
   }

@@ -17,9 +17,9 @@ export async function resolveWorkBranch(
   verb: 'push' | 'land',
 ): Promise<{ branch: string; head: string }> {
   const branch = named ?? (await repo.git.run(['symbolic-ref', '--short', '-q', 'HEAD'])).stdout.toString().trim();
-  if (!branch) throw new UsageError(`HEAD is detached: name the branch (abcd ${verb} <item> <branch>).`, {});
+  if (!branch) throw new UsageError(`HEAD is detached: name the branch (abcd ${verb} <item> <branch>).`, 'argument');
   if (!isRefSafe(`refs/heads/${branch}`))
-    throw new UsageError(`"${branch}" cannot be a work branch: it is not a valid branch name.`, { branch });
+    throw new UsageError(`"${branch}" cannot be a work branch: it is not a valid branch name.`, 'branch', { branch });
   if (branch === 'abcd' || branch.startsWith('abcd/')) {
     throw new BranchRefused(
       `"${branch}" is inside abcd's record namespace (abcd/): abcd never ${verb}es work there. Commit on a work branch (git switch -c work/<item>).`,
@@ -27,7 +27,7 @@ export async function resolveWorkBranch(
     );
   }
   const h = await repo.git.run(['rev-parse', '--verify', '-q', `refs/heads/${branch}^{commit}`]);
-  if (h.exitCode !== 0) throw new UsageError(`branch ${branch} does not exist in this clone.`, { branch });
+  if (h.exitCode !== 0) throw new UsageError(`branch ${branch} does not exist in this clone.`, 'branch', { branch });
   return { branch, head: h.stdout.toString().trim() };
 }
 

@@ -5,7 +5,8 @@
 // as null; `claimTip` is a claim generation's commit, `tip` a commit the verb put on main.
 // Loaded only by `abcd schema` and tests: zod stays off the path of `abcd --help`.
 import { z } from 'zod';
-import { REFUSAL_CODES } from './refusal-codes.js';
+import { REFUSALS, type RefusalCode } from '../core/refusal-table.js';
+import { codesOf } from './refusal-codes.js';
 
 const Instant = z.iso.datetime({ precision: 3 }).describe('an instant, ISO 8601 UTC with milliseconds');
 const Ms = z.number().int().describe('a duration in milliseconds');
@@ -16,15 +17,22 @@ const Oid = z
 const State = z.enum(['held', 'released', 'done']).describe("the claim's state after the verb");
 const Ok = { ok: z.literal(true) };
 
-export const RefusalAnswer = z.object({
-  ok: z.literal(false),
-  refusal: z.object({
-    code: z.enum(Object.keys(REFUSAL_CODES) as [keyof typeof REFUSAL_CODES, ...(keyof typeof REFUSAL_CODES)[]]),
-    exit: z.number().int(),
-    message: z.string(),
-    data: z.record(z.string(), z.unknown()),
-  }),
-});
+/** A refusal answer with one of these codes, each described by its row in the refusal table. */
+export function refusalAnswer(codes: readonly RefusalCode[]) {
+  const [first, ...rest] = codes.map((code) =>
+    z.object({
+      code: z.literal(code).describe(`${REFUSALS[code].means}: ${REFUSALS[code].todo}`),
+      exit: z.number().int(),
+      message: z.string(),
+      data: z.record(z.string(), z.unknown()),
+    }),
+  );
+  if (!first) throw new Error('a refusal answer needs at least one code');
+  return z.object({ ok: z.literal(false), refusal: z.discriminatedUnion('code', [first, ...rest]) });
+}
+
+/** A refusal answer with any code abcd has. */
+export const RefusalAnswer = refusalAnswer(Object.keys(REFUSALS) as RefusalCode[]);
 
 const ClaimAnswer = {
   ...Ok,
@@ -233,9 +241,10 @@ export const ANSWERS: Record<string, z.ZodType> = {
   completion: z.object({ ...Ok, shell: z.enum(['bash', 'zsh']), script: z.string() }),
 };
 
-/** A verb's answer as JSON Schema: its success shape or a refusal. */
-export function answerJsonSchema(verb: string): Record<string, unknown> {
+/** A verb's answer as JSON Schema: its success shape or a refusal with one of the codes it can give. */
+export function answerJsonSchema(verb: string, refusals: readonly RefusalCode[]): Record<string, unknown> {
   const ok = ANSWERS[verb];
   if (!ok) throw new Error(`no answer schema for ${verb}`);
-  return { title: `abcd ${verb} --json`, ...z.toJSONSchema(z.union([ok, RefusalAnswer]), { io: 'output', unrepresentable: 'any' }) };
+  const either = z.union([ok, refusalAnswer(codesOf(refusals))]);
+  return { title: `abcd ${verb} --json`, ...z.toJSONSchema(either, { io: 'output', unrepresentable: 'any' }) };
 }

@@ -10,7 +10,7 @@ const MIN_TTL_MS = 1000;
 export function itemArg(value: unknown): ItemKey {
   // yargs turns a stray "-x" into a flag, leaving no string: say so rather than "".
   if (typeof value !== 'string' || value === '') {
-    throw new UsageError('no item given; an item is a slug such as fix-login and cannot start with "-".', {
+    throw new UsageError('no item given; an item is a slug such as fix-login and cannot start with "-".', 'item', {
       reason: 'missing or starts with "-"',
     });
   }
@@ -21,10 +21,12 @@ export function ttlArg(value: unknown): number | undefined {
   if (value === undefined) return undefined;
   const ms = parseDuration(String(value), '--ttl');
   if (ms < MIN_TTL_MS) {
-    throw new UsageError(`--ttl ${String(value)} is too short: a claim lives at least 1s (e.g. --ttl 30m).`, { ttl: String(value) });
+    throw new UsageError(`--ttl ${String(value)} is too short: a claim lives at least 1s (e.g. --ttl 30m).`, 'ttl', { ttl: String(value) });
   }
   if (ms > MAX_TTL_MS) {
-    throw new UsageError(`--ttl ${String(value)} is over 30d; renew a claim rather than hold it for longer.`, { ttl: String(value) });
+    throw new UsageError(`--ttl ${String(value)} is over 30d; renew a claim rather than hold it for longer.`, 'ttl', {
+      ttl: String(value),
+    });
   }
   return ms;
 }
@@ -43,8 +45,8 @@ export function listArg(value: unknown): string[] {
 
 export function noteArg(v: unknown): string {
   const note = String(v);
-  if (note.length > MAX_NOTE_CHARS) throw new UsageError(`--note is ${note.length} characters, over ${MAX_NOTE_CHARS}.`, {});
+  if (note.length > MAX_NOTE_CHARS) throw new UsageError(`--note is ${note.length} characters, over ${MAX_NOTE_CHARS}.`, 'argument');
   if (/[\u0000-\u001f\u007f]/.test(note))
-    throw new UsageError('--note has control characters (newlines, tabs, escapes): write it on one line.', {});
+    throw new UsageError('--note has control characters (newlines, tabs, escapes): write it on one line.', 'argument');
   return note;
 }

@@ -1,6 +1,6 @@
 import type { Argv } from 'yargs';
 import type { Deps } from '../core/deps.js';
-import type { RefusalCodeName } from './refusal-codes.js';
+import type { RefusalCode } from '../core/refusal-table.js';
 
 /** What a verb hands back to the CLI: the JSON answer and its human rendering. */
 export interface Result {
@@ -32,7 +32,7 @@ export interface Command {
    * The refusal codes this verb can answer with, besides usage and internal: its --help,
    * `abcd prime` and `abcd schema` list them (a test checks every verb declares them).
    */
-  refusals?: readonly RefusalCodeName[];
+  refusals?: readonly RefusalCode[];
   /** Replaces the exit-code lines of --help where the verb's codes differ (gate). */
   exitsHelp?: string;
   /** The verb talks to the shared remote: it takes --remote. */

@@ -29,7 +29,7 @@ export function laneOptions(y: Argv): Argv {
 export function laneFlags(args: Record<string, unknown>): LaneFlags {
   const maxCycles = args['max-cycles'];
   if (maxCycles !== undefined && (!Number.isInteger(maxCycles) || (maxCycles as number) < 1)) {
-    throw new UsageError(`--max-cycles ${String(maxCycles)} is not a whole number of at least 1.`, {});
+    throw new UsageError(`--max-cycles ${String(maxCycles)} is not a whole number of at least 1.`, 'argument');
   }
   return {
     ...(typeof args.agent === 'string' ? { agent: args.agent } : {}),

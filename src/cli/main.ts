@@ -34,6 +34,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     if (verb !== undefined && verb !== 'help' && !commands.some((c) => nameOf(c) === verb)) {
       throw new UsageError(
         `unknown verb "${verb}". The verbs are: ${commands.map(nameOf).join(', ')}. Run "abcd --help" for what each does.`,
+        'verb',
         {
           verb,
           verbs: commands.map(nameOf),
@@ -58,7 +59,10 @@ export async function main(argv: readonly string[]): Promise<void> {
       .epilogue(`${describeExits([])}\nEach verb's --help lists the refusal codes it can give.\n\n${describeEnvironment()}`)
       .wrap(Math.min(100, process.stdout.columns || 100))
       .fail((msg, err) => {
-        throw err ?? new UsageError(`${ownWords(msg, verb)}\nRun "abcd ${verb && verb !== 'help' ? `${verb} ` : ''}--help" for usage.`, {});
+        throw (
+          err ??
+          new UsageError(`${ownWords(msg, verb)}\nRun "abcd ${verb && verb !== 'help' ? `${verb} ` : ''}--help" for usage.`, 'argument')
+        );
       });
     for (const c of commands) {
       parser = parser.command(

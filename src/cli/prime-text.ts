@@ -1,12 +1,12 @@
 // The short instructions an agent needs to use abcd well, made from the command table and the
 // refusal codes so they cannot drift from what abcd does (test/prime.test.ts checks it).
 import type { Command } from './command.js';
-import { REFUSAL_CODES } from './refusal-codes.js';
+import { REFUSALS } from '../core/refusal-table.js';
 
 export function primeText(commands: readonly Command[]): string {
   const verbs = commands.filter((c) => c.agentUse);
   const byExit = new Map<number, string[]>();
-  for (const [code, r] of Object.entries(REFUSAL_CODES)) byExit.set(r.exit, [...(byExit.get(r.exit) ?? []), code]);
+  for (const [code, r] of Object.entries(REFUSALS)) byExit.set(r.exit, [...(byExit.get(r.exit) ?? []), code]);
   return [
     '## Working with other agents: abcd',
     '',
@@ -28,7 +28,7 @@ export function primeText(commands: readonly Command[]): string {
     '| exit | refusal code | means | what to do |',
     '|---|---|---|---|',
     '| 0 | | done | go on |',
-    ...Object.entries(REFUSAL_CODES)
+    ...Object.entries(REFUSALS)
       .sort((a, b) => a[1].exit - b[1].exit)
       .map(([code, r]) => `| ${r.exit} | \`${code}\` | ${r.means} | ${r.todo} |`),
     '',

@@ -7,7 +7,7 @@ const DURATION = /^(\d+)(ms|s|m|h|d)$/;
 export function parseDuration(text: string, what = 'duration'): number {
   const m = DURATION.exec(text.trim());
   if (!m || m[1]!.length > 12) {
-    throw new UsageError(`${what} "${text}" is not a duration: write a whole number and a unit, e.g. 500ms, 90s, 5m, 2h`, {
+    throw new UsageError(`${what} "${text}" is not a duration: write a whole number and a unit, e.g. 500ms, 90s, 5m, 2h`, 'duration', {
       what,
       value: text,
     });
@@ -35,7 +35,7 @@ export function parseInstant(text: string, what = 'deadline'): number {
   const ok = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i.test(text);
   const t = ok ? Date.parse(text) : NaN;
   if (Number.isNaN(t)) {
-    throw new UsageError(`${what} "${text}" is not an RFC 3339 instant such as 2026-11-30T15:00:00Z`, {
+    throw new UsageError(`${what} "${text}" is not an RFC 3339 instant such as 2026-11-30T15:00:00Z`, 'duration', {
       what,
       value: text,
     });

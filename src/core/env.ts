@@ -119,7 +119,8 @@ export function readEnvConfig(env: Env, system: SystemFacts): EnvConfig {
 export function slotsFrom(raw: string | undefined, name: string, cpus: number): number {
   if (raw === undefined || raw === '') return Math.max(1, Math.floor(cpus / 2));
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new UsageError(`${name} is "${raw}"; it must be a whole number of at least 1.`, { [name]: raw });
+  if (!Number.isInteger(n) || n < 1)
+    throw new UsageError(`${name} is "${raw}"; it must be a whole number of at least 1.`, 'count', { [name]: raw });
   return n;
 }
 

@@ -1,9 +1,6 @@
-// What each refusal carries in `data`: the `--json` contract (`{"ok":false,"refusal":{...,"data":{...}}}`),
-// checked by the compiler at every construction site and every read (ADR 0043). A field every
-// site passes is required; one only some pass is optional. Object types, not interfaces: an
-// interface has no implicit index signature, so it would not fit RefusalData.
-// A new field at a construction site goes here first; a new refusal class may leave its data
-// untyped (RefusalData) until its sites settle.
+// The parts the refusal data types in refusal-table.ts share, and the kinds of bad input a
+// usage refusal names. Checked by the compiler at every construction site and every read
+// (ADR 0043).
 
 export type RefusalData = Record<string, unknown>;
 
@@ -11,7 +8,7 @@ export type RefusalData = Record<string, unknown>;
 export type Outcome = 'unchanged' | 'unknown';
 
 /** A claim as refusals name it: `Held`, `TakeoverTooSoon`, a reserve's `waitedOn`. */
-type ClaimView = {
+export type ClaimView = {
   item: string;
   ref: string;
   holder: string;
@@ -22,206 +19,83 @@ type ClaimView = {
 };
 
 /** The claim this session expected and what the remote has (`Fenced`, `NotHolder`, `ClaimEnded`). */
-type StandingView = { item: string; ref: string; session?: string; holder?: string; state?: 'held' | 'released' | 'done'; tip?: string };
-
-/** GitHub's own words for a refused call. */
-type GithubSaid = { call?: string; status?: number; githubMessage?: string; graphqlErrors?: { type?: string; message: string }[] };
-
-/** Bad input: its context varies per flag and per file, so other fields pass unchecked. */
-export type UsageErrorData = RefusalData & {
-  reason?: string;
-  path?: string;
-  key?: string;
-  value?: string;
-  allowed?: string[];
-  item?: string;
-  ref?: string;
-  state?: string;
-  branch?: string;
-  main?: string;
-  remote?: string;
-  cwd?: string;
-  name?: string;
-  what?: string;
-  ttl?: string;
-  argv?: string[];
-  command?: string;
-  session?: string;
-  tag?: string;
-};
-
-export type HeldData = Partial<ClaimView> & { item: string; ref: string; expiresInMs?: number };
-
-export type NotHolderData = StandingView & { session: string };
-
-/** The claim is done: reserving it again needs --reopen. */
-export type LandedData = {
+export type StandingView = {
   item: string;
   ref: string;
-  state: string;
-  landedAt: string;
-  main: string | null;
-  commit: string | null;
-  holder: string;
+  session?: string;
+  holder?: string;
+  state?: 'held' | 'released' | 'done';
+  tip?: string;
 };
 
-export type NothingToLandData = { item: string; branch: string; head: string; main: string; mainTip: string };
-
-export type CapReachedData = { person: string; cap: number; held: string[] };
-
-export type TakeoverTooSoonData = ClaimView & { takeableAt: string; takeableInMs: number };
-
-export type ConflictData = {
-  item?: string;
-  ref?: string;
-  branch?: string;
-  head?: string;
-  mainTip?: string;
-  files?: string[];
-  strategy?: 'rebase' | 'merge';
-  rejected?: { ref: string; reason: string }[];
-  expected?: string;
-  actual?: string | null;
-};
-
-export type BranchRefusedData = {
-  branch: string;
-  /** Which rule: record-namespace, main, claimed-elsewhere, a rewrite... */
-  reason: string;
-  item?: string;
-  main?: string;
-  expected?: string | null;
-  git?: string;
-  claimedBy?: { item: string; ref: string; holder: string; gen: number; tip: string };
-};
-
-export type ClaimEndedData = StandingView & {
-  session: string;
-  state: 'held' | 'released' | 'done';
-  gen: number;
-  tip: string;
-  landed?: { main: string; tip: string };
-};
-
-export type CheckFailedData = { check: string; exitCode: number; timedOut: boolean; output: string };
-
-export type ForgeRejectedData = GithubSaid & {
-  reason: string;
-  number?: number;
-  pullRequestId?: string;
-  expectedHead?: string;
-  head?: string;
-  mergeable?: string;
-};
-
-export type BudgetExhaustedData = { dir: string; remaining: number; pool: number | null; spent: number };
-
-export type ItemInvalidData = { path: string; reason: string; key?: string };
+/** GitHub's own words for a refused call. */
+export type GithubSaid = { call?: string; status?: number; githubMessage?: string; graphqlErrors?: { type?: string; message: string }[] };
 
 /** A gate holder as `abcd gate --status` names it. */
-type GateHolder = { pid: number; ticket: number; command: string; since: number; forMs: number; childPid?: number };
+export type GateHolder = { pid: number; ticket: number; command: string; since: number; forMs: number; childPid?: number };
 
-export type DeadlineReachedData = {
-  /** What was waited on: a name (load-gate, GitHub, ...) or the claim or queue entry itself. */
-  waitedOn?: string | ClaimView | { item: string; ref: string; holder: string; head: string; queuedAt: string };
-  waitedMs?: number;
-  /** The wait asked for (reserve --wait). */
-  waitMs?: number;
-  item?: string;
-  call?: string;
-  outcome?: Outcome;
-  path?: string;
-  dir?: string;
-  deadlineMs?: number;
-  deadline?: string;
-  remainingMs?: number;
-  neededMs?: number;
-  number?: number;
-  inMergeQueue?: boolean | null;
-  owners?: number[];
-  gate?: string;
-  slots?: number;
-  ticket?: number;
-  holders?: GateHolder[];
-  ahead?: { pid: number; ticket: number; command: string }[];
-  lockOwners?: { pid: number; start: string | null }[];
-  attempts?: number;
-  main?: string;
-  position?: number;
+/**
+ * Bad input, by what was bad: every usage refusal names its kind (`new UsageError(message,
+ * 'branch', { branch })`) and its data is that kind's. The kind is the refusal's own
+ * (`UsageError.kind`), not a field of `data`: the JSON of a usage refusal is what it was.
+ */
+export type UsageKinds = {
+  /** An argument or flag the message describes in full: nothing more to name. */
+  argument: Record<string, never>;
+  /** The item argument is missing, or is no item name. */
+  item: { item?: string; reason: string };
+  /** The item has no file on main. */
+  'no-item': { item: string };
+  /** The item landed: there is no live claim to act on. */
+  'item-landed': { item: string; ref: string; state: 'done' };
+  /** A work branch that is no branch, or is main itself. */
+  branch: { branch: string };
+  /** The remote has no main branch. */
+  'no-main': { main: string };
+  /** A tag name that is no valid ref. */
+  tag: { tag: string };
+  /** A duration or instant that does not parse; `what` names the flag or variable. */
+  duration: { what: string; value: string };
+  /** A --ttl out of range. */
+  ttl: { ttl: string };
+  /** A number out of range or of the wrong form (a setting, a token count). */
+  value: { key?: string; value: string };
+  /** A setting abcd does not know. */
+  setting: { key: string };
+  /** A count given by a flag or variable, keyed by its name (--slots, ABCD_GATE_SLOTS). */
+  count: Record<string, string>;
+  /** A file abcd was told to read or would overwrite. */
+  path: { path: string };
+  /** .abcd/config.json on main: not JSON, an unknown key, a value of the wrong type. */
+  config: { path: string; reason: 'not-json' | 'unknown-key' | 'wrong-type'; key?: string; allowed?: string[] };
+  /** The working directory is no git clone. */
+  clone: { cwd: string };
+  /** The clone has no remote of that name. */
+  remote: { remote: string };
+  /** git user.email is unset or unusable. */
+  identity: { setting?: 'user.email' };
+  /** ABCD_SESSION is no session id (never echoed: its length only). */
+  session: { length: number };
+  /** An unknown verb, or a verb with no answer schema. */
+  verb: { verb: string; verbs: string[] };
+  /** A command gate cannot run. */
+  command: { command: string };
+  /** A command given where none is run (gate --status). */
+  argv: { argv: string[] };
+  /** A variable name in lanes.env that is none, or is never passed. */
+  variable: { name: string };
+  /** A steer text over the limit. */
+  text: { chars: number };
+  /** A --from-file that cannot be read. */
+  file: { file: string };
 };
 
-export type FencedData = StandingView & { expected?: string; actual?: string | null };
+export type UsageKind = keyof UsageKinds;
 
-export type RecordTooNewData = { ref: string; kind: string; version: number; known: number };
+/** A UsageError's arguments after its message: the kind, then its data (optional where all of it is). */
+export type UsageArgs = {
+  [K in UsageKind]: Record<string, never> extends UsageKinds[K] ? [kind: K, data?: UsageKinds[K]] : [kind: K, data: UsageKinds[K]];
+}[UsageKind];
 
-export type UnsafeEnvironmentData = GithubSaid & {
-  /** Which rule; a few older sites do not say (see ADR 0043). */
-  reason?: string;
-  why?: string;
-  fix?: string;
-  path?: string;
-  paths?: string[];
-  dir?: string;
-  uid?: number;
-  expectedUid?: number;
-  /** An octal string ("644"), except the load gate's folder, which gives the number. */
-  mode?: string | number;
-  host?: string;
-  findings?: { place: string; kind: string; path?: string | undefined; variable?: string | undefined }[];
-  unknown?: { kind: string; reason: string; path?: string }[];
-  outOfSight?: string;
-  oauthError?: string;
-  permission?: string;
-  has?: string | null;
-  sandbox?: 'auto' | 'bwrap';
-  remote?: string;
-  outcome?: Outcome;
-  git?: string;
-  /** Whether git had credentials to offer a remote that asked for them (ux). */
-  offered?: boolean;
-  signers?: string;
-  lane?: string;
-};
-
-export type ClockSkewedData = { clock: string; act: string; writer: string; skewMs: { min: number; max: number }; limitMs: number };
-
-export type InterruptedData = { item?: string };
-
-export type RemoteUnavailableData = GithubSaid & {
-  outcome: Outcome;
-  reason?: string;
-  /** The tip a push tried to write when its outcome is unknown (claim-write adds it). */
-  attemptedTip?: string;
-  remote?: string;
-  git?: string;
-  deadline?: string;
-  waitMs?: number;
-  waitedMs?: number;
-  limit?: 'primary' | 'secondary';
-  resetAt?: string;
-  number?: number;
-  ref?: string;
-  item?: string;
-  failedRenewals?: number;
-  lapsesAt?: string;
-  lastError?: { code: string; message: string };
-};
-
-export type RecordInvalidData = {
-  ref: string;
-  reason: string;
-  outcome: Outcome;
-  issues?: string;
-  bytes?: number;
-  tip?: string;
-  using?: string;
-  item?: string;
-  expected?: string;
-  at?: number;
-  readAt?: number;
-  marginMs?: number;
-};
-
-export type GitFailedData = { args: string[]; exitCode: number; stderr: string; dir: string; timedOut: boolean };
-
-export type NotRequesterData = { item: string; holder: string; requester: string };
+/** Any usage refusal's data. */
+export type UsageErrorData = UsageKinds[UsageKind];

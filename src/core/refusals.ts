@@ -1,14 +1,15 @@
-// Every way a verb can end without doing what was asked. One class per reason, each with
-// a stable code, an exit code (DESIGN.md "Exit codes") and structured data. The message
-// says what happened and what to do next; src/cli/report.ts renders it.
+// Every way a verb can end without doing what was asked. One class per reason, made from its
+// row in refusal-table.ts: the class names the code, the row gives its exit code and the type
+// of its data. The message says what happened and what to do next; src/cli/report.ts renders it.
 
-import type * as Data from './refusal-data.js';
-import type { Outcome, RefusalData } from './refusal-data.js';
+import type { RefusalData, UsageArgs, UsageErrorData, UsageKind } from './refusal-data.js';
+import { REFUSALS, type RefusalClassCode, type RefusalDataOf, type RefusalExitOf } from './refusal-table.js';
 export type * from './refusal-data.js';
+export type { RefusalClassCode, RefusalCode, RefusalDataOf } from './refusal-table.js';
 
 /**
- * `D` is what `data` holds (src/core/refusal-data.ts). It defaults to any record, so a class or site
- * not yet typed still compiles; data may be left out only when every field of `D` is optional.
+ * `D` is what `data` holds. It defaults to any record, so a class not made from the table
+ * still compiles; data may be left out only when every field of `D` is optional.
  */
 export abstract class Refusal<D extends RefusalData = RefusalData> extends Error {
   abstract readonly code: string;
@@ -22,140 +23,91 @@ export abstract class Refusal<D extends RefusalData = RefusalData> extends Error
   }
 }
 
-export class UsageError extends Refusal<Data.UsageErrorData> {
-  readonly code = 'usage';
-  readonly exit = 2;
+/** The base class of the refusal with this code: its code, exit and data type from the table. */
+function refusal<C extends RefusalClassCode>(code: C) {
+  abstract class FromTable extends Refusal<RefusalDataOf<C>> {
+    readonly code: C = code;
+    readonly exit = REFUSALS[code].exit as RefusalExitOf<C>;
+  }
+  return FromTable;
+}
+
+/** Bad input. Each site names the kind of input that was bad; the data is that kind's. */
+export class UsageError extends refusal('usage') {
+  readonly kind: UsageKind;
+  constructor(message: string, ...[kind, data]: UsageArgs) {
+    super(message, (data ?? {}) as UsageErrorData);
+    this.kind = kind;
+  }
 }
 
 /** The item is claimed by another session. */
-export class Held extends Refusal<Data.HeldData> {
-  readonly code = 'held';
-  readonly exit = 3;
-}
+export class Held extends refusal('held') {}
 
 /** The act needs a claim this session never held. */
-export class NotHolder extends Refusal<Data.NotHolderData> {
-  readonly code = 'not-holder';
-  readonly exit = 3;
-}
+export class NotHolder extends refusal('not-holder') {}
 
 /** The person's reservation cap is reached. */
-export class CapReached extends Refusal<Data.CapReachedData> {
-  readonly code = 'cap-reached';
-  readonly exit = 3;
-}
+export class CapReached extends refusal('cap-reached') {}
 
 /** An expired claim this session has not yet watched for the takeover delay. */
-export class TakeoverTooSoon extends Refusal<Data.TakeoverTooSoonData> {
-  readonly code = 'takeover-too-soon';
-  readonly exit = 3;
-}
+export class TakeoverTooSoon extends refusal('takeover-too-soon') {}
 
 /** The item's work has landed (claim state done); reserving it again needs --reopen. */
-export class Landed extends Refusal<Data.LandedData> {
-  readonly code = 'landed';
-  readonly exit = 3;
-}
+export class Landed extends refusal('landed') {}
 
 /** The work branch has no commits beyond main: there is nothing to land. */
-export class NothingToLand extends Refusal<Data.NothingToLandData> {
-  readonly code = 'nothing-to-land';
-  readonly exit = 3;
-}
+export class NothingToLand extends refusal('nothing-to-land') {}
 
 /** A rebase or merge that cannot be done without a person. */
-export class Conflict extends Refusal<Data.ConflictData> {
-  readonly code = 'conflict';
-  readonly exit = 3;
-}
+export class Conflict extends refusal('conflict') {}
 
 /**
  * A push aimed at a branch abcd never moves for it: the main branch (only land writes it), a
  * record branch under abcd/, a branch another claim recorded, or a rewrite it may not make.
  * data.reason says which; data.branch names the branch.
  */
-export class BranchRefused extends Refusal<Data.BranchRefusedData> {
-  readonly code = 'branch-refused';
-  readonly exit = 3;
-}
+export class BranchRefused extends refusal('branch-refused') {}
 
 /** The act needs a held claim, and this session itself already released or landed it. */
-export class ClaimEnded extends Refusal<Data.ClaimEndedData> {
-  readonly code = 'claim-ended';
-  readonly exit = 3;
-}
+export class ClaimEnded extends refusal('claim-ended') {}
 
 /** A configured check failed. */
-export class CheckFailed extends Refusal<Data.CheckFailedData> {
-  readonly code = 'check-failed';
-  readonly exit = 3;
-}
+export class CheckFailed extends refusal('check-failed') {}
 
 /** A forge answered 409/422: the act conflicts with the forge's state. */
-export class ForgeRejected extends Refusal<Data.ForgeRejectedData> {
-  readonly code = 'forge-rejected';
-  readonly exit = 3;
-}
+export class ForgeRejected extends refusal('forge-rejected') {}
 
 /** The computer's model budget pool is at or below zero: no new lane cycle starts. */
-export class BudgetExhausted extends Refusal<Data.BudgetExhaustedData> {
-  readonly code = 'budget-exhausted';
-  readonly exit = 3;
-}
+export class BudgetExhausted extends refusal('budget-exhausted') {}
 
 /** An item file on main that cannot be read (front matter, dependencies, name); the others still read. */
-export class ItemInvalid extends Refusal<Data.ItemInvalidData> {
-  readonly code = 'item-invalid';
-  readonly exit = 2;
-}
+export class ItemInvalid extends refusal('item-invalid') {}
 
 /** A wait reached its deadline. data names what was waited on and for how long. */
-export class DeadlineReached extends Refusal<Data.DeadlineReachedData> {
-  readonly code = 'deadline';
-  readonly exit = 4;
-}
+export class DeadlineReached extends refusal('deadline') {}
 
 /** This session held the claim and its tip moved on. */
-export class Fenced extends Refusal<Data.FencedData> {
-  readonly code = 'fenced';
-  readonly exit = 5;
-}
+export class Fenced extends refusal('fenced') {}
 
 /** A record is written by a newer abcd than this one. */
-export class RecordTooNew extends Refusal<Data.RecordTooNewData> {
-  readonly code = 'record-too-new';
-  readonly exit = 6;
-}
+export class RecordTooNew extends refusal('record-too-new') {}
 
-/** Unsafe environment or credentials (rule 4). */
-export class UnsafeEnvironment extends Refusal<Data.UnsafeEnvironmentData> {
-  readonly code = 'unsafe-environment';
-  readonly exit = 7;
-}
+/** Unsafe environment or credentials. */
+export class UnsafeEnvironment extends refusal('unsafe-environment') {}
 
 /** This computer's clock disagrees with the record writers' past the bound: no clock-based act (ADR 0017). */
-export class ClockSkewed extends Refusal<Data.ClockSkewedData> {
-  readonly code = 'clock-skewed';
-  readonly exit = 7;
-}
+export class ClockSkewed extends refusal('clock-skewed') {}
 
 /** Stopped by a signal (SIGINT, SIGTERM) after undoing what it could; 130 as shells report it. */
-export class Interrupted extends Refusal<Data.InterruptedData> {
-  readonly code = 'interrupted';
-  readonly exit = 130;
-}
+export class Interrupted extends refusal('interrupted') {}
 
 /** The remote or forge could not be reached, or answered garbage. */
-export class RemoteUnavailable extends Refusal<Data.RemoteUnavailableData> {
-  readonly code = 'remote-unavailable';
-  readonly exit = 8;
-}
+export class RemoteUnavailable extends refusal('remote-unavailable') {}
 
 /** A record on the remote that cannot be read: not JSON, wrong shape, oversized. */
-export class RecordInvalid extends Refusal<Data.RecordInvalidData> {
-  readonly code = 'record-invalid';
-  readonly exit = 8;
-  constructor(message: string, data: Omit<Data.RecordInvalidData, 'outcome'> & { outcome?: Outcome }) {
+export class RecordInvalid extends refusal('record-invalid') {
+  constructor(message: string, data: Omit<RecordInvalidData, 'outcome'> & { outcome?: RecordInvalidData['outcome'] }) {
     super(message, { outcome: 'unchanged', ...data });
   }
 }
@@ -166,17 +118,36 @@ export class RecordInvalid extends Refusal<Data.RecordInvalidData> {
  * a bug in abcd (exit 1) nor a coordination refusal (exit 3): its own exit, 9 (ADR 0028).
  * isomorphic-git's CommandFailed: the arguments, git's exit code and its stderr, sanitized.
  */
-export class GitFailed extends Refusal<Data.GitFailedData> {
-  readonly code = 'git-failed';
-  readonly exit = 9;
-}
+export class GitFailed extends refusal('git-failed') {}
+
+/** A follow-up request from a session the lane does not take requests from (lanes.requesters). */
+export class NotRequester extends refusal('not-requester') {}
 
 export function isRefusal(e: unknown): e is Refusal {
   return e instanceof Refusal;
 }
 
-/** A follow-up request from a session the lane does not take requests from (lanes.requesters). */
-export class NotRequester extends Refusal<Data.NotRequesterData> {
-  readonly code = 'not-requester';
-  readonly exit = 3;
-}
+// Each refusal's data type by the name the code base reads it under.
+export type HeldData = RefusalDataOf<'held'>;
+export type NotHolderData = RefusalDataOf<'not-holder'>;
+export type CapReachedData = RefusalDataOf<'cap-reached'>;
+export type TakeoverTooSoonData = RefusalDataOf<'takeover-too-soon'>;
+export type LandedData = RefusalDataOf<'landed'>;
+export type NothingToLandData = RefusalDataOf<'nothing-to-land'>;
+export type ConflictData = RefusalDataOf<'conflict'>;
+export type BranchRefusedData = RefusalDataOf<'branch-refused'>;
+export type ClaimEndedData = RefusalDataOf<'claim-ended'>;
+export type CheckFailedData = RefusalDataOf<'check-failed'>;
+export type ForgeRejectedData = RefusalDataOf<'forge-rejected'>;
+export type BudgetExhaustedData = RefusalDataOf<'budget-exhausted'>;
+export type ItemInvalidData = RefusalDataOf<'item-invalid'>;
+export type DeadlineReachedData = RefusalDataOf<'deadline'>;
+export type FencedData = RefusalDataOf<'fenced'>;
+export type RecordTooNewData = RefusalDataOf<'record-too-new'>;
+export type UnsafeEnvironmentData = RefusalDataOf<'unsafe-environment'>;
+export type ClockSkewedData = RefusalDataOf<'clock-skewed'>;
+export type InterruptedData = RefusalDataOf<'interrupted'>;
+export type RemoteUnavailableData = RefusalDataOf<'remote-unavailable'>;
+export type RecordInvalidData = RefusalDataOf<'record-invalid'>;
+export type GitFailedData = RefusalDataOf<'git-failed'>;
+export type NotRequesterData = RefusalDataOf<'not-requester'>;

@@ -39,7 +39,7 @@ export async function setupApp(deps: Deps, input: SetupAppInput): Promise<SetupA
   if (!appId || !clientId) {
     return { state: 'needs-registration', configDir: paths.dir, personSteps: registrationSteps(urls.web), next: nextCommand() };
   }
-  if (!/^\d+$/.test(appId)) throw new UsageError(`--app-id must be the App's numeric ID, not "${appId}".`);
+  if (!/^\d+$/.test(appId)) throw new UsageError(`--app-id must be the App's numeric ID, not "${appId}".`, 'argument');
 
   // A different App makes the old client secret wrong: keep the old settings only for the same App.
   const same = existing && String(existing.appId) === appId ? existing : undefined;
@@ -89,7 +89,7 @@ async function saveKey(from: string, to: string): Promise<void> {
     pem = await readFile(from, 'utf8');
     createPrivateKey(pem);
   } catch (e) {
-    throw new UsageError(`--key-file ${from} is not a readable PEM private key (${(e as Error).message}).`, { path: from });
+    throw new UsageError(`--key-file ${from} is not a readable PEM private key (${(e as Error).message}).`, 'path', { path: from });
   }
   await writePrivateAtomic(to, pem);
 }
@@ -99,8 +99,8 @@ async function readSecretFile(path: string): Promise<string> {
   try {
     secret = (await readFile(path, 'utf8')).trim();
   } catch (e) {
-    throw new UsageError(`cannot read --client-secret-file ${path} (${(e as Error).message}).`, { path });
+    throw new UsageError(`cannot read --client-secret-file ${path} (${(e as Error).message}).`, 'path', { path });
   }
-  if (secret === '') throw new UsageError(`--client-secret-file ${path} is empty.`, { path });
+  if (secret === '') throw new UsageError(`--client-secret-file ${path} is empty.`, 'path', { path });
   return secret;
 }

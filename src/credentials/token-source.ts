@@ -51,7 +51,7 @@ export interface TokenSourceOptions {
 export function createTokenSource(o: TokenSourceOptions): TokenSource {
   const kind = o.kind ?? 'user';
   if (kind === 'installation' && !o.repository) {
-    throw new UsageError('an installation token needs the repository it is limited to (owner/repo).');
+    throw new UsageError('an installation token needs the repository it is limited to (owner/repo).', 'argument');
   }
   const margin = o.refreshMarginMs ?? REFRESH_MARGIN_MS;
   const paths = appPaths(o.config.configDir);

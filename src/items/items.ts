@@ -75,6 +75,7 @@ export async function listItems(repo: Repo, o: { pending?: (snap: Snapshot) => P
     if (e instanceof RemoteUnavailable && /couldn't find remote ref/i.test(String(e.data.git))) {
       throw new UsageError(
         `the remote has no branch ${main.main}, so it has no items. Push main first, or run git remote set-head ${repo.store.remote} --auto.`,
+        'no-main',
         {
           main: main.main,
         },

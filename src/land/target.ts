@@ -22,7 +22,8 @@ export interface LandTarget {
 export async function resolveLandTarget(repo: Repo, branchArg: string | undefined): Promise<LandTarget> {
   const remote = repo.store.remote;
   const [{ branch, head }, main] = await Promise.all([resolveWorkBranch(repo, branchArg, 'land'), resolveMainBranch(repo)]);
-  if (branch === main) throw new UsageError(`land a work branch, not ${main} itself: abcd land <item> <work-branch>.`, { branch });
+  if (branch === main)
+    throw new UsageError(`land a work branch, not ${main} itself: abcd land <item> <work-branch>.`, 'branch', { branch });
   const cacheRef = `refs/abcd-land/${remote}/${main}`;
   const fetchSpec = `+refs/heads/${main}:${cacheRef}`;
   // Only a fetch of fetchSpec moves the local copy of main, and every such fetch in this land
@@ -58,6 +59,7 @@ export async function readWithMain(repo: Repo, target: LandTarget): Promise<Snap
       throw new UsageError(
         `the remote has no branch ${target.main} to land on. If its main branch has another name, run ` +
           `git remote set-head ${repo.store.remote} --auto (abcd lands on the remote's HEAD), then land again.`,
+        'no-main',
         { main: target.main },
       );
     }

@@ -50,11 +50,16 @@ export function buildAgentEnv(env: Env, extraNames: readonly string[], v: CycleV
 /** Checks `lanes.env` names; a forbidden or malformed one is a usage error naming it. */
 export function checkEnvNames(names: readonly string[]): string[] {
   for (const n of names) {
-    if (!NAME.test(n)) throw new UsageError(`lanes.env names "${n.slice(0, 60)}", which is not a variable name.`, { name: n.slice(0, 60) });
+    if (!NAME.test(n))
+      throw new UsageError(`lanes.env names "${n.slice(0, 60)}", which is not a variable name.`, 'variable', { name: n.slice(0, 60) });
     if (NEVER.test(n)) {
-      throw new UsageError(`lanes.env names ${n}, which a lane never passes to an agent (forge tokens, abcd's and git's own variables).`, {
-        name: n,
-      });
+      throw new UsageError(
+        `lanes.env names ${n}, which a lane never passes to an agent (forge tokens, abcd's and git's own variables).`,
+        'variable',
+        {
+          name: n,
+        },
+      );
     }
   }
   return [...names];

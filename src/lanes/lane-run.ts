@@ -232,6 +232,7 @@ async function requireItem(repo: Repo, mainTip: string, item: ItemKey): Promise<
   if (refused) throw refused.refusal;
   throw new UsageError(
     `there is no item ${shortItem(item)} on main (${mainTip.slice(0, 12)}): add .abcd/items/${item.id}.md there, or run abcd items to see the items.`,
+    'no-item',
     { item: key },
   );
 }

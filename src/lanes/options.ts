@@ -46,7 +46,7 @@ const DEFAULT_MAX_CYCLES = 3;
 export function laneSettings(flags: LaneFlags, cfg: LanesConfig, env: Env, now: number): LaneSettings {
   const agent = flags.agent ?? cfg.agent;
   if (!agent || agent.trim() === '') {
-    throw new UsageError('no agent command: pass --agent "<shell command>" or set lanes.agent in .abcd/config.json on main.', {});
+    throw new UsageError('no agent command: pass --agent "<shell command>" or set lanes.agent in .abcd/config.json on main.', 'argument');
   }
   const lifecycle = flags.lifecycle ?? cfg.lifecycle ?? 'once';
   const agentTimeoutMs =
@@ -57,7 +57,7 @@ export function laneSettings(flags: LaneFlags, cfg: LanesConfig, env: Env, now: 
   if (lifecycle === 'timed' && deadline === Infinity) {
     throw new UsageError(
       '--lifecycle timed needs a deadline: pass --deadline (e.g. 50m or 2026-11-30T18:00:00Z) or set ABCD_JOB_DEADLINE.',
-      {},
+      'argument',
     );
   }
   if (lifecycle === 'timed' && deadline - now < agentTimeoutMs + CYCLE_OVERHEAD_MS) {

@@ -19,6 +19,7 @@ export function parseItem(text: string): ItemKey {
     throw new UsageError(
       `"${printable(text)}" is not an item: ${reason}. Write a slug such as fix-login ` +
         '(lowercase letters, digits, ".", "_", "-", starting with a letter or digit) or a key such as github:issue:123.',
+      'item',
       { item: printable(text), reason },
     );
   }

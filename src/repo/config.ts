@@ -62,12 +62,12 @@ export function parseRepoConfig(text: string, where: string, fix = 'fix it on ma
   try {
     value = JSON.parse(text);
   } catch (e) {
-    throw new UsageError(`${where} is not JSON (${(e as Error).message}); ${fix}.`, { path: CONFIG_PATH, reason: 'not-json' });
+    throw new UsageError(`${where} is not JSON (${(e as Error).message}); ${fix}.`, 'config', { path: CONFIG_PATH, reason: 'not-json' });
   }
   const parsed = RepoConfigSchema.safeParse(value);
   if (!parsed.success) {
     const { message, data } = describeConfigIssue(RepoConfigSchema, parsed.error.issues[0]!);
-    throw new UsageError(`${where}: ${message}; ${fix}.`, { path: CONFIG_PATH, ...data });
+    throw new UsageError(`${where}: ${message}; ${fix}.`, 'config', { path: CONFIG_PATH, ...data });
   }
   return parsed.data;
 }

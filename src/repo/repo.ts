@@ -55,7 +55,7 @@ export async function openRepo(deps: Deps): Promise<Repo> {
     git.run(['config', '-z', '--get-regexp', `^(user\\.(name|email)|remote\\.${escapeRe(deps.remote)}\\.url|${WRITER_KEYS})$`]),
   ]);
   if (dirs.exitCode !== 0) {
-    throw new UsageError(`${deps.cwd} is not inside a git clone: run abcd from a clone of the shared remote.`, {
+    throw new UsageError(`${deps.cwd} is not inside a git clone: run abcd from a clone of the shared remote.`, 'clone', {
       cwd: deps.cwd,
     });
   }
@@ -64,18 +64,19 @@ export async function openRepo(deps: Deps): Promise<Repo> {
   const values = parseConfigZ(config.stdout.toString());
   const email = values.get('user.email');
   if (!email) {
-    throw new UsageError('git user.email is not set; abcd names the person by it. Run: git config user.email you@example.com', {});
+    throw new UsageError('git user.email is not set; abcd names the person by it. Run: git config user.email you@example.com', 'identity');
   }
   // The person's name in every record: one printable line a record's schema accepts.
   if (email.length > 254 || /[\u0000-\u001f\u007f]/.test(email)) {
     throw new UsageError(
       `git user.email is not usable as your name in abcd's records (${email.length > 254 ? 'over 254 characters' : 'it holds control characters'}). ` +
         'Set a plain address: git config user.email you@example.com',
+      'identity',
       { setting: 'user.email' },
     );
   }
   if (!values.get(`remote.${deps.remote}.url`)) {
-    throw new UsageError(`this clone has no remote named "${deps.remote}": add it or pass --remote <name>.`, {
+    throw new UsageError(`this clone has no remote named "${deps.remote}": add it or pass --remote <name>.`, 'remote', {
       remote: deps.remote,
     });
   }

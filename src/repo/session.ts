@@ -17,6 +17,7 @@ export async function sessionId(named: string | undefined, gitDir: string): Prom
         // Never echo what was given: it may hold terminal escapes. Say what is wrong with it instead.
         `ABCD_SESSION is not a session id (${named.length} characters${/[^\x20-\x7e]/.test(named) ? ', some of them control or non-ASCII characters' : ''}): ` +
           'use letters, digits, ".", "_", "-" (at most 64).',
+        'session',
         { length: named.length },
       );
     }

@@ -49,7 +49,10 @@ export async function settings(repo: Repo, input: { key?: string; value?: string
   const value = spec.duration ? parseDuration(input.value, key) : parseCount(input.value, key);
   if (value < spec.min || value > spec.max) {
     const show = (n: number) => (spec.duration ? formatDuration(n) : String(n));
-    throw new UsageError(`${key} must be from ${show(spec.min)} to ${show(spec.max)}, got ${input.value}.`, { key, value: input.value });
+    throw new UsageError(`${key} must be from ${show(spec.min)} to ${show(spec.max)}, got ${input.value}.`, 'value', {
+      key,
+      value: input.value,
+    });
   }
   const now = repo.deps.clock.now();
   const record: SettingsRecord = { abcd: 'settings', v: 1, ...snap.settings, [spec.field]: value, at: now, by: repo.me };
@@ -95,10 +98,10 @@ export async function settings(repo: Repo, input: { key?: string; value?: string
 
 function checkKey(key: string): SettingKey {
   if (key in SETTING_KEYS) return key as SettingKey;
-  throw new UsageError(`unknown setting "${key}"; the settings are ${Object.keys(SETTING_KEYS).join(', ')}.`, { key });
+  throw new UsageError(`unknown setting "${key}"; the settings are ${Object.keys(SETTING_KEYS).join(', ')}.`, 'setting', { key });
 }
 
 function parseCount(text: string, key: string): number {
-  if (!/^\d{1,9}$/.test(text)) throw new UsageError(`${key} must be a whole number, got "${text}".`, { key, value: text });
+  if (!/^\d{1,9}$/.test(text)) throw new UsageError(`${key} must be a whole number, got "${text}".`, 'value', { key, value: text });
   return Number(text);
 }

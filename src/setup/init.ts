@@ -64,7 +64,7 @@ async function gitlabTarget(root: string): Promise<{ path: string; next?: string
 export async function initRepository(input: InitInput): Promise<InitResult> {
   const top = await new Git(input.cwd, input.env).run(['rev-parse', '--show-toplevel']);
   if (top.exitCode !== 0) {
-    throw new UsageError(`${input.cwd} is not inside a git repository: run abcd init in the repository's working tree`, {
+    throw new UsageError(`${input.cwd} is not inside a git repository: run abcd init in the repository's working tree`, 'clone', {
       cwd: input.cwd,
     });
   }
@@ -92,7 +92,7 @@ export async function initRepository(input: InitInput): Promise<InitResult> {
       kept.push(p.path);
     } else if (p.overwrite) todo.push(p);
     else {
-      throw new UsageError(`${p.path} already exists; abcd init leaves it alone. Run again with --force to rewrite it`, {
+      throw new UsageError(`${p.path} already exists; abcd init leaves it alone. Run again with --force to rewrite it`, 'path', {
         path: p.path,
       });
     }

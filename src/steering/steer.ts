@@ -32,10 +32,11 @@ export interface SteerResult {
 
 export async function steer(repo: Repo, input: { item: ItemKey; text: string }): Promise<SteerResult> {
   const text = input.text.replace(/\s+$/, '');
-  if (text.trim() === '') throw new UsageError('the steer text is empty: say what the lane should change.', {});
+  if (text.trim() === '') throw new UsageError('the steer text is empty: say what the lane should change.', 'argument');
   if (text.length > MAX_STEER_CHARS) {
     throw new UsageError(
       `the steer text is ${text.length} characters, over ${MAX_STEER_CHARS}; shorten it or point to a file in the repository.`,
+      'text',
       { chars: text.length },
     );
   }
@@ -78,6 +79,7 @@ async function requireItemOnMain(repo: Repo, mainTip: string, item: ItemKey): Pr
   if ((await repo.git.run(['cat-file', '-e', `${mainTip}:${path}`])).exitCode === 0) return;
   throw new UsageError(
     `there is no item ${shortItem(item)} on main (${mainTip.slice(0, 12)}): no ${path}; nothing was recorded. Run abcd items to see the items.`,
+    'no-item',
     {
       item: formatItem(item),
     },

@@ -13,7 +13,16 @@ const MAX_TEXT = 200;
 export const announce: Command = {
   command: 'announce <state> <words..>',
   describe: 'announce what this session is doing (working, blocked, done, away); shown in abcd status, expires on its own',
-  refusals: ['conflict', 'remote-unavailable', 'record-invalid', 'record-too-new', 'unsafe-environment'],
+  refusals: [
+    'git-failed',
+    'conflict',
+    'forge-rejected',
+    'deadline',
+    'record-too-new',
+    'unsafe-environment',
+    'remote-unavailable',
+    'record-invalid',
+  ],
   usesRemote: true,
   agentUse: 'tell the others what you do or why you are stuck (expires on its own, default 2h)',
   examples: [
@@ -37,11 +46,11 @@ export const announce: Command = {
     // with an unquoted sentence, it is all text.
     const withItem = words.length === 2;
     const text = (withItem ? rest : words).join(' ');
-    if (text.trim() === '') throw new UsageError('say something: abcd announce <state> [<item>] <text>', {});
+    if (text.trim() === '') throw new UsageError('say something: abcd announce <state> [<item>] <text>', 'argument');
     if (text.length > MAX_TEXT)
-      throw new UsageError(`the announcement is ${text.length} characters, over ${MAX_TEXT}: keep it to one short line.`, {});
+      throw new UsageError(`the announcement is ${text.length} characters, over ${MAX_TEXT}: keep it to one short line.`, 'argument');
     if (/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/.test(text)) {
-      throw new UsageError('the announcement has control, bidi or invisible characters: write it as plain text on one line.', {});
+      throw new UsageError('the announcement has control, bidi or invisible characters: write it as plain text on one line.', 'argument');
     }
     const input = {
       state: args.state as (typeof STATES)[number],

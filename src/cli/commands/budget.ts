@@ -5,7 +5,7 @@ import { formatInstant } from '../render.js';
 export const budget: Command = {
   command: 'budget [action] [tokens]',
   describe: "show or set this computer's model budget pool that lanes debit (an empty pool stops new cycles)",
-  refusals: ['unsafe-environment'],
+  refusals: ['budget-exhausted', 'deadline', 'record-too-new', 'unsafe-environment', 'record-invalid'],
   examples: [
     ['abcd budget', 'what is left, what was spent and when the pool was set'],
     ['abcd budget set 2000000', 'give lanes on this computer two million tokens from now on'],
@@ -16,9 +16,13 @@ export const budget: Command = {
       .positional('tokens', { type: 'string', describe: 'the new pool, a whole number of tokens' }),
   async run(args, deps) {
     if (args.action !== undefined && args.action !== 'set') {
-      throw new UsageError(`abcd budget knows "set <tokens>" only, not "${String(args.action).slice(0, 40)}": abcd budget set 2000000`, {});
+      throw new UsageError(
+        `abcd budget knows "set <tokens>" only, not "${String(args.action).slice(0, 40)}": abcd budget set 2000000`,
+        'argument',
+      );
     }
-    if (args.action === 'set' && args.tokens === undefined) throw new UsageError('say how many tokens: abcd budget set 2000000', {});
+    if (args.action === 'set' && args.tokens === undefined)
+      throw new UsageError('say how many tokens: abcd budget set 2000000', 'argument');
     const [{ budget: run }, { budgetDir }, { systemGateDeps }] = await Promise.all([
       import('../../machine/budget/budget-verb.js'),
       import('../../machine/budget/budget.js'),

@@ -5,7 +5,7 @@ import type { Command } from '../command.js';
 export const checkLogin: Command = {
   command: 'check-login',
   describe: "look for the person's forge login where an unattended lane would refuse to start (exit 7 if found)",
-  refusals: ['unsafe-environment', 'remote-unavailable'],
+  refusals: ['git-failed', 'unsafe-environment'],
   usesRemote: true,
   examples: [
     ['abcd check-login', 'check the host of the shared remote (github.com if it has none)'],

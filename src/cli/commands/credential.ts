@@ -12,7 +12,7 @@ const MAX_REQUEST_BYTES = 64 * 1024;
 export const credential: Command = {
   command: 'credential <action>',
   describe: "git credential-helper end of abcd's private channel (abcd installs it for its own git calls)",
-  refusals: ['unsafe-environment'],
+  refusals: [],
   examples: [
     ['abcd credential get', "what git runs: prints username= and password= only inside abcd's own git call"],
     ['abcd credential erase', 'store and erase are read and ignored: abcd keeps no credential'],

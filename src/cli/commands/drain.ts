@@ -11,16 +11,17 @@ export const drain: Command = {
   describe: 'unattended: take the next actionable item (dependencies first), build and land it, again, in N lanes',
   refusals: [
     'budget-exhausted',
+    'not-requester',
     'item-invalid',
+    'git-failed',
+    'forge-rejected',
     'deadline',
     'fenced',
-    'clock-skewed',
-    'interrupted',
-    'remote-unavailable',
-    'record-invalid',
     'record-too-new',
     'unsafe-environment',
-    'git-failed',
+    'remote-unavailable',
+    'record-invalid',
+    'interrupted',
   ],
   usesRemote: true,
   examples: [
@@ -32,7 +33,7 @@ export const drain: Command = {
     const flags = laneFlags(args);
     const lanes = args.lanes;
     if (lanes !== undefined && (!Number.isInteger(lanes) || (lanes as number) < 1 || (lanes as number) > MAX_LANES)) {
-      throw new UsageError(`--lanes ${String(lanes)} is not a whole number from 1 to ${MAX_LANES}.`, {});
+      throw new UsageError(`--lanes ${String(lanes)} is not a whole number from 1 to ${MAX_LANES}.`, 'argument');
     }
     const [{ openRepo }, { runLane }] = await Promise.all([import('../../repo/repo.js'), import('../../lanes/lane-run.js')]);
     const r = await runLane(await openRepo(deps), {

@@ -1,7 +1,9 @@
 import type { Command } from '../command.js';
 import type { Deps } from '../../core/deps.js';
 import { isRefusal, UsageError } from '../../core/refusals.js';
+import type { RefusalCode } from '../../core/refusal-table.js';
 import { durationArg } from '../args.js';
+import { codesOf } from '../refusal-codes.js';
 import { machineGateContext } from '../../machine/gate/context.js';
 import { formatDuration, jsonInstant, table } from '../render.js';
 
@@ -31,18 +33,22 @@ export function gateExitOf(e: unknown, exit: number): number {
   return GATE_EXIT.failed;
 }
 
+// What gate itself can refuse with; all but deadline and a command it cannot run exit 125 when it runs a command.
+const GATE_REFUSALS: readonly RefusalCode[] = ['deadline', 'record-too-new', 'unsafe-environment', 'record-invalid'];
+
 export const gate: Command = {
   command: 'gate',
   describe: "run a heavy command under the machine's load gate (first come, first served by ticket)",
-  refusals: ['deadline', 'unsafe-environment', 'record-invalid', 'record-too-new', 'interrupted'],
+  refusals: GATE_REFUSALS,
   exitsHelp: [
     "Exit codes: the command's own exit status passes through (128+n when killed by signal n).",
     "gate's own refusals (refusal codes in --json) use codes a command is unlikely to return:",
     `  ${GATE_EXIT.deadline}  deadline: no slot came free before --wait ran out`,
-    `  ${GATE_EXIT.failed}  usage, unsafe-environment, record-invalid, record-too-new, internal: gate itself failed`,
+    `  ${GATE_EXIT.failed}  ${codesOf(GATE_REFUSALS)
+      .filter((c) => c !== 'deadline')
+      .join(', ')}: gate itself failed`,
     `  ${GATE_EXIT.cannotRun}  usage: the command cannot be run (permission denied)`,
     `  ${GATE_EXIT.notFound}  usage: the command was not found`,
-    '  130  interrupted',
     'With --status the usual codes apply (abcd --help).',
   ].join('\n'),
   agentUse: 'run a heavy command (tests, builds) only when a machine slot is free',
@@ -60,7 +66,7 @@ export const gate: Command = {
     const argv = ((args['--'] as unknown[] | undefined) ?? []).map(String);
     const { dir, slots, gateDeps } = await machineGateContext(deps, args.slots);
     if (args.status) {
-      if (argv.length) throw new UsageError('--status lists the gate; it runs no command. Drop one or the other.', { argv });
+      if (argv.length) throw new UsageError('--status lists the gate; it runs no command. Drop one or the other.', 'argv', { argv });
       const { readGate } = await import('../../machine/gate/gate.js');
       const { describeHolder } = await import('../../machine/gate/refusal.js');
       const view = readGate(dir, gateDeps);
@@ -81,7 +87,7 @@ export const gate: Command = {
       const text = rows.length ? `${head}\n${table(['STATE', 'TICKET', 'PID', 'FOR', 'COMMAND'], rows)}` : head;
       return { json: { gate: dir, slots, holders, waiters }, text };
     }
-    if (argv.length === 0) throw new UsageError('name the command to run after --, e.g. abcd gate -- npm test', {});
+    if (argv.length === 0) throw new UsageError('name the command to run after --, e.g. abcd gate -- npm test', 'argument');
     const waitMs = waitArg(args.wait, deps);
     const { runGated } = await import('../../machine/gate/run.js');
     const { gateWaitLine } = await import('../wait-line.js');

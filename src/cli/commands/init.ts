@@ -5,7 +5,7 @@ import type { Command } from '../command.js';
 export const init: Command = {
   command: 'init',
   describe: 'write .abcd/config.json and, with --ci, a CI workflow that runs lanes',
-  refusals: ['unsafe-environment'],
+  refusals: ['git-failed'],
   examples: [
     ['abcd init', 'write .abcd/config.json if it is missing'],
     ['abcd init --ci github', 'also write .github/workflows/abcd-lanes.yml'],

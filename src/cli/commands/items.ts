@@ -9,7 +9,16 @@ const TITLE_CHARS = 60;
 export const items: Command = {
   command: 'items',
   describe: 'the items under .abcd/items/ on main with status, readiness (ready, blocked, held, done) and claim',
-  refusals: ['item-invalid', 'remote-unavailable', 'record-invalid', 'record-too-new', 'unsafe-environment', 'git-failed'],
+  refusals: [
+    'item-invalid',
+    'git-failed',
+    'forge-rejected',
+    'deadline',
+    'record-too-new',
+    'unsafe-environment',
+    'remote-unavailable',
+    'record-invalid',
+  ],
   usesRemote: true,
   examples: [
     ['abcd items', 'a table of every item'],

@@ -5,7 +5,20 @@ import { formatInstant, jsonInstant } from '../render.js';
 export const push: Command = {
   command: 'push <item> [branch]',
   describe: 'push the work branch (and tags) in one atomic push with a renewal of the claim',
-  refusals: ['not-holder', 'fenced', 'conflict', 'remote-unavailable', 'record-invalid', 'record-too-new', 'unsafe-environment'],
+  refusals: [
+    'not-holder',
+    'branch-refused',
+    'claim-ended',
+    'git-failed',
+    'conflict',
+    'forge-rejected',
+    'deadline',
+    'fenced',
+    'record-too-new',
+    'unsafe-environment',
+    'remote-unavailable',
+    'record-invalid',
+  ],
   usesRemote: true,
   agentUse: 'publish your work branch under the claim (renews it)',
   examples: [

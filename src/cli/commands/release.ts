@@ -7,7 +7,19 @@ import { sanitizeLine } from '../../core/sanitize.js';
 export const release: Command = {
   command: 'release <item>',
   describe: "give up this session's claim on an item (writes a released generation)",
-  refusals: ['not-holder', 'fenced', 'conflict', 'remote-unavailable', 'record-invalid', 'record-too-new', 'unsafe-environment'],
+  refusals: [
+    'not-holder',
+    'claim-ended',
+    'git-failed',
+    'conflict',
+    'forge-rejected',
+    'deadline',
+    'fenced',
+    'record-too-new',
+    'unsafe-environment',
+    'remote-unavailable',
+    'record-invalid',
+  ],
   usesRemote: true,
   agentUse: 'give the item up when you stop without landing',
   examples: [

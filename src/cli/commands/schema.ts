@@ -12,17 +12,18 @@ export const schema: Command = {
     ['abcd schema > abcd.schema.json', 'every verb at once'],
   ],
   builder: (y) => y.positional('verb', { type: 'string', describe: 'the verb (default: all)' }),
-  async run(args) {
+  async run(args, _deps, cli) {
     const { ANSWERS, answerJsonSchema } = await import('../answers.js');
     const verbs = Object.keys(ANSWERS);
     if (args.verb !== undefined && !verbs.includes(String(args.verb))) {
-      throw new UsageError(`no verb "${String(args.verb)}" has an answer schema; the verbs are: ${verbs.join(', ')}.`, {
+      throw new UsageError(`no verb "${String(args.verb)}" has an answer schema; the verbs are: ${verbs.join(', ')}.`, 'verb', {
         verb: String(args.verb),
         verbs,
       });
     }
-    const out =
-      args.verb !== undefined ? answerJsonSchema(String(args.verb)) : Object.fromEntries(verbs.map((v) => [v, answerJsonSchema(v)]));
+    const refusalsOf = (verb: string) => cli.commands.find((c) => String(c.command).split(' ')[0] === verb)?.refusals ?? [];
+    const schemaOf = (verb: string) => answerJsonSchema(verb, refusalsOf(verb));
+    const out = args.verb !== undefined ? schemaOf(String(args.verb)) : Object.fromEntries(verbs.map((v) => [v, schemaOf(v)]));
     return { json: args.verb !== undefined ? { verb: args.verb, schema: out } : { schemas: out }, text: JSON.stringify(out, null, 2) };
   },
 };

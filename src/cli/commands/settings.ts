@@ -13,7 +13,16 @@ const NAMES: Record<string, string> = {
 export const settings: Command = {
   command: 'settings [key] [value]',
   describe: "read or set the person's settings: reservation-cap, default-ttl, takeover-delay, done-retention",
-  refusals: ['conflict', 'remote-unavailable', 'record-invalid', 'record-too-new', 'unsafe-environment'],
+  refusals: [
+    'git-failed',
+    'conflict',
+    'forge-rejected',
+    'deadline',
+    'record-too-new',
+    'unsafe-environment',
+    'remote-unavailable',
+    'record-invalid',
+  ],
   usesRemote: true,
   examples: [
     ['abcd settings', 'show every setting'],

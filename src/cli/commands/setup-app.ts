@@ -5,7 +5,7 @@ import type { Command } from '../command.js';
 export const setupApp: Command = {
   command: 'setup-app',
   describe: "set up the GitHub App token abcd's lanes use: prints the steps only you can take, then authorizes abcd",
-  refusals: ['deadline', 'forge-rejected', 'unsafe-environment', 'remote-unavailable'],
+  refusals: ['forge-rejected', 'deadline', 'unsafe-environment', 'remote-unavailable'],
   examples: [
     ['abcd setup-app', 'print how to register the App in the browser'],
     [

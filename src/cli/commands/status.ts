@@ -17,7 +17,7 @@ async function gateSummary(deps: Deps): Promise<GateSummary> {
 export const status: Command = {
   command: 'status',
   describe: "everyone's claims (holder, age, expiry, stale) and refused records, in one round trip",
-  refusals: ['remote-unavailable', 'record-invalid', 'record-too-new', 'unsafe-environment', 'interrupted'],
+  refusals: ['git-failed', 'forge-rejected', 'deadline', 'record-too-new', 'unsafe-environment', 'remote-unavailable', 'record-invalid'],
   usesRemote: true,
   agentUse: 'see who holds what, the land queue and announcements',
   examples: [

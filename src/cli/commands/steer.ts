@@ -6,7 +6,7 @@ import { UsageError } from '../../core/refusals.js';
 export const steer: Command = {
   command: 'steer <item> [text]',
   describe: 'ask the lane working on an item to absorb an update (delivered to its agent in flight, or to the next cycle)',
-  refusals: ['usage', 'remote-unavailable', 'record-invalid', 'record-too-new', 'git-failed'],
+  refusals: ['git-failed', 'forge-rejected', 'deadline', 'record-too-new', 'unsafe-environment', 'remote-unavailable', 'record-invalid'],
   usesRemote: true,
   agentUse: 'ask the lane building an item to take an update in flight',
   examples: [
@@ -21,16 +21,16 @@ export const steer: Command = {
   async run(args, deps) {
     const item = itemArg(args.item);
     const file = args['from-file'] as string | undefined;
-    if (file !== undefined && args.text !== undefined) throw new UsageError('give the text or --from-file, not both.', {});
+    if (file !== undefined && args.text !== undefined) throw new UsageError('give the text or --from-file, not both.', 'argument');
     if (file === undefined && args.text === undefined)
-      throw new UsageError('no steer text: give it after the item, or --from-file <file>.', {});
+      throw new UsageError('no steer text: give it after the item, or --from-file <file>.', 'argument');
     let text = String(args.text ?? '');
     if (file !== undefined) {
       const [{ readFile }, { resolve }] = await Promise.all([import('node:fs/promises'), import('node:path')]);
       try {
         text = await readFile(resolve(deps.cwd, file), 'utf8');
       } catch (e) {
-        throw new UsageError(`cannot read --from-file ${file}: ${(e as Error).message}; nothing was recorded.`, { file });
+        throw new UsageError(`cannot read --from-file ${file}: ${(e as Error).message}; nothing was recorded.`, 'file', { file });
       }
     }
     const [{ openRepo }, verb] = await Promise.all([import('../../repo/repo.js'), import('../../steering/steer.js')]);

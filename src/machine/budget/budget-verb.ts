@@ -26,6 +26,7 @@ export function parseTokens(text: string): number {
   if (!/^\d{1,16}$/.test(clean) || Number(clean) > MAX_POOL_TOKENS) {
     throw new UsageError(
       `"${text.slice(0, 40).replace(/[\u0000-\u001f\u007f]/g, '?')}" is not a token count: write a whole number, e.g. abcd budget set 2000000.`,
+      'value',
       {
         value: text.slice(0, 40),
       },

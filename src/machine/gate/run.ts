@@ -48,7 +48,7 @@ function heldByCaller(o: RunGatedOptions): number | null {
 
 export async function runGated(o: RunGatedOptions): Promise<GatedRun> {
   const [cmd, ...args] = o.argv;
-  if (!cmd) throw new UsageError('name the command to run after --, e.g. abcd gate -- npm test', {});
+  if (!cmd) throw new UsageError('name the command to run after --, e.g. abcd gate -- npm test', 'argument');
   const label = o.argv.join(' ').slice(0, 200);
   if (heldByCaller(o) !== null) {
     const ran = await spawnCommand(o, cmd, args, o.env[HELD_ENV]!);
@@ -103,7 +103,9 @@ async function spawnCommand(
   }).finally(() => forward && o.signal?.removeEventListener('abort', forward));
   const e = r.startError;
   if (e && (e.code === 'ENOENT' || e.code === 'EACCES')) {
-    throw new UsageError(`cannot run "${cmd}": ${e.code === 'ENOENT' ? 'no such command' : 'permission denied'}.`, { command: cmd });
+    throw new UsageError(`cannot run "${cmd}": ${e.code === 'ENOENT' ? 'no such command' : 'permission denied'}.`, 'command', {
+      command: cmd,
+    });
   }
   if (e) throw e;
   // A command killed by a signal exits like a shell reports it: 128 + the signal number.

@@ -1,7 +1,7 @@
 // The agent's process: its program is found inside the sandbox even when it is installed under
 // HOME, or the lane says why not and how to fix it before claiming anything; and whatever the
 // agent started, a `setsid` daemon included, is gone when its cycle ends, sandboxed or not.
-import { chmod, mkdir, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -70,23 +70,40 @@ describe("the agent's process", () => {
     expect(r.json).toMatchObject({ sandbox: 'bwrap', outcome: 'landed' });
   }, 90_000);
 
-  it('--sandbox none, attended: a setsid daemon the agent started is gone when the cycle ends', async () => {
-    const remote = await remoteWithItems([{ slug: 'daemon' }]);
-    const s = await laneSession(remote, 'reaper');
-    const dir = await tempDir('daemon');
-    const started = join(dir, 'started');
-    const marker = `daemon-marker-${process.pid}-${Date.now()}`;
-    const daemon = `setsid sh -c 'touch ${started}; while :; do sleep 1; done # ${marker}' >/dev/null 2>&1 < /dev/null &`;
-    const agent = `${daemon} while [ ! -f ${started} ]; do sleep 0.1; done; ${COMMIT}`;
-    try {
-      const r = await s.abcd(['build', 'daemon', '--json', '--sandbox', 'none', '--attended', '--agent', agent]);
-      expect(r.code, r.stdout + r.stderr).toBe(0);
-      expect(r.json).toMatchObject({ sandbox: 'none', outcome: 'landed' });
-      // It ran (it left its mark) and is gone, without anyone else killing it.
-      expect((await execa('test', ['-f', started], { reject: false })).exitCode).toBe(0);
-      await until('the daemon to be gone', async () => (await processesWith(marker)).length === 0, 5_000);
-    } finally {
-      for (const pid of await processesWith(marker)) process.kill(pid, 'SIGKILL');
-    }
-  }, 90_000);
+  it.each([
+    ['in its own pid namespace', false],
+    ['without unshare on PATH: swept by its marker', true],
+  ])(
+    '--sandbox none, attended, %s: a setsid daemon the agent started is gone when the cycle ends',
+    async (_how, noUnshare) => {
+      const remote = await remoteWithItems([{ slug: 'daemon' }]);
+      const s = await laneSession(remote, 'reaper');
+      const dir = await tempDir('daemon');
+      const env: Record<string, string> = {};
+      if (noUnshare) {
+        // Every program of the system but unshare.
+        const bin = join(dir, 'bin');
+        await mkdir(bin);
+        for (const d of ['/usr/local/bin', '/usr/bin', '/bin'])
+          for (const f of await readdir(d).catch(() => []))
+            if (f !== 'unshare') await symlink(join(d, f), join(bin, f)).catch(() => undefined);
+        env.PATH = bin;
+      }
+      const started = join(dir, 'started');
+      const marker = `daemon-marker-${process.pid}-${Date.now()}`;
+      const daemon = `setsid sh -c 'touch ${started}; while :; do sleep 1; done # ${marker}' >/dev/null 2>&1 < /dev/null &`;
+      const agent = `${daemon} while [ ! -f ${started} ]; do sleep 0.1; done; ${COMMIT}`;
+      try {
+        const r = await s.abcd(['build', 'daemon', '--json', '--sandbox', 'none', '--attended', '--agent', agent], { env });
+        expect(r.code, r.stdout + r.stderr).toBe(0);
+        expect(r.json).toMatchObject({ sandbox: 'none', outcome: 'landed' });
+        // It ran (it left its mark) and is gone, without anyone else killing it.
+        expect((await execa('test', ['-f', started], { reject: false })).exitCode).toBe(0);
+        await until('the daemon to be gone', async () => (await processesWith(marker)).length === 0, 5_000);
+      } finally {
+        for (const pid of await processesWith(marker)) process.kill(pid, 'SIGKILL');
+      }
+    },
+    90_000,
+  );
 });

@@ -3,7 +3,7 @@
 // the person's secrets (their ssh key, abcd's config, a variable of their environment) and
 // writes nothing outside its worktree, yet it runs, sees the commit under test through git and
 // writes in its worktree.
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupTemp, git, isolatedEnv, tempDir } from './harness/git-env.js';
@@ -112,4 +112,35 @@ describe('land checks run sandboxed', () => {
     expect(second.json).toMatchObject({ speculation: { position: 1 } });
     expect(await readdir(secrets.outside)).toEqual([]);
   }, 240_000);
+
+  it("without bubblewrap a lane refuses before claiming, land.sandbox none is refused unattended, and a person's own land runs alone and says so", async () => {
+    const remote = await remoteWithItems([{ slug: 'plain' }], { land: { checks: 'test -f .abcd/items/plain.md' } });
+    const s = await laneSession(remote, 'laptop');
+    // Every program of the system but bubblewrap.
+    const bin = await tempDir('no-bwrap');
+    for (const d of ['/usr/local/bin', '/usr/bin', '/bin'])
+      for (const f of await readdir(d).catch(() => [])) if (f !== 'bwrap') await symlink(join(d, f), join(bin, f)).catch(() => undefined);
+    const noBwrap = { env: { PATH: bin } };
+    const lane = await s.abcd(['drain', '--json', '--sandbox', 'none', '--agent', 'echo x > x.txt'], noBwrap);
+    expect(lane.code, lane.stdout + lane.stderr).toBe(7);
+    expect(lane.json.refusal).toMatchObject({ code: 'unsafe-environment', data: { reason: 'no-check-sandbox' } });
+    expect(lane.json.refusal.message).toMatch(/bwrap is not installed.*land\.sandbox/s);
+    expect([...(await remote.refs()).keys()].filter((x) => x.startsWith('refs/heads/abcd/'))).toEqual([]);
+
+    expect((await s.abcd(['reserve', 'plain'])).code).toBe(0);
+    await s.git(['checkout', '-q', '-b', 'work/plain']);
+    await s.commit('plain.txt', 'mine\n');
+    const own = await s.abcd(['land', 'plain', '--json'], noBwrap);
+    expect(own.code, own.stdout + own.stderr).toBe(0);
+    expect(own.json).toMatchObject({ checksSandbox: 'none', warning: expect.stringMatching(/not installed.*unsandboxed/) });
+
+    await s.git(['checkout', '-q', 'main']);
+    await s.git(['pull', '-q', 'origin', 'main']);
+    await s.commit('.abcd/config.json', JSON.stringify({ land: { checks: 'true', sandbox: 'none' } }), 'checks as the person');
+    await s.commit('.abcd/items/next.md', '---\ntitle: next\nstatus: ready\n---\nnext\n', 'next item');
+    await s.git(['push', '-q', 'origin', 'main']);
+    const unattended = await s.abcd(['drain', '--json', '--agent', 'echo x > x.txt']);
+    expect(unattended.code, unattended.stdout + unattended.stderr).toBe(7);
+    expect(unattended.json.refusal).toMatchObject({ code: 'unsafe-environment', data: { reason: 'check-unsandboxed-in-lane' } });
+  }, 120_000);
 });

@@ -30,7 +30,10 @@ async function landing(item: string): Promise<{ remote: BareRemote; s: Session; 
   await git(root, ['clone', '-q', remote.url, seed], env);
   await git(seed, ['config', 'commit.gpgsign', 'false'], env);
   await mkdir(join(seed, '.abcd'));
-  await writeFile(join(seed, '.abcd/config.json'), JSON.stringify({ land: { checks: 'date +%s%3N >> "$CHECK_LOG"' } }));
+  await writeFile(
+    join(seed, '.abcd/config.json'),
+    JSON.stringify({ land: { checks: 'date +%s%3N >> "$CHECK_LOG"', sandbox: 'none', env: ['CHECK_LOG'] } }),
+  );
   await git(seed, ['add', '.'], env);
   await git(seed, ['commit', '-q', '-m', 'configure land checks'], env);
   await git(seed, ['push', '-q', 'origin', 'main'], env);

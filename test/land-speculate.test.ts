@@ -35,7 +35,10 @@ async function speculateRemote(): Promise<{ remote: BareRemote; machine: string;
   await git(seed, ['config', 'commit.gpgsign', 'false'], env);
   await git(seed, ['config', 'user.email', 'owner@example.com'], env);
   await mkdir(join(seed, '.abcd'));
-  await writeFile(join(seed, '.abcd/config.json'), JSON.stringify({ land: { checks: CHECK, speculate: 5 } }));
+  await writeFile(
+    join(seed, '.abcd/config.json'),
+    JSON.stringify({ land: { checks: CHECK, speculate: 5, sandbox: 'none', env: ['CHECK_LOG'] } }),
+  );
   await git(seed, ['add', '.'], env);
   await git(seed, ['commit', '-q', '-m', 'configure land checks'], env);
   await git(seed, ['push', '-q', 'origin', 'main'], env);

@@ -19,7 +19,10 @@ async function landRemote(checks: string): Promise<{ remote: BareRemote; machine
   await git(seed, ['config', 'user.email', 'owner@example.com'], env);
   const { mkdir, writeFile } = await import('node:fs/promises');
   await mkdir(join(seed, '.abcd'));
-  await writeFile(join(seed, '.abcd/config.json'), JSON.stringify({ land: { checks } }));
+  await writeFile(
+    join(seed, '.abcd/config.json'),
+    JSON.stringify({ land: { checks, sandbox: 'none', env: ['CHECK_LOG', 'CHECK_SLEEP', 'MOVE_REMOTE', 'OTHER', 'MOVES', 'MAX_MOVES'] } }),
+  );
   await git(seed, ['add', '.'], env);
   await git(seed, ['commit', '-q', '-m', 'configure land checks'], env);
   await git(seed, ['push', '-q', 'origin', 'main'], env);

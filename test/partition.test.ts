@@ -59,7 +59,11 @@ describe.skipIf(unavailable !== undefined)('partitions (network namespaces)', ()
     const h1 = await makeSession(remote.url, 'host1');
     // Set-up over file:// before the hosts move behind the network: checks on main, a short delay.
     await mkdir(join(h1.dir, '.abcd'), { recursive: true });
-    await h1.commit('.abcd/config.json', `${JSON.stringify({ land: { checks: CHECK } })}\n`, 'land checks');
+    await h1.commit(
+      '.abcd/config.json',
+      `${JSON.stringify({ land: { checks: CHECK, sandbox: 'none', env: ['PARTITION_SLOW'] } })}\n`,
+      'land checks',
+    );
     await h1.git(['push', '-q', 'origin', 'main']);
     expect((await h1.abcd(['settings', 'takeover-delay', '2s'])).code).toBe(0);
     const [h2, h3] = await Promise.all([makeSession(remote.url, 'host2'), makeSession(remote.url, 'host3')]);

@@ -27,9 +27,22 @@ describe('the repository config schema', () => {
   it('refuses an unknown key inside land, naming it and the keys allowed', () => {
     const r = refusalOf('{"land":{"check":"false"}}');
     expect(r.exit).toBe(2);
-    expect(r.data).toMatchObject({ key: 'land.check', reason: 'unknown-key', allowed: ['checks', 'timeout', 'speculate'] });
+    expect(r.data).toMatchObject({
+      key: 'land.check',
+      reason: 'unknown-key',
+      allowed: ['checks', 'timeout', 'speculate', 'sandbox', 'env', 'network'],
+    });
     expect(r.message).toContain('"land.check"');
     expect(r.message).toContain('"checks", "timeout"');
+  });
+
+  it('reads the sandbox keys; a lanes.bind path neither absolute nor under ~/, or climbing with .., is refused', () => {
+    const config = { land: { sandbox: 'none', env: ['CI'], network: false }, lanes: { bind: ['/opt/agent', '~/.local/share/agent'] } };
+    expect(parseRepoConfig(JSON.stringify(config), 'x')).toEqual(config);
+    for (const bad of ['relative/agent', '~', '~/../etc', '/opt/../home']) {
+      expect(refusalOf(JSON.stringify({ lanes: { bind: [bad] } })).data).toMatchObject({ key: 'lanes.bind.0' });
+    }
+    expect(refusalOf('{"land":{"sandbox":"docker"}}').data).toMatchObject({ key: 'land.sandbox' });
   });
 
   it('refuses an unknown section, naming the sections allowed', () => {
@@ -91,7 +104,7 @@ describe('the repository config schema', () => {
     await writeFile(join(dir, '.abcd/config.json'), '{"land":{"check":"npm test"}}');
     const r = await initRepository({ cwd: dir, env, ci: 'github', force: false }).catch((e) => e);
     expect(r).toBeInstanceOf(UsageError);
-    expect(r.data).toMatchObject({ key: 'land.check', allowed: ['checks', 'timeout', 'speculate'] });
+    expect(r.data).toMatchObject({ key: 'land.check', allowed: ['checks', 'timeout', 'speculate', 'sandbox', 'env', 'network'] });
     await expect(readFile(join(dir, '.github/workflows/abcd-lanes.yml'))).rejects.toThrow();
   });
 });

@@ -73,7 +73,7 @@ describe('wait line', () => {
     const remote = await makeRemote();
     const [slow, quick] = await Promise.all([makeSession(remote.url, 'slow'), makeSession(remote.url, 'quick')]);
     await mkdir(join(slow.dir, '.abcd'), { recursive: true });
-    await slow.commit('.abcd/config.json', JSON.stringify({ land: { checks: 'sleep "${CHECK_SLEEP:-0}"' } }));
+    await slow.commit('.abcd/config.json', JSON.stringify({ land: { checks: 'sleep "${CHECK_SLEEP:-0}"', env: ['CHECK_SLEEP'] } }));
     await slow.git(['push', '-q', 'origin', 'main']);
     for (const [s, item] of [
       [slow, 'slow-item'],

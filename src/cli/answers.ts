@@ -90,6 +90,8 @@ const land = z.object({
   branch: z.string(),
   attempts: z.number().int(),
   checks: z.array(z.object({ command: z.string(), exitCode: z.number().int(), durationMs: Ms })),
+  checksSandbox: z.enum(['bwrap', 'none']).optional().describe('where the checks ran: bubblewrap, or unsandboxed as the person'),
+  warning: z.string().optional().describe('said when the checks ran unsandboxed for want of a sandbox'),
   enqueuedAt: Instant,
   waitedMs: Ms,
   state: State,

@@ -3,6 +3,8 @@ import { CheckFailed } from '../core/refusals.js';
 import type { Git } from '../git/git.js';
 import { spawnProcess } from '../core/spawn.js';
 import { formatDuration } from '../core/duration.js';
+import type { SandboxMode } from '../machine/sandbox/bwrap.js';
+import { checkEnvNames } from '../machine/sandbox/environment.js';
 
 // A check that runs longer than this is stuck; the land refuses rather than wait forever.
 const DEFAULT_CHECK_TIMEOUT_MS = 30 * 60_000;
@@ -14,6 +16,12 @@ export interface LandConfig {
   timeoutMs: number;
   /** How many queue entries are tested at once, each on the ones ahead of it (1: only the head). */
   speculate: number;
+  /** How checks run: bubblewrap when it works (auto), always (bwrap), or as the person (none). */
+  sandbox: SandboxMode;
+  /** Variables a check gets on top of the allow-list. */
+  envNames: string[];
+  /** false: a sandboxed check has no network. */
+  network: boolean;
 }
 
 /**
@@ -27,6 +35,9 @@ export async function readLandConfig(git: Git, mainTip: string, parseDuration: (
     checks: (Array.isArray(c) ? c : c ? [c] : []).filter((x) => x.trim() !== ''),
     timeoutMs: land?.timeout ? parseDuration(land.timeout) : DEFAULT_CHECK_TIMEOUT_MS,
     speculate: land?.speculate ?? 1,
+    sandbox: land?.sandbox ?? 'auto',
+    envNames: checkEnvNames(land?.env ?? [], 'land.env'),
+    network: land?.network ?? true,
   };
 }
 
@@ -51,10 +62,11 @@ export interface CheckRun {
   durationMs: number;
 }
 
-/** Runs each check with the shell in `cwd`; the first failure is a CheckFailed refusal. */
+/** Runs each check in `cwd` as `argv` says (its sandbox); the first failure is a CheckFailed refusal. */
 export async function runChecks(o: {
   cwd: string;
   checks: readonly string[];
+  argv: (command: string) => string[];
   env: Record<string, string>;
   timeoutMs: number;
   signal: AbortSignal;
@@ -64,7 +76,8 @@ export async function runChecks(o: {
   for (const command of o.checks) {
     const t0 = o.now();
     // Its own process group: a timeout or a fence ends everything the check started.
-    const r = await spawnProcess('sh', ['-c', command], { cwd: o.cwd, env: o.env, group: true, timeoutMs: o.timeoutMs, signal: o.signal });
+    const [file, ...args] = o.argv(command) as [string, ...string[]];
+    const r = await spawnProcess(file, args, { cwd: o.cwd, env: o.env, group: true, timeoutMs: o.timeoutMs, signal: o.signal });
     const run = { command, exitCode: r.fired ? 124 : (r.exitCode ?? 1), durationMs: o.now() - t0 };
     runs.push(run);
     if (run.exitCode !== 0 || r.fired) {

@@ -8,10 +8,10 @@ import { formatItem } from '../records/item.js';
 import { encodeQueue, unknownQueueFields, type QueueRecord } from '../records/queue.js';
 import { queueRef } from '../records/refs.js';
 import { CheckFailed, Conflict, DeadlineReached, Fenced, isRefusal } from '../core/refusals.js';
-import { definedEnv } from '../core/deps.js';
 import { refusePush, workBranchUpdate } from '../claims/write.js';
 import type { QueueEntry, Snapshot } from '../repo/snapshot.js';
-import { runChecks, type CheckRun, type LandConfig } from './checks.js';
+import type { CheckRun, LandConfig } from './checks.js';
+import { chooseCheckSandbox, runJailedChecks } from './check-sandbox.js';
 import { pruneQueue } from './prune-queue.js';
 import { turnOf, type SkippedEntry } from './queue-order.js';
 import { fetchHeads, integrateAhead, judgeStack, type Stack } from './speculation.js';
@@ -36,7 +36,16 @@ interface Queued {
 
 type Tested =
   /** `failed`: a check failed on a stack; it is this entry's failure only if the stack lands as tested. */
-  { kind: 'tested'; tip: string; checks: CheckRun[]; stack: Stack; failed?: CheckFailed } | { kind: 'again' | 'alone' };
+  | {
+      kind: 'tested';
+      tip: string;
+      checks: CheckRun[];
+      stack: Stack;
+      failed?: CheckFailed;
+      checksSandbox?: 'bwrap' | 'none';
+      warning?: string;
+    }
+  | { kind: 'again' | 'alone' };
 
 // Enqueue attempts when only a former holder's stale entry moved under the lease.
 const ENQUEUE_TRIES = 3;
@@ -158,6 +167,8 @@ async function landInTurn(ctx: LandContext, q: Queued): Promise<Landed> {
           previousTip: tested.stack.parent,
           attempts,
           checks: tested.checks,
+          ...(tested.checksSandbox ? { checksSandbox: tested.checksSandbox } : {}),
+          ...(tested.warning ? { warning: tested.warning } : {}),
           enqueuedAt: q.entry.at,
           ...(q.skipped.size ? { skipped: [...q.skipped.values()] } : {}),
           ...(depth > 1 ? { speculation: { depth, position: tested.stack.chain.length, retests } } : {}),
@@ -198,9 +209,14 @@ async function testInTurn(
       ahead = now.ahead;
       if (ahead.length >= depth) return { kind: 'again' };
     }
+    const caller = input.lane ? { lane: input.lane } : {};
+    // Without a sandbox only main and this entry may be tested: the entries ahead are others' code.
+    if (ahead.length && first.checks.length && (await chooseCheckSandbox(first.sandbox, repo, caller)).aloneOnly) return { kind: 'alone' };
     if (ahead.length && !(await fetchHeads(repo, target, ahead))) return { kind: 'alone' };
     const mainTip = await target.mainTip();
     const config = first.checks.length ? await landConfig(mainTip) : first;
+    const jail = config.checks.length ? await chooseCheckSandbox(config.sandbox, repo, caller) : undefined;
+    if (jail?.aloneOnly && ahead.length) return { kind: 'alone' };
     const own = { item, head: target.head, strategy: input.strategy, markDone: !input.keep, at: q.entry.at };
     const lead = ahead[0] ? { head: ahead[0].entry.head, strategy: ahead[0].entry.strategy } : own;
     const start = integrationStart({ ...lead, base: mainTip });
@@ -215,23 +231,15 @@ async function testInTurn(
         if (stack.chain.length && e instanceof Conflict) return { kind: 'alone' };
         throw e;
       }
-      const checkEnv = { ...definedEnv(env), ABCD_LAND_ITEM: item, ABCD_LAND_TIP: tip, ABCD_LAND_BASE: stack.parent };
+      const sandbox = jail ? { checksSandbox: jail.sandbox, ...(jail.warning ? { warning: jail.warning } : {}) } : {};
       try {
-        const checks = config.checks.length
-          ? await runChecks({
-              cwd: wt.dir,
-              checks: config.checks,
-              env: checkEnv,
-              timeoutMs: config.timeoutMs,
-              signal: keeper.signal,
-              now: () => clock.now(),
-            })
-          : [];
-        return { kind: 'tested', tip, checks, stack };
+        const vars = { item, tip, base: stack.parent };
+        const checks = jail ? await runJailedChecks(repo, wt, { config, sandbox: jail.sandbox, vars, signal: keeper.signal }) : [];
+        return { kind: 'tested', tip, checks, stack, ...sandbox };
       } catch (e) {
         // On a stack the failure may be an entry's ahead: judged once the stack lands or changes.
         if (stack.chain.length && e instanceof CheckFailed && !keeper.signal.aborted)
-          return { kind: 'tested', tip, checks: [], stack, failed: e };
+          return { kind: 'tested', tip, checks: [], stack, failed: e, ...sandbox };
         throw e;
       }
     });

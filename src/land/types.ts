@@ -17,6 +17,8 @@ export interface LandInput {
   strategy: 'rebase' | 'merge';
   /** Keep the claim held after landing instead of marking it done. */
   keep: boolean;
+  /** Set by a lane: its agent wrote the work (its checks never run unsandboxed unless attended and opted out). */
+  lane?: { attended: boolean };
   /** Records written in the landing's own fenced push, given the landed tip (a lane's receipt). */
   alsoWrite?: (landedTip: string) => RecordWrite[];
 }
@@ -37,6 +39,10 @@ export interface LandResult {
   /** Tests on main's tip; more than one when main moved under a test (git forge). */
   attempts: number;
   checks: CheckRun[];
+  /** Where the checks ran: bubblewrap, or as the person (opted out, or no sandbox for their own entry). */
+  checksSandbox?: 'bwrap' | 'none';
+  /** Said when the checks ran unsandboxed for want of a sandbox. */
+  warning?: string;
   enqueuedAt: number;
   waitedMs: number;
   claim: Claim['state'];
@@ -70,7 +76,10 @@ export interface LandContext {
 }
 
 /** What a strategy adds to the result the beginning builds. */
-export type Landed = Pick<LandResult, 'tip' | 'previousTip' | 'github' | 'attempts' | 'checks' | 'enqueuedAt' | 'skipped' | 'speculation'>;
+export type Landed = Pick<
+  LandResult,
+  'tip' | 'previousTip' | 'github' | 'attempts' | 'checks' | 'checksSandbox' | 'warning' | 'enqueuedAt' | 'skipped' | 'speculation'
+>;
 
 /**
  * How one forge lands. `enter` makes the first fenced push under the claim (the queue entry,

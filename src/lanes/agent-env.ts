@@ -1,13 +1,7 @@
 // The agent's environment is built, never inherited: a forge token, an abcd credential or
 // anything else the lane's process holds reaches the agent only if `lanes.env` names it.
 import type { Env } from '../core/deps.js';
-import { UsageError } from '../core/refusals.js';
-
-// What a shell and its tools need to behave, and nothing that authenticates.
-const ALLOWED = ['PATH', 'LANG', 'LANGUAGE', 'TERM', 'TZ', 'COLORTERM', 'NO_COLOR', 'USER', 'LOGNAME', 'SHELL'] as const;
-// Names a repository's config may never pass to an agent, whatever it says: rule 4's tokens.
-const NEVER = /^(GH_TOKEN|GITHUB_TOKEN|GH_ENTERPRISE_TOKEN|GITHUB_ENTERPRISE_TOKEN|ABCD_.*|GIT_.*|SSH_AUTH_SOCK)$/;
-const NAME = /^[A-Za-z_][A-Za-z0-9_]{0,100}$/;
+import { allowedEnv, checkEnvNames as checkNames } from '../machine/sandbox/environment.js';
 
 /** What abcd tells the agent about its cycle. */
 export interface CycleVars {
@@ -25,14 +19,7 @@ export interface CycleVars {
 
 /** The agent's whole environment: the allow-list, the names `lanes.env` adds, and the cycle's. */
 export function buildAgentEnv(env: Env, extraNames: readonly string[], v: CycleVars): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const name of [...ALLOWED, ...extraNames.filter((n) => !NEVER.test(n))]) {
-    const value = env[name];
-    if (value !== undefined) out[name] = value;
-  }
-  for (const [k, value] of Object.entries(env)) if (k.startsWith('LC_') && value !== undefined) out[k] = value;
-  out.PATH ??= '/usr/local/bin:/usr/bin:/bin';
-  Object.assign(out, {
+  return Object.assign(allowedEnv(env, extraNames), {
     HOME: v.home,
     TMPDIR: v.tmp,
     ABCD_ITEM: v.item,
@@ -44,23 +31,9 @@ export function buildAgentEnv(env: Env, extraNames: readonly string[], v: CycleV
     ABCD_MAILBOX: v.mailbox,
     ABCD_USAGE: v.usage,
   });
-  return out;
 }
 
 /** Checks `lanes.env` names; a forbidden or malformed one is a usage error naming it. */
 export function checkEnvNames(names: readonly string[]): string[] {
-  for (const n of names) {
-    if (!NAME.test(n))
-      throw new UsageError(`lanes.env names "${n.slice(0, 60)}", which is not a variable name.`, 'variable', { name: n.slice(0, 60) });
-    if (NEVER.test(n)) {
-      throw new UsageError(
-        `lanes.env names ${n}, which a lane never passes to an agent (forge tokens, abcd's and git's own variables).`,
-        'variable',
-        {
-          name: n,
-        },
-      );
-    }
-  }
-  return [...names];
+  return checkNames(names, 'lanes.env');
 }

@@ -3,7 +3,7 @@ import type { ItemSource } from '../items/source.js';
 import type { GateRunner } from '../land/land.js';
 import type { Repo } from '../repo/repo.js';
 import type { MainBranch } from '../claims/main-branch.js';
-import type { Sandbox } from './sandbox.js';
+import type { Sandbox, SandboxPlan } from './sandbox.js';
 
 /** Everything one lane run (a build or a drain) shares between its lanes and cycles. */
 export interface RunContext {
@@ -16,6 +16,10 @@ export interface RunContext {
   gate: GateRunner;
   agent: string;
   sandbox: Sandbox;
+  /** What the agent's sandbox shows of its program (lanes.bind, the install folders found). */
+  program: Pick<SandboxPlan, 'binds' | 'symlinks'>;
+  /** The person started the run and watches it (--attended). */
+  attended: boolean;
   envNames: readonly string[];
   ttlMs: number;
   agentTimeoutMs: number;

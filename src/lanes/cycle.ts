@@ -3,7 +3,7 @@
 // queue fenced by the claim, or the claim released saying why. Cleanup on every path.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { readAgentFile } from './agent-files.js';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { debitBudget, parseUsageLines } from '../machine/budget/budget.js';
 import type { ItemDoc } from '../items/source.js';
 import { formatItem, shortItem } from '../records/item.js';
@@ -19,6 +19,7 @@ import { releaseClaim, type Taken } from './claim.js';
 import type { RunContext } from './context.js';
 import { receiptWrites } from './receipts.js';
 import { runSteeredAgent } from './steer-cycle.js';
+import { cyclePlan, laneHidden } from './sandbox.js';
 import { mailboxLine } from '../steering/mailbox.js';
 
 // A land inside a cycle waits in the queue at most this long (land's own default).
@@ -93,11 +94,8 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
         command: ctx.agent,
         env,
         sandbox: ctx.sandbox,
-        plan: {
-          cycleDir,
-          objectsDir: join(ctx.repo.commonDir, 'objects'),
-          hide: [...ctx.hide, ctx.repo.commonDir, dirname(ctx.repo.commonDir), ctx.repo.deps.cwd],
-        },
+        plan: cyclePlan({ cycleDir, objectsDir: join(ctx.repo.commonDir, 'objects'), hide: laneHidden(ctx), program: ctx.program }),
+        marker: `ABCD_WORKTREE=${wt}`,
         timeoutMs: ctx.agentTimeoutMs,
         signal: keeper.signal,
         now: () => clock.now(),
@@ -138,7 +136,11 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
     try {
       const receipt = (head: string) =>
         receiptWrites({ watcher, item: item.key, runId: ctx.runId, holder: lane.me, gen: taken.claim.gen, at: clock.now(), head });
-      const r = await land(lane, { item: item.key, branch, waitMs, strategy: 'rebase', keep: false, alsoWrite: receipt }, ctx.gate);
+      const r = await land(
+        lane,
+        { item: item.key, branch, waitMs, strategy: 'rebase', keep: false, alsoWrite: receipt, lane: { attended: ctx.attended } },
+        ctx.gate,
+      );
       return end({ outcome: 'landed', landed: r.tip, ...agent });
     } catch (e) {
       if (!isRefusal(e)) throw e;

@@ -19,7 +19,10 @@ import { laneSettings, type LaneFlags, type LaneSettings } from './options.js';
 import { RunRecorder } from './recorder.js';
 import { requestFollowUp, type PendingOutcome } from './request.js';
 import { runLanes } from './run-loop.js';
-import { chooseSandbox, probeBwrap, secretPlaces } from './sandbox.js';
+import { agentProgramView, chooseSandbox, laneHidden } from './sandbox.js';
+import { probeBwrap } from '../machine/sandbox/bwrap.js';
+import { secretPlaces } from '../machine/sandbox/places.js';
+import { chooseCheckSandbox } from '../land/check-sandbox.js';
 import { checkLaneLogin } from './login.js';
 
 export interface LaneRunInput extends LaneFlags {
@@ -93,9 +96,15 @@ export async function runLane(repo: Repo, input: LaneRunInput): Promise<LaneRunR
     chooseSandbox(s.sandbox, { env, attended: input.attended }),
     early ?? checkLaneLogin(repo, input.attended),
   );
+  // A lane whose checks could not run sandboxed refuses before it claims or pays for anything.
+  if (config.land?.checks?.length) await chooseCheckSandbox(config.land.sandbox ?? 'auto', repo, { lane: { attended: input.attended } });
+  const hide = secretPlaces(env, repo.deps.config);
+  const program = sandbox === 'bwrap' ? await programOf(repo, s.agent, hide, cfg.bind ?? []) : { binds: [], symlinks: [] };
   return runWith(repo, input, s, {
     main,
     sandbox,
+    hide,
+    program,
     login,
     first: snap,
     ...(firstListing ? { firstListing } : {}),
@@ -111,6 +120,8 @@ async function runWith(
   o: {
     main: Awaited<ReturnType<typeof resolveMain>>;
     sandbox: 'bwrap' | 'none';
+    hide: string[];
+    program: RunContext['program'];
     login: string;
     first: Snapshot;
     firstListing?: ItemListing;
@@ -118,9 +129,8 @@ async function runWith(
     warning?: string;
   },
 ): Promise<LaneRunResult> {
-  const { clock, env } = repo.deps;
+  const { clock } = repo.deps;
   const runId = newRunId(clock.now());
-  const home = repo.deps.config.home;
   const ctx: RunContext = {
     repo,
     runId,
@@ -130,12 +140,14 @@ async function runWith(
     gate: input.gate,
     agent: s.agent,
     sandbox: o.sandbox,
+    program: o.program,
+    attended: input.attended,
     envNames: s.envNames,
     ttlMs: s.ttlMs,
     agentTimeoutMs: s.agentTimeoutMs,
     deadline: s.deadline,
     budgetDir: budgetDir(repo.deps.config.machineDir),
-    hide: secretPlaces(env, home),
+    hide: o.hide,
     ...(repo.deps.signal ? { signal: repo.deps.signal } : {}),
     ...(input.onOutput ? { onOutput: input.onOutput } : {}),
   };
@@ -175,6 +187,23 @@ async function runWith(
     throw stop;
   }
   return result;
+}
+
+/** Where the agent's program is, as its sandbox must show it; refuses when it cannot be shown. */
+function programOf(repo: Repo, agent: string, hide: readonly string[], bind: readonly string[]) {
+  const { env, config } = repo.deps;
+  const hidden = laneHidden({ hide, repo });
+  // Never shown, even read-only: everything hidden but HOME and the temporary folders themselves.
+  const secret = hidden.filter((p) => p !== config.home && p !== config.tmpDir && p !== '/tmp');
+  return agentProgramView({
+    command: agent,
+    path: env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+    cwd: repo.deps.cwd,
+    home: config.home,
+    hidden,
+    secret,
+    bind,
+  });
 }
 
 /** The run's outcome: its latest cycle's (build), or the worst of them (drain); idle with none. */

@@ -1,8 +1,11 @@
 // Runs the agent command once, headless, and makes sure that whatever it started is gone
 // when it returns: its own process group, killed whole at the timeout, on a stop, and after
-// it exits; under bubblewrap its pid namespace dies with it (and with the lane, --die-with-parent).
+// it exits; and its own pid namespace, which takes a `setsid` daemon with it: bubblewrap's
+// (which dies with the lane, --die-with-parent), else unshare's. Where neither can be had, the
+// processes carrying the cycle's marker in their environment are swept once it ends.
 import { spawn } from 'node:child_process';
-import { bwrapArgs, type Sandbox, type SandboxPlan } from './sandbox.js';
+import { bwrapArgs, type Sandbox, type SandboxPlan } from '../machine/sandbox/bwrap.js';
+import { pidNamespacePrefix, sweepByEnvironment } from '../machine/sandbox/pid-namespace.js';
 
 export interface AgentRun {
   exitCode: number;
@@ -18,11 +21,13 @@ const OUTPUT_TAIL_CHARS = 2000;
 // After the agent exits, how long its pipes may stay open before abcd stops waiting for them.
 const PIPE_DRAIN_MS = 1000;
 
-export function runAgent(o: {
+export async function runAgent(o: {
   command: string;
   env: Record<string, string>;
   sandbox: Sandbox;
   plan: SandboxPlan;
+  /** `NAME=value` only this cycle's processes carry in their environment: swept when no pid namespace could be had. */
+  marker: string;
   timeoutMs: number;
   signal?: AbortSignal;
   now: () => number;
@@ -32,10 +37,13 @@ export function runAgent(o: {
   onExit?: () => void;
 }): Promise<AgentRun> {
   const t0 = o.now();
-  const worktree = `${o.plan.cycleDir}/wt`;
-  const [file, args] =
-    o.sandbox === 'bwrap' ? ['bwrap', [...bwrapArgs(o.plan), '--', '/bin/sh', '-c', o.command]] : ['/bin/sh', ['-c', o.command]];
-  return new Promise((resolve) => {
+  const worktree = o.plan.chdir;
+  const unshare = o.sandbox === 'bwrap' ? undefined : await pidNamespacePrefix(o.env);
+  const shell = ['/bin/sh', '-c', o.command];
+  const argv = o.sandbox === 'bwrap' ? ['bwrap', ...bwrapArgs(o.plan), '--', ...shell] : unshare ? [...unshare, '--', ...shell] : shell;
+  const [file, ...args] = argv as [string, ...string[]];
+  const swept = o.sandbox === 'none' && !unshare;
+  const run = await new Promise<AgentRun>((resolve) => {
     const child = spawn(file, args, { cwd: worktree, env: o.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let tail = '';
     const keep = (d: Buffer) => {
@@ -93,4 +101,6 @@ export function runAgent(o: {
       });
     });
   });
+  if (swept) await sweepByEnvironment(o.marker);
+  return run;
 }

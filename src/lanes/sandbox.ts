@@ -1,39 +1,15 @@
-// bubblewrap around the agent: the cycle's folder writable, the system read-only, a private
-// /tmp, the person's home and config folders replaced by empty ones, its own pid namespace
-// that dies with the lane. The network stays: agents call their model.
-import { execFile } from 'node:child_process';
-import { statSync } from 'node:fs';
-import { join } from 'node:path';
+// The sandbox a lane runs its agent in (the bubblewrap part is src/machine/sandbox/, which land's
+// checks use too): the cycle's folder writable, the lane repository's objects read-only, the
+// person's home, config and the clone hidden.
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { Env } from '../core/deps.js';
-import { UnsafeEnvironment } from '../core/refusals.js';
+import { UnsafeEnvironment, UsageError } from '../core/refusals.js';
+import { probeBwrap, type Bind, type Sandbox, type SandboxMode, type SandboxPlan } from '../machine/sandbox/bwrap.js';
+import { isInside } from '../machine/sandbox/places.js';
+import { programView } from '../machine/sandbox/program.js';
 
-export type SandboxMode = 'auto' | 'bwrap' | 'none';
-export type Sandbox = 'bwrap' | 'none';
-
-// Probing bubblewrap takes one short process; longer means it hangs, which is "not working".
-const PROBE_TIMEOUT_MS = 10_000;
-let probed: Promise<string | undefined> | undefined;
-
-/** Why bubblewrap cannot run here, or undefined when it works. Probed once per process. */
-export function probeBwrap(env: Env): Promise<string | undefined> {
-  probed ??= new Promise((resolve) => {
-    execFile(
-      'bwrap',
-      ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-pid', '--die-with-parent', '--', 'true'],
-      { timeout: PROBE_TIMEOUT_MS, env: { PATH: env.PATH ?? '/usr/bin:/bin' } },
-      (err, _out, stderr) => {
-        if (!err) return resolve(undefined);
-        const code = (err as NodeJS.ErrnoException).code;
-        resolve(
-          code === 'ENOENT'
-            ? 'bwrap is not installed'
-            : `bwrap does not work here (${String(stderr).trim().split('\n').at(-1) || err.message})`,
-        );
-      },
-    );
-  });
-  return probed;
-}
+export type { Sandbox, SandboxMode, SandboxPlan } from '../machine/sandbox/bwrap.js';
 
 /**
  * The sandbox a lane uses. `auto` takes bubblewrap when it works; without it an unattended
@@ -55,41 +31,69 @@ export async function chooseSandbox(
   );
 }
 
-const SYSTEM = /^\/(usr|bin|sbin|lib\w*|etc|opt|proc|dev|sys|run|var)?\/?$/;
+/** Every folder a lane's agent must not see: the person's secret places, the clone and where abcd was started. */
+export function laneHidden(ctx: { hide: readonly string[]; repo: { commonDir: string; deps: { cwd: string } } }): string[] {
+  return [...ctx.hide, ctx.repo.commonDir, dirname(ctx.repo.commonDir), ctx.repo.deps.cwd];
+}
 
-/** What the sandbox hides and exposes for one cycle. */
-export interface SandboxPlan {
-  /** The cycle's folder (worktree, HOME, mailbox): writable. */
+/** One cycle's plan: its folder writable, the objects it borrows read-only, the agent's program read-only. */
+export function cyclePlan(o: {
   cycleDir: string;
-  /** The lane repository's object store the agent's repository borrows from: read-only. */
   objectsDir: string;
-  /** Folders that must look empty inside (the person's home, config, the lane's clone). */
   hide: readonly string[];
+  program?: Pick<SandboxPlan, 'binds' | 'symlinks'>;
+}): SandboxPlan {
+  const binds: Bind[] = [{ path: o.objectsDir }, { path: o.cycleDir, writable: true }, ...(o.program?.binds ?? [])];
+  return { hide: o.hide, binds, symlinks: o.program?.symlinks ?? [], chdir: join(o.cycleDir, 'wt') };
 }
 
-/** Folders holding the person's secrets or abcd's own state, as this environment names them. */
-export function secretPlaces(env: Env, home: string): string[] {
-  const places = [home, env.XDG_CONFIG_HOME, env.GH_CONFIG_DIR, env.ABCD_CONFIG_DIR, env.ABCD_MACHINE_DIR, join(home, '.ssh')];
-  return places.filter((p): p is string => typeof p === 'string' && p.startsWith('/') && p !== '/');
-}
-
-/** bwrap's argv before the command. Parents are hidden before their children are exposed. */
-export function bwrapArgs(plan: SandboxPlan): string[] {
-  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
-  // Never hide the root or the system itself (a clone or HOME at / would blank everything).
-  const hide = [...new Set(plan.hide)].filter((p) => !SYSTEM.test(p) && isDirectory(p)).sort((a, b) => a.length - b.length);
-  for (const p of hide) args.push('--tmpfs', p);
-  args.push('--tmpfs', '/tmp');
-  args.push('--ro-bind', plan.objectsDir, plan.objectsDir);
-  args.push('--bind', plan.cycleDir, plan.cycleDir);
-  args.push('--unshare-pid', '--unshare-ipc', '--die-with-parent', '--chdir', join(plan.cycleDir, 'wt'));
-  return args;
-}
-
-function isDirectory(p: string): boolean {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
+/**
+ * What the agent's sandbox shows of its program: `lanes.bind` (read-only) and the install
+ * folders of the command's first word and its interpreter. Refuses (exit 7, nothing claimed)
+ * when the program cannot be shown, saying that the sandbox hides HOME and /tmp and the ways out.
+ */
+export async function agentProgramView(o: {
+  command: string;
+  path: string;
+  cwd: string;
+  home: string;
+  /** Every folder the agent's sandbox hides. */
+  hidden: readonly string[];
+  /** Those never shown, even read-only: the config folders, ~/.ssh, the clone. */
+  secret: readonly string[];
+  bind: readonly string[];
+}): Promise<Pick<SandboxPlan, 'binds' | 'symlinks'>> {
+  const bound = o.bind.map((b) => (b.startsWith('~/') ? join(o.home, b.slice(2)) : b));
+  for (const b of bound) {
+    if (!existsSync(b))
+      throw new UsageError(`lanes.bind names ${b}, which does not exist on this computer; fix .abcd/config.json on main.`, 'path', {
+        path: b,
+      });
+    const exposes = [o.home, ...o.secret].find((s) => isInside(s, b) || (s !== o.home && isInside(b, s)));
+    if (exposes) {
+      throw new UsageError(
+        `lanes.bind names ${b}, which is or holds ${exposes}: a lane never shows the person's home, config or keys to its agent. ` +
+          "Bind the program's own folder instead.",
+        'path',
+        { path: b },
+      );
+    }
   }
+  const view = await programView(o.command, {
+    path: o.path,
+    cwd: o.cwd,
+    places: { hidden: [...o.hidden, '/tmp'], secret: o.secret, bound },
+  });
+  if (view.hidden) {
+    const { word, path, why } = view.hidden;
+    const where = why === 'not-found' ? `"${word}" is not on the lane's PATH` : `its program ${path} is in ${dirname(path)}`;
+    throw new UnsafeEnvironment(
+      `the agent's command cannot be found inside the sandbox: ${where}. The sandbox hides HOME and /tmp (and never shows a folder ` +
+        "that holds HOME or the person's config); nothing was claimed. Install the agent outside them (e.g. under /usr/local or /opt), " +
+        `or show its folder read-only with "lanes": {"bind": ["${why === 'not-found' ? '<folder>' : dirname(path)}"]} in .abcd/config.json ` +
+        '(and give its full path in the command if it is not on PATH).',
+      { reason: 'agent-hidden-by-sandbox', path, fix: 'lanes.bind' },
+    );
+  }
+  return { binds: [...bound.map((b) => ({ path: b })), ...view.binds], symlinks: view.symlinks };
 }

@@ -13,6 +13,11 @@ export const CONFIG_PATH = '.abcd/config.json';
 const Duration = z.string().regex(/^\d{1,12}(ms|s|m|h|d)$/, 'a duration such as 90s, 5m or 2h');
 // A variable name the agent's environment may take from the lane's (never a value).
 const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name such as ANTHROPIC_API_KEY');
+// A path on the person's computer: absolute, or under their home as ~/...
+const HostPath = z
+  .string()
+  .max(4096)
+  .regex(/^(?!.*(^|\/)\.\.(\/|$))(\/|~\/)/, 'an absolute path or one under your home such as ~/.local/share/claude');
 
 export const LandSectionSchema = z.strictObject({
   /** Shell commands run in the integrated tree before landing; empty: no checks. */
@@ -24,6 +29,16 @@ export const LandSectionSchema = z.strictObject({
    * the head, on main's tip). Deeper lands more per check time and wastes tests on failures.
    */
   speculate: z.number().int().min(1).max(16).optional(),
+  /**
+   * How checks run: `auto` (default) in bubblewrap when it works; `bwrap` always (refused
+   * without it); `none` as the person, unsandboxed: their explicit opt-out, refused in an
+   * unattended lane.
+   */
+  sandbox: z.enum(['auto', 'bwrap', 'none']).optional(),
+  /** Names of variables a check gets on top of the allow-list (never tokens, ABCD_*, GIT_*, SSH_AUTH_SOCK). */
+  env: z.array(EnvName).optional(),
+  /** false: a sandboxed check has no network. */
+  network: z.boolean().optional(),
 });
 
 export const LanesSectionSchema = z.strictObject({
@@ -32,6 +47,8 @@ export const LanesSectionSchema = z.strictObject({
   sandbox: z.enum(['auto', 'bwrap', 'none']).optional(),
   /** Names of variables passed to the agent on top of the allow-list. */
   env: z.array(EnvName).optional(),
+  /** Folders or files shown read-only inside the agent's sandbox (an agent installed under HOME). */
+  bind: z.array(HostPath).max(64).optional(),
   /** Sessions or persons (besides the person) whose build requests a lane accepts. */
   requesters: z.array(z.string().min(1).max(400)).optional(),
   /** Steering a cycle in flight: steers per run (default 2; 0 turns it off), how often to look. */

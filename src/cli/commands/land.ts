@@ -59,11 +59,12 @@ export const land: Command = {
     const checks = r.checks.length
       ? `, checks passed (${r.checks.map((c) => `${c.command} ${formatDuration(c.durationMs)}`).join('; ')})`
       : ', no checks configured';
+    const warning = r.warning ? ` (${r.warning})` : '';
     return {
       json: landJson(r),
       text: r.github
         ? `landed ${r.item} on ${r.main} through pull request #${r.github.number} (${r.github.via}) at ${r.tip.slice(0, 12)}; claim ${r.claim}`
-        : `landed ${r.item} on ${r.main}: ${r.previousTip?.slice(0, 12)} -> ${r.tip.slice(0, 12)} after ${r.attempts} attempt(s)${checks}; claim ${r.claim}`,
+        : `landed ${r.item} on ${r.main}: ${r.previousTip?.slice(0, 12)} -> ${r.tip.slice(0, 12)} after ${r.attempts} attempt(s)${checks}; claim ${r.claim}${warning}`,
     };
   },
 };

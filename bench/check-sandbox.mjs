@@ -1,0 +1,59 @@
+#!/usr/bin/env node
+// What running a land's check in its sandbox costs: `abcd land <item>` with `land.checks: "true"`,
+// interleaved between a remote whose checks run in bubblewrap (`land.sandbox: "bwrap"`) and one
+// whose checks run unsandboxed (`land.sandbox: "none"`, as every check ran before), in one run.
+// Prints the medians of the whole land and of the check as land reports it (its durationMs,
+// which includes starting bubblewrap), and what the sandbox adds to each.
+//
+//   node bench/check-sandbox.mjs [reps=20]
+import { writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { abcd, cleanupAll, git, landingRemote, median, ms } from './lib.mjs';
+
+const REPS = Number(process.argv[2] ?? 20);
+const loadBefore = loadavg()[0];
+
+function remote(sandbox) {
+  const r = landingRemote({ name: `check-${sandbox}`, config: { land: { checks: 'true', sandbox } }, n: 1, envOf: (e) => e });
+  const s = r.sessions[0];
+  return { s, base: git(s.dir, ['rev-parse', 'HEAD'], s.env).stdout.trim(), n: 0 };
+}
+
+function landOnce(r) {
+  const item = `c-${r.n++}`;
+  const { dir, env } = r.s;
+  abcd(dir, ['reserve', item], env);
+  git(dir, ['checkout', '-q', '-B', `work/${item}`, r.base], env);
+  writeFileSync(join(dir, `${item}.txt`), `${item}\n`);
+  git(dir, ['add', '.'], env);
+  git(dir, ['commit', '-q', '-m', item], env);
+  const res = abcd(dir, ['land', item, '--json'], env);
+  const out = JSON.parse(res.stdout);
+  if (out.attempts !== 1 || out.checks.length !== 1) throw new Error(`unexpected land: ${res.stdout}`);
+  return { land: res.ms, check: out.checks[0].durationMs, sandbox: out.checksSandbox };
+}
+
+try {
+  const runs = { bwrap: remote('bwrap'), none: remote('none') };
+  const seen = { bwrap: [], none: [] };
+  landOnce(runs.bwrap); // warm: the first land of each pays for caches both would pay once
+  landOnce(runs.none);
+  for (let i = 0; i < REPS; i++) {
+    for (const k of i % 2 ? ['none', 'bwrap'] : ['bwrap', 'none']) {
+      const r = landOnce(runs[k]);
+      if (r.sandbox !== k) throw new Error(`the ${k} land ran its check in ${r.sandbox}`);
+      seen[k].push(r);
+    }
+  }
+  const m = (k, f) => median(seen[k].map((x) => x[f]));
+  console.log(
+    `land with land.checks "true", median of ${REPS} each, interleaved (load ${loadBefore.toFixed(2)} -> ${loadavg()[0].toFixed(2)})`,
+  );
+  console.log(`| | sandboxed (bwrap) | unsandboxed (none) | the sandbox adds |`);
+  console.log(`|---|---|---|---|`);
+  console.log(`| whole land | ${ms(m('bwrap', 'land'))} | ${ms(m('none', 'land'))} | ${ms(m('bwrap', 'land') - m('none', 'land'))} |`);
+  console.log(`| the check | ${ms(m('bwrap', 'check'))} | ${ms(m('none', 'check'))} | ${ms(m('bwrap', 'check') - m('none', 'check'))} |`);
+} finally {
+  cleanupAll();
+}

@@ -1,0 +1,169 @@
+// Every land check runs code of the commit under test: the lander's, a lane agent's, and under
+// speculation the entries' ahead of it. It runs in the sandbox agents run in (src/machine/sandbox/):
+// the worktree of the commit under test writable, the system read-only, a private HOME and /tmp,
+// the person's home, abcd's config and machine folders, the clone and every agent socket hidden,
+// an environment built from an allow-list plus `land.env`. Its git sees the commit under test
+// through a repository of its own that borrows the clone's objects read-only: never the clone's
+// config (a CI checkout keeps its token there), refs or hooks.
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { UnsafeEnvironment } from '../core/refusals.js';
+import type { Git } from '../git/git.js';
+import { bwrapArgs, probeBwrap, type Sandbox, type SandboxMode } from '../machine/sandbox/bwrap.js';
+import { allowedEnv } from '../machine/sandbox/environment.js';
+import { secretPlaces } from '../machine/sandbox/places.js';
+import type { Repo } from '../repo/repo.js';
+import { runChecks, type CheckRun, type LandConfig } from './checks.js';
+
+/** Who asked for the land: a lane (whose agent wrote the work) or the person's own session. */
+export interface LandCaller {
+  lane?: { attended: boolean };
+}
+
+export interface CheckSandboxChoice {
+  sandbox: Sandbox;
+  warning?: string;
+  /** No sandbox works and the stack holds others' entries: test alone, on main, instead. */
+  aloneOnly?: boolean;
+}
+
+/**
+ * The sandbox a land's checks run in. `land.sandbox: none` is the person's explicit opt-out,
+ * refused in an unattended lane. Without a working bubblewrap, code from a lane is never run
+ * (exit 7), and a person's own land runs unsandboxed only what they could run themselves: main
+ * and their own entry (`aloneOnly`: no entry of another session's on the stack).
+ */
+export async function chooseCheckSandbox(mode: SandboxMode, repo: Repo, caller: LandCaller): Promise<CheckSandboxChoice> {
+  if (mode === 'none') {
+    if (caller.lane && !caller.lane.attended) {
+      throw new UnsafeEnvironment(
+        'land.sandbox is "none" in .abcd/config.json, and an unattended lane never runs checks on its agent\'s work unsandboxed; ' +
+          'nothing landed. Set land.sandbox to "auto" (bubblewrap), or run the lane --attended to take that on yourself.',
+        { reason: 'check-unsandboxed-in-lane', sandbox: 'auto' },
+      );
+    }
+    return { sandbox: 'none' };
+  }
+  const why = await probeBwrap(repo.deps.env);
+  if (!why) return { sandbox: 'bwrap' };
+  if (mode === 'bwrap' || caller.lane) {
+    throw new UnsafeEnvironment(
+      `${why}, and ${caller.lane ? "a lane's checks run its agent's code" : 'land.sandbox is "bwrap"'}: abcd does not run them ` +
+        'unsandboxed; nothing landed. Install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; it needs unprivileged user ' +
+        'namespaces), or set land.sandbox to "none" in .abcd/config.json to run checks as yourself knowingly.',
+      { reason: 'no-check-sandbox', why, sandbox: mode === 'bwrap' ? 'bwrap' : 'auto' },
+    );
+  }
+  return { sandbox: 'none', aloneOnly: true, warning: `${why}: the checks ran unsandboxed, on main and this entry only` };
+}
+
+export interface CheckJail {
+  /** The argv of one check command. */
+  argv(command: string): string[];
+  env: Record<string, string>;
+  dispose(): Promise<void>;
+}
+
+export interface CheckVars {
+  item: string;
+  tip: string;
+  base: string;
+}
+
+/** What one test of one commit runs its checks with. */
+export async function prepareCheckJail(
+  repo: Repo,
+  wt: Git,
+  o: { sandbox: Sandbox; envNames: readonly string[]; network: boolean; vars: CheckVars },
+): Promise<CheckJail> {
+  const { env, config, cwd } = repo.deps;
+  const land = { ABCD_LAND_ITEM: o.vars.item, ABCD_LAND_TIP: o.vars.tip, ABCD_LAND_BASE: o.vars.base };
+  if (o.sandbox === 'none') {
+    // The person's opt-out runs the check as them, in the worktree; the environment is still built.
+    const own = { ...allowedEnv(env, o.envNames), HOME: config.home, ...(env.TMPDIR ? { TMPDIR: env.TMPDIR } : {}), ...land };
+    return { argv: (c) => ['sh', '-c', c], env: own, dispose: async () => undefined };
+  }
+  const jail = await mkdtemp(join(config.tmpDir, 'abcd-check-'));
+  try {
+    const home = join(jail, 'home');
+    const tmp = join(jail, 'tmp');
+    const cache = join(config.machineDir, 'check-cache', String(process.getuid?.() ?? 'user'));
+    await Promise.all([mkdir(home), mkdir(tmp), mkdir(cache, { recursive: true, mode: 0o700 })]);
+    const dotgit = await ownRepository(wt, jail, join(repo.commonDir, 'objects'));
+    const plan = {
+      hide: [...secretPlaces(env, config), repo.commonDir, dirname(repo.commonDir), cwd],
+      binds: [
+        { path: wt.dir, writable: true },
+        { path: join(wt.dir, '.git'), from: dotgit },
+        { path: jail, writable: true },
+        { path: join(repo.commonDir, 'objects') },
+        { path: cache, writable: true },
+      ],
+      chdir: wt.dir,
+      network: o.network,
+    };
+    const args = bwrapArgs(plan);
+    const caches = { XDG_CACHE_HOME: cache, npm_config_cache: join(cache, 'npm'), PIP_CACHE_DIR: join(cache, 'pip') };
+    return {
+      argv: (c) => ['bwrap', ...args, '--', '/bin/sh', '-c', c],
+      env: { ...allowedEnv(env, o.envNames), HOME: home, TMPDIR: tmp, ...caches, ...land },
+      dispose: () => rm(jail, { recursive: true, force: true }),
+    };
+  } catch (e) {
+    await rm(jail, { recursive: true, force: true });
+    throw e;
+  }
+}
+
+/**
+ * A repository of the check's own in `jail`: HEAD at the worktree's commit, the worktree's index,
+ * the clone's objects borrowed read-only, nothing of the clone's config, refs or hooks. Returns
+ * the `.git` file that points the worktree at it inside the sandbox.
+ */
+async function ownRepository(wt: Git, jail: string, objects: string): Promise<string> {
+  const [head = '', index = '', shallow = '', format = 'sha1'] = (
+    await wt.must(['rev-parse', 'HEAD', '--git-path', 'index', '--git-path', 'shallow', '--show-object-format'])
+  ).split('\n');
+  const at = (p: string) => (isAbsolute(p) ? p : resolve(wt.dir, p));
+  const gitDir = join(jail, 'git');
+  await mkdir(join(gitDir, 'objects', 'info'), { recursive: true });
+  await mkdir(join(gitDir, 'refs', 'heads'), { recursive: true });
+  const ext = format === 'sha1' ? '' : `[extensions]\n\tobjectformat = ${format}\n`;
+  await writeFile(join(gitDir, 'config'), `[core]\n\trepositoryformatversion = ${ext ? 1 : 0}\n\tbare = false\n${ext}`);
+  await writeFile(join(gitDir, 'HEAD'), `${head}\n`);
+  await writeFile(join(gitDir, 'objects', 'info', 'alternates'), `${objects}\n`);
+  await copyFile(at(index), join(gitDir, 'index')).catch(() => undefined);
+  // A shallow clone's history ends where its shallow file says; without it git would look further.
+  await copyFile(at(shallow), join(gitDir, 'shallow')).catch(() => undefined);
+  const dotgit = join(jail, 'dotgit');
+  await writeFile(dotgit, `gitdir: ${gitDir}\n`);
+  return dotgit;
+}
+
+/** Runs the configured checks on the worktree's commit in their sandbox, removed afterwards. */
+export async function runJailedChecks(
+  repo: Repo,
+  wt: Git,
+  o: { config: LandConfig; sandbox: Sandbox; vars: CheckVars; signal: AbortSignal },
+): Promise<CheckRun[]> {
+  if (o.config.checks.length === 0) return [];
+  const jail = await prepareCheckJail(repo, wt, {
+    sandbox: o.sandbox,
+    envNames: o.config.envNames,
+    network: o.config.network,
+    vars: o.vars,
+  });
+  try {
+    return await runChecks({
+      cwd: wt.dir,
+      checks: o.config.checks,
+      argv: jail.argv,
+      env: jail.env,
+      timeoutMs: o.config.timeoutMs,
+      signal: o.signal,
+      now: () => repo.deps.clock.now(),
+    });
+  } finally {
+    await jail.dispose();
+  }
+}

@@ -1,0 +1,122 @@
+// The program a sandboxed command starts must be visible inside it. Installers put agents under
+// HOME (Claude Code's, pipx, nvm) or /tmp, which the sandbox hides: abcd finds the command's
+// first word on PATH and its interpreter (the node of a `#!/usr/bin/env node` script) before the
+// sandbox starts, and exposes their install folders read-only. It never guesses a partial view:
+// a program whose folder is HOME itself, holds a secret place or sits inside one is not exposed,
+// and the caller refuses, naming it.
+import { constants, type Stats } from 'node:fs';
+import { access, lstat, open, readlink } from 'node:fs/promises';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import type { Bind } from './bwrap.js';
+import { isInside } from './places.js';
+
+export interface ProgramView {
+  binds: Bind[];
+  symlinks: Array<{ path: string; target: string }>;
+  /** What could not be exposed: the file and why. */
+  hidden?: { word: string; path: string; why: 'not-found' | 'hidden-folder' };
+}
+
+export interface ProgramPlaces {
+  /** Folders the sandbox hides (HOME, /tmp, the config folders...). */
+  hidden: readonly string[];
+  /** Folders never exposed, even read-only (abcd's config, ~/.ssh, gh's and git's credentials). */
+  secret: readonly string[];
+  /** Read-only binds the person configured (lanes.bind): what they cover is visible already. */
+  bound: readonly string[];
+}
+
+// Shell words that are no program on PATH: nothing to find for them.
+const SHELL_WORDS = new Set(
+  'if then else elif fi for while until do done case esac in function select time { } ! [[ ]] . : cd export set unset exit return source eval exec trap read shift alias umask wait command builtin local'.split(
+    ' ',
+  ),
+);
+// How many symlinks a chain may have (the kernel's own limit).
+const MAX_LINKS = 40;
+// The first line of a script: enough for any interpreter line.
+const SHEBANG_BYTES = 256;
+
+/** The first word of a shell command when it is a plain program name or path (after NAME=value prefixes). */
+export function firstWord(command: string): string | undefined {
+  let rest = command.trimStart();
+  for (let m; (m = /^[A-Za-z_][A-Za-z0-9_]*=[^\s'"`$\\;&|<>()]*\s+/.exec(rest));) rest = rest.slice(m[0].length);
+  const m = /^([A-Za-z0-9._+\-/]+)(?=$|[\s;&|])/.exec(rest);
+  if (!m || SHELL_WORDS.has(m[1]!)) return undefined;
+  return m[1];
+}
+
+/** Finds `command`'s program (and its interpreter) on PATH, and what the sandbox must show of them. */
+export async function programView(command: string, o: { path: string; cwd: string; places: ProgramPlaces }): Promise<ProgramView> {
+  const view: ProgramView = { binds: [], symlinks: [] };
+  const word = firstWord(command);
+  if (!word) return view;
+  // A path relative to the worktree is in the worktree: visible as it is.
+  if (word.includes('/') && !isAbsolute(word)) return view;
+  const found = word.includes('/') ? ((await executable(word)) ? word : undefined) : await onPath(word, o.path);
+  // A PATH with a relative entry finds programs abcd cannot tell apart from the worktree's.
+  if (!found) return o.path.split(':').every(isAbsolute) ? { ...view, hidden: { word, path: word, why: 'not-found' } } : view;
+  const real = await expose(found, word, view, o.places);
+  if (view.hidden || !real) return view;
+  const interpreter = await interpreterOf(real, o.path);
+  if (interpreter) await expose(interpreter.path, interpreter.word, view, o.places);
+  return view;
+}
+
+/** Follows `path`'s symlinks, recreating the hidden ones, and binds the real file's folder when hidden. */
+async function expose(path: string, word: string, view: ProgramView, places: ProgramPlaces): Promise<string | undefined> {
+  const hidden = (p: string) => places.hidden.some((h) => isInside(p, h)) && !places.bound.some((b) => isInside(p, b));
+  let p = path;
+  for (let n = 0; n < MAX_LINKS; n++) {
+    const st: Stats | undefined = await lstat(p).catch(() => undefined);
+    if (!st) return undefined;
+    if (!st.isSymbolicLink()) break;
+    const target = await readlink(p);
+    if (hidden(p)) view.symlinks.push({ path: p, target });
+    p = resolve(dirname(p), target);
+  }
+  if (!hidden(p)) return p;
+  const folder = dirname(p);
+  const tooMuch = places.secret.some((s) => isInside(folder, s)) || places.hidden.some((h) => isInside(h, folder));
+  if (tooMuch) {
+    view.hidden = { word, path: p, why: 'hidden-folder' };
+    return undefined;
+  }
+  if (!view.binds.some((b) => b.path === folder)) view.binds.push({ path: folder });
+  return p;
+}
+
+async function interpreterOf(file: string, path: string): Promise<{ word: string; path: string } | undefined> {
+  const fh = await open(file, 'r').catch(() => undefined);
+  if (!fh) return undefined;
+  const buf = Buffer.alloc(SHEBANG_BYTES);
+  const { bytesRead } = await fh.read(buf, 0, SHEBANG_BYTES, 0).finally(() => fh.close());
+  const line = buf.subarray(0, bytesRead).toString('latin1').split('\n')[0]!;
+  if (!line.startsWith('#!')) return undefined;
+  const [interp, ...args] = line.slice(2).trim().split(/\s+/);
+  if (!interp || !isAbsolute(interp)) return undefined;
+  if (!interp.endsWith('/env')) return { word: interp, path: interp };
+  // `env [-S] [NAME=value...] program`: the program is looked up on PATH.
+  const name = args.find((a) => !a.startsWith('-') && !a.includes('='));
+  if (!name) return undefined;
+  const found = await onPath(name, path);
+  return found ? { word: name, path: found } : undefined;
+}
+
+async function onPath(word: string, path: string): Promise<string | undefined> {
+  for (const dir of path.split(':')) {
+    if (!isAbsolute(dir)) continue;
+    const p = join(dir, word);
+    if (await executable(p)) return p;
+  }
+  return undefined;
+}
+
+async function executable(p: string): Promise<boolean> {
+  try {
+    await access(p, constants.X_OK);
+    return (await lstat(p).then((s) => s.isFile() || s.isSymbolicLink())) === true;
+  } catch {
+    return false;
+  }
+}

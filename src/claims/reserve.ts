@@ -8,7 +8,7 @@ import { isPrunable, standing, type ClaimStanding } from './rules.js';
 import { observeClock, refuseSkewed, type ClockView } from '../repo/clock-view.js';
 import { pruneBestEffort } from './prune.js';
 import { pushClaim, refusePush } from './write.js';
-import type { Repo } from '../repo/repo.js';
+import { withNetworkDeadline, type Repo } from '../repo/repo.js';
 import { readSnapshot, type ClaimEntry, type Snapshot } from '../repo/snapshot.js';
 import { reserveClaim } from './reserve-claim.js';
 import { reserveFromCache } from './reserve-fast.js';
@@ -22,14 +22,14 @@ const WAIT_POLL_MS = 1000;
 const MAX_LOST_RACES = 8;
 
 /** Takes the claim on an item, waiting up to waitMs for a holder to release or expire. */
-export async function reserve(repo: Repo, input: ReserveInput): Promise<ReserveResult> {
-  const { clock } = repo.deps;
+export async function reserve(opened: Repo, input: ReserveInput): Promise<ReserveResult> {
+  const { clock } = opened.deps;
   const item = shortItem(input.item);
   const ref = claimRef(input.item);
   const started = clock.now();
   const deadline = started + input.waitMs;
   // Without a wait there is no deadline to shorten git's timeouts toward: give them full time.
-  if (input.waitMs > 0) repo.limitNetworkTo(deadline, started);
+  const repo = input.waitMs > 0 ? withNetworkDeadline(opened, deadline, started) : opened;
   // An item the cache shows free: one push, no fetch, when the remote agrees (ADR 0039).
   const quick = await reserveFromCache(repo, input);
   if (quick) return quick;

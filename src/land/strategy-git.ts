@@ -17,6 +17,7 @@ import { turnOf, type SkippedEntry } from './queue-order.js';
 import { fetchHeads, integrateAhead, judgeStack, type Stack } from './speculation.js';
 import { entryGone, entryLost, interrupted, leaveQueueAfter, waitedTooLong, waitForTurn } from './turn.js';
 import type { LandContext, Landed, LandStrategy } from './types.js';
+import { withNetworkDeadline } from '../repo/repo.js';
 import { integrate, integrationStart, withWorktree } from './worktree.js';
 
 // Tests on main's exact tip that main moved under before the land gives up (exit 4): main moving
@@ -51,15 +52,15 @@ export const gitStrategy: LandStrategy<Queued> = {
     // However a land ends without landing (conflict, failing check, deadline, re-tests used up),
     // its entry leaves the queue: a live claim would otherwise keep a dead entry at the front.
     // Leaving is cleanup, not waiting: it gets a short budget of its own even past --wait.
-    repo.limitNetworkTo(repo.deps.clock.now() + LEAVE_QUEUE_BUDGET_MS);
-    if (!keeper.fenced && !(e instanceof Fenced)) await leaveQueueAfter(e, keeper, q.qref, q.myEntryTip);
+    const leaving = withNetworkDeadline(repo, repo.deps.clock.now() + LEAVE_QUEUE_BUDGET_MS);
+    if (!keeper.fenced && !(e instanceof Fenced)) await leaveQueueAfter(e, keeper, q.qref, q.myEntryTip, leaving);
     // Fenced: the claim is another session's now, and so is what becomes of the entry.
     else if (isRefusal(e)) e.data.leftQueue = false;
   },
 };
 
 /** The entry shares the fenced push with the claim's renewal and the work branch. */
-async function enqueue({ repo, input, target, snap, held, keeper, item, ref, config }: LandContext): Promise<Queued> {
+async function enqueue({ waiting: repo, input, target, snap, held, keeper, item, ref, config }: LandContext): Promise<Queued> {
   const { clock } = repo.deps;
   const qref = queueRef(input.item);
   const refusedEntry = snap.refused.get(qref);
@@ -84,12 +85,15 @@ async function enqueue({ repo, input, target, snap, held, keeper, item, ref, con
   let enq;
   for (let tries = 1; ; tries++) {
     const entryLease = lease;
-    enq = await keeper.push((claim) => ({
-      claim: { ...claim, branch: target.branch, head: target.head },
-      message: `enqueue ${entry.item} to land on ${target.main}`,
-      records: [{ ref: qref, lease: entryLease, content: encodeQueue(entry), message: `queue ${entry.item}` }],
-      extra: [workBranchUpdate(held.claim, target.branch, target.head)],
-    }));
+    enq = await keeper.push(
+      (claim) => ({
+        claim: { ...claim, branch: target.branch, head: target.head },
+        message: `enqueue ${entry.item} to land on ${target.main}`,
+        records: [{ ref: qref, lease: entryLease, content: encodeQueue(entry), message: `queue ${entry.item}` }],
+        extra: [workBranchUpdate(held.claim, target.branch, target.head)],
+      }),
+      { via: repo },
+    );
     if (enq.ok) break;
     // The claim is ours, so any entry for this item is a former holder's: another reader may
     // have pruned it between our read and our push. Lease on what the remote holds now.
@@ -117,7 +121,7 @@ async function enqueue({ repo, input, target, snap, held, keeper, item, ref, con
 }
 
 async function landInTurn(ctx: LandContext, q: Queued): Promise<Landed> {
-  const { repo, input, target, keeper, item, deadline, started } = ctx;
+  const { waiting, target, keeper, item, deadline, started } = ctx;
   let depth = ctx.config.speculate;
   let attempts = 1;
   let retests = 0;
@@ -127,9 +131,8 @@ async function landInTurn(ctx: LandContext, q: Queued): Promise<Landed> {
   let turn = q.first;
   for (;;) {
     // --wait bounds the waits (queue, gate); once the turn and the slot are ours, the test and
-    // the landing push get git's full network timeout.
-    if (input.waitMs > 0) repo.limitNetworkTo(deadline, started);
-    turn ??= await waitForTurn(repo, {
+    // the landing push get git's full network timeout (ctx.repo).
+    turn ??= await waitForTurn(waiting, {
       item,
       qref: q.qref,
       myEntryTip: q.myEntryTip,
@@ -137,7 +140,7 @@ async function landInTurn(ctx: LandContext, q: Queued): Promise<Landed> {
       deadline,
       started,
       keeper,
-      read: () => target.read(),
+      read: () => target.read(waiting),
       skipped: q.skipped,
     });
     const config = await ctx.landConfig(await target.mainTip());
@@ -188,11 +191,10 @@ async function testInTurn(
 ): Promise<Tested> {
   const { clock } = repo.deps;
   const testNow = async (): Promise<Tested> => {
-    repo.limitNetworkTo(Infinity);
     let { ahead } = turn;
     // Testing the tip read before a long gate wait would only earn a re-test: read again.
     if (first.checks.length) {
-      const snap = await target.read();
+      const snap = await target.read(repo);
       const now = turnOf(snap, q.qref, clock.now());
       if (now.turn.kind === 'gone') throw entryLost(snap, keeper, item, q.qref);
       ahead = now.ahead;
@@ -257,7 +259,7 @@ async function awaitParent({ repo, target, keeper, item, deadline, started }: La
   for (;;) {
     if (keeper.interrupted) throw interrupted(item);
     if (keeper.stoppedBy) throw keeper.stoppedBy;
-    const snap = await target.read();
+    const snap = await target.read(repo);
     const mine = snap.queue.get(q.qref);
     if (!mine || mine.tip !== q.myEntryTip) throw entryLost(snap, keeper, item, q.qref);
     const now = clock.now();

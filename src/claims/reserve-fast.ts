@@ -9,8 +9,7 @@ import { pushClaim } from './write.js';
 import type { Repo } from '../repo/repo.js';
 import { reserveClaim } from './reserve-claim.js';
 import type { ReserveInput, ReserveResult } from './reserve-types.js';
-import { applySettingsTrust } from '../repo/settings-trust/trust.js';
-import { decodeSnapshot } from '../repo/snapshot.js';
+import { readCachedSnapshot } from '../repo/snapshot.js';
 
 const CLAIMS_PREFIX = `${RECORD_PREFIX}claims/`;
 
@@ -24,9 +23,7 @@ const CLAIMS_PREFIX = `${RECORD_PREFIX}claims/`;
 export async function reserveFromCache(repo: Repo, input: ReserveInput): Promise<ReserveResult | undefined> {
   const { clock } = repo.deps;
   const ref = claimRef(input.item);
-  const raws = await repo.store.readCached();
-  const snap = decodeSnapshot(raws, clock.now());
-  await applySettingsTrust(repo, snap);
+  const { snap, raws } = await readCachedSnapshot(repo);
   if (snap.refused.size > 0 || snap.unknown.length > 0 || snap.settingsIgnored) return undefined;
   const entry = snap.claims.get(ref);
   // A landed item is refused unless reopened: the ordinary path says so, from the remote's record.

@@ -107,8 +107,8 @@ async function enqueue({ waiting: repo, input, target, snap, held, keeper, item,
   const myEntryTip = enq.written.get(qref)!;
   // The read made before enqueueing, plus this entry: if it may test now, the first turn needs
   // no second read (the read just before landing still catches a late earlier entry).
-  snap.queue.set(qref, { ref: qref, item, tip: myEntryTip, entry });
-  const first = turnOf(snap, qref, clock.now());
+  const read: Snapshot = { ...snap, queue: new Map([...snap.queue, [qref, { ref: qref, item, tip: myEntryTip, entry }]]) };
+  const first = turnOf(read, qref, clock.now());
   const mayTest = first.turn.kind === 'mine' || (first.turn.kind === 'behind' && first.ahead.length < config.speculate);
   if (mayTest && first.dead.length) await pruneQueue(repo, first.dead);
   return {
@@ -116,7 +116,7 @@ async function enqueue({ waiting: repo, input, target, snap, held, keeper, item,
     myEntryTip,
     entry,
     skipped: new Map(first.skipped.map((s) => [s.ref, s])),
-    ...(mayTest ? { first: { snap, ahead: first.ahead } } : {}),
+    ...(mayTest ? { first: { snap: read, ahead: first.ahead } } : {}),
   };
 }
 

@@ -7,7 +7,7 @@ import { pruneBestEffort } from '../claims/prune.js';
 import { CLOCK_SKEW_LIMIT_MS, readClock } from '../repo/clock-view.js';
 import type { Repo } from '../repo/repo.js';
 import type { SettingsTrust } from '../repo/settings-trust/trust.js';
-import { readSnapshot } from '../repo/snapshot.js';
+import { readSnapshot, type Snapshot } from '../repo/snapshot.js';
 import { laneViews, pruneLaneRecords, type LaneView, type PendingView } from './lane-views.js';
 import { pruneSteerRecords, steerViews, type ReceiptView, type SteerView } from '../steering/views.js';
 
@@ -98,22 +98,22 @@ export interface StatusData {
 
 /** Everyone's state in one round trip, after the coordination pass (sightings, pruning). */
 export async function status(repo: Repo): Promise<StatusData> {
-  const snap = await readSnapshot(repo);
+  const read = await readSnapshot(repo);
   const now = repo.deps.clock.now();
   // Pruned first, so the view shows what the remote holds now.
-  const pruned = await pruneBestEffort(repo, snap);
+  const pruned = await pruneBestEffort(repo, read);
   const skew = (await readClock(repo)).unsafe;
   // Lane results and requests are pruned by age: never on a clock known to be wrong.
-  for (const ref of skew ? [] : await pruneLaneRecords(repo, snap)) {
-    snap.lanes.delete(ref);
-    snap.pending.delete(ref);
-    pruned.add(ref);
-  }
-  for (const ref of skew ? [] : await pruneSteerRecords(repo, snap)) {
-    snap.steers.delete(ref);
-    snap.receipts.delete(ref);
-    pruned.add(ref);
-  }
+  for (const ref of skew ? [] : await pruneLaneRecords(repo, read)) pruned.add(ref);
+  for (const ref of skew ? [] : await pruneSteerRecords(repo, read)) pruned.add(ref);
+  const kept = <V>(m: ReadonlyMap<string, V>) => new Map([...m].filter(([ref]) => !pruned.has(ref)));
+  const snap: Snapshot = {
+    ...read,
+    lanes: kept(read.lanes),
+    pending: kept(read.pending),
+    steers: kept(read.steers),
+    receipts: kept(read.receipts),
+  };
   const claims: ClaimView[] = [];
   for (const e of snap.claims.values()) {
     if (pruned.has(e.ref)) continue;
@@ -186,9 +186,9 @@ export async function status(repo: Repo): Promise<StatusData> {
     queue,
     announcements,
     settings: snap.settings,
-    settingsTrust: snap.settingsTrust ?? { protected: false, signers: '' },
+    settingsTrust: snap.settingsTrust,
     refused,
-    unknown: snap.unknown,
+    unknown: [...snap.unknown],
     pruned: pruned.size,
     ...laneViews(snap, now),
     ...steerViews(snap),

@@ -18,6 +18,7 @@ import { fetchHeads, integrateAhead, judgeStack, type Stack } from './speculatio
 import { entryGone, entryLost, interrupted, leaveQueueAfter, waitedTooLong, waitForTurn } from './turn.js';
 import type { LandContext, Landed, LandStrategy } from './types.js';
 import { withNetworkDeadline } from '../repo/repo.js';
+import { readClock } from '../repo/clock-view.js';
 import { integrate, integrationStart, withWorktree } from './worktree.js';
 
 // Tests on main's exact tip that main moved under before the land gives up (exit 4): main moving
@@ -108,9 +109,10 @@ async function enqueue({ waiting: repo, input, target, snap, held, keeper, item,
   // The read made before enqueueing, plus this entry: if it may test now, the first turn needs
   // no second read (the read just before landing still catches a late earlier entry).
   const read: Snapshot = { ...snap, queue: new Map([...snap.queue, [qref, { ref: qref, item, tip: myEntryTip, entry }]]) };
-  const first = turnOf(read, qref, clock.now());
+  const view = await readClock(repo);
+  const first = turnOf(read, qref, clock.now(), view);
   const mayTest = first.turn.kind === 'mine' || (first.turn.kind === 'behind' && first.ahead.length < config.speculate);
-  if (mayTest && first.dead.length) await pruneQueue(repo, first.dead);
+  if (mayTest && first.dead.length) await pruneQueue(repo, first.dead, view);
   return {
     qref,
     myEntryTip,
@@ -195,7 +197,7 @@ async function testInTurn(
     // Testing the tip read before a long gate wait would only earn a re-test: read again.
     if (first.checks.length) {
       const snap = await target.read(repo);
-      const now = turnOf(snap, q.qref, clock.now());
+      const now = turnOf(snap, q.qref, clock.now(), await readClock(repo));
       if (now.turn.kind === 'gone') throw entryLost(snap, keeper, item, q.qref);
       ahead = now.ahead;
       if (ahead.length >= depth) return { kind: 'again' };
@@ -263,9 +265,10 @@ async function awaitParent({ repo, target, keeper, item, deadline, started }: La
     const mine = snap.queue.get(q.qref);
     if (!mine || mine.tip !== q.myEntryTip) throw entryLost(snap, keeper, item, q.qref);
     const now = clock.now();
-    const { ahead, dead, skipped } = turnOf(snap, q.qref, now);
+    const view = await readClock(repo);
+    const { ahead, dead, skipped } = turnOf(snap, q.qref, now, view);
     for (const s of skipped) q.skipped.set(s.ref, s);
-    if (dead.length) await pruneQueue(repo, dead);
+    if (dead.length) await pruneQueue(repo, dead, view);
     const verdict = judgeStack(stack, await target.mainTip(), ahead);
     if (verdict === 'land' || (verdict !== 'wait' && suspect === verdict)) return verdict;
     suspect = verdict === 'wait' ? undefined : verdict;

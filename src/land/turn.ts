@@ -45,7 +45,7 @@ export async function waitForTurn(
     const mine = snap.queue.get(o.qref);
     if (!mine || mine.tip !== o.myEntryTip) throw entryLost(snap, o.keeper, o.item, o.qref);
     const now = clock.now();
-    const { turn, ahead, dead, skipped } = turnOf(snap, o.qref, now);
+    const { turn, ahead, dead, skipped } = turnOf(snap, o.qref, now, view);
     for (const s of skipped) o.skipped?.set(s.ref, s);
     if (dead.length) await pruneQueue(repo, dead, view);
     if (turn.kind === 'gone') throw entryLost(snap, o.keeper, o.item, o.qref);

@@ -284,17 +284,21 @@ async function pushLanding(
   tip: string,
   parent: string,
 ): Promise<boolean> {
-  const r = await keeper.push((claim) => ({
-    claim: input.keep ? claim : { ...claim, state: 'done', landed: { main: target.main, tip } },
-    message: `land ${claim.item} on ${target.main} at ${tip.slice(0, 12)}`,
-    records: [{ ref: q.qref, lease: q.myEntryTip, content: null, message: `dequeue ${q.entry.item}` }, ...(input.alsoWrite?.(tip) ?? [])],
-    extra: [
-      { ref: `refs/heads/${target.main}`, newOid: tip, lease: parent },
-      // The landed work branch goes with the landing (the remote's branch count stays
-      // proportional to live work); --keep keeps it with the claim for more work.
-      ...(input.keep ? [] : [{ ref: `refs/heads/${target.branch}`, newOid: null, lease: target.head }]),
-    ],
-  }));
+  const r = await keeper.push(
+    (claim) => ({
+      claim: input.keep ? claim : { ...claim, state: 'done', landed: { main: target.main, tip } },
+      message: `land ${claim.item} on ${target.main} at ${tip.slice(0, 12)}`,
+      records: [{ ref: q.qref, lease: q.myEntryTip, content: null, message: `dequeue ${q.entry.item}` }, ...(input.alsoWrite?.(tip) ?? [])],
+      extra: [
+        { ref: `refs/heads/${target.main}`, newOid: tip, lease: parent },
+        // The landed work branch goes with the landing (the remote's branch count stays
+        // proportional to live work); --keep keeps it with the claim for more work.
+        ...(input.keep ? [] : [{ ref: `refs/heads/${target.branch}`, newOid: null, lease: target.head }]),
+      ],
+    }),
+    // Once tested, the landing is not a wait: git's full network timeout, whatever --wait had left.
+    { via: repo },
+  );
   if (r.ok) return true;
   if (!input.keep && (r.remoteTips.get(`refs/heads/${target.branch}`) ?? null) !== target.head) {
     throw new Conflict(

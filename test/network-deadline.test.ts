@@ -6,9 +6,38 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupTemp, git, isolatedEnv, tempDir } from './harness/git-env.js';
 import { makeRemote } from './harness/remote.js';
 import { makeSession } from './harness/session.js';
+import { COMMITTING_AGENT, laneSession, mainSubjects, remoteWithItems } from './harness/lanes.js';
+
+// The land check of both items, coordinated through files so the race is the same on any
+// machine: b's speculative test (on top of a) starts, then a's check fails; b's check ends
+// 5 s after that, past the 3 s a's land gives itself to leave the queue.
+const CHECK = `set -e
+case "$ABCD_LAND_ITEM" in
+  a) until [ -e "$MARKS/b-testing" ]; do sleep 0.1; done; touch "$MARKS/a-failed"; exit 1 ;;
+  b) touch "$MARKS/b-testing"; until [ -e "$MARKS/a-failed" ]; do sleep 0.1; done; sleep 5 ;;
+esac
+`;
 
 describe('network deadline', () => {
   afterAll(cleanupTemp);
+
+  it("abcd drain --lanes 2: lane a's failed land does not cut lane b's reads short; b lands", async () => {
+    const marks = await tempDir('marks');
+    const { writeFile } = await import('node:fs/promises');
+    await writeFile(join(marks, 'check.sh'), CHECK);
+    const remote = await remoteWithItems([{ slug: 'a' }, { slug: 'b' }], {
+      land: { checks: `sh ${join(marks, 'check.sh')}`, speculate: 2 },
+    });
+    const s = await laneSession(remote, 'drainer', { MARKS: marks });
+    // b's agent commits a moment after a's, so a is first in the land queue.
+    const agent = `case "$ABCD_ITEM" in *:b) sleep 2 ;; esac; ${COMMITTING_AGENT}`;
+    const r = await s.abcd(['drain', '--lanes', '2', '--max-cycles', '1', '--json', '--agent', agent], { timeoutMs: 150_000 });
+    const cycles = (r.json?.record?.cycles ?? []) as Array<{ item: string; outcome: string; code?: string; reason?: string }>;
+    const byItem = Object.fromEntries(cycles.map((c) => [c.item, c]));
+    expect(byItem.a, r.stdout + r.stderr).toMatchObject({ outcome: 'failed', code: 'check-failed' });
+    expect(byItem.b, r.stdout + r.stderr).toMatchObject({ outcome: 'landed' });
+    expect((await mainSubjects(remote)).filter((x) => x.startsWith('agent: '))).toEqual(['agent: local:item:b']);
+  }, 180_000);
 
   it("one lane's failed land does not shorten the next read of another lane of the same drain", async () => {
     const remote = await makeRemote();

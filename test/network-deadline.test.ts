@@ -32,6 +32,8 @@ describe('network deadline', () => {
     // b's agent commits a moment after a's, so a is first in the land queue.
     const agent = `case "$ABCD_ITEM" in *:b) sleep 2 ;; esac; ${COMMITTING_AGENT}`;
     const r = await s.abcd(['drain', '--lanes', '2', '--max-cycles', '1', '--json', '--agent', agent], { timeoutMs: 150_000 });
+    // a's failing check makes the run's answer exit 3; before, b's cut-short read ended it with exit 8.
+    expect(r.code, r.stdout + r.stderr).toBe(3);
     const cycles = (r.json?.record?.cycles ?? []) as Array<{ item: string; outcome: string; code?: string; reason?: string }>;
     const byItem = Object.fromEntries(cycles.map((c) => [c.item, c]));
     expect(byItem.a, r.stdout + r.stderr).toMatchObject({ outcome: 'failed', code: 'check-failed' });

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupTemp } from './harness/git-env.js';
 import { makeRemote, writeRawRecord, type BareRemote } from './harness/remote.js';
 import { makeSession, type Session } from './harness/session.js';
+import { remoteWithItems } from './harness/lanes.js';
 
 const FAKETIME_LIB = '/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1';
 const claimRef = (id: string) => `refs/heads/abcd/claims/local/item/${id}`;
@@ -187,6 +188,25 @@ describe.skipIf(!existsSync(FAKETIME_LIB))('clock skew (libfaketime)', () => {
     const refs = await remote.refs();
     expect(refs.get(claimRef('w'))).toBe(tip);
     expect(refs.has(claimRef('kept'))).toBe(true);
+  }, 90_000);
+
+  it('+50s, measured: status and items read a live claim as live, not as expired by the fast clock', async () => {
+    const remote = await remoteWithItems([{ slug: 'w' }]);
+    const h = await honestWithDelay(remote, 'hedda', '1s');
+    const s = await skewed(remote, 'quick', '+50s');
+    expect((await h.abcd(['reserve', 'w', '--ttl', '5m'])).code).toBe(0);
+    expect((await s.abcd(['status', '--json'])).code).toBe(0);
+    // A renewal s watches brackets its clock: about 50 s ahead of hedda's, within the limit.
+    expect((await h.abcd(['renew', 'w', '--ttl', '20s'])).code).toBe(0);
+    const st = await s.abcd(['status', '--json']);
+    expect(st.code, st.stderr).toBe(0);
+    expect(st.json.clockSkew ?? null).toBeNull();
+    // By its own clock the 20 s claim expired 30 s ago; by hedda's it has nearly 20 s to run.
+    const w = st.json.claims.find((c: { ref: string }) => c.ref === claimRef('w'));
+    expect(w).toMatchObject({ state: 'held', stale: false });
+    const items = await s.abcd(['items', '--json']);
+    expect(items.code, items.stderr).toBe(0);
+    expect(items.json.items.find((i: { slug: string }) => i.slug === 'w')).toMatchObject({ readiness: 'held' });
   }, 90_000);
 
   it('honest clocks, measured: a takeover comes at expiry + delay, sooner than watching alone, never before it', async () => {

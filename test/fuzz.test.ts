@@ -11,7 +11,8 @@ import { decodeSettings } from '../src/records/settings.js';
 import { reportFailure } from '../src/cli/report.js';
 import { RecordInvalid, RecordTooNew, UsageError, isRefusal, type Refusal } from '../src/core/refusals.js';
 import type { RawRecord } from '../src/records/store.js';
-import { decodeSnapshot } from '../src/repo/snapshot.js';
+import { buildSnapshot } from '../src/repo/snapshot.js';
+import { unprotectedSettings } from '../src/repo/settings-trust/trust.js';
 import { parseItemFile } from '../src/items/item-file.js';
 import { parseRepoConfig } from '../src/repo/config.js';
 import { parseUsageLines } from '../src/machine/budget/usage.js';
@@ -127,13 +128,13 @@ describe('fuzz: the snapshot', () => {
     { requiredKeys: ['ref', 'tip'] },
   );
 
-  it('decodes every hostile record into a claim, an entry, a refusal or "unknown", and still reads a good one', () => {
-    fc.assert(
-      fc.property(fc.array(anyRaw, { maxLength: 12 }), fc.nat({ max: 12 }), (raws, at) => {
+  it('decodes every hostile record into a claim, an entry, a refusal or "unknown", and still reads a good one', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(anyRaw, { maxLength: 12 }), fc.nat({ max: 12 }), async (raws, at) => {
         const good: RawRecord = { ref: REF, tip: TIP, blob: Buffer.from(encodeClaim(goodClaim)) };
         const all = raws.filter((r) => r.ref !== REF);
         all.splice(Math.min(at, all.length), 0, good);
-        const snap = decodeSnapshot(all, NOW);
+        const snap = await buildSnapshot(all, { readAt: NOW, judge: unprotectedSettings('') });
         expect(snap.claims.get(REF)?.claim).toEqual(goodClaim);
         for (const r of all) {
           const placed =

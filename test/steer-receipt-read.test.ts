@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { receiptCovers } from '../src/lanes/receipts.js';
 import { encodeReceipt, type ReceiptRecord } from '../src/records/receipt.js';
-import { decodeSnapshot } from '../src/repo/snapshot.js';
+import { buildSnapshot } from '../src/repo/snapshot.js';
+import { unprotectedSettings } from '../src/repo/settings-trust/trust.js';
 
 const ITEM = { source: 'local', kind: 'item', id: 'page' };
 const REF = 'refs/heads/abcd/receipts/local/item/page';
@@ -22,14 +23,15 @@ const RECEIPT: ReceiptRecord = {
   consumed: [REQUEST, { kind: 'steer', id: '20261130T180000Z-abcdef12' }],
 };
 
-function covers(blob: string | undefined, ref = REF): boolean {
-  const snap = decodeSnapshot(blob === undefined ? [] : [{ ref, tip: TIP, blob: Buffer.from(blob) }], 0);
+async function covers(blob: string | undefined, ref = REF): Promise<boolean> {
+  const raws = blob === undefined ? [] : [{ ref, tip: TIP, blob: Buffer.from(blob) }];
+  const snap = await buildSnapshot(raws, { readAt: 0, judge: unprotectedSettings('') });
   return receiptCovers(snap, ITEM, REQUEST);
 }
 
 describe('reading the latest receipt', () => {
-  it('skips only for a readable receipt of this item that lists the request', () => {
-    expect(covers(encodeReceipt(RECEIPT))).toBe(true);
+  it('skips only for a readable receipt of this item that lists the request', async () => {
+    expect(await covers(encodeReceipt(RECEIPT))).toBe(true);
   });
 
   it.each([
@@ -40,11 +42,11 @@ describe('reading the latest receipt', () => {
     ['another item in the body', encodeReceipt({ ...RECEIPT, item: 'local:item:other' })],
     ['the request not listed', encodeReceipt({ ...RECEIPT, consumed: [{ kind: 'pending', id: 'd'.repeat(40) }] })],
     ['the same id as another kind', encodeReceipt({ ...RECEIPT, consumed: [{ kind: 'steer', id: REQUEST.id }] })],
-  ])('does the work with %s', (_what, blob) => {
-    expect(covers(blob)).toBe(false);
+  ])('does the work with %s', async (_what, blob) => {
+    expect(await covers(blob)).toBe(false);
   });
 
-  it("another item's receipt does not cover this one", () => {
-    expect(covers(encodeReceipt(RECEIPT), 'refs/heads/abcd/receipts/local/item/other')).toBe(false);
+  it("another item's receipt does not cover this one", async () => {
+    expect(await covers(encodeReceipt(RECEIPT), 'refs/heads/abcd/receipts/local/item/other')).toBe(false);
   });
 });

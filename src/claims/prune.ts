@@ -1,5 +1,5 @@
 import type { RefUpdate } from '../records/store.js';
-import { isDue, isPrunable } from './rules.js';
+import { isDue, isLapsed, isPrunable } from './rules.js';
 import { observeClock, type ClockView } from '../repo/clock-view.js';
 import { SETTINGS_REF } from '../records/refs.js';
 import { RemoteUnavailable } from '../core/refusals.js';
@@ -31,10 +31,10 @@ export async function pruneBestEffort(repo: Repo, snap: Snapshot, known?: ClockV
     if (!isDue({ entry: e, me: repo.me, now, settings: snap.settings, firstSeenAt: seen, clock })) continue;
     doomed.push({ ref: e.ref, newOid: null, lease: e.tip });
   }
-  // Announcements expire on their own; the takeover delay covers a writer whose clock is behind.
-  for (const a of snap.announcements.values()) {
+  // Announcements expire on their own, judged like a lapsed claim on the clock as measured.
+  for (const a of clock.unsafe ? [] : snap.announcements.values()) {
     if (doomed.length >= MAX_PRUNE_PER_PUSH) break;
-    if (now > a.record.at + a.record.ttl + snap.settings.takeoverDelay) doomed.push({ ref: a.ref, newOid: null, lease: a.tip });
+    if (isLapsed(a.record, now, clock, snap.settings)) doomed.push({ ref: a.ref, newOid: null, lease: a.tip });
   }
   if (doomed.length === 0) return new Set();
   try {

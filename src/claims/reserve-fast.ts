@@ -4,13 +4,13 @@ import { formatHolder } from '../records/holder.js';
 import { shortItem } from '../records/item.js';
 import { claimRef, RECORD_PREFIX, SETTINGS_REF } from '../records/refs.js';
 import { makePushGuard } from '../git/push-guard.js';
-import { standing } from './rules.js';
+import { liveReservations, standing } from './rules.js';
+import { readClock } from '../repo/clock-view.js';
 import { pushClaim } from './write.js';
 import type { Repo } from '../repo/repo.js';
 import { reserveClaim } from './reserve-claim.js';
 import type { ReserveInput, ReserveResult } from './reserve-types.js';
-import { applySettingsTrust } from '../repo/settings-trust/trust.js';
-import { decodeSnapshot } from '../repo/snapshot.js';
+import { readCachedSnapshot } from '../repo/snapshot.js';
 
 const CLAIMS_PREFIX = `${RECORD_PREFIX}claims/`;
 
@@ -24,9 +24,7 @@ const CLAIMS_PREFIX = `${RECORD_PREFIX}claims/`;
 export async function reserveFromCache(repo: Repo, input: ReserveInput): Promise<ReserveResult | undefined> {
   const { clock } = repo.deps;
   const ref = claimRef(input.item);
-  const raws = await repo.store.readCached();
-  const snap = decodeSnapshot(raws, clock.now());
-  await applySettingsTrust(repo, snap);
+  const { snap, raws } = await readCachedSnapshot(repo);
   if (snap.refused.size > 0 || snap.unknown.length > 0 || snap.settingsIgnored) return undefined;
   const entry = snap.claims.get(ref);
   // A landed item is refused unless reopened: the ordinary path says so, from the remote's record.
@@ -34,9 +32,9 @@ export async function reserveFromCache(repo: Repo, input: ReserveInput): Promise
   const now = clock.now();
   const st = standing(entry, repo.me, now, snap.settings, undefined);
   if (st.kind !== 'free') return undefined;
-  const mine = [...snap.claims.values()].filter(
-    (e) => e.ref !== ref && e.claim.state === 'held' && e.claim.holder.person === repo.me.person && now < expiresAt(e.claim),
-  ).length;
+  // The clock as last measured (a local file): the same cap the ordinary path counts.
+  const view = await readClock(repo);
+  const mine = liveReservations(snap.claims.values(), { person: repo.me.person, exceptRef: ref, now, clock: view }).length;
   // At or next to the cap, the refusal (or its absence) needs the remote's own records.
   const slack = snap.settings.reservationCap - 1 - mine;
   if (slack < 0) return undefined;

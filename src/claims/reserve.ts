@@ -4,11 +4,11 @@ import { shortItem } from '../records/item.js';
 import { claimRef, SETTINGS_REF } from '../records/refs.js';
 import { CapReached, DeadlineReached, Held, Landed, TakeoverTooSoon } from '../core/refusals.js';
 import { formatDuration, formatInstant } from '../core/duration.js';
-import { isPrunable, standing, type ClaimStanding } from './rules.js';
+import { isPrunable, liveReservations, standing, type ClaimStanding } from './rules.js';
 import { observeClock, refuseSkewed, type ClockView } from '../repo/clock-view.js';
 import { pruneBestEffort } from './prune.js';
 import { pushClaim, refusePush } from './write.js';
-import type { Repo } from '../repo/repo.js';
+import { withNetworkDeadline, type Repo } from '../repo/repo.js';
 import { readSnapshot, type ClaimEntry, type Snapshot } from '../repo/snapshot.js';
 import { reserveClaim } from './reserve-claim.js';
 import { reserveFromCache } from './reserve-fast.js';
@@ -22,14 +22,14 @@ const WAIT_POLL_MS = 1000;
 const MAX_LOST_RACES = 8;
 
 /** Takes the claim on an item, waiting up to waitMs for a holder to release or expire. */
-export async function reserve(repo: Repo, input: ReserveInput): Promise<ReserveResult> {
-  const { clock } = repo.deps;
+export async function reserve(opened: Repo, input: ReserveInput): Promise<ReserveResult> {
+  const { clock } = opened.deps;
   const item = shortItem(input.item);
   const ref = claimRef(input.item);
   const started = clock.now();
   const deadline = started + input.waitMs;
   // Without a wait there is no deadline to shorten git's timeouts toward: give them full time.
-  if (input.waitMs > 0) repo.limitNetworkTo(deadline, started);
+  const repo = input.waitMs > 0 ? withNetworkDeadline(opened, deadline, started) : opened;
   // An item the cache shows free: one push, no fetch, when the remote agrees (ADR 0039).
   const quick = await reserveFromCache(repo, input);
   if (quick) return quick;
@@ -56,7 +56,7 @@ export async function reserve(repo: Repo, input: ReserveInput): Promise<ReserveR
       });
     }
     if (st.kind === 'free' || st.kind === 'mine' || st.kind === 'takeable') {
-      if (st.kind !== 'mine') checkCap(repo, snap, ref, now);
+      if (st.kind !== 'mine') checkCap(repo, snap, { ref, now, view });
       const lease = st.kind === 'takeable' ? st.entry.tip : st.lease;
       const gen = st.kind === 'takeable' ? st.entry.claim.gen + 1 : st.gen;
       const own = st.kind === 'mine' && entry ? entry.claim : undefined;
@@ -143,10 +143,8 @@ function refuseLanded(item: string, ref: string, entry: ClaimEntry): Landed {
   );
 }
 
-function checkCap(repo: Repo, snap: Snapshot, ref: string, now: number): void {
-  const mine = [...snap.claims.values()].filter(
-    (e) => e.ref !== ref && e.claim.state === 'held' && e.claim.holder.person === repo.me.person && now < expiresAt(e.claim),
-  );
+function checkCap(repo: Repo, snap: Snapshot, o: { ref: string; now: number; view: ClockView }): void {
+  const mine = liveReservations(snap.claims.values(), { person: repo.me.person, exceptRef: o.ref, now: o.now, clock: o.view });
   const cap = snap.settings.reservationCap;
   if (mine.length >= cap) {
     throw new CapReached(

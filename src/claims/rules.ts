@@ -1,4 +1,5 @@
-import { expiresAt } from '../records/claim.js';
+import type { Claim } from '../records/claim.js';
+import { expiresAt, type Timed } from '../records/timed.js';
 import { sameSession, type Holder } from '../records/holder.js';
 import type { Settings } from '../records/settings.js';
 import type { SkewBracket } from '../repo/clock-skew.js';
@@ -43,12 +44,46 @@ export function standing(
   const byWatch = seen + c.ttl + delay;
   const ahead = clock.aheadAtMost(c.holder);
   // Expiry as this clock would read it; without a measure, the raw one only names a time to look again.
-  const exp = expiresAt(c) + (ahead ?? 0);
+  const exp = expiryOnThisClock(c, clock);
   const takeableAt = ahead === undefined ? byWatch : Math.min(byWatch, Math.max(exp + delay, seen + delay));
   if (now >= takeableAt) return { kind: 'takeable', entry };
   // Held while unexpired on both readings; past either, "expired" says when it may be taken.
   if (now < exp && now < expiresAt(c)) return { kind: 'held', entry, expiresAt: exp };
   return { kind: 'expired', entry, takeableAt };
+}
+
+/**
+ * When `c` expires as this reader's clock reads it: the writer's expiry moved by the most this
+ * clock runs ahead of the holder's when that was measured, else the expiry as written.
+ */
+export function expiryOnThisClock(c: Timed & { readonly holder: Holder }, clock: ClockView): number {
+  return expiresAt(c) + (clock.aheadAtMost(c.holder) ?? 0);
+}
+
+/**
+ * Whether a record is past its expiry plus the takeover delay on this clock, corrected: a
+ * queue entry whose claim lapsed (skipped, not waited on), an announcement due for pruning.
+ * The delay covers a writer whose clock is behind what was measured.
+ */
+export function isLapsed(r: Timed & { readonly holder: Holder }, now: number, clock: ClockView, settings: Settings): boolean {
+  return now >= expiryOnThisClock(r, clock) + settings.takeoverDelay;
+}
+
+/**
+ * Whether a claim holds its item now: held, and not past its expiry on this clock corrected by
+ * the measured offset (a fast clock does not free another's claim early). What may be done with
+ * one that is not live is `standing`'s to say.
+ */
+export function isLive(c: Claim, now: number, clock: ClockView): boolean {
+  return c.state === 'held' && now < expiryOnThisClock(c, clock);
+}
+
+/** The person's live claims other than `exceptRef`: what the reservation cap counts. */
+export function liveReservations(
+  claims: Iterable<ClaimEntry>,
+  o: { person: string; exceptRef: string; now: number; clock: ClockView },
+): ClaimEntry[] {
+  return [...claims].filter((e) => e.ref !== o.exceptRef && e.claim.holder.person === o.person && isLive(e.claim, o.now, o.clock));
 }
 
 /** Whether a record could be due for pruning on this clock alone: a cheap first filter. */

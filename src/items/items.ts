@@ -10,6 +10,7 @@ import { formatItem, parseItem, shortItem } from '../records/item.js';
 import { RECORD_PREFIX } from '../records/refs.js';
 import { RemoteUnavailable, UsageError, isRefusal } from '../core/refusals.js';
 import type { Repo } from '../repo/repo.js';
+import { readClock, type ClockView } from '../repo/clock-view.js';
 import { readSnapshot, type Snapshot } from '../repo/snapshot.js';
 
 export interface ItemView {
@@ -85,12 +86,12 @@ export async function listItems(repo: Repo, o: { pending?: (snap: Snapshot) => P
   }
   const mainTip = await main.tip();
   const listing = await new LocalItemSource(repo.git).list(mainTip);
-  return { main: main.main, ...viewItems(listing, snap, (o.pending ?? pendingKeys)(snap)) };
+  return { main: main.main, ...viewItems(listing, snap, (o.pending ?? pendingKeys)(snap), await readClock(repo)) };
 }
 
-/** Pure: the listing joined with the records read at `snap.readAt`. */
-export function viewItems(listing: ItemListing, snap: Snapshot, pending: PendingSet): Omit<ItemsData, 'main'> {
-  const live = liveClaims(snap.claims.values(), snap.readAt);
+/** Pure: the listing joined with the records read at `snap.readAt`, on the clock as measured. */
+export function viewItems(listing: ItemListing, snap: Snapshot, pending: PendingSet, clock: ClockView): Omit<ItemsData, 'main'> {
+  const live = liveClaims(snap.claims.values(), snap.readAt, clock);
   const claimByKey = new Map([...snap.claims.values()].map((e) => [e.claim.item, e.claim] as const));
   const byKey = new Map(listing.items.map((i) => [formatItem(i.key), i] as const));
   const items = listing.items.map((i): ItemView => {

@@ -1,12 +1,13 @@
 // Which items a lane may take now. Pure: the items, the live claims and the pending requests
 // are passed in, so lanes (which add the pending slot) and `abcd items` agree on one rule.
-import { expiresAt } from '../records/claim.js';
 import { formatHolder } from '../records/holder.js';
 import { formatItem } from '../records/item.js';
 import type { ClaimEntry } from '../repo/snapshot.js';
+import type { ClockView } from '../repo/clock-view.js';
+import { expiryOnThisClock, isLive } from '../claims/rules.js';
 import type { ItemDoc } from './source.js';
 
-/** A live claim on an item: who holds it and until when (writer's clock). */
+/** A live claim on an item: who holds it and until when (this reader's clock, corrected). */
 export interface LiveClaim {
   holder: string;
   expiresAt: number;
@@ -26,14 +27,14 @@ export type Readiness =
   | { kind: 'ready' };
 
 /**
- * The claims that hold their item now: state `held` and not yet expired on `now`. An expired
- * claim holds nothing here; whether it may be taken over is the claim's own rule (claim-rules.ts).
+ * The claims that hold their item now (claims/rules.ts isLive: a fast clock does not free one
+ * early). An expired claim holds nothing here; whether it may be taken over is `standing`'s rule.
  */
-export function liveClaims(entries: Iterable<ClaimEntry>, now: number): Map<string, LiveClaim> {
+export function liveClaims(entries: Iterable<ClaimEntry>, now: number, clock: ClockView): Map<string, LiveClaim> {
   const out = new Map<string, LiveClaim>();
   for (const e of entries) {
-    if (e.claim.state === 'held' && now < expiresAt(e.claim))
-      out.set(e.claim.item, { holder: formatHolder(e.claim.holder), expiresAt: expiresAt(e.claim) });
+    if (isLive(e.claim, now, clock))
+      out.set(e.claim.item, { holder: formatHolder(e.claim.holder), expiresAt: expiryOnThisClock(e.claim, clock) });
   }
   return out;
 }

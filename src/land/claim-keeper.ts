@@ -36,12 +36,19 @@ export class ClaimKeeper {
   /** Set when the process was asked to stop: the land undoes and ends. */
   interrupted = false;
 
+  /**
+   * `repo` pushes with git's full network timeout. With `wait`, a renewal that starts before
+   * `wait.until` goes through `wait.waiting` instead and so ends by that deadline: a land whose
+   * --wait ran out is not held up by a renewal to a dead remote. Which one is chosen by the
+   * time the renewal starts, never by state another act could change.
+   */
   constructor(
     private readonly repo: Repo,
     readonly ref: string,
     private readonly item: string,
     public tip: string,
     public claim: Claim,
+    private readonly wait?: { waiting: Repo; until: number },
   ) {
     const outer = repo.deps.signal;
     const onStop = () => {
@@ -66,6 +73,7 @@ export class ClaimKeeper {
         try {
           await this.push((claim) => ({ claim, message: `renew ${claim.item} while landing (generation ${claim.gen})` }), {
             unlessStopped: true,
+            via: this.renewingThrough(),
           });
           failed = 0;
         } catch (e) {
@@ -78,6 +86,10 @@ export class ClaimKeeper {
         }
       }
     })();
+  }
+
+  private renewingThrough(): Repo {
+    return this.wait && this.repo.deps.clock.now() < this.wait.until ? this.wait.waiting : this.repo;
   }
 
   /** Ends the land: what it awaits observes `signal`, and land asks `failure` why. */
@@ -122,10 +134,14 @@ export class ClaimKeeper {
     return p;
   }
 
-  /** Pushes the claim's next generation (built by `next` from the current one) with more refs, exclusively. */
+  /**
+   * Pushes the claim's next generation (built by `next` from the current one) with more refs,
+   * exclusively; `via` is the repository (and so the network deadline) to push through, by
+   * default the keeper's own, with git's full timeout.
+   */
   push(
     next: (claim: Claim) => { claim: Claim; message: string; records?: RecordWrite[]; extra?: RefUpdate[] },
-    opts: { unlessStopped?: boolean } = {},
+    opts: { unlessStopped?: boolean; via?: Repo } = {},
   ): Promise<ClaimPush> {
     const run = async (): Promise<ClaimPush> => {
       if (this.fenced) throw this.fenced;
@@ -135,7 +151,7 @@ export class ClaimKeeper {
       const step = next(base);
       let r: ClaimPush;
       try {
-        r = await pushClaim(this.repo, { ref: this.ref, lease: this.tip, ...step });
+        r = await pushClaim(opts.via ?? this.repo, { ref: this.ref, lease: this.tip, ...step });
       } catch (e) {
         // Outcome unknown: if that generation did land, the next push must not call it a fence.
         const attempted = e instanceof RemoteUnavailable ? e.data.attemptedTip : undefined;

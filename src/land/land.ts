@@ -6,7 +6,7 @@ import { shortItem } from '../records/item.js';
 import { claimRef } from '../records/refs.js';
 import { parseDuration } from '../core/duration.js';
 import { requireMineOnBranch } from '../claims/holding.js';
-import type { Repo } from '../repo/repo.js';
+import { withNetworkDeadline, withoutNetworkDeadline, type Repo } from '../repo/repo.js';
 import { landConfigReader } from './checks.js';
 import { ClaimKeeper } from './claim-keeper.js';
 import { readWithMain, refuseNothingToLand, resolveLandTarget } from './target.js';
@@ -30,26 +30,29 @@ export async function land(repo: Repo, input: LandInput, gate: GateRunner): Prom
   return landWith(loading, repo, input, gate);
 }
 
-async function landWith<E>(loading: Promise<LandStrategy<E>>, repo: Repo, input: LandInput, gate: GateRunner): Promise<LandResult> {
-  const { clock } = repo.deps;
+async function landWith<E>(loading: Promise<LandStrategy<E>>, given: Repo, input: LandInput, gate: GateRunner): Promise<LandResult> {
+  const { clock } = given.deps;
   const started = clock.now();
   const deadline = started + input.waitMs;
-  // Without a wait there is no deadline to shorten git's timeouts toward: give them full time.
-  if (input.waitMs > 0) repo.limitNetworkTo(deadline, started);
+  // The land's own two network budgets, new values whatever lane shares `given`: waits end by
+  // --wait; a test and the landing push get git's full timeout. Without a wait there is no
+  // deadline to shorten git's timeouts toward.
+  const repo = withoutNetworkDeadline(given);
+  const waiting = input.waitMs > 0 ? withNetworkDeadline(repo, deadline, started) : repo;
   const item = shortItem(input.item);
   const ref = claimRef(input.item);
   const target = await resolveLandTarget(repo, input.branch);
-  const snap = await readWithMain(repo, target);
+  const snap = await readWithMain(waiting, target);
   // Read while the holder and the work are checked (a local read); its refusal comes after theirs.
   const landConfig = landConfigReader(repo.git, (t) => parseDuration(t, 'land.timeout'));
   const configRead = target.mainTip().then(landConfig);
   configRead.catch(() => undefined);
-  const held = await requireMineOnBranch(repo, snap, { ref, item, branch: target.branch });
+  const held = await requireMineOnBranch(waiting, snap, { ref, item, branch: target.branch });
   await refuseNothingToLand(repo, target, item);
   // A config the schema refuses (a typo) refuses the land here, before anything is written.
   const config = await configRead;
-  const keeper = new ClaimKeeper(repo, ref, item, held.tip, held.claim);
-  const ctx: LandContext = { repo, input, gate, item, ref, started, deadline, target, snap, held, config, landConfig, keeper };
+  const keeper = new ClaimKeeper(repo, ref, item, held.tip, held.claim, { waiting, until: deadline });
+  const ctx: LandContext = { repo, waiting, input, gate, item, ref, started, deadline, target, snap, held, config, landConfig, keeper };
   const strategy = await loading;
   const entered = await strategy.enter(ctx);
   keeper.start();

@@ -1,8 +1,9 @@
-import { expiresAt } from '../records/claim.js';
 import { sameSession } from '../records/holder.js';
 import { claimRef, classifyRef } from '../records/refs.js';
 import type { Settings } from '../records/settings.js';
 import type { ClaimEntry, QueueEntry, Snapshot } from '../repo/snapshot.js';
+import type { ClockView } from '../repo/clock-view.js';
+import { isLapsed } from '../claims/rules.js';
 
 /** The queue's fairness order: first enqueued first, ties broken by the item key. */
 export function queueOrder(entries: Iterable<QueueEntry>): QueueEntry[] {
@@ -12,7 +13,8 @@ export function queueOrder(entries: Iterable<QueueEntry>): QueueEntry[] {
 /**
  * - `alive`: its holder holds the item's claim, not past expiry plus the takeover delay.
  * - `dead`: the claim is gone, released, done or another session's: pruned.
- * - `lapsed`: past expiry plus the delay on this clock: skipped, and pruned only once the
+ * - `lapsed`: past expiry plus the delay on this clock (corrected by the offset measured to the
+ *   holder's, claims/rules.ts expiryOnThisClock): skipped, and pruned only once the
  *   takeover rule with the measured clock agrees (prune-queue.ts), so a fast clock deletes
  *   nothing live.
  * - `unreadable`: the claim is a record this abcd refuses (corrupt, or newer): skipped and
@@ -20,7 +22,7 @@ export function queueOrder(entries: Iterable<QueueEntry>): QueueEntry[] {
  */
 export type EntryState = 'alive' | 'dead' | 'lapsed' | 'unreadable';
 
-export function entryState(q: QueueEntry, snap: Snapshot, now: number): EntryState {
+export function entryState(q: QueueEntry, snap: Snapshot, now: number, clock: ClockView): EntryState {
   const item = classifyRef(q.ref)?.item;
   if (!item) return 'unreadable';
   const ref = claimRef(item);
@@ -29,12 +31,7 @@ export function entryState(q: QueueEntry, snap: Snapshot, now: number): EntrySta
   if (!claim) return 'dead';
   const c = claim.claim;
   if (c.state !== 'held' || !sameSession(c.holder, q.entry.holder)) return 'dead';
-  return now < expiresAt(c) + snap.settings.takeoverDelay ? 'alive' : 'lapsed';
-}
-
-/** Whether the land queue waits on this entry. */
-export function isAlive(q: QueueEntry, snap: Snapshot, now: number): boolean {
-  return entryState(q, snap, now) === 'alive';
+  return isLapsed(c, now, clock, snap.settings) ? 'lapsed' : 'alive';
 }
 
 /** An entry ahead that no land waits on, and what a pruner needs to judge it. */
@@ -64,6 +61,7 @@ export function turnOf(
   snap: Snapshot,
   myRef: string,
   now: number,
+  clock: ClockView,
 ): { turn: Turn; ahead: QueueEntry[]; dead: DeadEntry[]; skipped: SkippedEntry[] } {
   const dead: DeadEntry[] = [];
   const skipped: SkippedEntry[] = [];
@@ -74,7 +72,7 @@ export function turnOf(
       const turn: Turn = first ? { kind: 'behind', ahead: first, position: aheadAlive.length } : { kind: 'mine' };
       return { turn, ahead: aheadAlive, dead, skipped };
     }
-    const state = entryState(q, snap, now);
+    const state = entryState(q, snap, now, clock);
     if (state === 'alive') aheadAlive.push(q);
     else if (state === 'unreadable') skipped.push(skippedOf(q, snap));
     else {

@@ -17,6 +17,8 @@ import { turnOf, type SkippedEntry } from './queue-order.js';
 import { fetchHeads, integrateAhead, judgeStack, type Stack } from './speculation.js';
 import { entryGone, entryLost, interrupted, leaveQueueAfter, waitedTooLong, waitForTurn } from './turn.js';
 import type { LandContext, Landed, LandStrategy } from './types.js';
+import { withNetworkDeadline } from '../repo/repo.js';
+import { readClock } from '../repo/clock-view.js';
 import { integrate, integrationStart, withWorktree } from './worktree.js';
 
 // Tests on main's exact tip that main moved under before the land gives up (exit 4): main moving
@@ -60,15 +62,15 @@ export const gitStrategy: LandStrategy<Queued> = {
     // However a land ends without landing (conflict, failing check, deadline, re-tests used up),
     // its entry leaves the queue: a live claim would otherwise keep a dead entry at the front.
     // Leaving is cleanup, not waiting: it gets a short budget of its own even past --wait.
-    repo.limitNetworkTo(repo.deps.clock.now() + LEAVE_QUEUE_BUDGET_MS);
-    if (!keeper.fenced && !(e instanceof Fenced)) await leaveQueueAfter(e, keeper, q.qref, q.myEntryTip);
+    const leaving = withNetworkDeadline(repo, repo.deps.clock.now() + LEAVE_QUEUE_BUDGET_MS);
+    if (!keeper.fenced && !(e instanceof Fenced)) await leaveQueueAfter(e, keeper, q.qref, q.myEntryTip, leaving);
     // Fenced: the claim is another session's now, and so is what becomes of the entry.
     else if (isRefusal(e)) e.data.leftQueue = false;
   },
 };
 
 /** The entry shares the fenced push with the claim's renewal and the work branch. */
-async function enqueue({ repo, input, target, snap, held, keeper, item, ref, config }: LandContext): Promise<Queued> {
+async function enqueue({ waiting: repo, input, target, snap, held, keeper, item, ref, config }: LandContext): Promise<Queued> {
   const { clock } = repo.deps;
   const qref = queueRef(input.item);
   const refusedEntry = snap.refused.get(qref);
@@ -93,12 +95,15 @@ async function enqueue({ repo, input, target, snap, held, keeper, item, ref, con
   let enq;
   for (let tries = 1; ; tries++) {
     const entryLease = lease;
-    enq = await keeper.push((claim) => ({
-      claim: { ...claim, branch: target.branch, head: target.head },
-      message: `enqueue ${entry.item} to land on ${target.main}`,
-      records: [{ ref: qref, lease: entryLease, content: encodeQueue(entry), message: `queue ${entry.item}` }],
-      extra: [workBranchUpdate(held.claim, target.branch, target.head)],
-    }));
+    enq = await keeper.push(
+      (claim) => ({
+        claim: { ...claim, branch: target.branch, head: target.head },
+        message: `enqueue ${entry.item} to land on ${target.main}`,
+        records: [{ ref: qref, lease: entryLease, content: encodeQueue(entry), message: `queue ${entry.item}` }],
+        extra: [workBranchUpdate(held.claim, target.branch, target.head)],
+      }),
+      { via: repo },
+    );
     if (enq.ok) break;
     // The claim is ours, so any entry for this item is a former holder's: another reader may
     // have pruned it between our read and our push. Lease on what the remote holds now.
@@ -112,21 +117,22 @@ async function enqueue({ repo, input, target, snap, held, keeper, item, ref, con
   const myEntryTip = enq.written.get(qref)!;
   // The read made before enqueueing, plus this entry: if it may test now, the first turn needs
   // no second read (the read just before landing still catches a late earlier entry).
-  snap.queue.set(qref, { ref: qref, item, tip: myEntryTip, entry });
-  const first = turnOf(snap, qref, clock.now());
+  const read: Snapshot = { ...snap, queue: new Map([...snap.queue, [qref, { ref: qref, item, tip: myEntryTip, entry }]]) };
+  const view = await readClock(repo);
+  const first = turnOf(read, qref, clock.now(), view);
   const mayTest = first.turn.kind === 'mine' || (first.turn.kind === 'behind' && first.ahead.length < config.speculate);
-  if (mayTest && first.dead.length) await pruneQueue(repo, first.dead);
+  if (mayTest && first.dead.length) await pruneQueue(repo, first.dead, view);
   return {
     qref,
     myEntryTip,
     entry,
     skipped: new Map(first.skipped.map((s) => [s.ref, s])),
-    ...(mayTest ? { first: { snap, ahead: first.ahead } } : {}),
+    ...(mayTest ? { first: { snap: read, ahead: first.ahead } } : {}),
   };
 }
 
 async function landInTurn(ctx: LandContext, q: Queued): Promise<Landed> {
-  const { repo, input, target, keeper, item, deadline, started } = ctx;
+  const { waiting, target, keeper, item, deadline, started } = ctx;
   let depth = ctx.config.speculate;
   let attempts = 1;
   let retests = 0;
@@ -136,9 +142,8 @@ async function landInTurn(ctx: LandContext, q: Queued): Promise<Landed> {
   let turn = q.first;
   for (;;) {
     // --wait bounds the waits (queue, gate); once the turn and the slot are ours, the test and
-    // the landing push get git's full network timeout.
-    if (input.waitMs > 0) repo.limitNetworkTo(deadline, started);
-    turn ??= await waitForTurn(repo, {
+    // the landing push get git's full network timeout (ctx.repo).
+    turn ??= await waitForTurn(waiting, {
       item,
       qref: q.qref,
       myEntryTip: q.myEntryTip,
@@ -146,7 +151,7 @@ async function landInTurn(ctx: LandContext, q: Queued): Promise<Landed> {
       deadline,
       started,
       keeper,
-      read: () => target.read(),
+      read: () => target.read(waiting),
       skipped: q.skipped,
     });
     const config = await ctx.landConfig(await target.mainTip());
@@ -199,12 +204,11 @@ async function testInTurn(
 ): Promise<Tested> {
   const { clock } = repo.deps;
   const testNow = async (): Promise<Tested> => {
-    repo.limitNetworkTo(Infinity);
     let { ahead } = turn;
     // Testing the tip read before a long gate wait would only earn a re-test: read again.
     if (first.checks.length) {
-      const snap = await target.read();
-      const now = turnOf(snap, q.qref, clock.now());
+      const snap = await target.read(repo);
+      const now = turnOf(snap, q.qref, clock.now(), await readClock(repo));
       if (now.turn.kind === 'gone') throw entryLost(snap, keeper, item, q.qref);
       ahead = now.ahead;
       if (ahead.length >= depth) return { kind: 'again' };
@@ -265,13 +269,14 @@ async function awaitParent({ repo, target, keeper, item, deadline, started }: La
   for (;;) {
     if (keeper.interrupted) throw interrupted(item);
     if (keeper.stoppedBy) throw keeper.stoppedBy;
-    const snap = await target.read();
+    const snap = await target.read(repo);
     const mine = snap.queue.get(q.qref);
     if (!mine || mine.tip !== q.myEntryTip) throw entryLost(snap, keeper, item, q.qref);
     const now = clock.now();
-    const { ahead, dead, skipped } = turnOf(snap, q.qref, now);
+    const view = await readClock(repo);
+    const { ahead, dead, skipped } = turnOf(snap, q.qref, now, view);
     for (const s of skipped) q.skipped.set(s.ref, s);
-    if (dead.length) await pruneQueue(repo, dead);
+    if (dead.length) await pruneQueue(repo, dead, view);
     const verdict = judgeStack(stack, await target.mainTip(), ahead);
     if (verdict === 'land' || (verdict !== 'wait' && suspect === verdict)) return verdict;
     suspect = verdict === 'wait' ? undefined : verdict;
@@ -287,17 +292,21 @@ async function pushLanding(
   tip: string,
   parent: string,
 ): Promise<boolean> {
-  const r = await keeper.push((claim) => ({
-    claim: input.keep ? claim : { ...claim, state: 'done', landed: { main: target.main, tip } },
-    message: `land ${claim.item} on ${target.main} at ${tip.slice(0, 12)}`,
-    records: [{ ref: q.qref, lease: q.myEntryTip, content: null, message: `dequeue ${q.entry.item}` }, ...(input.alsoWrite?.(tip) ?? [])],
-    extra: [
-      { ref: `refs/heads/${target.main}`, newOid: tip, lease: parent },
-      // The landed work branch goes with the landing (the remote's branch count stays
-      // proportional to live work); --keep keeps it with the claim for more work.
-      ...(input.keep ? [] : [{ ref: `refs/heads/${target.branch}`, newOid: null, lease: target.head }]),
-    ],
-  }));
+  const r = await keeper.push(
+    (claim) => ({
+      claim: input.keep ? claim : { ...claim, state: 'done', landed: { main: target.main, tip } },
+      message: `land ${claim.item} on ${target.main} at ${tip.slice(0, 12)}`,
+      records: [{ ref: q.qref, lease: q.myEntryTip, content: null, message: `dequeue ${q.entry.item}` }, ...(input.alsoWrite?.(tip) ?? [])],
+      extra: [
+        { ref: `refs/heads/${target.main}`, newOid: tip, lease: parent },
+        // The landed work branch goes with the landing (the remote's branch count stays
+        // proportional to live work); --keep keeps it with the claim for more work.
+        ...(input.keep ? [] : [{ ref: `refs/heads/${target.branch}`, newOid: null, lease: target.head }]),
+      ],
+    }),
+    // Once tested, the landing is not a wait: git's full network timeout, whatever --wait had left.
+    { via: repo },
+  );
   if (r.ok) return true;
   if (!input.keep && (r.remoteTips.get(`refs/heads/${target.branch}`) ?? null) !== target.head) {
     throw new Conflict(

@@ -33,13 +33,16 @@ export const githubStrategy: LandStrategy<void> = {
       );
     }
   },
-  async enter({ repo, target, held, keeper, item, ref }) {
-    await checkWorkflowPermission(repo, target.head, await target.mainTip());
-    const pushed = await keeper.push((claim) => ({
-      claim: { ...claim, branch: target.branch, head: target.head },
-      message: `push ${target.branch} to land ${claim.item} on ${target.main}`,
-      extra: [workBranchUpdate(held.claim, target.branch, target.head)],
-    }));
+  async enter({ waiting, target, held, keeper, item, ref }) {
+    await checkWorkflowPermission(waiting, target.head, await target.mainTip());
+    const pushed = await keeper.push(
+      (claim) => ({
+        claim: { ...claim, branch: target.branch, head: target.head },
+        message: `push ${target.branch} to land ${claim.item} on ${target.main}`,
+        extra: [workBranchUpdate(held.claim, target.branch, target.head)],
+      }),
+      { via: waiting },
+    );
     if (!pushed.ok) throw refusePush(item, ref, held.tip, pushed);
   },
   land: landThroughPullRequest,
@@ -51,7 +54,8 @@ function githubOf(repo: Repo) {
 }
 
 async function landThroughPullRequest(ctx: LandContext): Promise<Landed> {
-  const { repo, input, target, keeper, item, ref, deadline } = ctx;
+  // Every network call of a GitHub land, the merge wait and the pushes around it, ends by --wait.
+  const { waiting: repo, input, target, keeper, item, ref, deadline } = ctx;
   const { clock, config: env } = repo.deps;
   const forge = githubOf(repo);
   const tokens = repo.tokens!;
@@ -84,11 +88,14 @@ async function landThroughPullRequest(ctx: LandContext): Promise<Landed> {
     signal: keeper.signal,
     ...(input.strategy === 'rebase' ? { mergeMethod: 'rebase' as const } : {}),
   });
-  const done = await keeper.push((claim) => ({
-    claim: input.keep ? claim : { ...claim, state: 'done', landed: { main: target.main, tip: landed.mergeCommit } },
-    message: `landed ${claim.item} on ${target.main} through pull request #${landed.number}`,
-    records: input.alsoWrite?.(landed.mergeCommit) ?? [],
-  }));
+  const done = await keeper.push(
+    (claim) => ({
+      claim: input.keep ? claim : { ...claim, state: 'done', landed: { main: target.main, tip: landed.mergeCommit } },
+      message: `landed ${claim.item} on ${target.main} through pull request #${landed.number}`,
+      records: input.alsoWrite?.(landed.mergeCommit) ?? [],
+    }),
+    { via: repo },
+  );
   if (!done.ok) throw refusePush(item, ref, keeper.tip, done);
   return {
     tip: landed.mergeCommit,

@@ -13,8 +13,11 @@ export interface LandTarget {
   fetchSpec: string;
   /** main's tip as last fetched: as the last read() saw it, else read from the local copy. */
   mainTip(): Promise<string>;
-  /** Reads the records together with main (one round trip) and main's tip in the same local read. */
-  read(): Promise<Snapshot>;
+  /**
+   * Reads the records together with main (one round trip) and main's tip in the same local read,
+   * through `via` (the land's repository under the network deadline of the step reading).
+   */
+  read(via: Repo): Promise<Snapshot>;
   /** Another fetch (fetchHeads) may have moved the local copy of main: mainTip() reads it again. */
   forgetTip(): void;
 }
@@ -35,9 +38,9 @@ export async function resolveLandTarget(repo: Repo, branchArg: string | undefine
     main,
     fetchSpec,
     mainTip: async () => (known ??= await repo.git.must(['rev-parse', '--verify', cacheRef])),
-    async read() {
+    async read(via) {
       known = undefined;
-      const snap = await readSnapshot(repo, [fetchSpec]);
+      const snap = await readSnapshot(via, [fetchSpec]);
       known = snap.fetched?.get(cacheRef);
       return snap;
     },
@@ -53,7 +56,7 @@ export async function resolveLandTarget(repo: Repo, branchArg: string | undefine
  */
 export async function readWithMain(repo: Repo, target: LandTarget): Promise<Snapshot> {
   try {
-    return await target.read();
+    return await target.read(repo);
   } catch (e) {
     if (e instanceof RemoteUnavailable && /couldn't find remote ref/i.test(String(e.data.git))) {
       throw new UsageError(

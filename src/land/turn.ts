@@ -45,7 +45,7 @@ export async function waitForTurn(
     const mine = snap.queue.get(o.qref);
     if (!mine || mine.tip !== o.myEntryTip) throw entryLost(snap, o.keeper, o.item, o.qref);
     const now = clock.now();
-    const { turn, ahead, dead, skipped } = turnOf(snap, o.qref, now);
+    const { turn, ahead, dead, skipped } = turnOf(snap, o.qref, now, view);
     for (const s of skipped) o.skipped?.set(s.ref, s);
     if (dead.length) await pruneQueue(repo, dead, view);
     if (turn.kind === 'gone') throw entryLost(snap, o.keeper, o.item, o.qref);
@@ -79,13 +79,16 @@ export function waitedTooLong(item: string, ahead: QueueEntry, position: number,
  * rewrote it first) or `stuck` (an unreachable remote or a moved claim left it there; others
  * skip it once the claim lapses). Anything but a refusal is a bug and is thrown.
  */
-export async function leaveQueue(keeper: ClaimKeeper, qref: string, lease: string): Promise<'left' | 'gone' | 'stuck'> {
+export async function leaveQueue(keeper: ClaimKeeper, qref: string, lease: string, via: Repo): Promise<'left' | 'gone' | 'stuck'> {
   try {
-    const r = await keeper.push((claim) => ({
-      claim,
-      message: `leave the land queue`,
-      records: [{ ref: qref, lease, content: null, message: 'dequeue' }],
-    }));
+    const r = await keeper.push(
+      (claim) => ({
+        claim,
+        message: `leave the land queue`,
+        records: [{ ref: qref, lease, content: null, message: 'dequeue' }],
+      }),
+      { via },
+    );
     if (r.ok) return 'left';
     return !r.claimMoved && r.remoteTips.has(qref) && r.remoteTips.get(qref) !== lease ? 'gone' : 'stuck';
   } catch (e) {
@@ -98,8 +101,8 @@ export async function leaveQueue(keeper: ClaimKeeper, qref: string, lease: strin
  * However a land ends without landing, its entry leaves the queue; the refusal then says
  * truthfully whether it did (`data.leftQueue`).
  */
-export async function leaveQueueAfter(e: unknown, keeper: ClaimKeeper, qref: string, lease: string): Promise<void> {
-  const how = await leaveQueue(keeper, qref, lease);
+export async function leaveQueueAfter(e: unknown, keeper: ClaimKeeper, qref: string, lease: string, via: Repo): Promise<void> {
+  const how = await leaveQueue(keeper, qref, lease, via);
   if (!isRefusal(e)) return;
   e.data.leftQueue = how !== 'stuck';
   e.message +=

@@ -54,7 +54,10 @@ export interface LandResult {
 
 /** What the shared beginning found, handed to a strategy. */
 export interface LandContext {
+  /** The repository with git's full network timeout: a test, the landing push. */
   repo: Repo;
+  /** The same repository whose network calls end by `deadline` (--wait): the waits and the reads before them. */
+  waiting: Repo;
   input: LandInput;
   gate: GateRunner;
   /** The item's short name and its claim ref. */

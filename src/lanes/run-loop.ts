@@ -16,6 +16,7 @@ import { runCycle } from './cycle.js';
 import { laneRepo } from './lane-repo.js';
 import { followUpItems, receiptCovers } from './receipts.js';
 import { acceptsRequest } from '../steering/requesters.js';
+import { readClock } from '../repo/clock-view.js';
 import type { RunRecorder } from './recorder.js';
 
 export interface LoopOptions {
@@ -84,7 +85,7 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
       const now = clock.now();
       // Follow-ups: pending slots (less those a receipt covers: the run in flight absorbed them) and open steers.
       const pending = await followUpItems(ctx.repo, snap, o.requesters);
-      const ready = actionable(listing.items, liveClaims(snap.claims.values(), now), pending);
+      const ready = actionable(listing.items, liveClaims(snap.claims.values(), now, await readClock(ctx.repo)), pending);
       if (o.lifecycle === 'once') found ??= discovered(listing.items, ready, bound);
       const cands = ready.filter((i) => {
         const k = formatItem(i.key);

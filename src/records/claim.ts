@@ -52,9 +52,7 @@ export function encodeClaim(c: Claim): string {
   return encodeRecord(ClaimSchema.parse(c));
 }
 
-export function expiresAt(c: Claim): number {
-  return c.at + c.ttl;
-}
+export { expiresAt } from './timed.js';
 
 /** The fields of a claim this abcd does not know (a newer abcd's), to carry into the next generation. */
 export function unknownClaimFields(c: Claim): Record<string, unknown> {

@@ -22,6 +22,26 @@ export interface NetworkLimit {
   deadline?: { startedAt: number; untilMs: number; waitedMs: () => number };
 }
 
+/** A wait's end: network calls end by `untilMs`; refusals name the wait as `untilMs - startedAt`. */
+export interface NetworkDeadline {
+  readonly untilMs: number;
+  readonly startedAt: number;
+}
+
+/** What bounds every network call of a store: git's timeout, and the clock a deadline is read on. */
+export interface NetworkBounds {
+  /** The longest any network git call runs (ABCD_NETWORK_TIMEOUT, else the default). */
+  readonly capMs: number;
+  readonly now: () => number;
+  readonly sleep: (ms: number) => Promise<void>;
+  readonly auth?: NetworkAuth;
+}
+
+// The last network calls of a wait (a push found possible just at the deadline, the re-read
+// that confirms it) may run this far past the deadline; keeps "deadline + 1 s" with room for
+// the process to report and exit.
+const DEADLINE_GRACE_MS = 600;
+
 /** A network git call's result with the limit it ran under. */
 type NetResult = RunResult & { limit: NetworkLimit };
 
@@ -37,23 +57,52 @@ export type NetworkAuth = <T>(call: (env: Record<string, string>) => Promise<T>)
 // Concurrent fetches into one clone's cache can meet each other's ref locks; retry briefly.
 const FETCH_LOCK_RETRIES = 6;
 
-/** Reads and writes the `refs/heads/abcd/*` namespace of one remote. */
+/**
+ * Reads and writes the `refs/heads/abcd/*` namespace of one remote. Immutable: a store's
+ * network calls end by its one deadline (or git's timeout without one); an act with another
+ * deadline asks for a store of its own (`until`), so two lanes that share a clone never bound
+ * each other's calls.
+ */
 export class RecordStore {
   constructor(
     private readonly git: Git,
     readonly remote: string,
-    /** The limit of the next network git call (derived from the verb's deadline). */
-    private readonly limit: () => NetworkLimit,
-    private readonly sleep: (ms: number) => Promise<void>,
-    private readonly auth?: NetworkAuth,
+    private readonly bounds: NetworkBounds,
+    /** The wait this store's network calls end by; undefined: git's timeout alone. */
+    readonly deadline?: NetworkDeadline,
   ) {}
+
+  /** The same store, its network calls ending by `untilMs` (a wait that began at `startedAt`). */
+  until(untilMs: number, startedAt: number = this.bounds.now()): RecordStore {
+    return new RecordStore(this.git, this.remote, this.bounds, { untilMs, startedAt });
+  }
+
+  /** The same store with no deadline: every network call gets git's full timeout. */
+  unbounded(): RecordStore {
+    return this.deadline ? new RecordStore(this.git, this.remote, this.bounds) : this;
+  }
+
+  /** How long a network call starting now may run. */
+  private limit(): NetworkLimit {
+    const { capMs, now } = this.bounds;
+    if (!this.deadline) return { ms: capMs };
+    const { startedAt, untilMs } = this.deadline;
+    const left = untilMs + DEADLINE_GRACE_MS - now();
+    if (left >= capMs) return { ms: capMs };
+    return { ms: Math.max(0, left), deadline: { startedAt, untilMs, waitedMs: () => now() - startedAt } };
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return this.bounds.sleep(ms);
+  }
 
   private async net(args: readonly string[], act: string, extraEnv: Record<string, string> = {}): Promise<NetResult> {
     const limit = this.limit();
     // Out of time before starting: nothing was sent, so nothing changed.
     if (limit.ms < MIN_NETWORK_CALL_MS) throw this.unreachable(act, { stderr: '', timedOut: true, limit }, 'unchanged');
     const run = (env: Record<string, string>) => this.git.run(args, { timeoutMs: limit.ms, env: { ...env, ...extraEnv } });
-    const r = await (this.auth ? this.auth(run) : run({}));
+    const { auth } = this.bounds;
+    const r = await (auth ? auth(run) : run({}));
     return { ...r, limit };
   }
 

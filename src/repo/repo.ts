@@ -8,20 +8,16 @@ import { UsageError } from '../core/refusals.js';
 import { Git } from '../git/git.js';
 import type { Signature } from '../records/objects.js';
 import type { ObjectStore } from '../git/object-writer.js';
-import { RecordStore, type NetworkAuth, type NetworkLimit } from '../records/store.js';
+import { RecordStore, type NetworkAuth } from '../records/store.js';
 import { detectForge, type Forge } from '../forges/forge.js';
 import type { TokenSource } from '../credentials/token-source.js';
 import { existsSync } from 'node:fs';
 
 // A network git call that takes longer than this is treated as a dead remote (exit 8);
 // ABCD_NETWORK_TIMEOUT overrides it. A verb with a deadline (--wait) shortens it to the time
-// left: every wait ends by its deadline plus DEADLINE_GRACE_MS, whatever the network does
-// (ADR 0016). There is no floor: a deadline is the person's, not the network's.
+// left (withNetworkDeadline): every wait ends by its deadline plus a short grace, whatever the
+// network does (ADR 0016). There is no floor: a deadline is the person's, not the network's.
 const NETWORK_TIMEOUT_MS = 30_000;
-// The last network calls of a wait (a push found possible just at the deadline, the re-read
-// that confirms it) may run this far past the deadline; keeps "deadline + 1 s" with room for
-// the process to report and exit.
-const DEADLINE_GRACE_MS = 600;
 
 /** Everything a verb needs about the clone it runs in. */
 export interface Repo {
@@ -40,11 +36,20 @@ export interface Repo {
   readonly forge: Forge;
   /** abcd's App token on a forge where the person set one up (abcd setup-app). */
   readonly tokens?: TokenSource;
-  /**
-   * Network git calls from now on end by `untilMs` where they can (the verb's deadline); a
-   * refusal names the wait as `untilMs - startedAt` (the verb's own start, so exactly its --wait).
-   */
-  limitNetworkTo(untilMs: number, startedAt?: number): void;
+}
+
+/**
+ * The same repository whose network git calls end by `untilMs` where they can (a verb's
+ * deadline); a refusal names the wait as `untilMs - startedAt` (the verb's own start, so exactly
+ * its --wait). A new value, never a change to `repo`: a lane beside this one keeps its own time.
+ */
+export function withNetworkDeadline(repo: Repo, untilMs: number, startedAt: number = repo.deps.clock.now()): Repo {
+  return { ...repo, store: repo.store.until(untilMs, startedAt) };
+}
+
+/** The same repository with git's full network timeout on every call, whatever deadline it had. */
+export function withoutNetworkDeadline(repo: Repo): Repo {
+  return repo.store.deadline ? { ...repo, store: repo.store.unbounded() } : repo;
 }
 
 /** Opens the clone at deps.cwd: two local git calls, no network. */
@@ -84,16 +89,12 @@ export async function openRepo(deps: Deps): Promise<Repo> {
   const abcdDir = join(commonDir, 'abcd');
   const forge = detectForge(values.get(`remote.${deps.remote}.url`), deps.config.githubHosts);
   const { tokens, auth } = await forgeCredentials(deps, forge);
-  const cap = deps.config.networkTimeoutMs() ?? NETWORK_TIMEOUT_MS;
-  let wait: { startedAt: number; untilMs: number } | undefined;
-  const limit = (): NetworkLimit => {
-    if (!wait) return { ms: cap };
-    const { startedAt, untilMs } = wait;
-    const left = untilMs + DEADLINE_GRACE_MS - deps.clock.now();
-    if (left >= cap) return { ms: cap };
-    return { ms: Math.max(0, left), deadline: { startedAt, untilMs, waitedMs: () => deps.clock.now() - startedAt } };
-  };
-  const store = new RecordStore(git, deps.remote, limit, (ms) => deps.clock.sleep(ms), auth);
+  const store = new RecordStore(git, deps.remote, {
+    capMs: deps.config.networkTimeoutMs() ?? NETWORK_TIMEOUT_MS,
+    now: () => deps.clock.now(),
+    sleep: (ms) => deps.clock.sleep(ms),
+    ...(auth ? { auth } : {}),
+  });
   return {
     deps,
     git,
@@ -107,9 +108,6 @@ export async function openRepo(deps: Deps): Promise<Repo> {
     held: new HeldMemory(join(abcdDir, 'held', session)),
     forge,
     ...(tokens ? { tokens } : {}),
-    limitNetworkTo: (untilMs, startedAt = deps.clock.now()) => {
-      wait = { startedAt, untilMs };
-    },
   };
 }
 

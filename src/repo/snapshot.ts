@@ -1,108 +1,48 @@
-import { decodeClaim, type Claim } from '../records/claim.js';
+import { decodeClaim } from '../records/claim.js';
 import { MAX_RECORD_BYTES } from '../records/envelope.js';
 import { formatItem, shortItem, type ItemKey } from '../records/item.js';
 import { formatDuration, formatInstant } from '../core/duration.js';
 import { classifyRef, isRefSafe, itemOfRef, SETTINGS_REF } from '../records/refs.js';
-import { decodeQueue, type QueueRecord } from '../records/queue.js';
-import { decodeAnnounce, type AnnounceRecord } from '../records/announce.js';
-import { DEFAULT_SETTINGS, decodeSettings, pickSettings, type Settings, type SettingsRecord } from '../records/settings.js';
-import { applySettingsTrust, type SettingsTrust } from './settings-trust/trust.js';
-import { RecordInvalid, isRefusal, type Refusal } from '../core/refusals.js';
-import { decodePending, type PendingRecord } from '../records/pending.js';
-import { decodeLaneResult, type LaneResultRecord } from '../records/lane-result.js';
-import { decodeSteer, type SteerRecord } from '../records/steer.js';
-import { decodeReceipt, type ReceiptRecord } from '../records/receipt.js';
+import { decodeQueue } from '../records/queue.js';
+import { decodeAnnounce } from '../records/announce.js';
+import { decodeSettings } from '../records/settings.js';
+import { settingsJudge } from './settings-trust/trust.js';
+import { RecordInvalid, isRefusal } from '../core/refusals.js';
+import { decodePending } from '../records/pending.js';
+import { decodeLaneResult } from '../records/lane-result.js';
+import { decodeSteer } from '../records/steer.js';
+import { decodeReceipt } from '../records/receipt.js';
 import type { RawRecord } from '../records/store.js';
 import { sanitizeLine } from '../core/sanitize.js';
 import type { Repo } from './repo.js';
+import type {
+  AnnounceEntry,
+  ClaimEntry,
+  LaneEntry,
+  PendingEntry,
+  QueueEntry,
+  ReceiptEntry,
+  RefusedEntry,
+  SettingsCandidate,
+  SettingsJudge,
+  Snapshot,
+  SteerEntry,
+} from './snapshot-types.js';
 
-export interface ClaimEntry {
-  ref: string;
-  item: string;
-  tip: string;
-  claim: Claim;
-}
+export type {
+  AnnounceEntry,
+  ClaimEntry,
+  LaneEntry,
+  PendingEntry,
+  QueueEntry,
+  ReceiptEntry,
+  RefusedEntry,
+  SettingsJudge,
+  Snapshot,
+  SteerEntry,
+} from './snapshot-types.js';
 
-export interface QueueEntry {
-  ref: string;
-  item: string;
-  tip: string;
-  entry: QueueRecord;
-}
-
-export interface AnnounceEntry {
-  ref: string;
-  tip: string;
-  record: AnnounceRecord;
-}
-
-export interface PendingEntry {
-  ref: string;
-  /** The canonical key (local:item:fix-login), from the ref. */
-  item: string;
-  tip: string;
-  request: PendingRecord;
-}
-
-export interface LaneEntry {
-  ref: string;
-  tip: string;
-  result: LaneResultRecord;
-}
-
-export interface SteerEntry {
-  ref: string;
-  /** The canonical key, from the ref. */
-  item: string;
-  tip: string;
-  request: SteerRecord;
-}
-
-export interface ReceiptEntry {
-  ref: string;
-  item: string;
-  tip: string;
-  receipt: ReceiptRecord;
-}
-
-/** A record this abcd could not use, and why (rule 3, corrupt records). */
-export interface RefusedEntry {
-  ref: string;
-  tip: string;
-  refusal: Refusal;
-}
-
-/** Everything read from the remote's records in one round trip. */
-export interface Snapshot {
-  readAt: number;
-  claims: Map<string, ClaimEntry>;
-  queue: Map<string, QueueEntry>;
-  announcements: Map<string, AnnounceEntry>;
-  settings: Settings;
-  /** The generation in force: the remote's tip, or the last validly signed one (ADR 0019). */
-  settingsEntry?: { tip: string; record: SettingsRecord };
-  /** The remote's settings ref tip, whatever it holds: the lease a settings write states. */
-  settingsTip?: string;
-  /** Whether settings are protected by the person's signature, and which generation counts. */
-  settingsTrust?: SettingsTrust;
-  /** A settings tip ignored because it is not signed by the person (shown under refused). */
-  settingsIgnored?: RefusedEntry;
-  refused: Map<string, RefusedEntry>;
-  /** Pending follow-up requests, one slot per item (lanes). */
-  pending: Map<string, PendingEntry>;
-  /** Lane run results (abcd/lanes/<run-id>). */
-  lanes: Map<string, LaneEntry>;
-  /** Steer requests not yet delivered by a lane that landed (abcd/steer/<item>/<id>). */
-  steers: Map<string, SteerEntry>;
-  /** Each item's latest receipt (abcd/receipts/<item>). */
-  receipts: Map<string, ReceiptEntry>;
-  /** Refs under abcd/ of kinds this abcd does not know (left alone). */
-  unknown: string[];
-  /** The tips of the local refs `readSnapshot`'s extra refspecs fetched into, read with the records. */
-  fetched?: Map<string, string>;
-}
-
-/** Fetches the record namespace (one round trip) and decodes every record. */
+/** Fetches the record namespace (one round trip) and builds the snapshot, settings judged by this clone's trust. */
 export async function readSnapshot(repo: Repo, also: readonly string[] = []): Promise<Snapshot> {
   await repo.store.fetch(also);
   // The refs the extra refspecs fetched into are read with the records, in the same process.
@@ -111,19 +51,69 @@ export async function readSnapshot(repo: Repo, also: readonly string[] = []): Pr
     .map((spec) => spec.slice(spec.indexOf(':') + 1))
     .filter((dst) => dst.startsWith('refs/'));
   const { records, tips } = await repo.store.readCachedWith(into);
-  const snap = decodeSnapshot(records, repo.deps.clock.now());
-  if (tips.size) snap.fetched = tips;
-  await applySettingsTrust(repo, snap);
-  return snap;
+  return buildSnapshot(records, { readAt: repo.deps.clock.now(), judge: settingsJudge(repo), ...(tips.size ? { fetched: tips } : {}) });
 }
 
-export function decodeSnapshot(raws: readonly RawRecord[], readAt: number): Snapshot {
-  const snap: Snapshot = {
-    readAt,
+/** The records of this clone's cache, without a fetch, built like readSnapshot (the fast reserve's read). */
+export async function readCachedSnapshot(repo: Repo): Promise<{ snap: Snapshot; raws: readonly RawRecord[] }> {
+  const raws = await repo.store.readCached();
+  return { raws, snap: await buildSnapshot(raws, { readAt: repo.deps.clock.now(), judge: settingsJudge(repo) }) };
+}
+
+/**
+ * The one way to a Snapshot: decodes every record, has `judge` decide which settings count
+ * (the trust check is an input, so no reader can act on a settings tip nobody judged), and
+ * returns it finished and frozen.
+ */
+export async function buildSnapshot(
+  raws: readonly RawRecord[],
+  o: { readAt: number; judge: SettingsJudge; fetched?: ReadonlyMap<string, string> },
+): Promise<Snapshot> {
+  const draft = decodeRecords(raws, o.readAt);
+  const verdict = await o.judge(draft.settings);
+  const refused = new Map(draft.refused);
+  if (verdict.refused) refused.set(SETTINGS_REF, verdict.refused);
+  return Object.freeze({
+    readAt: o.readAt,
+    claims: draft.claims,
+    queue: draft.queue,
+    announcements: draft.announcements,
+    settings: Object.freeze({ ...verdict.settings }),
+    ...(verdict.entry ? { settingsEntry: verdict.entry } : {}),
+    ...(draft.settings.tip !== undefined ? { settingsTip: draft.settings.tip } : {}),
+    settingsTrust: verdict.trust,
+    ...(verdict.ignored ? { settingsIgnored: verdict.ignored } : {}),
+    refused,
+    pending: draft.pending,
+    lanes: draft.lanes,
+    steers: draft.steers,
+    receipts: draft.receipts,
+    unknown: Object.freeze([...draft.unknown]),
+    ...(o.fetched ? { fetched: o.fetched } : {}),
+  });
+}
+
+/** The records as decoded, the settings ref still a candidate: only buildSnapshot sees it. */
+interface Decoded {
+  claims: Map<string, ClaimEntry>;
+  queue: Map<string, QueueEntry>;
+  announcements: Map<string, AnnounceEntry>;
+  settings: { tip?: string; entry?: SettingsCandidate['entry']; refused?: RefusedEntry };
+  /** Every refused record but the settings ref's, which the verdict keeps or drops. */
+  refused: Map<string, RefusedEntry>;
+  pending: Map<string, PendingEntry>;
+  lanes: Map<string, LaneEntry>;
+  steers: Map<string, SteerEntry>;
+  receipts: Map<string, ReceiptEntry>;
+  unknown: string[];
+}
+
+function decodeRecords(raws: readonly RawRecord[], readAt: number): Decoded {
+  const snap: Decoded = {
     claims: new Map(),
     queue: new Map(),
     announcements: new Map(),
-    settings: { ...DEFAULT_SETTINGS },
+    settings: {},
     refused: new Map(),
     pending: new Map(),
     lanes: new Map(),
@@ -149,6 +139,8 @@ export function decodeSnapshot(raws: readonly RawRecord[], readAt: number): Snap
       snap.unknown.push(raw.ref);
       continue;
     }
+    const settingsRef = kind.kind === 'settings' && raw.ref === SETTINGS_REF;
+    if (settingsRef) snap.settings.tip = raw.tip;
     try {
       if (kind.kind === 'claim') {
         const claim = checkItemRecord(raw.ref, kind.item, decodeClaim(raw.ref, blobOf(raw)), readAt);
@@ -169,22 +161,21 @@ export function decodeSnapshot(raws: readonly RawRecord[], readAt: number): Snap
           tip: raw.tip,
           receipt: decodeReceipt(raw.ref, blobOf(raw)),
         });
-      } else if (kind.kind === 'settings' && raw.ref === SETTINGS_REF) {
-        snap.settingsTip = raw.tip;
-        const record = decodeSettings(raw.ref, blobOf(raw));
-        snap.settingsEntry = { tip: raw.tip, record };
-        snap.settings = pickSettings(record);
+      } else if (settingsRef) {
+        snap.settings.entry = { tip: raw.tip, record: decodeSettings(raw.ref, blobOf(raw)) };
       }
     } catch (e) {
       if (!isRefusal(e)) throw e;
-      snap.refused.set(raw.ref, { ref: raw.ref, tip: raw.tip, refusal: e });
+      const entry = { ref: raw.ref, tip: raw.tip, refusal: e };
+      if (settingsRef) snap.settings.refused = entry;
+      else snap.refused.set(raw.ref, entry);
     }
   }
   return snap;
 }
 
 /** The lanes' records: pending slots and run results. Throws a refusal for a bad one. */
-function decodeLaneRecord(raw: RawRecord, kind: 'pending' | 'lane', snap: Snapshot, item?: ItemKey): void {
+function decodeLaneRecord(raw: RawRecord, kind: 'pending' | 'lane', snap: Decoded, item?: ItemKey): void {
   if (kind === 'pending') {
     const request = decodePending(raw.ref, blobOf(raw));
     snap.pending.set(raw.ref, { ref: raw.ref, item: item ? formatItem(item) : request.item, tip: raw.tip, request });

@@ -35,7 +35,7 @@ export async function settings(repo: Repo, input: { key?: string; value?: string
   const refused = snap.refused.get(SETTINGS_REF);
   if (refused) throw refused.refusal;
   const current = snap.settingsEntry;
-  const trust = snap.settingsTrust ?? { protected: false, signers: '' };
+  const trust = snap.settingsTrust;
   const base: SettingsData = {
     settings: snap.settings,
     trust,

@@ -1,3 +1,4 @@
+import { expiresAt } from '../records/timed.js';
 import { announceKey, encodeAnnounce, type AnnounceRecord } from '../records/announce.js';
 import { formatHolder } from '../records/holder.js';
 import { formatItem, shortItem, type ItemKey } from '../records/item.js';
@@ -64,7 +65,7 @@ export async function announce(repo: Repo, input: AnnounceInput): Promise<Announ
     item: input.item ? shortItem(input.item) : null,
     text: input.text,
     at,
-    expiresAt: at + input.ttlMs,
+    expiresAt: expiresAt({ at, ttl: input.ttlMs }),
     ttlMs: input.ttlMs,
   };
 }

@@ -1,5 +1,6 @@
 // What `abcd status` shows of lanes: running runs (with their items and for how long), recent
 // results, and pending requests; and the pruning of old ones (best effort, its own push).
+import { isPastExpiry } from '../records/timed.js';
 import { formatHolder } from '../records/holder.js';
 import type { RefUpdate } from '../records/store.js';
 import type { Repo } from '../repo/repo.js';
@@ -39,7 +40,7 @@ const LANE_RECORD_RETENTION_MS = 7 * 86_400_000;
 
 export function laneViews(snap: Snapshot, now: number): { lanes: LaneView[]; pending: PendingView[] } {
   const all = [...snap.lanes.values()].map(({ result: r }) => {
-    const state: LaneView['state'] = r.state === 'finished' ? 'finished' : now > r.at + r.ttl ? 'lost' : 'running';
+    const state: LaneView['state'] = r.state === 'finished' ? 'finished' : isPastExpiry(r, now) ? 'lost' : 'running';
     return {
       runId: r.runId,
       verb: r.verb,
@@ -84,10 +85,10 @@ export async function pruneLaneRecords(repo: Repo, snap: Snapshot): Promise<Set<
   const doomed: RefUpdate[] = [];
   for (const e of snap.lanes.values()) {
     const r = e.result;
-    const until = r.state === 'finished' ? r.at + LANE_RECORD_RETENTION_MS : r.at + r.ttl + LANE_RECORD_RETENTION_MS;
-    if (now > until) doomed.push({ ref: e.ref, newOid: null, lease: e.tip });
+    const due = r.state === 'finished' ? now >= r.at + LANE_RECORD_RETENTION_MS : isPastExpiry(r, now, LANE_RECORD_RETENTION_MS);
+    if (due) doomed.push({ ref: e.ref, newOid: null, lease: e.tip });
   }
-  for (const e of snap.pending.values()) if (now > e.request.at + e.request.ttl) doomed.push({ ref: e.ref, newOid: null, lease: e.tip });
+  for (const e of snap.pending.values()) if (isPastExpiry(e.request, now)) doomed.push({ ref: e.ref, newOid: null, lease: e.tip });
   if (doomed.length === 0) return new Set();
   try {
     const r = await repo.store.push(doomed, { atomic: false });

@@ -1,13 +1,13 @@
-import { expiresAt } from '../records/claim.js';
+import { expiresAt, isPastExpiry } from '../records/timed.js';
 import { formatHolder, sameSession } from '../records/holder.js';
 import type { Settings } from '../records/settings.js';
-import { standing } from '../claims/rules.js';
+import { isLive, standing } from '../claims/rules.js';
 import { entryState, queueOrder, skippedOf, type SkippedEntry } from '../land/queue-order.js';
 import { pruneBestEffort } from '../claims/prune.js';
 import { CLOCK_SKEW_LIMIT_MS, readClock } from '../repo/clock-view.js';
 import type { Repo } from '../repo/repo.js';
 import type { SettingsTrust } from '../repo/settings-trust/trust.js';
-import { readSnapshot } from '../repo/snapshot.js';
+import { readSnapshot, type Snapshot } from '../repo/snapshot.js';
 import { laneViews, pruneLaneRecords, type LaneView, type PendingView } from './lane-views.js';
 import { pruneSteerRecords, steerViews, type ReceiptView, type SteerView } from '../steering/views.js';
 
@@ -98,31 +98,33 @@ export interface StatusData {
 
 /** Everyone's state in one round trip, after the coordination pass (sightings, pruning). */
 export async function status(repo: Repo): Promise<StatusData> {
-  const snap = await readSnapshot(repo);
+  const read = await readSnapshot(repo);
   const now = repo.deps.clock.now();
   // Pruned first, so the view shows what the remote holds now.
-  const pruned = await pruneBestEffort(repo, snap);
-  const skew = (await readClock(repo)).unsafe;
+  const pruned = await pruneBestEffort(repo, read);
+  // The clock as this read taught it (pruning observed it): every expiry below is judged on it.
+  const view = await readClock(repo);
+  const skew = view.unsafe;
   // Lane results and requests are pruned by age: never on a clock known to be wrong.
-  for (const ref of skew ? [] : await pruneLaneRecords(repo, snap)) {
-    snap.lanes.delete(ref);
-    snap.pending.delete(ref);
-    pruned.add(ref);
-  }
-  for (const ref of skew ? [] : await pruneSteerRecords(repo, snap)) {
-    snap.steers.delete(ref);
-    snap.receipts.delete(ref);
-    pruned.add(ref);
-  }
+  for (const ref of skew ? [] : await pruneLaneRecords(repo, read)) pruned.add(ref);
+  for (const ref of skew ? [] : await pruneSteerRecords(repo, read)) pruned.add(ref);
+  const kept = <V>(m: ReadonlyMap<string, V>) => new Map([...m].filter(([ref]) => !pruned.has(ref)));
+  const snap: Snapshot = {
+    ...read,
+    lanes: kept(read.lanes),
+    pending: kept(read.pending),
+    steers: kept(read.steers),
+    receipts: kept(read.receipts),
+  };
   const claims: ClaimView[] = [];
   for (const e of snap.claims.values()) {
     if (pruned.has(e.ref)) continue;
     const c = e.claim;
     const exp = expiresAt(c);
     const mine = sameSession(c.holder, repo.me);
-    const stale = c.state === 'held' && now >= exp;
+    const stale = c.state === 'held' && !isLive(c, now, view);
     const seen = stale && !mine ? await repo.sightings.see(e.ref, e.tip, now) : undefined;
-    const st = stale && !mine ? standing(e, repo.me, now, snap.settings, seen) : undefined;
+    const st = stale && !mine ? standing(e, repo.me, now, snap.settings, seen, view) : undefined;
     claims.push({
       item: e.item,
       ref: e.ref,
@@ -161,11 +163,11 @@ export async function status(repo: Repo): Promise<StatusData> {
     head: q.entry.head,
     main: q.entry.main,
     since: q.entry.at,
-    alive: entryState(q, snap, now) === 'alive',
-    ...(entryState(q, snap, now) === 'unreadable' ? { skipped: skippedOf(q, snap) } : {}),
+    alive: entryState(q, snap, now, view) === 'alive',
+    ...(entryState(q, snap, now, view) === 'unreadable' ? { skipped: skippedOf(q, snap) } : {}),
   }));
   const announcements = [...snap.announcements.values()]
-    .filter((a) => !pruned.has(a.ref) && now < a.record.at + a.record.ttl)
+    .filter((a) => !pruned.has(a.ref) && !isPastExpiry(a.record, now))
     .map((a) => ({
       session: formatHolder(a.record.holder),
       ref: a.ref,
@@ -174,7 +176,7 @@ export async function status(repo: Repo): Promise<StatusData> {
       item: a.record.item?.replace(/^local:item:/, '') ?? null,
       text: a.record.text,
       at: a.record.at,
-      expiresAt: a.record.at + a.record.ttl,
+      expiresAt: expiresAt(a.record),
       mine: sameSession(a.record.holder, repo.me),
     }))
     .sort((a, b) => b.at - a.at);
@@ -186,9 +188,9 @@ export async function status(repo: Repo): Promise<StatusData> {
     queue,
     announcements,
     settings: snap.settings,
-    settingsTrust: snap.settingsTrust ?? { protected: false, signers: '' },
+    settingsTrust: snap.settingsTrust,
     refused,
-    unknown: snap.unknown,
+    unknown: [...snap.unknown],
     pruned: pruned.size,
     ...laneViews(snap, now),
     ...steerViews(snap),

@@ -1,6 +1,7 @@
 // What `abcd status` shows of steering: open steer requests (written, not yet delivered by a
 // cycle that landed), and each item's latest receipt (which run absorbed which requests, the
 // head it settled on); and their pruning (best effort, its own push).
+import { isPastExpiry } from '../records/timed.js';
 import { formatHolder } from '../records/holder.js';
 import { itemOfRef } from '../records/refs.js';
 import type { RefUpdate } from '../records/store.js';
@@ -68,7 +69,7 @@ export async function pruneSteerRecords(repo: Repo, snap: Snapshot): Promise<Set
   const held = new Set([...snap.claims.values()].filter((c) => c.claim.state === 'held').map((c) => c.claim.item));
   const doomed: RefUpdate[] = [];
   for (const s of snap.steers.values()) {
-    if (!held.has(s.item) && now > s.request.at + s.request.ttl) doomed.push({ ref: s.ref, newOid: null, lease: s.tip });
+    if (!held.has(s.item) && isPastExpiry(s.request, now)) doomed.push({ ref: s.ref, newOid: null, lease: s.tip });
   }
   for (const r of snap.receipts.values()) {
     if (!held.has(r.item) && now > r.receipt.at + snap.settings.doneRetention) doomed.push({ ref: r.ref, newOid: null, lease: r.tip });

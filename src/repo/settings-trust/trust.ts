@@ -11,46 +11,58 @@ import type { Repo } from '../repo.js';
 import { readAllowedSigners, allowedSignersPath, type AllowedSigners } from './signers.js';
 import { readTrustCache, trustCachePath, writeTrustCache, type TrustCache } from './cache.js';
 import { listGenerations, verifyGeneration, writeSshSigners, type Verdict } from './verify.js';
-import type { RefusedEntry, Snapshot } from '../snapshot.js';
+import type { RefusedEntry, SettingsCandidate, SettingsJudge, SettingsTrust, SettingsVerdict } from '../snapshot-types.js';
+
+export type { SettingsTrust } from '../snapshot-types.js';
 
 // How far back a reader looks for a valid generation: unsigned commits cost nothing to skip
 // (one rev-list reads them all), signed ones cost a git verify-commit each.
 const MAX_GENERATIONS_WALKED = 1000;
 const MAX_SIGNATURES_VERIFIED = 16;
 
-export interface SettingsTrust {
-  /** Whether the person keeps an allowed-signers list (settings count only when signed). */
-  protected: boolean;
-  /** The list's path: where it is, or where the person would create it. */
-  signers: string;
-  /** The settings generation in force (a commit), absent on defaults. */
-  generation?: string;
-}
-
-/** A generation that counts: its commit, and its record unless the snapshot already holds it. */
+/** A generation that counts: its commit, and its record unless the candidate already holds it. */
 interface Generation {
   oid: string;
   record?: SettingsRecord;
 }
 
+/** This clone's trust check as a snapshot's construction takes it (snapshot.ts buildSnapshot). */
+export function settingsJudge(repo: Repo): SettingsJudge {
+  return (candidate) => judgeSettings(repo, candidate);
+}
+
 /**
- * Replaces an unsigned or wrongly signed settings tip in `snap` by the newest valid
- * generation (or the defaults), and records which tip was ignored. Without a list, changes
- * nothing but saying the settings are unprotected.
+ * The verdict where the person keeps no allowed-signers list: the tip counts as it decoded,
+ * shown as unprotected. `signers`: where the person would create the list.
  */
-export async function applySettingsTrust(repo: Repo, snap: Snapshot): Promise<void> {
+export function unprotectedSettings(signers: string): SettingsJudge {
+  return (c) => Promise.resolve(standsAsDecoded(c, { protected: false, signers, ...(c.entry ? { generation: c.entry.tip } : {}) }));
+}
+
+function standsAsDecoded(c: SettingsCandidate, trust: SettingsTrust): SettingsVerdict {
+  return {
+    settings: c.entry ? pickSettings(c.entry.record) : { ...DEFAULT_SETTINGS },
+    ...(c.entry ? { entry: c.entry } : {}),
+    trust,
+    ...(c.refused ? { refused: c.refused } : {}),
+  };
+}
+
+/**
+ * Which settings count: an unsigned or wrongly signed tip gives way to the newest valid
+ * generation (or the defaults), and is named as ignored. Without a list, the tip counts and
+ * the settings are shown as unprotected.
+ */
+async function judgeSettings(repo: Repo, c: SettingsCandidate): Promise<SettingsVerdict> {
   const list = await readAllowedSigners(repo.deps.config.configDir);
   const signers = list?.path ?? allowedSignersPath(repo.deps.config.configDir);
-  if (!list) {
-    snap.settingsTrust = { protected: false, signers, ...(snap.settingsEntry ? { generation: snap.settingsEntry.tip } : {}) };
-    return;
-  }
-  const tip = snap.settingsTip;
+  if (!list) return unprotectedSettings(signers)(c);
+  const { tip } = c;
   const cachePath = trustCachePath(repo);
   const cache = await readTrustCache(cachePath, list.hash);
   const before = JSON.stringify(cache);
   let found = tip ? await findValidGeneration(repo, { tip, list, cache }) : undefined;
-  const foundAt = found?.record?.at ?? (found?.oid === snap.settingsEntry?.tip ? snap.settingsEntry?.record.at : undefined);
+  const foundAt = found?.record?.at ?? (found?.oid === c.entry?.tip ? c.entry?.record.at : undefined);
   const rollback = await keepNewestSeen(repo, {
     cache,
     found,
@@ -59,16 +71,17 @@ export async function applySettingsTrust(repo: Repo, snap: Snapshot): Promise<vo
   });
   if (rollback) found = rollback;
   if (JSON.stringify(cache) !== before) await writeTrustCache(cachePath, cache);
-  snap.settingsTrust = { protected: true, signers, ...(found ? { generation: found.oid } : {}) };
-  // The tip is the person's: what decodeSnapshot made of it stands (a record, or its refusal).
-  if (tip && found?.oid === tip) return;
+  const trust: SettingsTrust = { protected: true, signers, ...(found ? { generation: found.oid } : {}) };
+  // The tip is the person's: what decoding made of it stands (a record, or its refusal).
+  if (tip && found?.oid === tip) return standsAsDecoded(c, trust);
   // The tip is not the person's, or older than what this clone saw: ignored, not refused.
-  snap.refused.delete(SETTINGS_REF);
-  snap.settings = found?.record ? pickSettings(found.record) : { ...DEFAULT_SETTINGS };
-  if (found?.record) snap.settingsEntry = { tip: found.oid, record: found.record };
-  else delete snap.settingsEntry;
   const verdict = rollback ? 'rolled-back' : tip ? (cache.verdicts[tip] ?? 'untrusted') : undefined;
-  if (verdict) snap.settingsIgnored = ignoredEntry({ tip: tip ?? '', verdict, using: found?.oid, signers });
+  return {
+    settings: found?.record ? pickSettings(found.record) : { ...DEFAULT_SETTINGS },
+    ...(found?.record ? { entry: { tip: found.oid, record: found.record } } : {}),
+    trust,
+    ...(verdict ? { ignored: ignoredEntry({ tip: tip ?? '', verdict, using: found?.oid, signers }) } : {}),
+  };
 }
 
 /**

@@ -9,6 +9,7 @@ import { requireMineOnBranch } from '../claims/holding.js';
 import type { Repo } from '../repo/repo.js';
 import { landConfigReader } from './checks.js';
 import { ClaimKeeper } from './claim-keeper.js';
+import { pruneDeadCycleFolders } from '../machine/owned-folders.js';
 import { readWithMain, refuseNothingToLand, resolveLandTarget } from './target.js';
 import type { GateRunner, LandContext, LandInput, LandResult, LandStrategy } from './types.js';
 
@@ -38,6 +39,8 @@ async function landWith<E>(loading: Promise<LandStrategy<E>>, repo: Repo, input:
   if (input.waitMs > 0) repo.limitNetworkTo(deadline, started);
   const item = shortItem(input.item);
   const ref = claimRef(input.item);
+  // The cycle folders of lanes killed with -9 on this computer go meanwhile (never fails).
+  const sweeping = pruneDeadCycleFolders(repo.deps.config.tmpDir);
   const target = await resolveLandTarget(repo, input.branch);
   const snap = await readWithMain(repo, target);
   // Read while the holder and the work are checked (a local read); its refusal comes after theirs.
@@ -63,6 +66,7 @@ async function landWith<E>(loading: Promise<LandStrategy<E>>, repo: Repo, input:
     await keeper.stop();
   }
   if (!input.keep) await repo.held.forget(ref);
+  await sweeping;
   return {
     item,
     main: target.main,

@@ -21,6 +21,7 @@ import { requestFollowUp, type PendingOutcome } from './request.js';
 import { runLanes } from './run-loop.js';
 import { chooseSandbox, probeBwrap, secretPlaces } from './sandbox.js';
 import { checkLaneLogin } from './login.js';
+import { markRun, sweepDeadRuns } from './leftovers.js';
 
 export interface LaneRunInput extends LaneFlags {
   verb: 'build' | 'drain';
@@ -141,6 +142,9 @@ async function runWith(
   };
   const lanes = input.verb === 'build' ? 1 : s.lanes;
   const rec = new RunRecorder(repo, { runId, verb: input.verb, holder: repo.me, lifecycle: s.lifecycle, lanes, startedAt: clock.now() });
+  // What runs killed with -9 left in this clone and the temporary directory goes meanwhile.
+  const sweeping = sweepDeadRuns(repo);
+  const unmark = await markRun(repo, runId);
   rec.start();
   const loop = await runLanes(ctx, rec, {
     lifecycle: s.lifecycle,
@@ -151,9 +155,10 @@ async function runWith(
     first: o.first,
     ...(o.firstListing ? { firstListing: o.firstListing } : {}),
     ...(input.item ? { bound: input.item } : {}),
-  });
+  }).finally(unmark);
   const stop = loop.stop;
   await rec.finish(stop ? (isRefusal(stop) ? stop.code : 'internal') : 'ok');
+  await sweeping;
   const outcome = summarize(loop.cycles);
   const exit = exitOf(input.verb, loop.cycles);
   const result: LaneRunResult = {

@@ -67,7 +67,7 @@ describe('a lane killed with -9', () => {
     expect((await readdir(join(gitDir, 'abcd', 'held')).catch(() => [])).filter((s) => s.endsWith(run.runId))).toEqual([]);
   }, 180_000);
 
-  it("leaves a live process's cycle folder alone", async () => {
+  it("a lane and a land remove a dead process's cycle folder and leave a live one's alone", async () => {
     const remote = await remoteWithItems([{ slug: 'old', status: 'done' }]);
     const tmp = await tempDir('leftover-live');
     const s = await laneSession(remote, 'sweeper', { TMPDIR: tmp });
@@ -81,7 +81,15 @@ describe('a lane killed with -9', () => {
     const r = await s.abcd(['drain', '--json', '--agent', COMMITTING_AGENT]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(await laneFolders(tmp)).toEqual([live]);
-  }, 60_000);
+    // A land sweeps them as well.
+    await mkdir(join(tmp, dead, 'wt'), { recursive: true });
+    expect((await s.abcd(['reserve', 'tidy'])).code).toBe(0);
+    await s.git(['checkout', '-q', '-b', 'tidy']);
+    await s.commit('tidy.txt', 'tidy\n');
+    const landed = await s.abcd(['land', 'tidy', '--json']);
+    expect(landed.code, landed.stdout + landed.stderr).toBe(0);
+    expect(await laneFolders(tmp)).toEqual([live]);
+  }, 90_000);
 });
 
 describe('how a reader judges a running record', () => {

@@ -64,11 +64,11 @@ describe('a lane killed with -9', () => {
     const gitDir = await a.git(['rev-parse', '--absolute-git-dir']);
     expect(await readdir(join(gitDir, 'abcd', 'land')).catch(() => [])).toEqual([]);
     expect(await readdir(join(gitDir, 'abcd', 'runs'))).toEqual([]);
-    expect((await readdir(join(gitDir, 'abcd', 'held')).catch(() => [])).filter((s) => s.endsWith(run.runId))).toEqual([]);
+    expect((await readdir(join(gitDir, 'abcd', 'held')).catch(() => [])).filter((x) => x.endsWith(run.runId))).toEqual([]);
   }, 180_000);
 
   it("a lane and a land remove a dead process's cycle folder and leave a live one's alone", async () => {
-    const remote = await remoteWithItems([{ slug: 'old', status: 'done' }]);
+    const remote = await remoteWithItems([{ slug: 'one' }]);
     const tmp = await tempDir('leftover-live');
     const s = await laneSession(remote, 'sweeper', { TMPDIR: tmp });
     const { readStartTime } = await import('../src/machine/gate/process.js');
@@ -80,7 +80,11 @@ describe('a lane killed with -9', () => {
     await mkdir(join(tmp, dead, 'wt'), { recursive: true });
     const r = await s.abcd(['drain', '--json', '--agent', COMMITTING_AGENT]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.json.record.cycles).toMatchObject([{ item: 'one', outcome: 'landed' }]);
     expect(await laneFolders(tmp)).toEqual([live]);
+    // The run that ended leaves no memory of its claims either (its folder emptied as it landed).
+    const gitDir = await s.git(['rev-parse', '--absolute-git-dir']);
+    expect((await readdir(join(gitDir, 'abcd', 'held'))).filter((x) => x.endsWith(r.json.runId))).toEqual([]);
     // A land sweeps them as well.
     await mkdir(join(tmp, dead, 'wt'), { recursive: true });
     expect((await s.abcd(['reserve', 'tidy'])).code).toBe(0);

@@ -4,7 +4,7 @@
 // its cycle folders in the temporary directory, land's worktrees under the git dir, and a marker
 // under <git-common-dir>/abcd/runs/ naming the run, through which the sweep finds the run's work
 // branches and held-claim memory in this clone. Best effort: the sweep never fails a lane.
-import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rm, rmdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { pruneDeadWorktrees } from '../land/worktree.js';
 import { ownerOf, pruneDeadCycleFolders, pruneDeadOwners, removeTree, SELF_NAME } from '../machine/owned-folders.js';
@@ -13,7 +13,11 @@ import type { Repo } from '../repo/repo.js';
 // A run id as lane-run.ts makes it (a UTC timestamp and random hex): nothing else is swept.
 const RUN_ID = /^[0-9A-Za-z]+-[0-9a-f]+$/;
 
-/** Marks this run as this process's in the clone; the returned function removes the mark. */
+/**
+ * Marks this run as this process's in the clone. The returned function, called when the run's
+ * lanes have ended, removes the mark and the run's held-claim folders that are empty (one
+ * still holding a claim, as after `--keep`, stays).
+ */
 export async function markRun(repo: Repo, runId: string): Promise<() => Promise<void>> {
   const dir = runsDir(repo);
   const path = join(dir, `${SELF_NAME}-${runId}`);
@@ -23,7 +27,16 @@ export async function markRun(repo: Repo, runId: string): Promise<() => Promise<
   } catch {
     // without the mark a killed run's branches stay until removed by hand; the run goes on
   }
-  return () => rm(path, { force: true }).catch(() => undefined);
+  return async () => {
+    await rm(path, { force: true }).catch(() => undefined);
+    for (const dir of await heldOf(repo, runId)) await rmdir(dir).catch(() => undefined);
+  };
+}
+
+/** The held-claim folders of the run's lanes (sessions `<session>.lane<n>.<run>`). */
+async function heldOf(repo: Repo, runId: string): Promise<string[]> {
+  const held = join(repo.commonDir, 'abcd', 'held');
+  return (await readdir(held).catch(() => [])).filter((s) => s.endsWith(`.${runId}`)).map((s) => join(held, s));
 }
 
 /** Removes what dead lane runs left: in the temporary directory, and in this clone. */
@@ -45,8 +58,7 @@ async function forgetRun(repo: Repo, marker: string): Promise<void> {
     const refs = (await repo.git.must(['for-each-ref', '--format=%(refname)', 'refs/heads/lane/'])).split('\n');
     const doomed = refs.filter((r) => cycleBranch.test(r));
     if (doomed.length) await repo.git.must(['update-ref', '--stdin'], { input: doomed.map((r) => `delete ${r}\n`).join('') });
-    const held = join(repo.commonDir, 'abcd', 'held');
-    for (const session of await readdir(held).catch(() => [])) if (session.endsWith(`.${runId}`)) await removeTree(join(held, session));
+    for (const dir of await heldOf(repo, runId)) await removeTree(dir);
   }
   await rm(marker, { force: true });
 }

@@ -2,7 +2,7 @@
 // directory, the land worktree under the clone's git dir, its work branch and held-claim
 // memory) is named after its process, so the next lane in the clone removes it; and status on
 // this computer says the run is lost as soon as its process is gone, not when its ttl runs out.
-import { readdir } from 'node:fs/promises';
+import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -78,12 +78,22 @@ describe('a lane killed with -9', () => {
     const dead = `abcd-lane-${process.pid}-1-AbC123`;
     await mkdir(join(tmp, live, 'wt'), { recursive: true });
     await mkdir(join(tmp, dead, 'wt'), { recursive: true });
+    // A run in a clone shared with another container: its pid means nothing here, so its mark
+    // and branch stay, however dead the pid looks from this side.
+    const gitDir = await s.git(['rev-parse', '--absolute-git-dir']);
+    const elsewhere = `${process.pid}-1-20261201T000000Z-aaaaaa`;
+    await mkdir(join(gitDir, 'abcd', 'runs'), { recursive: true });
+    await writeFile(join(gitDir, 'abcd', 'runs', elsewhere), '00000000-0000-0000-0000-000000000000/pid:[1]');
+    await s.git(['update-ref', 'refs/heads/lane/local-item-x/20261201T000000Z-aaaaaa-1', 'HEAD']);
     const r = await s.abcd(['drain', '--json', '--agent', COMMITTING_AGENT]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.json.record.cycles).toMatchObject([{ item: 'one', outcome: 'landed' }]);
     expect(await laneFolders(tmp)).toEqual([live]);
+    expect(await readdir(join(gitDir, 'abcd', 'runs'))).toEqual([elsewhere]);
+    expect(await s.git(['for-each-ref', '--format=%(refname)', 'refs/heads/lane/'])).toBe(
+      'refs/heads/lane/local-item-x/20261201T000000Z-aaaaaa-1',
+    );
     // The run that ended leaves no memory of its claims either (its folder emptied as it landed).
-    const gitDir = await s.git(['rev-parse', '--absolute-git-dir']);
     expect((await readdir(join(gitDir, 'abcd', 'held'))).filter((x) => x.endsWith(r.json.runId))).toEqual([]);
     // A land sweeps them as well.
     await mkdir(join(tmp, dead, 'wt'), { recursive: true });

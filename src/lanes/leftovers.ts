@@ -4,10 +4,11 @@
 // its cycle folders in the temporary directory, land's worktrees under the git dir, and a marker
 // under <git-common-dir>/abcd/runs/ naming the run, through which the sweep finds the run's work
 // branches and held-claim memory in this clone. Best effort: the sweep never fails a lane.
-import { mkdir, readdir, rm, rmdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, rmdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { pruneDeadWorktrees } from '../land/worktree.js';
 import { ownerOf, pruneDeadCycleFolders, pruneDeadOwners, removeTree, SELF_NAME } from '../machine/owned-folders.js';
+import { readPidSpace } from '../machine/gate/process.js';
 import type { Repo } from '../repo/repo.js';
 
 // A run id as lane-run.ts makes it (a UTC timestamp and random hex): nothing else is swept.
@@ -23,7 +24,9 @@ export async function markRun(repo: Repo, runId: string): Promise<() => Promise<
   const path = join(dir, `${SELF_NAME}-${runId}`);
   try {
     await mkdir(dir, { recursive: true });
-    await writeFile(path, '');
+    // The pid space the name's pid means something in: a clone shared with a container holds
+    // marks whose pids this process cannot judge, and leaves them be.
+    await writeFile(path, readPidSpace() ?? '');
   } catch {
     // without the mark a killed run's branches stay until removed by hand; the run goes on
   }
@@ -53,6 +56,8 @@ async function forgetRun(repo: Repo, marker: string): Promise<void> {
   const name = basename(marker);
   const owner = ownerOf(name)!;
   const runId = name.slice(`${owner.pid}-${owner.start ?? 'x'}-`.length);
+  const space = await readFile(marker, 'utf8');
+  if (space !== '' && space !== readPidSpace()) throw new Error(`${name} is a run in another pid space`);
   if (RUN_ID.test(runId)) {
     const cycleBranch = new RegExp(`^refs/heads/lane/.+/${runId}-\\d+$`);
     const refs = (await repo.git.must(['for-each-ref', '--format=%(refname)', 'refs/heads/lane/'])).split('\n');

@@ -1,4 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -17,6 +18,7 @@ import { envConfig } from '../src/cli/env-config.js';
 import { cleanupTemp, git, isolatedEnv, tempDir } from './harness/git-env.js';
 import { makeRemote } from './harness/remote.js';
 import { ABCD_BIN } from './harness/session.js';
+import { exportedEnv, exportVariable, runGithubJob, SKIPPED_STEPS, STUBBED_COMMANDS, type JobStep } from './harness/github-job.js';
 
 afterAll(cleanupTemp);
 
@@ -27,7 +29,7 @@ async function repo(): Promise<{ dir: string; env: Record<string, string> }> {
   return { dir, env };
 }
 
-type Step = { uses?: string; run?: string; with?: Record<string, unknown>; env?: Record<string, string> };
+type Step = { name?: string; uses?: string; run?: string; with?: Record<string, unknown>; env?: Record<string, string> };
 
 /** Runs a generated shell snippet with the given environment, as the CI runner would. */
 async function sh(script: string, env: Record<string, string>): Promise<string> {
@@ -122,9 +124,8 @@ describe('abcd init --ci gitlab', () => {
     expect(ci.variables.LANE_ITEM.value).toBe('');
     expect(job.rules[0]).toEqual({ if: '$CI_COMMIT_BRANCH =~ /^abcd\\//', when: 'never' });
     // The deadline lines, run as the runner would with its predefined variables.
-    const deadlineLines = (job.script as string[]).filter(
-      (l) => !l.includes('npm') && !l.includes('abcd build') && !l.includes('LANE_APP'),
-    );
+    const deadlineLines = (job.script as string[]).filter((l) => l.startsWith('started=') || l.startsWith('export ABCD_JOB_DEADLINE='));
+    expect(deadlineLines).toHaveLength(2);
     const out = await sh(`${deadlineLines.join('\n')}\necho "$ABCD_JOB_DEADLINE"`, {
       CI_JOB_STARTED_AT: '2026-10-23T09:00:00Z',
       CI_JOB_TIMEOUT: '3600',
@@ -192,16 +193,16 @@ async function variablesAbcdReads(): Promise<Set<string>> {
 }
 
 /** A generated CI file as shell steps: each with the variables it sets and its script. */
-async function generatedSteps(kind: 'github' | 'gitlab'): Promise<Array<{ env: Record<string, string>; run: string }>> {
+async function generatedSteps(kind: 'github' | 'gitlab'): Promise<JobStep[]> {
   const { dir, env } = await repo();
   await initRepository({ cwd: dir, env, ci: kind, force: false });
   if (kind === 'github') {
     const wf = parse(await readFile(join(dir, '.github/workflows/abcd-lanes.yml'), 'utf8'));
-    return (wf.jobs.lane.steps as Step[]).filter((s) => s.run).map((s) => ({ env: s.env ?? {}, run: s.run! }));
+    return (wf.jobs.lane.steps as Step[]).filter((s) => s.run).map((s) => ({ name: s.name ?? '', env: s.env ?? {}, run: s.run! }));
   }
   const ci = parse(await readFile(join(dir, '.gitlab-ci.yml'), 'utf8'));
   const vars = Object.fromEntries(Object.entries(ci.variables as Record<string, { value: string }>).map(([k, v]) => [k, v.value]));
-  return [{ env: vars, run: (ci['abcd-lane'].script as string[]).join('\n') }];
+  return [{ name: 'script', env: vars, run: (ci['abcd-lane'].script as string[]).join('\n') }];
 }
 
 describe('generated CI files call only what abcd has', () => {
@@ -236,6 +237,15 @@ describe('generated CI files call only what abcd has', () => {
       expect(all).not.toMatch(/ABCD_APP_ID|ABCD_APP_PRIVATE_KEY/);
     });
 
+    it(`${kind}: gets bubblewrap before the lane, which runs with the default --sandbox auto`, async () => {
+      const all = (await generatedSteps(kind)).map((s) => s.run).join('\n');
+      expect(all).toMatch(/(^\s*|&& )(sudo )?apt-get install -y -q bubblewrap$/m);
+      expect(all.indexOf('install -y -q bubblewrap')).toBeLessThan(all.indexOf('abcd drain'));
+      // GitHub's Ubuntu 24.04 runners refuse unprivileged user namespaces until this is lifted.
+      if (kind === 'github') expect(all).toMatch(/^\s*sudo sysctl -w kernel\.apparmor_restrict_unprivileged_userns=0$/m);
+      for (const c of abcdCalls(all)) expect(c.flags, c.line).not.toContain('sandbox');
+    });
+
     it(`${kind}: installs this abcd at its pinned version, never a bare "npm install --global abcd"`, async () => {
       const pkg = JSON.parse(await readFile(join(import.meta.dirname, '../package.json'), 'utf8'));
       const all = (await generatedSteps(kind)).map((s) => s.run).join('\n');
@@ -268,7 +278,6 @@ describe('the generated GitHub lane job, run locally', () => {
     await git(checkout, ['checkout', '-q', '-b', 'main', 'origin/main'], gitEnv);
     await git(checkout, ['config', 'user.email', 'lane@example.com'], gitEnv);
 
-    const steps = (await generatedSteps('github')).filter((s) => !s.run.includes('npm install'));
     const job: Record<string, string> = {
       ...isolatedEnv(home),
       PATH: `${bin}:${process.env.PATH}`,
@@ -276,32 +285,38 @@ describe('the generated GitHub lane job, run locally', () => {
       GITHUB_ENV: githubEnv,
     };
     const secrets = { LANE_APP_ID: '4242', LANE_APP_PRIVATE_KEY: pem, LANE_ITEM: '', LANE_AGENT: agent };
-    const exported = async () =>
-      Object.fromEntries(
-        (await readFile(githubEnv, 'utf8'))
-          .split('\n')
-          .filter(Boolean)
-          .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
-      );
-    const results: Array<{ code: number | undefined; out: string }> = [];
-    for (const step of steps) {
-      if (step.run.includes('abcd drain')) {
-        // A job near its end: too little time left for one whole cycle. A timed lane must then
-        // refuse before claiming anything (exit 4), which makes the run quick and its outcome known.
-        const soon = new Date(Date.now() + 60_000).toISOString().replace(/\.\d+Z$/, 'Z');
-        await writeFile(githubEnv, (await readFile(githubEnv, 'utf8')) + `ABCD_JOB_DEADLINE=${soon}\n`);
-      }
-      const stepEnv = Object.fromEntries(Object.keys(step.env).map((k) => [k, secrets[k as keyof typeof secrets] ?? '']));
-      const r = await execa('bash', ['-eo', 'pipefail', '-c', step.run], {
-        cwd: checkout,
-        env: { ...job, ...(await exported()), ...stepEnv },
-        extendEnv: false,
-        reject: false,
-        timeout: 90_000,
-      });
-      results.push({ code: r.exitCode, out: r.stdout + r.stderr });
-      if (!step.run.includes('abcd drain')) expect(r.exitCode, step.run + '\n' + r.stderr).toBe(0);
-    }
+    const reports = await runGithubJob(await generatedSteps('github'), {
+      cwd: checkout,
+      env: job,
+      secrets,
+      scratch: join(home, 'runner'),
+      // A job near its end: too little time left for one whole cycle. A timed lane must then
+      // refuse before claiming anything (exit 4), which makes the run quick and its outcome known.
+      before: async (step) => {
+        if (step.run.includes('abcd drain'))
+          await exportVariable(githubEnv, 'ABCD_JOB_DEADLINE', new Date(Date.now() + 60_000).toISOString().replace(/\.\d+Z$/, 'Z'));
+      },
+    });
+    const exported = () => exportedEnv(githubEnv);
+
+    // Every step ran for real but the install, and nothing else was left out unsaid.
+    const skipped = reports.filter((r) => !r.ran);
+    expect(skipped.map((r) => [r.name, r.why])).toEqual([['Install abcd', SKIPPED_STEPS[0]!.why]]);
+    for (const r of reports.filter((x) => x.ran && !x.name.startsWith('Run the lane'))) expect(r.exit, `${r.name}\n${r.out}`).toBe(0);
+    // The sandbox step: the package and the AppArmor knob need root, recorded instead (why:
+    // STUBBED_COMMANDS); the sysctl only where the kernel has the knob, as on Ubuntu 24.04.
+    expect(reports.map((r) => r.name)).toContain("Let the lane's sandbox start");
+    const sandbox = reports.find((r) => r.name === "Let the lane's sandbox start")!;
+    expect(STUBBED_COMMANDS.sudo).toMatch(/recorded, not run/);
+    const knob = existsSync('/proc/sys/kernel/apparmor_restrict_unprivileged_userns');
+    expect(sandbox.stubbed).toEqual([
+      'apt-get update -q',
+      'apt-get install -y -q bubblewrap',
+      ...(knob ? ['sysctl -w kernel.apparmor_restrict_unprivileged_userns=0'] : []),
+    ]);
+    // What it runs for real: bubblewrap is there for the lane's default --sandbox auto.
+    expect(sandbox.out).toMatch(/^bubblewrap \d/m);
+    const results = reports.filter((r) => r.ran).map((r) => ({ code: r.exit, out: r.out }));
 
     // What the steps left for abcd: a deadline it parses, a config dir it reads, 0600 secrets.
     const vars = await exported();

@@ -165,7 +165,25 @@ const status = z.object({
   pruned: z.number().int(),
   lanes: z.array(
     z
-      .object({ runId: z.string(), verb: z.string(), state: z.string(), startedAt: Instant, at: Instant, end: z.string().nullable() })
+      .object({
+        runId: z.string(),
+        verb: z.string(),
+        state: z.enum(['running', 'finished', 'lost']),
+        startedAt: Instant,
+        at: Instant,
+        end: z.string().nullable(),
+        lost: z
+          .object({
+            why: z
+              .enum(['process-gone', 'not-renewed'])
+              .describe(
+                'process-gone: the run was on this computer and its process no longer runs; not-renewed: its record was not rewritten within its ttl',
+              ),
+            lastSeenAt: Instant.describe('when the run last rewrote its record, by its own clock'),
+          })
+          .nullable()
+          .describe('set when state is lost'),
+      })
       .loose(),
   ),
   pending: z.array(

@@ -85,8 +85,11 @@ export function statusBody(s: StatusData, gate: GateSummary, style: TextStyle): 
         const items = l.current.map((x) => `${printable(x.item)} for ${formatDuration(x.forMs)}`).join(', ');
         const head = `${l.verb} ${l.runId} by ${printable(l.holder)} (${l.lifecycle}, ${l.lanes} lane(s))`;
         if (l.state === 'running') return `  running: ${head}${items ? `: ${items}` : ''}; ${l.landed} landed so far`;
-        if (l.state === 'lost')
-          return paint(c, 'yellow', `  lost: ${head} stopped rewriting its result ${formatDuration(s.readAt - l.at)} ago`);
+        if (l.state === 'lost') {
+          const seen = `last seen ${formatDuration(s.readAt - (l.lost?.lastSeenAt ?? l.at))} ago`;
+          const why = l.lost?.why === 'process-gone' ? 'its process on this computer is gone' : 'it stopped rewriting its result';
+          return paint(c, 'yellow', `  lost: ${head}: ${why}, ${seen}`);
+        }
         return `  finished ${formatDuration(s.readAt - l.at)} ago: ${head}: ${l.landed} landed, ${l.notLanded} not${l.end && l.end !== 'ok' ? `, ended ${printable(l.end)}` : ''}`;
       }),
     ),

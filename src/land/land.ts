@@ -9,6 +9,7 @@ import { requireMineOnBranch } from '../claims/holding.js';
 import { withNetworkDeadline, withoutNetworkDeadline, type Repo } from '../repo/repo.js';
 import { landConfigReader } from './checks.js';
 import { ClaimKeeper } from './claim-keeper.js';
+import { pruneDeadCycleFolders } from '../machine/owned-folders.js';
 import { readWithMain, refuseNothingToLand, resolveLandTarget } from './target.js';
 import type { GateRunner, LandContext, LandInput, LandResult, LandStrategy } from './types.js';
 
@@ -41,6 +42,8 @@ async function landWith<E>(loading: Promise<LandStrategy<E>>, given: Repo, input
   const waiting = input.waitMs > 0 ? withNetworkDeadline(repo, deadline, started) : repo;
   const item = shortItem(input.item);
   const ref = claimRef(input.item);
+  // The cycle folders of lanes killed with -9 on this computer go meanwhile (never fails).
+  const sweeping = pruneDeadCycleFolders(repo.deps.config.tmpDir);
   const target = await resolveLandTarget(repo, input.branch);
   const snap = await readWithMain(waiting, target);
   // Read while the holder and the work are checked (a local read); its refusal comes after theirs.
@@ -66,6 +69,7 @@ async function landWith<E>(loading: Promise<LandStrategy<E>>, given: Repo, input
     await keeper.stop();
   }
   if (!input.keep) await repo.held.forget(ref);
+  await sweeping;
   return {
     item,
     main: target.main,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isProcessAlive, readStartTime } from '../machine/gate/process.js';
+import { pruneDeadOwners, removeTree, SELF_NAME } from '../machine/owned-folders.js';
 import { Conflict } from '../core/refusals.js';
 import { Git } from '../git/git.js';
 import type { Repo } from '../repo/repo.js';
@@ -12,21 +12,18 @@ import { parseItem } from '../records/item.js';
 // Rebases and merges in a throwaway worktree must not sign, prompt or run hooks.
 const QUIET = ['-c', 'commit.gpgsign=false', '-c', 'core.hooksPath=/dev/null'];
 
-// This process as a worktree's name records it: a pid alone is reused, pid plus the kernel's
-// start time is not (as the load gate names its entries, src/machine/gate/process.ts).
-const SELF = { pid: process.pid, start: readStartTime(process.pid) };
-
 /**
  * Runs `fn` in a fresh detached worktree at `commit`, removed on every exit path. The
  * clone's own work tree and branches are never touched. The worktree lives under
- * <git-common-dir>/abcd/land/, named after the process that made it, so a land killed with
- * -9 leaves something the next land can recognise as dead and remove (ADR 0018).
+ * <git-common-dir>/abcd/land/, named after the process that made it (machine/owned-folders.ts),
+ * so a land killed with -9 leaves something the next land or lane can recognise as dead and
+ * remove (ADR 0018).
  */
 export async function withWorktree<T>(repo: Repo, commit: string, fn: (wt: Git) => Promise<T>): Promise<T> {
   await pruneDeadWorktrees(repo);
   const root = landRoot(repo);
   await mkdir(root, { recursive: true });
-  const dir = join(root, `${SELF.pid}-${SELF.start ?? 'x'}-${randomBytes(4).toString('hex')}`);
+  const dir = join(root, `${SELF_NAME}-${randomBytes(4).toString('hex')}`);
   await repo.git.must(['worktree', 'add', '--detach', '-q', dir, commit]);
   try {
     return await fn(new Git(dir, repo.deps.env));
@@ -40,23 +37,8 @@ export async function withWorktree<T>(repo: Repo, commit: string, fn: (wt: Git) 
  * process no longer runs. A live land's worktree, in this process or another, is left alone.
  * Returns the folders it removed.
  */
-export async function pruneDeadWorktrees(repo: Repo): Promise<string[]> {
-  const root = landRoot(repo);
-  let names: string[];
-  try {
-    names = await readdir(root);
-  } catch {
-    return [];
-  }
-  const removed: string[] = [];
-  for (const name of names) {
-    const m = /^(\d+)-(\d+|x)-[0-9a-f]+$/.exec(name);
-    if (!m) continue;
-    if (isProcessAlive({ pid: Number(m[1]), start: m[2] === 'x' ? null : m[2]! })) continue;
-    await removeWorktree(repo, join(root, name));
-    removed.push(name);
-  }
-  return removed;
+export function pruneDeadWorktrees(repo: Repo): Promise<string[]> {
+  return pruneDeadOwners(landRoot(repo), '', (dir) => removeWorktree(repo, dir));
 }
 
 function landRoot(repo: Repo): string {
@@ -65,7 +47,7 @@ function landRoot(repo: Repo): string {
 
 async function removeWorktree(repo: Repo, dir: string): Promise<void> {
   const removed = await repo.git.run(['worktree', 'remove', '--force', dir]);
-  await rm(dir, { recursive: true, force: true });
+  await removeTree(dir);
   // Only when git could not remove it itself: forget the worktree whose folder is gone.
   if (removed.exitCode !== 0) await repo.git.run(['worktree', 'prune']);
 }

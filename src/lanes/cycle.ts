@@ -1,7 +1,8 @@
 // One lane cycle: a fresh worktree at main's tip, the agent headless in its sandbox with
 // the claim renewed meanwhile, its work taken as objects, then landed through the land
 // queue fenced by the claim, or the claim released saying why. Cleanup on every path.
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { makeCycleFolder, removeTree } from '../machine/owned-folders.js';
 import { readAgentFile } from './agent-files.js';
 import { join } from 'node:path';
 import { debitBudget, parseUsageLines } from '../machine/budget/budget.js';
@@ -49,7 +50,8 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
   });
   const keeper = new ClaimKeeper(lane, taken.ref, short, taken.tip, taken.claim);
   keeper.start();
-  const cycleDir = await mkdtemp(join(ctx.repo.deps.config.tmpDir, 'abcd-lane-'));
+  // Named after this process: what a drain killed with -9 leaves, the next lane or land removes.
+  const cycleDir = await makeCycleFolder(ctx.repo.deps.config.tmpDir);
   let landing = false;
   try {
     const files = await stageCycle(cycleDir, item, taken);
@@ -148,7 +150,7 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
     }
   } finally {
     await keeper.stop();
-    await Promise.all([rm(cycleDir, { recursive: true, force: true }), ctx.repo.git.run(['update-ref', '-d', `refs/heads/${branch}`])]);
+    await Promise.all([removeTree(cycleDir), ctx.repo.git.run(['update-ref', '-d', `refs/heads/${branch}`])]);
     if (!landing || !(await landedDone(lane, taken.ref))) await releaseClaim(lane, item.key, 'the cycle did not land');
     ctx.signal?.removeEventListener('abort', follow);
   }

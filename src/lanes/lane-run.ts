@@ -24,6 +24,7 @@ import { probeBwrap } from '../machine/sandbox/bwrap.js';
 import { secretPlaces } from '../machine/sandbox/places.js';
 import { chooseCheckSandbox } from '../land/check-sandbox.js';
 import { checkLaneLogin } from './login.js';
+import { markRun, sweepDeadRuns } from './leftovers.js';
 
 export interface LaneRunInput extends LaneFlags {
   verb: 'build' | 'drain';
@@ -153,6 +154,9 @@ async function runWith(
   };
   const lanes = input.verb === 'build' ? 1 : s.lanes;
   const rec = new RunRecorder(repo, { runId, verb: input.verb, holder: repo.me, lifecycle: s.lifecycle, lanes, startedAt: clock.now() });
+  // What runs killed with -9 left in this clone and the temporary directory goes meanwhile.
+  const sweeping = sweepDeadRuns(repo);
+  const unmark = await markRun(repo, runId);
   rec.start();
   const loop = await runLanes(ctx, rec, {
     lifecycle: s.lifecycle,
@@ -163,9 +167,10 @@ async function runWith(
     first: o.first,
     ...(o.firstListing ? { firstListing: o.firstListing } : {}),
     ...(input.item ? { bound: input.item } : {}),
-  });
+  }).finally(unmark);
   const stop = loop.stop;
   await rec.finish(stop ? (isRefusal(stop) ? stop.code : 'internal') : 'ok');
+  await sweeping;
   const outcome = summarize(loop.cycles);
   const exit = exitOf(input.verb, loop.cycles);
   const result: LaneRunResult = {

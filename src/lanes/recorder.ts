@@ -5,6 +5,7 @@ import { encodeLaneResult, MAX_RESULT_CYCLES, type CycleRecord, type LaneResultR
 import { laneRef } from '../records/refs.js';
 import { writeRecordCommit } from '../records/objects.js';
 import type { Repo } from '../repo/repo.js';
+import { readPidSpace, readStartTime } from '../machine/gate/process.js';
 
 // A running record is rewritten at least this often, so status can tell a lane that died.
 const HEARTBEAT_MS = 60_000;
@@ -37,6 +38,7 @@ export class RunRecorder {
       cycles: [],
       deferred: [],
       usage: 0,
+      ...selfProcess(),
     };
   }
 
@@ -113,4 +115,10 @@ export class RunRecorder {
     });
     return this.writing;
   }
+}
+
+/** This process as the record names it, so status on this computer can tell it died (ADR 0063). */
+function selfProcess(): Pick<LaneResultRecord, 'process'> {
+  const space = readPidSpace();
+  return space ? { process: { space, pid: process.pid, start: readStartTime(process.pid) } } : {};
 }

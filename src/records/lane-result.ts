@@ -48,6 +48,21 @@ export const LaneResultSchema = z.object({
   usage: z.number().nonnegative(),
   /** How the run ended: ok, or the refusal code that stopped it (budget-exhausted, interrupted). */
   end: z.string().max(60).regex(PRINTABLE).optional(),
+  /**
+   * The process writing it, in its pid space (boot id and pid namespace): a reader in the same
+   * space can tell the run died before its ttl runs out. Absent where the writer's system does
+   * not tell (no /proc) and from older writers.
+   */
+  process: z
+    .object({
+      space: z.string().min(1).max(100).regex(PRINTABLE),
+      pid: z.number().int().positive(),
+      start: z
+        .string()
+        .regex(/^\d{1,20}$/)
+        .nullable(),
+    })
+    .optional(),
 });
 export type LaneResultRecord = z.infer<typeof LaneResultSchema>;
 

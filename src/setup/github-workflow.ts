@@ -36,6 +36,16 @@ export function appConfigLines(parentDir: string): string[] {
 // its clock stands in for the job's start, so the deadline is moved this much earlier.
 const JOB_SETUP_MARGIN_SECONDS = 120;
 
+/** The sandbox step's commands: bubblewrap, and the AppArmor restriction lifted where there is one. */
+export const SANDBOX_SETUP: readonly string[] = [
+  'sudo apt-get update -q',
+  'sudo apt-get install -y -q bubblewrap',
+  'if [ -e /proc/sys/kernel/apparmor_restrict_unprivileged_userns ]; then',
+  '  sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0',
+  'fi',
+  'bwrap --version',
+];
+
 // An Actions expression; kept out of the template literal's own ${...} syntax.
 const expr = (e: string): string => '${{ ' + e + ' }}';
 
@@ -103,6 +113,13 @@ jobs:
       - uses: actions/setup-node@v4
         with:
           node-version: 20
+      - name: Let the lane's sandbox start
+        # A lane runs its agent in bubblewrap (the default --sandbox auto) and refuses to run it
+        # unsandboxed. The runner image has no bubblewrap, and on Ubuntu 24.04 AppArmor refuses
+        # unprivileged user namespaces ("bwrap: setting up uid map: Permission denied") until
+        # this sysctl lifts the restriction on the job's own machine (older images have no such knob).
+        run: |
+          ${SANDBOX_SETUP.join('\n          ')}
       - name: Install abcd
         # Pinned to the abcd that wrote this file; change it to upgrade.
         run: ${install}

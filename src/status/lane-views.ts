@@ -2,6 +2,7 @@
 // results, and pending requests; and the pruning of old ones (best effort, its own push).
 import { isPastExpiry } from '../records/timed.js';
 import { formatHolder } from '../records/holder.js';
+import type { LaneResultRecord } from '../records/lane-result.js';
 import type { RefUpdate } from '../records/store.js';
 import type { Repo } from '../repo/repo.js';
 import type { Snapshot } from '../repo/snapshot.js';
@@ -12,8 +13,10 @@ export interface LaneView {
   holder: string;
   lifecycle: string;
   lanes: number;
-  /** running: rewritten within its ttl; lost: a running record its writer stopped rewriting. */
+  /** running: rewritten within its ttl and not known dead; lost: a running record whose writer is gone. */
   state: 'running' | 'finished' | 'lost';
+  /** Why a run counts as lost, and when its record was last rewritten (its writer's clock). */
+  lost?: { why: LostWhy; lastSeenAt: number };
   startedAt: number;
   at: number;
   current: Array<{ item: string; forMs: number }>;
@@ -38,16 +41,35 @@ const RECENT_RESULTS = 10;
 // Lane results and unanswered requests are pruned after this long (a lost run: after its ttl plus this).
 const LANE_RECORD_RETENTION_MS = 7 * 86_400_000;
 
-export function laneViews(snap: Snapshot, now: number): { lanes: LaneView[]; pending: PendingView[] } {
-  const all = [...snap.lanes.values()].map(({ result: r }) => {
-    const state: LaneView['state'] = r.state === 'finished' ? 'finished' : isPastExpiry(r, now) ? 'lost' : 'running';
+/**
+ * process-gone: the record names a process in this reader's own pid space, and that process no
+ * longer runs. not-renewed: its writer stopped rewriting it for longer than its ttl (the only
+ * sign a reader on another computer has).
+ */
+export type LostWhy = 'process-gone' | 'not-renewed';
+
+/** Whether a run's writing process, as its record names it, is known gone here (undefined: cannot tell). */
+export type ProcessGone = (p: NonNullable<LaneResultRecord['process']>) => boolean | undefined;
+
+/** A running record's standing as a reader with clock `now` and `gone` judges it (ADR 0063). */
+export function runStanding(r: LaneResultRecord, now: number, gone: ProcessGone): Pick<LaneView, 'state' | 'lost'> {
+  if (r.state === 'finished') return { state: 'finished' };
+  if (r.process && gone(r.process) === true) return { state: 'lost', lost: { why: 'process-gone', lastSeenAt: r.at } };
+  if (isPastExpiry(r, now)) return { state: 'lost', lost: { why: 'not-renewed', lastSeenAt: r.at } };
+  return { state: 'running' };
+}
+
+export function laneViews(snap: Snapshot, now: number, gone: ProcessGone): { lanes: LaneView[]; pending: PendingView[] } {
+  const all = [...snap.lanes.values()].map(({ result: r }): LaneView => {
+    const standing = runStanding(r, now, gone);
+    const state = standing.state;
     return {
       runId: r.runId,
       verb: r.verb,
       holder: formatHolder(r.holder),
       lifecycle: r.lifecycle,
       lanes: r.lanes,
-      state,
+      ...standing,
       startedAt: r.startedAt,
       at: r.at,
       current: state === 'running' ? r.current.map((c) => ({ item: c.item, forMs: now - c.since })) : [],

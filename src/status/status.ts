@@ -8,6 +8,7 @@ import { CLOCK_SKEW_LIMIT_MS, readClock } from '../repo/clock-view.js';
 import type { Repo } from '../repo/repo.js';
 import type { SettingsTrust } from '../repo/settings-trust/trust.js';
 import { readSnapshot, type Snapshot } from '../repo/snapshot.js';
+import { processGoneIn } from '../machine/gate/process.js';
 import { laneViews, pruneLaneRecords, type LaneView, type PendingView } from './lane-views.js';
 import { pruneSteerRecords, steerViews, type ReceiptView, type SteerView } from '../steering/views.js';
 
@@ -192,7 +193,7 @@ export async function status(repo: Repo): Promise<StatusData> {
     refused,
     unknown: [...snap.unknown],
     pruned: pruned.size,
-    ...laneViews(snap, now),
+    ...laneViews(snap, now, (p) => processGoneIn(p.space, p)),
     ...steerViews(snap),
     ...(skew ? { clockSkew: { writer: skew.writer, minMs: skew.lo, maxMs: skew.hi, limitMs: CLOCK_SKEW_LIMIT_MS } } : {}),
   };

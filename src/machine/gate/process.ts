@@ -2,7 +2,7 @@
 // identity: pids wrap and are reused (iss-2610161634043273), so an entry names its writer by
 // pid plus the kernel's start time of that process, and a pid that now belongs to a process
 // started at another time is a different process: the entry's writer is dead.
-import { readFileSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
 import type { Clock } from '../../core/deps.js';
 
 /** A process as gate entries name it. `start` is null where the system does not tell it. */
@@ -88,4 +88,34 @@ export function isProcessAlive(id: ProcessId): boolean {
 /** The real machine: this process's pid, /proc start times, real liveness. */
 export function systemGateDeps(clock: Clock, pid: number): GateDeps {
   return { clock, pid, startTime: readStartTime, isAlive: isProcessAlive };
+}
+
+let pidSpace: string | null | undefined;
+/**
+ * The pid space this process lives in: the kernel's boot id and this process's pid namespace.
+ * A pid (and its start time) names a process only within one such space: on another computer,
+ * after a reboot or in another container the same number is someone else. Null without /proc.
+ */
+export function readPidSpace(): string | null {
+  if (pidSpace === undefined) {
+    try {
+      const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+      const ns = readlinkSync('/proc/self/ns/pid');
+      pidSpace = /^[0-9a-f-]{36}$/.test(boot) && /^pid:\[\d+\]$/.test(ns) ? `${boot}/${ns}` : null;
+    } catch {
+      pidSpace = null;
+    }
+  }
+  return pidSpace;
+}
+
+/**
+ * Whether the process `id`, as a writer in pid space `space` named itself, is gone. Undefined
+ * when this process cannot tell: the writer's pid space is not this one (another computer,
+ * container or boot), or this one is unknown.
+ */
+export function processGoneIn(space: string, id: ProcessId): boolean | undefined {
+  const here = readPidSpace();
+  if (here === null || here !== space) return undefined;
+  return !isProcessAlive(id);
 }

@@ -53,6 +53,16 @@ export const REFUSAL_CODES = {
     means: "the computer's model budget is used up: no new lane cycle",
     todo: 'tell the person (abcd budget)',
   },
+  'agent-objects-refused': {
+    exit: 3,
+    means: "git's strict checks refused an object of the agent's work (data.fsck); nothing of it landed",
+    todo: 'fix what the agent left (often a .gitmodules), or tell the person; the lane does not retry it',
+  },
+  'change-too-large': {
+    exit: 3,
+    means: "the agent's change is past lanes.maxChangeBytes or lanes.maxFiles (data.biggest names its largest files); nothing was pushed",
+    todo: 'make the change smaller, or ask the person to raise the limit in .abcd/config.json',
+  },
   'not-requester': { exit: 3, means: 'the lane does not take requests from this session', todo: 'ask the person' },
   'item-invalid': { exit: 2, means: 'an item file on main cannot be read', todo: 'fix its front matter, or tell the person' },
   'clock-skewed': {

@@ -225,3 +225,17 @@ export type RecordInvalidData = {
 export type GitFailedData = { args: string[]; exitCode: number; stderr: string; dir: string; timedOut: boolean };
 
 export type NotRequesterData = { item: string; holder: string; requester: string };
+
+/** git's own words for each object it refused (fsck message ids such as gitmodulesUrl). */
+export type AgentObjectsRefusedData = { item: string; fsck: string[] };
+
+/** The change as counted, the limits it met, and its biggest files (largest first). */
+export type ChangeTooLargeData = {
+  item: string;
+  over: 'maxChangeBytes' | 'maxFiles';
+  bytes: number;
+  files: number;
+  maxChangeBytes: number;
+  maxFiles: number;
+  biggest: { path: string; bytes: number }[];
+};

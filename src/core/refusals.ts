@@ -180,3 +180,15 @@ export class NotRequester extends Refusal<Data.NotRequesterData> {
   readonly code = 'not-requester';
   readonly exit = 3;
 }
+
+/** Objects of the agent's work (committed or left in its worktree) that git's strict checks refuse: nothing of it lands. */
+export class AgentObjectsRefused extends Refusal<Data.AgentObjectsRefusedData> {
+  readonly code = 'agent-objects-refused';
+  readonly exit = 3;
+}
+
+/** The agent's change is past the repository's lanes.maxChangeBytes or lanes.maxFiles: nothing of it is pushed. */
+export class ChangeTooLarge extends Refusal<Data.ChangeTooLargeData> {
+  readonly code = 'change-too-large';
+  readonly exit = 3;
+}

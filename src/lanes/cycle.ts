@@ -8,13 +8,15 @@ import { debitBudget, parseUsageLines } from '../machine/budget/budget.js';
 import type { ItemDoc } from '../items/source.js';
 import { formatItem, shortItem } from '../records/item.js';
 import type { CycleRecord } from '../records/lane-result.js';
-import { isRefusal } from '../core/refusals.js';
+import { AgentObjectsRefused, ChangeTooLarge, isRefusal } from '../core/refusals.js';
 import { sanitizeLine } from '../core/sanitize.js';
 import { land } from '../land/land.js';
 import { ClaimKeeper } from '../land/claim-keeper.js';
 import type { Repo } from '../repo/repo.js';
 import { buildAgentEnv } from './agent-env.js';
 import { collectAgentWork, prepareAgentRepo } from './agent-repo.js';
+import { changeLimits } from './change-limits.js';
+import { fillLaneStore } from './lane-objects.js';
 import { releaseClaim, type Taken } from './claim.js';
 import type { RunContext } from './context.js';
 import { receiptWrites } from './receipts.js';
@@ -51,10 +53,15 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
   const cycleDir = await mkdtemp(join(ctx.repo.deps.config.tmpDir, 'abcd-lane-'));
   let landing = false;
   try {
-    const files = await stageCycle(cycleDir, item, taken);
+    // The agent's repository borrows from the lane store, which holds only what main reaches.
+    const [files, storeObjects, config] = await Promise.all([
+      stageCycle(cycleDir, item, taken),
+      fillLaneStore({ env: ctx.repo.deps.env, commonDir: ctx.repo.commonDir, runHead }),
+      ctx.configAt(runHead),
+    ]);
     const wt = await prepareAgentRepo({
       env: ctx.repo.deps.env,
-      objectsDir: join(ctx.repo.commonDir, 'objects'),
+      objectsDir: storeObjects,
       cycleDir,
       branch,
       runHead,
@@ -77,11 +84,13 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
         lane: ctx.repo.git,
         env: ctx.repo.deps.env,
         laneGitDir: ctx.repo.gitDir,
+        storeObjects,
         cycleDir,
         runHead,
         item: short,
         who: ctx.repo.author,
         atMs: clock.now(),
+        limits: changeLimits(config.lanes),
       });
     const { run, watcher, collected } = await runSteeredAgent(ctx, lane, {
       item,
@@ -95,7 +104,7 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
         sandbox: ctx.sandbox,
         plan: {
           cycleDir,
-          objectsDir: join(ctx.repo.commonDir, 'objects'),
+          objectsDir: storeObjects,
           hide: [...ctx.hide, ctx.repo.commonDir, dirname(ctx.repo.commonDir), ctx.repo.deps.cwd],
         },
         timeoutMs: ctx.agentTimeoutMs,
@@ -123,8 +132,19 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
         reason: `the agent exited ${run.exitCode}${tail ? `: ${tail}` : ''}`,
         ...agent,
       });
-    if (collected && !collected.ok) throw collected.error;
-    const work = collected ? collected.value : await collect();
+    const took =
+      collected ??
+      (await collect().then(
+        (value) => ({ ok: true as const, value }),
+        (error: unknown) => ({ ok: false as const, error }),
+      ));
+    if (!took.ok) {
+      // What the agent left is refused as a whole, never landed in part or by a fallback.
+      if (took.error instanceof AgentObjectsRefused || took.error instanceof ChangeTooLarge)
+        return end({ outcome: 'failed', code: took.error.code, reason: took.error.message, ...agent });
+      throw took.error;
+    }
+    const work = took.value;
     if (!work.head)
       return end({
         outcome: 'no-change',

@@ -10,6 +10,8 @@ export const build: Command = {
     'held',
     'not-requester',
     'budget-exhausted',
+    'agent-objects-refused',
+    'change-too-large',
     'item-invalid',
     'deadline',
     'fenced',

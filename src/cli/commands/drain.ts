@@ -11,6 +11,8 @@ export const drain: Command = {
   describe: 'unattended: take the next actionable item (dependencies first), build and land it, again, in N lanes',
   refusals: [
     'budget-exhausted',
+    'agent-objects-refused',
+    'change-too-large',
     'item-invalid',
     'deadline',
     'fenced',

@@ -10,12 +10,14 @@ import { formatItem, shortItem } from '../records/item.js';
 import type { CycleRecord } from '../records/lane-result.js';
 import { AgentObjectsRefused, ChangeTooLarge, isRefusal } from '../core/refusals.js';
 import { sanitizeLine } from '../core/sanitize.js';
+import { scrubSecrets } from '../core/scrub.js';
 import { land } from '../land/land.js';
 import { ClaimKeeper } from '../land/claim-keeper.js';
 import type { Repo } from '../repo/repo.js';
 import { buildAgentEnv } from './agent-env.js';
 import { collectAgentWork, prepareAgentRepo } from './agent-repo.js';
 import { changeLimits } from './change-limits.js';
+import { openCycleLog, type CycleLog } from './cycle-log.js';
 import { fillLaneStore } from './lane-objects.js';
 import { releaseClaim, type Taken } from './claim.js';
 import type { RunContext } from './context.js';
@@ -45,14 +47,17 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
   const end = (r: Partial<CycleRecord> & Pick<CycleRecord, 'outcome'>): CycleRecord => ({
     ...base,
     ...r,
-    ...(r.reason ? { reason: sanitizeLine(r.reason, 480) } : {}),
+    // The reason goes to the remote's record: bounded, and nothing in it that looks like a token.
+    ...(r.reason ? { reason: sanitizeLine(scrubSecrets(r.reason), 480) } : {}),
     durationMs: clock.now() - startedAt,
   });
   const keeper = new ClaimKeeper(lane, taken.ref, short, taken.tip, taken.claim);
   keeper.start();
   const cycleDir = await mkdtemp(join(ctx.repo.deps.config.tmpDir, 'abcd-lane-'));
   let landing = false;
+  let log: CycleLog | undefined;
   try {
+    log = await openCycleLog({ commonDir: ctx.repo.commonDir, runId: ctx.runId, n, item: short });
     // The agent's repository borrows from the lane store, which holds only what main reaches.
     const [files, storeObjects, config] = await Promise.all([
       stageCycle(cycleDir, item, taken),
@@ -110,13 +115,17 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
         timeoutMs: ctx.agentTimeoutMs,
         signal: keeper.signal,
         now: () => clock.now(),
-        ...(ctx.onOutput ? { onOutput: ctx.onOutput } : {}),
+        onOutput: (chunk: string) => {
+          log?.write(chunk);
+          ctx.onOutput?.(chunk);
+        },
       },
     });
     const usage = parseUsageLines(await readAgentFile(files.usage)).tokens;
     if (usage > 0) await debitBudget(ctx.budgetDir, { tokens: usage });
     const agent = { agentMs: run.durationMs, exitCode: run.exitCode, ...(usage ? { usage } : {}) };
-    const tail = run.outputTail.trim().split('\n').slice(-3).join(' | ');
+    // Scrubbed whole before it is cut to lines, so a key block loses its body with its header.
+    const tail = scrubSecrets(run.outputTail).trim().split('\n').slice(-3).join(' | ');
     if (keeper.fenced) return end({ outcome: 'failed', code: 'fenced', reason: keeper.fenced.message, ...agent });
     if (run.stopped) return end({ outcome: 'cancelled', reason: 'the lane was stopped (SIGINT/SIGTERM) while the agent ran', ...agent });
     if (run.timedOut)
@@ -166,6 +175,7 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
     }
   } finally {
     await keeper.stop();
+    await log?.close();
     await Promise.all([rm(cycleDir, { recursive: true, force: true }), ctx.repo.git.run(['update-ref', '-d', `refs/heads/${branch}`])]);
     if (!landing || !(await landedDone(lane, taken.ref))) await releaseClaim(lane, item.key, 'the cycle did not land');
     ctx.signal?.removeEventListener('abort', follow);

@@ -135,7 +135,10 @@ async function runWith(
     agentTimeoutMs: s.agentTimeoutMs,
     deadline: s.deadline,
     budgetDir: budgetDir(repo.deps.config.machineDir),
-    hide: secretPlaces(env, home),
+    // abcd's config folder as this process resolved it (the credential channel's sockets live
+    // there), and the temporary folder: other lanes' cycle folders, the machine dir by default.
+    // The cycle's own folder is bound back in on top.
+    hide: [...secretPlaces(env, home), repo.deps.config.configDir, repo.deps.config.tmpDir],
     ...(repo.deps.signal ? { signal: repo.deps.signal } : {}),
     ...(input.onOutput ? { onOutput: input.onOutput } : {}),
   };

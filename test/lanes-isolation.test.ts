@@ -23,7 +23,7 @@ describe('lane isolation', () => {
   afterAll(cleanupTemp);
 
   it("an unpushed blob in the person's clone is not readable by the agent, and does not land", async () => {
-    const remote = await remoteWithItems([{ slug: 'leak' }]);
+    const remote = await remoteWithItems([{ slug: 'leak' }, { slug: 'again' }]);
     const s = await laneSession(remote, 'hoarder');
     const secret = `unpushed-secret-${process.pid}-${Date.now()}`;
     // Committed on a branch of the person's that was never pushed.
@@ -34,7 +34,7 @@ describe('lane isolation', () => {
     const agent = [
       'git cat-file --batch-all-objects --batch > all.txt 2>&1',
       `git cat-file -p ${blob} > named.txt 2>&1`,
-      'git add all.txt named.txt && git commit -qm look',
+      'git add all.txt named.txt && git commit -qm "agent: look"',
     ].join('; ');
     const r = await s.abcd(['build', 'leak', '--json', '--sandbox', 'bwrap', '--agent', agent], { timeoutMs: 90_000 });
     expect(r.code, r.stdout + r.stderr).toBe(0);
@@ -46,6 +46,29 @@ describe('lane isolation', () => {
     expect(all).not.toContain(secret);
     expect(named).not.toContain(secret);
     expect((await execa('git', ['-C', remote.dir, 'cat-file', '-e', blob], { reject: false })).exitCode).not.toBe(0);
+    // The next cycle starts from the main the first one landed (the store takes only what main
+    // gained), with another unpushed commit in the clone by then.
+    await s.git(['fetch', '-q', 'origin', 'main']);
+    await s.git(['switch', '-q', 'private']);
+    await s.commit('later.txt', `${secret}-later\n`, 'more private work');
+    await s.git(['switch', '-q', 'main']);
+    const again = await s.abcd(
+      [
+        'build',
+        'again',
+        '--json',
+        '--sandbox',
+        'bwrap',
+        '--agent',
+        'git cat-file --batch-all-objects --batch > again.txt 2>&1; git add again.txt && git commit -qm again',
+      ],
+      { timeoutMs: 90_000 },
+    );
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+    const seen = (await execa('git', ['-C', remote.dir, 'show', 'main:again.txt'])).stdout;
+    expect(seen).toContain('Work on again.');
+    expect(seen).toContain('agent: look');
+    expect(seen).not.toContain(secret);
   }, 120_000);
 
   it('a .gitmodules git fsck refuses fails the cycle with agent-objects-refused, committed or left uncommitted', async () => {

@@ -2,9 +2,10 @@
 // abcd's), then treats it as hostile: the agent may rewrite its .git/config, hooks, refs and
 // alternates. Afterwards abcd never runs git *in* it. It reads the agent's head from plain
 // files, copies the agent's object files (regular files only: no symlink, no alternates),
-// and a trusted git in the lane's own repository imports them with index-pack --strict,
-// which checks every object. The working tree is read as data by the lane's git with a
-// private index. ADR 0023.
+// reads the working tree as data with a private index, and builds what would land in a
+// folder of its own over the lane store (never the clone's objects: ADR 0060); a trusted git
+// imports that into the lane's repository with index-pack --strict, which checks every
+// object (ADR 0061). ADR 0023.
 import { copyFile, lstat, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Git, type RunResult } from '../git/git.js';
@@ -19,7 +20,7 @@ import { isRefSafe } from '../records/refs.js';
 const OID = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
 const QUIET = ['-c', 'commit.gpgsign=false', '-c', 'core.hooksPath=/dev/null'];
 
-/** Creates `<cycleDir>/wt`: a repository borrowing the lane's objects, on `branch` at `runHead`. */
+/** Creates `<cycleDir>/wt`: a repository borrowing the lane store's objects (`objectsDir`), on `branch` at `runHead`. */
 export async function prepareAgentRepo(o: {
   env: Env;
   objectsDir: string;
@@ -156,8 +157,9 @@ async function collectInto(o: Parameters<typeof collectAgentWork>[0], wt: string
       env,
     });
   }
+  // Commits that end where they began land nothing, so nothing of them is checked or taken.
   const changed = head !== o.runHead && snap.tree !== runTree;
-  if (head !== o.runHead) {
+  if (changed) {
     await assertWithinLimits(view, viewEnv, { from: o.runHead, to: head, item: o.item, limits: o.limits });
     // One pack of everything new, built from the view, checked object by object as it enters
     // the lane's repository (as a fetch with fsckObjects would).

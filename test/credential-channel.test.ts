@@ -52,7 +52,7 @@ function channelOptions(extra: Partial<CredentialChannelOptions> = {}): Credenti
     launcher: { node: process.execPath, script: ABCD_BIN },
     host: `127.0.0.1:${server.port}`,
     baseEnv: env,
-    tmpDir: tmpdir(),
+    dir: tmpdir(),
     ...extra,
   };
 }

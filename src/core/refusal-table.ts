@@ -99,6 +99,26 @@ export const REFUSALS = {
     todo: 'tell the person (abcd budget)',
     data: shape<{ dir: string; remaining: number; pool: number | null; spent: number }>(),
   },
+  'agent-objects-refused': {
+    exit: 3,
+    means: "git's strict checks refused an object of the agent's work (data.fsck); nothing of it landed",
+    todo: 'fix what the agent left (often a .gitmodules), or tell the person; the lane does not retry it',
+    data: shape<{ item: string; fsck: string[] }>(),
+  },
+  'change-too-large': {
+    exit: 3,
+    means: "the agent's change is past lanes.maxChangeBytes or lanes.maxFiles (data.biggest names its largest files); nothing was pushed",
+    todo: 'make the change smaller, or ask the person to raise the limit in .abcd/config.json',
+    data: shape<{
+      item: string;
+      over: 'maxChangeBytes' | 'maxFiles';
+      bytes: number;
+      files: number;
+      maxChangeBytes: number;
+      maxFiles: number;
+      biggest: { path: string; bytes: number }[];
+    }>(),
+  },
   'not-requester': {
     exit: 3,
     means: 'the lane does not take requests from this session',

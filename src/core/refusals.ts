@@ -122,6 +122,10 @@ export class GitFailed extends refusal('git-failed') {}
 
 /** A follow-up request from a session the lane does not take requests from (lanes.requesters). */
 export class NotRequester extends refusal('not-requester') {}
+/** Objects of the agent's work (committed or left in its worktree) that git's strict checks refuse: nothing of it lands. */
+export class AgentObjectsRefused extends refusal('agent-objects-refused') {}
+/** The agent's change is past the repository's lanes.maxChangeBytes or lanes.maxFiles: nothing of it is pushed. */
+export class ChangeTooLarge extends refusal('change-too-large') {}
 
 export function isRefusal(e: unknown): e is Refusal {
   return e instanceof Refusal;
@@ -151,3 +155,5 @@ export type RemoteUnavailableData = RefusalDataOf<'remote-unavailable'>;
 export type RecordInvalidData = RefusalDataOf<'record-invalid'>;
 export type GitFailedData = RefusalDataOf<'git-failed'>;
 export type NotRequesterData = RefusalDataOf<'not-requester'>;
+export type AgentObjectsRefusedData = RefusalDataOf<'agent-objects-refused'>;
+export type ChangeTooLargeData = RefusalDataOf<'change-too-large'>;

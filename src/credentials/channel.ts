@@ -1,7 +1,9 @@
 // abcd's credential channel (DESIGN.md "Credentials"): git gets a forge token for one
 // invocation only. The abcd host process serves the token on a unix socket in a fresh 0700
 // directory for the lifetime of that one git call; git's helper (`abcd credential`) fetches it
-// from there. The token stays in this process's memory: never in argv, an environment, a file
+// from there. That directory is made in abcd's config folder, beside the App's key: the one
+// place every sandbox hides already, whatever TMPDIR is (a temporary folder outside /tmp is in
+// plain sight of a sandbox that shows the system read-only). The token stays in this process's memory: never in argv, an environment, a file
 // or a log line, so the agent and its children cannot come across it.
 //
 // Why a socket and not an inherited fd: git does pass fd 3 down to the helper, but a pipe serves
@@ -31,8 +33,11 @@ export interface CredentialChannelOptions {
   host?: string;
   /** The environment git runs with: its own GIT_CONFIG_COUNT entries are kept ahead of ours. */
   baseEnv?: Env;
-  /** Where the socket's directory is made: the system's temporary directory (Deps.config.tmpDir). */
-  tmpDir: string;
+  /**
+   * Where the socket's directory is made: abcd's config folder (Deps.config.configDir), which
+   * holds the App's key and so is hidden from every sandbox, whatever TMPDIR is (ADR 0062).
+   */
+  dir: string;
   /** Holds each answer this long; tests use it to inspect the live helper process. */
   answerDelayMs?: number;
 }
@@ -58,7 +63,7 @@ export async function openCredentialChannel(o: CredentialChannelOptions): Promis
 
   // mkdtemp makes the directory 0700: only this uid (and root) can reach the socket inside.
   // Node cannot read a peer's credentials (SO_PEERCRED), so the directory is the uid check.
-  const dir = await mkdtemp(join(o.tmpDir, 'abcd-cred-'));
+  const dir = await mkdtemp(join(o.dir, 'abcd-cred-'));
   const socketPath = join(dir, 's');
   let answered = 0;
   const open = new Set<Socket>();
@@ -89,7 +94,7 @@ export async function openCredentialChannel(o: CredentialChannelOptions): Promis
   };
   try {
     if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH_BYTES) {
-      throw new Error(`the credential socket path ${socketPath} is too long for a unix socket; set TMPDIR shorter`);
+      throw new Error(`the credential socket path ${socketPath} is too long for a unix socket; set ABCD_CONFIG_DIR to a shorter folder`);
     }
     await listen(server, socketPath);
   } catch (error) {

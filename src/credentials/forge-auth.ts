@@ -13,10 +13,11 @@ export function forgeAuth(o: {
   gitHost: string;
   launcher: HelperLauncher;
   baseEnv: Env;
-  tmpDir: string;
+  /** abcd's config folder: where the channel's socket lives. */
+  configDir: string;
 }): NetworkAuth {
   return async (call) => {
     const { token } = await o.tokens.get();
-    return withCredential({ token, launcher: o.launcher, host: o.gitHost, baseEnv: o.baseEnv, tmpDir: o.tmpDir }, call);
+    return withCredential({ token, launcher: o.launcher, host: o.gitHost, baseEnv: o.baseEnv, dir: o.configDir }, call);
   };
 }

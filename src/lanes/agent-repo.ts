@@ -2,12 +2,17 @@
 // abcd's), then treats it as hostile: the agent may rewrite its .git/config, hooks, refs and
 // alternates. Afterwards abcd never runs git *in* it. It reads the agent's head from plain
 // files, copies the agent's object files (regular files only: no symlink, no alternates),
-// and a trusted git in the lane's own repository imports them with index-pack --strict,
-// which checks every object. The working tree is read as data by the lane's git with a
-// private index. ADR 0023.
+// reads the working tree as data with a private index, and builds what would land in a
+// folder of its own over the lane store (never the clone's objects: ADR 0060); a trusted git
+// imports that into the lane's repository with index-pack --strict, which checks every
+// object (ADR 0061). ADR 0023.
 import { copyFile, lstat, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { Git } from '../git/git.js';
+import { Git, type RunResult } from '../git/git.js';
+import { AgentObjectsRefused } from '../core/refusals.js';
+import { sanitizeLine } from '../core/sanitize.js';
+import { assertWithinLimits, type ChangeLimits } from './change-limits.js';
+import { alternatesList } from './lane-objects.js';
 import type { Env } from '../core/deps.js';
 import type { Signature } from '../records/objects.js';
 import { isRefSafe } from '../records/refs.js';
@@ -15,7 +20,7 @@ import { isRefSafe } from '../records/refs.js';
 const OID = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
 const QUIET = ['-c', 'commit.gpgsign=false', '-c', 'core.hooksPath=/dev/null'];
 
-/** Creates `<cycleDir>/wt`: a repository borrowing the lane's objects, on `branch` at `runHead`. */
+/** Creates `<cycleDir>/wt`: a repository borrowing the lane store's objects (`objectsDir`), on `branch` at `runHead`. */
 export async function prepareAgentRepo(o: {
   env: Env;
   objectsDir: string;
@@ -66,16 +71,26 @@ export interface AgentWork {
   ignored?: string;
 }
 
-/** Takes the agent's work into the lane's repository as objects, never running git in the agent's. */
+/**
+ * Takes the agent's work into the lane's repository as objects, never running git in the
+ * agent's. Everything it would land (its commits and the snapshot of what it left) is built
+ * in a folder of abcd's over the lane store, measured against the limits, and only then
+ * imported through `index-pack --strict`: an object git refuses fails the cycle
+ * (AgentObjectsRefused), a change too big fails it too (ChangeTooLarge), and neither leaves
+ * anything in the lane's repository.
+ */
 export async function collectAgentWork(o: {
   lane: Git;
   env: Env;
   laneGitDir: string;
+  /** The lane store's objects (fillLaneStore): what main reaches, and nothing of the person's. */
+  storeObjects: string;
   cycleDir: string;
   runHead: string;
   item: string;
   who: Signature;
   atMs: number;
+  limits: ChangeLimits;
 }): Promise<AgentWork> {
   const wt = join(o.cycleDir, 'wt');
   // The agent may rewrite anything in cycleDir: its worktree and .git must still be the folders
@@ -90,11 +105,14 @@ export async function collectAgentWork(o: {
   }
 }
 
-async function collectInto(
-  o: { lane: Git; env: Env; laneGitDir: string; runHead: string; item: string; who: Signature; atMs: number },
-  wt: string,
-  host: string,
-): Promise<AgentWork> {
+async function collectInto(o: Parameters<typeof collectAgentWork>[0], wt: string, host: string): Promise<AgentWork> {
+  const quarantine = join(host, 'quarantine');
+  const fresh = join(host, 'objects');
+  await Promise.all([mkdir(join(quarantine, 'pack'), { recursive: true }), mkdir(fresh)]);
+  // What abcd reads and writes while taking the work: the lane store and the agent's copies,
+  // new objects into `fresh`. The lane's own objects (the person's) are out of sight.
+  const view = new Git(o.lane.dir, { ...o.env, GIT_DIR: o.laneGitDir });
+  const viewEnv = { GIT_OBJECT_DIRECTORY: fresh, GIT_ALTERNATE_OBJECT_DIRECTORIES: alternatesList([o.storeObjects, quarantine]) };
   let base = o.runHead;
   let ignored: string | undefined;
   const named = await assertPlainDir(join(wt, '.git'), "the agent's .git")
@@ -104,19 +122,29 @@ async function collectInto(
       return undefined;
     });
   if (named && named !== o.runHead) {
-    const why = await importCommits(o.lane, join(wt, '.git/objects'), join(host, 'quarantine'), named, o.runHead);
+    const why = await takeCommits(view, viewEnv, join(wt, '.git/objects'), quarantine, named, o.runHead);
     if (why) ignored = why;
     else base = named;
   }
+  const refuse = (what: string, r: { stderr: string }) => {
+    const fsck = gitComplaints(r.stderr);
+    return new AgentObjectsRefused(`${what}: ${fsck.join('; ') || 'git gave no reason'}. Nothing of the agent's work landed.`, {
+      item: o.item,
+      fsck,
+    });
+  };
   // The trees to compare with are read while the worktree is.
-  const trees = o.lane.must(['rev-parse', `${base}^{tree}`, `${o.runHead}^{tree}`]);
-  trees.catch(() => undefined); // awaited below; a failed snapshot comes first
-  const tree = await snapshotTree(new Git(wt, { ...o.env, GIT_DIR: o.laneGitDir }), wt, join(host, 'index'), base);
-  const [baseTree, runTree] = (await trees).split('\n');
+  const trees = view.run(['rev-parse', `${base}^{tree}`, `${o.runHead}^{tree}`], { env: viewEnv });
+  const snap = await snapshotTree(view, viewEnv, wt, join(host, 'index'), base);
+  const treesRead = await trees;
+  if (treesRead.exitCode !== 0) throw refuse("the agent's commits name trees they do not hold", treesRead);
+  if (!snap.ok) throw refuse(base === o.runHead ? 'the worktree could not be read' : "the agent's commits are incomplete", snap.result);
+  const [baseTree, runTree] = treesRead.stdout.toString().trim().split('\n');
   let head = base;
-  if (tree !== baseTree) {
+  if (snap.tree !== baseTree) {
     const date = `@${Math.floor(o.atMs / 1000)} +0000`;
     const env = {
+      ...viewEnv,
       GIT_AUTHOR_NAME: o.who.name,
       GIT_AUTHOR_EMAIL: o.who.email,
       GIT_AUTHOR_DATE: date,
@@ -124,13 +152,33 @@ async function collectInto(
       GIT_COMMITTER_EMAIL: o.who.email,
       GIT_COMMITTER_DATE: date,
     };
-    head = await o.lane.must(['commit-tree', '--no-gpg-sign', tree, '-p', base, '-F', '-'], {
+    head = await view.must(['commit-tree', '--no-gpg-sign', snap.tree, '-p', base, '-F', '-'], {
       input: `${o.item}: what the agent left uncommitted\n`,
       env,
     });
   }
-  const changed = head !== o.runHead && tree !== runTree;
+  // Commits that end where they began land nothing, so nothing of them is checked or taken.
+  const changed = head !== o.runHead && snap.tree !== runTree;
+  if (changed) {
+    await assertWithinLimits(view, viewEnv, { from: o.runHead, to: head, item: o.item, limits: o.limits });
+    // One pack of everything new, built from the view, checked object by object as it enters
+    // the lane's repository (as a fetch with fsckObjects would).
+    const pack = await view.run(['pack-objects', '--revs', '--stdout', '-q'], { input: `${head}\n^${o.runHead}\n`, env: viewEnv });
+    if (pack.exitCode !== 0) throw refuse("the agent's commits are incomplete", pack);
+    const idx = await o.lane.run(['index-pack', '--stdin', '--strict', '--fix-thin'], { input: pack.stdout });
+    if (idx.exitCode !== 0) throw refuse("git's strict checks refused the agent's work", idx);
+  }
   return { ...(changed ? { head } : {}), ...(base !== o.runHead ? { agentHead: base } : {}), ...(ignored ? { ignored } : {}) };
+}
+
+/** git's error lines (fsck names each object and message id), without its closing "fatal:" summary. */
+function gitComplaints(stderr: string): string[] {
+  const lines = stderr
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+  const errors = lines.filter((l) => l.startsWith('error:') || l.startsWith('warning:'));
+  return (errors.length ? errors : lines.slice(-1)).slice(0, 8).map((l) => sanitizeLine(l, 300));
 }
 
 /** The commit the agent's HEAD names, read from its files (a symref one level deep, loose or packed). */
@@ -172,25 +220,24 @@ async function readRegular(path: string): Promise<string> {
 
 /**
  * Copies the agent's own object files (loose and packs; never info/alternates, never a
- * symlink) and imports the commits between runHead and head into the lane's repository
- * through index-pack --strict. Returns why not, or undefined when done.
+ * symlink) into the quarantine and checks that its head descends from the run head. Returns
+ * why its commits cannot be used, or undefined. Their objects are checked later, with the rest.
  */
-async function importCommits(lane: Git, objects: string, quarantine: string, head: string, runHead: string): Promise<string | undefined> {
+async function takeCommits(
+  view: Git,
+  env: Record<string, string>,
+  objects: string,
+  quarantine: string,
+  head: string,
+  runHead: string,
+): Promise<string | undefined> {
   try {
     await copyPlainObjects(objects, quarantine);
   } catch (e) {
     return `the agent's object store could not be read as plain files (${(e as Error).message})`;
   }
-  const env = { GIT_ALTERNATE_OBJECT_DIRECTORIES: quarantine };
-  // Both only read (the lane's objects and the copies): the pack is built while ancestry is checked.
-  const [ancestor, pack] = await Promise.all([
-    lane.run(['merge-base', '--is-ancestor', runHead, head], { env }),
-    lane.run(['pack-objects', '--revs', '--stdout', '-q'], { input: `${head}\n^${runHead}\n`, env }),
-  ]);
+  const ancestor = await view.run(['merge-base', '--is-ancestor', runHead, head], { env });
   if (ancestor.exitCode !== 0) return "the agent's HEAD does not descend from the run head; its commits were not used";
-  if (pack.exitCode !== 0) return `the agent's commits are incomplete (${pack.stderr.trim().split('\n').at(-1)})`;
-  const idx = await lane.run(['index-pack', '--stdin', '--strict', '--fix-thin'], { input: pack.stdout });
-  if (idx.exitCode !== 0) return `the agent's objects failed git's checks (${idx.stderr.trim().split('\n').at(-1)})`;
   return undefined;
 }
 
@@ -214,11 +261,23 @@ async function copyPlainObjects(from: string, to: string): Promise<void> {
 
 /**
  * The worktree's content as a tree, read by the lane's git (GIT_DIR set: the agent's .git is
- * never discovered, and git never adds a path named .git) with a private index.
+ * never discovered, and git never adds a path named .git) with a private index, its objects
+ * written into the view's folder.
  */
-async function snapshotTree(trusted: Git, wt: string, index: string, base: string): Promise<string> {
-  const env = { GIT_INDEX_FILE: index, GIT_WORK_TREE: wt };
-  await trusted.must([...QUIET, 'read-tree', base], { env });
-  await trusted.must([...QUIET, 'add', '-A', '--', '.'], { env });
-  return trusted.must([...QUIET, 'write-tree'], { env });
+async function snapshotTree(
+  view: Git,
+  viewEnv: Record<string, string>,
+  wt: string,
+  index: string,
+  base: string,
+): Promise<{ ok: true; tree: string } | { ok: false; result: RunResult }> {
+  const env = { ...viewEnv, GIT_INDEX_FILE: index, GIT_WORK_TREE: wt };
+  for (const args of [
+    ['read-tree', base],
+    ['add', '-A', '--', '.'],
+  ]) {
+    const r = await view.run([...QUIET, ...args], { env });
+    if (r.exitCode !== 0) return { ok: false, result: r };
+  }
+  return { ok: true, tree: await view.must([...QUIET, 'write-tree'], { env }) };
 }

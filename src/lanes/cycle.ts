@@ -9,13 +9,17 @@ import { debitBudget, parseUsageLines } from '../machine/budget/budget.js';
 import type { ItemDoc } from '../items/source.js';
 import { formatItem, shortItem } from '../records/item.js';
 import type { CycleRecord } from '../records/lane-result.js';
-import { isRefusal } from '../core/refusals.js';
+import { AgentObjectsRefused, ChangeTooLarge, isRefusal } from '../core/refusals.js';
 import { sanitizeLine } from '../core/sanitize.js';
+import { scrubSecrets } from '../core/scrub.js';
 import { land } from '../land/land.js';
 import { ClaimKeeper } from '../land/claim-keeper.js';
 import type { Repo } from '../repo/repo.js';
 import { buildAgentEnv } from './agent-env.js';
 import { collectAgentWork, prepareAgentRepo } from './agent-repo.js';
+import { changeLimits } from './change-limits.js';
+import { openCycleLog, type CycleLog } from './cycle-log.js';
+import { fillLaneStore } from './lane-objects.js';
 import { releaseClaim, type Taken } from './claim.js';
 import type { RunContext } from './context.js';
 import { receiptWrites } from './receipts.js';
@@ -45,7 +49,8 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
   const end = (r: Partial<CycleRecord> & Pick<CycleRecord, 'outcome'>): CycleRecord => ({
     ...base,
     ...r,
-    ...(r.reason ? { reason: sanitizeLine(r.reason, 480) } : {}),
+    // The reason goes to the remote's record: bounded, and nothing in it that looks like a token.
+    ...(r.reason ? { reason: sanitizeLine(scrubSecrets(r.reason), 480) } : {}),
     durationMs: clock.now() - startedAt,
   });
   const keeper = new ClaimKeeper(lane, taken.ref, short, taken.tip, taken.claim);
@@ -53,11 +58,18 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
   // Named after this process: what a drain killed with -9 leaves, the next lane or land removes.
   const cycleDir = await makeCycleFolder(ctx.repo.deps.config.tmpDir);
   let landing = false;
+  let log: CycleLog | undefined;
   try {
-    const files = await stageCycle(cycleDir, item, taken);
+    log = await openCycleLog({ commonDir: ctx.repo.commonDir, runId: ctx.runId, n, item: short });
+    // The agent's repository borrows from the lane store, which holds only what main reaches.
+    const [files, storeObjects, config] = await Promise.all([
+      stageCycle(cycleDir, item, taken),
+      fillLaneStore({ env: ctx.repo.deps.env, commonDir: ctx.repo.commonDir, runHead }),
+      ctx.configAt(runHead),
+    ]);
     const wt = await prepareAgentRepo({
       env: ctx.repo.deps.env,
-      objectsDir: join(ctx.repo.commonDir, 'objects'),
+      objectsDir: storeObjects,
       cycleDir,
       branch,
       runHead,
@@ -80,11 +92,13 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
         lane: ctx.repo.git,
         env: ctx.repo.deps.env,
         laneGitDir: ctx.repo.gitDir,
+        storeObjects,
         cycleDir,
         runHead,
         item: short,
         who: ctx.repo.author,
         atMs: clock.now(),
+        limits: changeLimits(config.lanes),
       });
     const { run, watcher, collected } = await runSteeredAgent(ctx, lane, {
       item,
@@ -96,18 +110,22 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
         command: ctx.agent,
         env,
         sandbox: ctx.sandbox,
-        plan: cyclePlan({ cycleDir, objectsDir: join(ctx.repo.commonDir, 'objects'), hide: laneHidden(ctx), program: ctx.program }),
+        plan: cyclePlan({ cycleDir, objectsDir: storeObjects, hide: laneHidden(ctx), program: ctx.program }),
         marker: `ABCD_WORKTREE=${wt}`,
         timeoutMs: ctx.agentTimeoutMs,
         signal: keeper.signal,
         now: () => clock.now(),
-        ...(ctx.onOutput ? { onOutput: ctx.onOutput } : {}),
+        onOutput: (chunk: string) => {
+          log?.write(chunk);
+          ctx.onOutput?.(chunk);
+        },
       },
     });
     const usage = parseUsageLines(await readAgentFile(files.usage)).tokens;
     if (usage > 0) await debitBudget(ctx.budgetDir, { tokens: usage });
     const agent = { agentMs: run.durationMs, exitCode: run.exitCode, ...(usage ? { usage } : {}) };
-    const tail = run.outputTail.trim().split('\n').slice(-3).join(' | ');
+    // Scrubbed whole before it is cut to lines, so a key block loses its body with its header.
+    const tail = scrubSecrets(run.outputTail).trim().split('\n').slice(-3).join(' | ');
     if (keeper.fenced) return end({ outcome: 'failed', code: 'fenced', reason: keeper.fenced.message, ...agent });
     if (run.stopped) return end({ outcome: 'cancelled', reason: 'the lane was stopped (SIGINT/SIGTERM) while the agent ran', ...agent });
     if (run.timedOut)
@@ -123,8 +141,19 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
         reason: `the agent exited ${run.exitCode}${tail ? `: ${tail}` : ''}`,
         ...agent,
       });
-    if (collected && !collected.ok) throw collected.error;
-    const work = collected ? collected.value : await collect();
+    const took =
+      collected ??
+      (await collect().then(
+        (value) => ({ ok: true as const, value }),
+        (error: unknown) => ({ ok: false as const, error }),
+      ));
+    if (!took.ok) {
+      // What the agent left is refused as a whole, never landed in part or by a fallback.
+      if (took.error instanceof AgentObjectsRefused || took.error instanceof ChangeTooLarge)
+        return end({ outcome: 'failed', code: took.error.code, reason: took.error.message, ...agent });
+      throw took.error;
+    }
+    const work = took.value;
     if (!work.head)
       return end({
         outcome: 'no-change',
@@ -150,6 +179,7 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
     }
   } finally {
     await keeper.stop();
+    await log?.close();
     await Promise.all([removeTree(cycleDir), ctx.repo.git.run(['update-ref', '-d', `refs/heads/${branch}`])]);
     if (!landing || !(await landedDone(lane, taken.ref))) await releaseClaim(lane, item.key, 'the cycle did not land');
     ctx.signal?.removeEventListener('abort', follow);

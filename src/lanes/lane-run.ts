@@ -148,7 +148,9 @@ async function runWith(
     agentTimeoutMs: s.agentTimeoutMs,
     deadline: s.deadline,
     budgetDir: budgetDir(repo.deps.config.machineDir),
-    hide: o.hide,
+    // The temporary folder is hidden too (other lanes' cycle folders, the machine dir by default);
+    // the cycle's own folder is bound back in on top. abcd's config folder holds the credential channel.
+    hide: [...o.hide, repo.deps.config.configDir, repo.deps.config.tmpDir],
     ...(repo.deps.signal ? { signal: repo.deps.signal } : {}),
     ...(input.onOutput ? { onOutput: input.onOutput } : {}),
   };

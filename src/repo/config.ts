@@ -60,6 +60,10 @@ export const LanesSectionSchema = z.strictObject({
   maxCycles: z.number().int().positive().max(1000).optional(),
   lanes: z.number().int().positive().max(64).optional(),
   lifecycle: z.enum(['once', 'poll', 'timed']).optional(),
+  /** The most bytes of file content one cycle may add or change (default 50 MiB); past it nothing is pushed. */
+  maxChangeBytes: z.number().int().positive().optional(),
+  /** The most paths one cycle may add, change or delete (default 1000). */
+  maxFiles: z.number().int().positive().optional(),
 });
 
 export const RepoConfigSchema = z.strictObject({

@@ -131,7 +131,7 @@ async function forgeCredentials(deps: Deps, forge: Forge): Promise<{ tokens?: To
   const tokens = createTokenSource({ config: deps.config, clock: deps.clock, kind, repository: { owner: forge.owner, repo: forge.repo } });
   return {
     tokens,
-    auth: forgeAuth({ tokens, gitHost: forge.gitHost, launcher: deps.self, baseEnv: deps.env, tmpDir: deps.config.tmpDir }),
+    auth: forgeAuth({ tokens, gitHost: forge.gitHost, launcher: deps.self, baseEnv: deps.env, configDir: deps.config.configDir }),
   };
 }
 

@@ -9,6 +9,8 @@ export const build: Command = {
   refusals: [
     'budget-exhausted',
     'not-requester',
+    'agent-objects-refused',
+    'change-too-large',
     'item-invalid',
     'git-failed',
     'forge-rejected',

@@ -12,6 +12,8 @@ export const drain: Command = {
   refusals: [
     'budget-exhausted',
     'not-requester',
+    'agent-objects-refused',
+    'change-too-large',
     'item-invalid',
     'git-failed',
     'forge-rejected',

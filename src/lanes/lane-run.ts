@@ -148,9 +148,9 @@ async function runWith(
     agentTimeoutMs: s.agentTimeoutMs,
     deadline: s.deadline,
     budgetDir: budgetDir(repo.deps.config.machineDir),
-    // The temporary folder is hidden too (other lanes' cycle folders, the machine dir by default);
-    // the cycle's own folder is bound back in on top. abcd's config folder holds the credential channel.
-    hide: [...o.hide, repo.deps.config.configDir, repo.deps.config.tmpDir],
+    // secretPlaces covers abcd's config folder (the credential channel) and the temporary folder
+    // (other lanes' cycle folders); the cycle's own folder is bound back in on top.
+    hide: o.hide,
     ...(repo.deps.signal ? { signal: repo.deps.signal } : {}),
     ...(input.onOutput ? { onOutput: input.onOutput } : {}),
   };

@@ -64,7 +64,8 @@ export function run(cmd, args, { cwd, env, input, ok = [0] } = {}) {
 }
 
 export const git = (cwd, args, env, opts = {}) => run(REAL_GIT, ['-C', cwd, ...args], { env, ...opts });
-export const abcd = (cwd, args, env, opts = {}) => run(NODE, [ABCD, ...args], { cwd, env, ...opts });
+/** Runs the snapshot's bin/abcd; `opts.node` names another node binary than this one. */
+export const abcd = (cwd, args, env, { node = NODE, ...opts } = {}) => run(node, [ABCD, ...args], { cwd, env, ...opts });
 
 export function median(xs) {
   const s = [...xs].sort((a, b) => a - b);

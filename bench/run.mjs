@@ -5,14 +5,16 @@
 //   node bench/run.mjs              every part; results.md is rewritten
 //   node bench/run.mjs land verbs   only these parts; their sections replace the same-numbered
 //                                   sections of results.md, the others are kept
-// Parts: verbs (section 1), status (2, 4), startup (3), land (5, 6), choices (7); section 0, the
-// speed targets, gathers the rows each part measured.
+// Parts: verbs (section 1), status (2, 4), startup (3), land (5, 6), choices (7), nodes (8: Node 22,
+// 24 and 26 side by side, ABCD_BENCH_NODES=22,24,26 names them); section 0, the speed targets,
+// gathers the rows each part measured.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { cleanupAll, git, REAL_GIT, table, targets } from './lib.mjs';
 import { benchChoices } from './choices.mjs';
 import { benchLand } from './land.mjs';
+import { benchNodeLines } from './node-lines.mjs';
 import { benchStartup } from './startup.mjs';
 import { benchStatusScale } from './status-scale.mjs';
 import { benchVerbs } from './verbs.mjs';
@@ -26,6 +28,7 @@ const PARTS = {
   startup: async () => [await benchStartup()],
   land: async () => [await benchLand()],
   choices: async () => [await benchChoices()],
+  nodes: async () => [await benchNodeLines()],
 };
 const asked = process.argv.slice(2);
 for (const p of asked) {

@@ -7,15 +7,26 @@ import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promise
 import { build } from 'rolldown';
 
 const dist = new URL('../dist/', import.meta.url).pathname;
+// The oldest Node package.json's engines allow (">=22" builds for node22).
+const engines = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')).engines.node;
+const NODE_TARGET = `node${/^>=(\d+)$/.exec(engines)?.[1] ?? fail(`engines.node is "${engines}": expected ">=N"`)}`;
 await rm(`${dist}bundle`, { recursive: true, force: true });
 await rm(`${dist}bundle-maps`, { recursive: true, force: true });
 await build({
   input: { abcd: `${dist}cli/fast-path.js`, main: `${dist}cli/main.js` },
   platform: 'node',
   logLevel: 'warn',
+  // Syntax newer than that Node has is lowered, and the minifier writes nothing it lacks.
+  transform: { target: NODE_TARGET },
   // Minified: less to read and parse on every start (ADR 0038). The source maps give --debug
   // stacks abcd's own names and lines back (bin/abcd turns them on for --debug only).
-  output: { dir: `${dist}bundle`, format: 'esm', chunkFileNames: '[name]-[hash].js', minify: true, sourcemap: true },
+  output: {
+    dir: `${dist}bundle`,
+    format: 'esm',
+    chunkFileNames: '[name]-[hash].js',
+    minify: { compress: { target: NODE_TARGET } },
+    sourcemap: true,
+  },
 });
 
 // The maps live beside the bundle, not in it: the package ships dist/bundle only (an installed
@@ -34,3 +45,7 @@ for (const f of await readdir(`${dist}bundle`)) {
 
 // The --help texts, rendered once by the parser just built (scripts/help-texts.mjs).
 await import('./help-texts.mjs');
+
+function fail(message) {
+  throw new Error(`scripts/bundle.mjs: ${message}`);
+}

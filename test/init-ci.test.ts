@@ -205,6 +205,19 @@ async function generatedSteps(kind: 'github' | 'gitlab'): Promise<JobStep[]> {
   return [{ name: 'script', env: vars, run: (ci['abcd-lane'].script as string[]).join('\n') }];
 }
 
+/** The Node major the generated lane job runs on: setup-node's version, or the job's image. */
+async function installedNodeMajor(kind: 'github' | 'gitlab'): Promise<number> {
+  const { dir, env } = await repo();
+  await initRepository({ cwd: dir, env, ci: kind, force: false });
+  if (kind === 'github') {
+    const wf = parse(await readFile(join(dir, '.github/workflows/abcd-lanes.yml'), 'utf8'));
+    const setup = (wf.jobs.lane.steps as Step[]).find((s) => s.uses?.startsWith('actions/setup-node@'));
+    return Number(setup?.with?.['node-version']);
+  }
+  const ci = parse(await readFile(join(dir, '.gitlab-ci.yml'), 'utf8'));
+  return Number(/^node:(\d+)/.exec(String(ci['abcd-lane'].image))?.[1]);
+}
+
 describe('generated CI files call only what abcd has', () => {
   for (const kind of ['github', 'gitlab'] as const) {
     it(`${kind}: every abcd verb and flag is registered in the command table`, async () => {
@@ -244,6 +257,13 @@ describe('generated CI files call only what abcd has', () => {
       // GitHub's Ubuntu 24.04 runners refuse unprivileged user namespaces until this is lifted.
       if (kind === 'github') expect(all).toMatch(/^\s*sudo sysctl -w kernel\.apparmor_restrict_unprivileged_userns=0$/m);
       for (const c of abcdCalls(all)) expect(c.flags, c.line).not.toContain('sandbox');
+    });
+
+    it(`${kind}: installs a Node line that package.json's engines allow`, async () => {
+      const pkg = JSON.parse(await readFile(join(import.meta.dirname, '../package.json'), 'utf8'));
+      const lowest = Number(/^>=(\d+)$/.exec(pkg.engines.node)?.[1]);
+      expect(lowest).toBeGreaterThanOrEqual(22);
+      expect(await installedNodeMajor(kind)).toBeGreaterThanOrEqual(lowest);
     });
 
     it(`${kind}: installs this abcd at its pinned version, never a bare "npm install --global abcd"`, async () => {

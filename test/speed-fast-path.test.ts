@@ -1,31 +1,23 @@
 // The fast path (ADR 0038) hands each verb exactly what yargs would, or hands the call to yargs.
 import yargs from 'yargs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { commands } from '../src/cli/commands.js';
 import { parseFast } from '../src/cli/fast-path.js';
+import { buildParser } from '../src/cli/parser.js';
 import { cleanupTemp } from './harness/git-env.js';
 import { makeRemote } from './harness/remote.js';
 import { makeSession } from './harness/session.js';
 
-/** What main.ts's yargs parser hands the verb's run for these arguments. */
+/** What abcd's yargs parser (the one main.ts runs) hands the verb's run for these arguments. */
 async function viaYargs(argv: string[]): Promise<Record<string, unknown>> {
   let got: Record<string, unknown> = {};
-  let parser = yargs(argv)
-    .option('json', { type: 'boolean', default: false })
-    .option('debug', { type: 'boolean', default: false })
-    .parserConfiguration({ 'unknown-options-as-args': true })
-    .strict()
-    .help()
-    .version(false)
-    .fail((msg, err) => {
-      throw err ?? new Error(msg);
-    });
-  for (const c of commands) {
-    const build = (y: never) => (c.usesRemote ? c.builder(y).option('remote', { type: 'string', default: 'origin' }) : c.builder(y));
-    parser = parser.command(c.command as string, c.describe, build, (a) => {
-      got = a as Record<string, unknown>;
-    });
-  }
+  const parser = buildParser(yargs(argv), {
+    verb: argv[0],
+    gate: false,
+    columns: 100,
+    onVerb: (_c, a) => {
+      got = a;
+    },
+  });
   await parser.parseAsync();
   return got;
 }

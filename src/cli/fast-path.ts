@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Output } from '../core/deps.js';
 import type { Command, GlobalArgs } from './command.js';
 import { commands } from './commands.js';
+import { declareArguments, GLOBAL_OPTIONS } from './options.js';
 import { reportFailure } from './report.js';
 import { runVerb } from './run-verb.js';
 import { version } from './version.js';
@@ -68,12 +69,7 @@ interface Spec {
   unsupported: boolean;
 }
 
-const GLOBAL: ReadonlyArray<[string, OptionSpec]> = [
-  ['json', { type: 'boolean', default: false }],
-  ['debug', { type: 'boolean', default: false }],
-];
-// main.ts adds --remote to the verbs that talk to the shared remote.
-const REMOTE: [string, OptionSpec] = ['remote', { type: 'string', default: 'origin' }];
+const GLOBAL: ReadonlyArray<[string, OptionSpec]> = Object.entries(GLOBAL_OPTIONS);
 // Option keys the fast parser reads as yargs does; any other key (alias, array, coerce,
 // demandOption, nargs, count...) sends the call to yargs.
 const KNOWN_KEYS = new Set(['type', 'default', 'describe', 'choices']);
@@ -88,7 +84,7 @@ export function parseFast(argv: readonly string[]): { command: Command; args: Re
   const command = commands.find((c) => verbOf(c) === verb);
   const spec = command && specOf(command);
   if (!command || !spec || spec.unsupported) return undefined;
-  const options = new Map([...GLOBAL, ...spec.options, ...(command.usesRemote ? [REMOTE] : [])]);
+  const options = new Map([...GLOBAL, ...spec.options]);
   const args: Record<string, unknown> = { _: [verb], $0: 'abcd' };
   for (const [name, o] of options) if (o.default !== undefined) setArg(args, name, o.default);
   const positionals: string[] = [];
@@ -138,7 +134,7 @@ function requiredPositionals(c: Command): number {
   return decl.filter((d) => d.startsWith('<')).length;
 }
 
-/** Records what a verb's yargs builder declares, through a stand-in for yargs. */
+/** Records what a verb declares to yargs (declareArguments, as parser.ts), through a stand-in for yargs. */
 function specOf(c: Command): Spec | undefined {
   const spec: Spec = { positionals: new Map(), options: new Map(), unsupported: false };
   const fake: unknown = new Proxy(
@@ -155,7 +151,7 @@ function specOf(c: Command): Spec | undefined {
     },
   );
   try {
-    c.builder(fake as never);
+    declareArguments(c, fake as never);
   } catch {
     return undefined;
   }

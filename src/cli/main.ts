@@ -1,14 +1,11 @@
 import yargs from 'yargs';
-import type { Argv } from 'yargs';
 import { UsageError } from '../core/refusals.js';
 import { commands } from './commands.js';
-import type { Command, GlobalArgs } from './command.js';
 import { gateExitOf } from './commands/gate.js';
-import { describeExits } from './refusal-codes.js';
 import { reportFailure } from './report.js';
 import { runVerb } from './run-verb.js';
 import { version } from './version.js';
-import { describeEnvironment } from '../core/env.js';
+import { buildParser, nameOf } from './parser.js';
 
 /** The CLI entry: parse, run one verb, report, exit. The only place that touches process. */
 export async function main(argv: readonly string[]): Promise<void> {
@@ -43,68 +40,20 @@ export async function main(argv: readonly string[]): Promise<void> {
     }
     const isGate = verb === 'gate';
     const args = isGate ? [...argv] : withoutFirstDashDash(argv);
-    let parser: Argv = yargs(args)
-      .scriptName('abcd')
-      .usage('abcd <verb> [options]\n\nCoordinate headless agent sessions through records on the shared git remote.')
-      .option('json', { type: 'boolean', default: false, describe: 'one JSON object on stdout' })
-      .option('debug', { type: 'boolean', default: false, describe: 'show stacks of internal errors' })
-      // Only `gate` runs a command after "--". For every other verb an unknown "-x" is an
-      // argument, so `abcd reserve -odd` reaches the item check and is refused by name.
-      .parserConfiguration(isGate ? { 'populate--': true } : { 'unknown-options-as-args': true })
-      .strict()
-      .demandCommand(1, 'name a verb: abcd --help lists them')
-      .help()
-      .version(false)
-      .option('version', { type: 'boolean', describe: "show abcd's version" })
-      .epilogue(`${describeExits([])}\nEach verb's --help lists the refusal codes it can give.\n\n${describeEnvironment()}`)
-      .wrap(Math.min(100, process.stdout.columns || 100))
-      .fail((msg, err) => {
-        throw (
-          err ??
-          new UsageError(`${ownWords(msg, verb)}\nRun "abcd ${verb && verb !== 'help' ? `${verb} ` : ''}--help" for usage.`, 'argument')
-        );
-      });
-    for (const c of commands) {
-      parser = parser.command(
-        c.command as string,
-        c.describe,
-        (y) => {
-          let b = c.builder(y);
-          if (c.usesRemote) b = b.option('remote', { type: 'string', default: 'origin', describe: 'the shared git remote' });
-          for (const [ex, what] of c.examples) b = b.example(ex, what);
-          return b.epilogue(c.exitsHelp ?? describeExits(c.refusals ?? []));
-        },
-        async (args) => {
-          const exit = await runVerb(c, args as unknown as Record<string, unknown> & GlobalArgs, out, { commands });
-          if (exit !== undefined) code = exit;
-        },
-      );
-    }
+    const parser = buildParser(yargs(args), {
+      verb,
+      gate: isGate,
+      columns: process.stdout.columns || 100,
+      onVerb: async (c, parsed) => {
+        const exit = await runVerb(c, parsed, out, { commands });
+        if (exit !== undefined) code = exit;
+      },
+    });
     await parser.parseAsync();
   } catch (e) {
     code = reportFailure(e, { json: wantsJson, debug, out, ...(gateRuns ? { exitOf: gateExitOf } : {}) });
   }
   process.exitCode = code;
-}
-
-function nameOf(c: Command): string {
-  return String(c.command).split(' ')[0]!;
-}
-
-/** The parser's complaint in abcd's words: which positional is missing, which option is unknown. */
-function ownWords(msg: string, verb: string | undefined): string {
-  const c = commands.find((x) => nameOf(x) === verb);
-  const missing = /^Not enough non-option arguments: got (\d+), need at least (\d+)/.exec(msg);
-  if (c && missing) {
-    const required = String(c.command)
-      .split(' ')
-      .filter((w) => w.startsWith('<'));
-    const absent = required.slice(Number(missing[1]));
-    return `${verb} needs ${absent.join(' and ')} (usage: abcd ${c.command})`;
-  }
-  const unknown = /^Unknown arguments?: (.*)$/.exec(msg);
-  if (unknown) return `${verb ?? 'abcd'} does not take ${unknown[1]}`;
-  return msg;
 }
 
 function withoutFirstDashDash(argv: readonly string[]): string[] {

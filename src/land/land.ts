@@ -17,21 +17,16 @@ export type { GateRunner, LandInput, LandResult } from './types.js';
 
 /** Lands the item's work branch on main, fenced by its claim; how depends on the forge. */
 export async function land(repo: Repo, input: LandInput, gate: GateRunner): Promise<LandResult> {
-  if (repo.forge.kind === 'github') {
-    const { githubStrategy } = await import('./strategy-github.js');
-    githubStrategy.precheck?.(repo);
-    return landWith(Promise.resolve(githubStrategy), repo, input, gate);
-  }
-  // The git strategy has no precheck: its module loads while the beginning's git processes run.
-  const loading = import('./strategy-git.js').then((m): LandStrategy<unknown> => {
-    if (m.gitStrategy.precheck) throw new Error('a precheck must run before the first read: load the strategy first');
-    return m.gitStrategy as LandStrategy<unknown>;
-  });
-  loading.catch(() => undefined);
-  return landWith(loading, repo, input, gate);
+  const strategy: LandStrategy<unknown> =
+    repo.forge.kind === 'github'
+      ? ((await import('./strategy-github.js')).githubStrategy as LandStrategy<unknown>)
+      : ((await import('./strategy-git.js')).gitStrategy as LandStrategy<unknown>);
+  // A precheck refuses before anything is read (a GitHub land without the App's settings).
+  strategy.precheck?.(repo);
+  return landWith(strategy, repo, input, gate);
 }
 
-async function landWith<E>(loading: Promise<LandStrategy<E>>, given: Repo, input: LandInput, gate: GateRunner): Promise<LandResult> {
+async function landWith<E>(strategy: LandStrategy<E>, given: Repo, input: LandInput, gate: GateRunner): Promise<LandResult> {
   const { clock } = given.deps;
   const started = clock.now();
   const deadline = started + input.waitMs;
@@ -56,7 +51,6 @@ async function landWith<E>(loading: Promise<LandStrategy<E>>, given: Repo, input
   const config = await configRead;
   const keeper = new ClaimKeeper(repo, ref, item, held.tip, held.claim, { waiting, until: deadline });
   const ctx: LandContext = { repo, waiting, input, gate, item, ref, started, deadline, target, snap, held, config, landConfig, keeper };
-  const strategy = await loading;
   const entered = await strategy.enter(ctx);
   keeper.start();
   let landed;

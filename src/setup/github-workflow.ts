@@ -14,6 +14,9 @@ export interface LaneCiOptions {
 }
 
 export const DEFAULT_TIMEOUT_MINUTES = 60;
+// The Node line the lane jobs install: a maintained LTS within package.json's engines (>=22),
+// the one abcd's own test suite runs on.
+export const CI_NODE_MAJOR = 24;
 // A drain with no work left ends after this, rather than hold the runner until the deadline.
 export const CI_IDLE = '2m';
 
@@ -112,7 +115,7 @@ jobs:
           fetch-depth: 0
       - uses: actions/setup-node@v4
         with:
-          node-version: 20
+          node-version: ${CI_NODE_MAJOR}
       - name: Let the lane's sandbox start
         # A lane runs its agent in bubblewrap (the default --sandbox auto) and refuses to run it
         # unsandboxed. The runner image has no bubblewrap, and on Ubuntu 24.04 AppArmor refuses

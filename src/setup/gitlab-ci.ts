@@ -1,5 +1,12 @@
 // The GitLab CI configuration `abcd init --ci gitlab` writes, as plain text from a template.
-import { appConfigLines, CI_IDLE, DEFAULT_TIMEOUT_MINUTES, GENERATED_MARKER, type LaneCiOptions } from './github-workflow.js';
+import {
+  appConfigLines,
+  CI_IDLE,
+  CI_NODE_MAJOR,
+  DEFAULT_TIMEOUT_MINUTES,
+  GENERATED_MARKER,
+  type LaneCiOptions,
+} from './github-workflow.js';
 
 export const GITLAB_CI_PATH = '.gitlab-ci.yml';
 /** Where the lanes go when the project already has a .gitlab-ci.yml of its own. */
@@ -34,7 +41,7 @@ variables:
     description: "Item to build (fix-login or github:issue:123); empty drains every ready item"
 
 abcd-lane:
-  image: node:20
+  image: node:${CI_NODE_MAJOR}
   timeout: ${minutes} minutes
   # One lane per item at a time: a later job waits for the one in flight, never cancels it.
   # Every drain (empty LANE_ITEM) shares the group abcd-lane-.

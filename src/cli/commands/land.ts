@@ -51,11 +51,8 @@ export const land: Command = {
       keep: Boolean(args.keep),
     };
     const [{ openRepo }, { land: run }] = await Promise.all([import('../../repo/repo.js'), import('../../land/land.js')]);
-    // The gate's modules load while openRepo's git processes run; its refusals still come second.
-    const gate = machineGate(deps);
-    gate.catch(() => undefined);
     const repo = await openRepo(deps);
-    const r = await run(repo, input, await gate);
+    const r = await run(repo, input, await machineGate(deps));
     const checks = r.checks.length
       ? `, checks passed (${r.checks.map((c) => `${c.command} ${formatDuration(c.durationMs)}`).join('; ')})`
       : ', no checks configured';

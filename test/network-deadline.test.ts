@@ -26,12 +26,14 @@ describe('network deadline', () => {
     const { writeFile } = await import('node:fs/promises');
     await writeFile(join(marks, 'check.sh'), CHECK);
     const remote = await remoteWithItems([{ slug: 'a' }, { slug: 'b' }], {
-      land: { checks: `sh ${join(marks, 'check.sh')}`, speculate: 2 },
+      // The checks coordinate through a folder outside their worktrees: the person's opt-out of
+      // the check sandbox, which a lane takes only when attended.
+      land: { checks: `sh ${join(marks, 'check.sh')}`, speculate: 2, sandbox: 'none', env: ['MARKS'] },
     });
     const s = await laneSession(remote, 'drainer', { MARKS: marks });
     // b's agent commits a moment after a's, so a is first in the land queue.
     const agent = `case "$ABCD_ITEM" in *:b) sleep 2 ;; esac; ${COMMITTING_AGENT}`;
-    const r = await s.abcd(['drain', '--lanes', '2', '--max-cycles', '1', '--json', '--agent', agent], { timeoutMs: 150_000 });
+    const r = await s.abcd(['drain', '--lanes', '2', '--max-cycles', '1', '--attended', '--json', '--agent', agent], { timeoutMs: 150_000 });
     // a's failing check makes the run's answer exit 3; before, b's cut-short read ended it with exit 8.
     expect(r.code, r.stdout + r.stderr).toBe(3);
     const cycles = (r.json?.record?.cycles ?? []) as Array<{ item: string; outcome: string; code?: string; reason?: string }>;

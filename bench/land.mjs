@@ -101,8 +101,13 @@ function benchLatency() {
     // Alternate which goes first, so neither always meets a warmer page cache.
     let landMs;
     let s;
-    if (rep % 2) ((landMs = landOnce(rep, envA)), (s = rawOnce(rep)));
-    else ((s = rawOnce(rep)), (landMs = landOnce(rep, envA)));
+    if (rep % 2) {
+      landMs = landOnce(rep, envA);
+      s = rawOnce(rep);
+    } else {
+      s = rawOnce(rep);
+      landMs = landOnce(rep, envA);
+    }
     t.land.push(landMs);
     for (const [k, v] of Object.entries(s)) t[k].push(v);
     t.raw.push(Object.values(s).reduce((x, y) => x + y, 0));
@@ -238,7 +243,9 @@ function timedGitLogger(root) {
       let text = '';
       try {
         text = readFileSync(log, 'utf8');
-      } catch {}
+      } catch {
+        // no git ran since the last take: nothing logged
+      }
       writeFileSync(log, '');
       return text
         .split('\n')
@@ -342,7 +349,7 @@ async function benchThroughput(floorMs) {
 
 async function throughputOnce(n) {
   let logger;
-  const { root, env, bare, sessions } = landingRemote({
+  const { env, bare, sessions } = landingRemote({
     name: `land-tp${n}`,
     config: { land: { checks: CHECK } },
     n,
@@ -361,7 +368,10 @@ async function throughputOnce(n) {
     } catch {
       return; // mid-rename
     }
-    if (now !== seen) ((seen = now), moves.push(epochMs()));
+    if (now !== seen) {
+      seen = now;
+      moves.push(epochMs());
+    }
   }, WATCH_MS);
   const t0 = performance.now();
   const e0 = epochMs();

@@ -187,7 +187,9 @@ export function gitLogger(root) {
       let text = '';
       try {
         text = readFileSync(log, 'utf8');
-      } catch {}
+      } catch {
+        // no git ran since the last take: nothing logged
+      }
       writeFileSync(log, '');
       return text.split('\n').filter(Boolean);
     },
@@ -268,6 +270,8 @@ export async function landOne(s, { item, file, wait }) {
   let json;
   try {
     json = JSON.parse(r.stdout);
-  } catch {}
+  } catch {
+    // not JSON (the land failed before answering): json stays undefined, callers judge by the exit code
+  }
   return { r, json };
 }

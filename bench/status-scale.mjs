@@ -51,8 +51,13 @@ export async function benchStatusScale() {
       };
       const fetch = () => git(raw, ['fetch', '-q', 'origin', RAW_SPEC], env).ms;
       // Alternate which goes first, so neither always meets a warmer page cache.
-      if (rep % 2) (t.cold.raw.push(fetch()), t.cold.abcd.push(status()));
-      else (t.cold.abcd.push(status()), t.cold.raw.push(fetch()));
+      if (rep % 2) {
+        t.cold.raw.push(fetch());
+        t.cold.abcd.push(status());
+      } else {
+        t.cold.abcd.push(status());
+        t.cold.raw.push(fetch());
+      }
       for (let w = 0; w < size.warmPerCold; w++) {
         const before = objectCount(mine, env);
         t.warm.abcd.push(status());

@@ -7,7 +7,7 @@ import { mergeOnGithub, type MergeOnGithubInput } from '../src/land/strategy-git
 import { enqueue, merge } from '../src/forges/github/merge.js';
 import { findOrOpenPullRequest } from '../src/forges/github/pull-requests.js';
 import { waitForMerge } from '../src/forges/github/wait-merge.js';
-import { DeadlineReached, Fenced, ForgeRejected, RemoteUnavailable, UnsafeEnvironment, type Refusal } from '../src/core/refusals.js';
+import { DeadlineReached, Fenced, ForgeRejected, RemoteUnavailable, UnsafeEnvironment } from '../src/core/refusals.js';
 import { useGitHubStub } from './harness/github-client-stub.js';
 import { bearerDigest, pullStateAnswer, restPull } from './harness/github-stub.js';
 

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupTemp, tempDir } from './harness/git-env.js';
 import { remoteWithItems } from './harness/lanes.js';
 import { writeRawRecord } from './harness/remote.js';
-import { makeSession } from './harness/session.js';
+import { makeSession, type Json } from './harness/session.js';
 import { liveEnvelopes, mailboxAgent, refsUnder, remoteRecord, until } from './harness/steer.js';
 
 const ITEMS = ['kept', 'removed', 'corrupted'] as const;
@@ -98,7 +98,7 @@ describe('receipts', () => {
     );
     const marked = join(dir, 'pending-runs');
     const agent = `echo "$ABCD_ITEM" >> ${marked}; cp "$ABCD_MAILBOX" "followup-$(printf %s "$ABCD_ITEM" | tr : -).txt"; git add -A && git commit -qm followup`;
-    const results = new Map<string, any>();
+    const results = new Map<string, Json>();
     const runs = await Promise.all(
       ITEMS.map((slug, i) => runners[i]!.abcd(['build', slug, '--json', '--sandbox', 'none', '--agent', agent], { timeoutMs: 120_000 })),
     );

@@ -3,11 +3,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupTemp, git, isolatedEnv } from './harness/git-env.js';
 import type { BareRemote } from './harness/remote.js';
-import { makeSession, twoSessions, type Session } from './harness/session.js';
+import { makeSession, twoSessions, type Json, type Session } from './harness/session.js';
 
 const CLAIM = 'refs/heads/abcd/claims/local/item/';
 
-async function claimOnRemote(remote: BareRemote, item: string): Promise<any> {
+async function claimOnRemote(remote: BareRemote, item: string): Promise<Json> {
   return JSON.parse(await git(remote.dir, ['show', `${CLAIM}${item}:record.json`], isolatedEnv(remote.dir)));
 }
 

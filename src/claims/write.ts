@@ -42,7 +42,7 @@ export async function pushClaim(
   const writes: RecordWrite[] = [{ ref: o.ref, lease: o.lease, content: encodeClaim(o.claim), message: o.message }, ...(o.records ?? [])];
   // Independent records are built side by side: each is three short local git processes.
   const oids = await Promise.all(
-    writes.map((w) =>
+    writes.map(async (w) =>
       w.content === null
         ? null
         : writeRecordCommit({

@@ -29,7 +29,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     isTTY: Boolean(process.stdout.isTTY),
     columns: () => process.stdout.columns || undefined,
   };
-  let code = 0;
+  let code: number;
   try {
     code = (await runVerb(parsed.command, parsed.args, out, { commands })) ?? 0;
   } catch (e) {

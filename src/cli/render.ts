@@ -21,6 +21,7 @@ export function table(header: readonly string[], rows: ReadonlyArray<readonly st
 }
 
 function visible(s: string): string {
+  // eslint-disable-next-line no-control-regex -- the colour escapes (ESC [ ... m) are what is measured away
   return s.replace(/\u001b\[[0-9;]*m/g, '');
 }
 
@@ -42,6 +43,7 @@ export function printable(text: string): string {
 }
 
 // The only escapes abcd itself writes into a verb's text: paint()'s colours, on a terminal.
+// eslint-disable-next-line no-control-regex -- the colour escapes (ESC [ ... m) are what this matches
 const SGR = /\u001b\[[0-9;]*m/g;
 
 /**

@@ -83,7 +83,13 @@ async function breakIfStale(lock: string, { now, staleMs, host }: { now: number;
   if (!dead && age < staleMs) return false;
   const again = await readOwner(lock);
   if (again?.text !== before.text) return true;
-  await unlink(lock).catch(() => undefined);
+  try {
+    await unlink(lock);
+  } catch (e) {
+    // Gone already: another waiter broke it first. Any other failure throws: the lock stays, and
+    // the caller's loop would otherwise spin on it without ever reaching its deadline.
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
   return true;
 }
 
@@ -113,6 +119,8 @@ function alive(pid: number): boolean {
   }
 }
 
+// Runs in a finally: a lock it cannot read or remove is left to go stale (LOCK_STALE_MS frees
+// it), rather than replacing the refresh's own result or error with this one.
 async function releaseIfMine(lock: string, nonce: string): Promise<void> {
   const cur = await readOwner(lock).catch(() => undefined);
   if (cur?.owner?.nonce === nonce) await unlink(lock).catch(() => undefined);

@@ -112,13 +112,14 @@ export class ClaimKeeper {
     this.stopped = true;
     this.abort.abort();
     await this.loop;
+    // Waits for the pushes in flight to settle; each one's error went to its own caller.
     await this.chain.catch(() => undefined);
   }
 
   /** Runs `fn` with no push under the claim in flight, so it sees a settled tip. */
   exclusive<T>(fn: () => Promise<T>): Promise<T> {
     const p = this.chain.then(fn, fn);
-    this.chain = p.catch(() => undefined);
+    this.chain = p.catch(() => undefined); // the chain only orders; the caller gets p's error
     return p;
   }
 
@@ -160,7 +161,7 @@ export class ClaimKeeper {
       return r;
     };
     const p = this.chain.then(run, run);
-    this.chain = p.catch(() => undefined);
+    this.chain = p.catch(() => undefined); // the chain only orders; the caller gets p's error
     return p;
   }
 }

@@ -26,7 +26,7 @@ export async function land(repo: Repo, input: LandInput, gate: GateRunner): Prom
     if (m.gitStrategy.precheck) throw new Error('a precheck must run before the first read: load the strategy first');
     return m.gitStrategy as LandStrategy<unknown>;
   });
-  loading.catch(() => undefined);
+  loading.catch(() => undefined); // awaited in landWith, which throws its error; until then it is not unhandled
   return landWith(loading, repo, input, gate);
 }
 
@@ -43,7 +43,7 @@ async function landWith<E>(loading: Promise<LandStrategy<E>>, repo: Repo, input:
   // Read while the holder and the work are checked (a local read); its refusal comes after theirs.
   const landConfig = landConfigReader(repo.git, (t) => parseDuration(t, 'land.timeout'));
   const configRead = target.mainTip().then(landConfig);
-  configRead.catch(() => undefined);
+  configRead.catch(() => undefined); // awaited below, which throws its error; until then it is not unhandled
   const held = await requireMineOnBranch(repo, snap, { ref, item, branch: target.branch });
   await refuseNothingToLand(repo, target, item);
   // A config the schema refuses (a typo) refuses the land here, before anything is written.

@@ -273,12 +273,7 @@ async function awaitParent({ repo, target, keeper, item, deadline, started }: La
 }
 
 /** The landing push; false when main moved first (the caller re-tests). Other refusals throw. */
-async function pushLanding(
-  { repo, input, target, keeper, item, ref }: LandContext,
-  q: Queued,
-  tip: string,
-  parent: string,
-): Promise<boolean> {
+async function pushLanding({ input, target, keeper, item, ref }: LandContext, q: Queued, tip: string, parent: string): Promise<boolean> {
   const r = await keeper.push((claim) => ({
     claim: input.keep ? claim : { ...claim, state: 'done', landed: { main: target.main, tip } },
     message: `land ${claim.item} on ${target.main} at ${tip.slice(0, 12)}`,

@@ -217,6 +217,7 @@ export async function mergeOnGithub(i: MergeOnGithubInput): Promise<MergeOnGithu
 /** A refused enqueue whose pull request now has another head is `head-moved`, whatever GitHub said. */
 async function explainRefusedEnqueue(e: unknown, i: MergeOnGithubInput, number: number): Promise<unknown> {
   if (!(e instanceof ForgeRejected) || e.data.reason === 'head-moved') return e;
+  // Best effort: without the pull request's state, GitHub's own refusal is reported as it came.
   const now = await pullRequestState(i.client, { owner: i.owner, repo: i.repo, number }).catch(() => undefined);
   if (now && now.headOid !== i.expectedHead) {
     return headMoved({ pr: `#${number}`, expectedHead: i.expectedHead, said: `${e.message}; its head is now ${now.headOid}`, number });

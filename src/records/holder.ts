@@ -2,6 +2,7 @@ import { z } from 'zod';
 
 /** Who acts: the person (git user.email), the host, the session. */
 // No control characters: these strings reach people's terminals in messages and tables.
+// eslint-disable-next-line no-control-regex -- control characters are what this refuses
 const PRINTABLE = /^[^\u0000-\u001f\u007f]*$/;
 
 export const HolderSchema = z.object({

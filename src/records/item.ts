@@ -55,5 +55,6 @@ export function shortItem(k: ItemKey): string {
 
 function printable(text: string): string {
   const shown = text.length > 60 ? text.slice(0, 60) + '…' : text;
+  // eslint-disable-next-line no-control-regex -- control characters are masked before the text is shown
   return shown.replace(/[\u0000-\u001f\u007f]/g, '?');
 }

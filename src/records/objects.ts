@@ -69,6 +69,7 @@ const CRUD = new Set([...'.,:;<>"\\\'']);
  */
 export function plainIdent(s: string): boolean {
   if (s === '' || /[\0-\x20<>\x7f]/.test(s[0]!) || CRUD.has(s[0]!) || CRUD.has(s[s.length - 1]!)) return false;
+  // eslint-disable-next-line no-control-regex -- git refuses control characters in an ident, and so does this
   if (/[\0-\x1f<>]/.test(s)) return false;
   return !/[\0-\x20]$/.test(s);
 }

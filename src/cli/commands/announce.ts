@@ -40,6 +40,7 @@ export const announce: Command = {
     if (text.trim() === '') throw new UsageError('say something: abcd announce <state> [<item>] <text>', {});
     if (text.length > MAX_TEXT)
       throw new UsageError(`the announcement is ${text.length} characters, over ${MAX_TEXT}: keep it to one short line.`, {});
+    // eslint-disable-next-line no-control-regex -- control and invisible characters are what this refuses
     if (/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/.test(text)) {
       throw new UsageError('the announcement has control, bidi or invisible characters: write it as plain text on one line.', {});
     }

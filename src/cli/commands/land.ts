@@ -49,7 +49,7 @@ export const land: Command = {
     const [{ openRepo }, { land: run }] = await Promise.all([import('../../repo/repo.js'), import('../../land/land.js')]);
     // The gate's modules load while openRepo's git processes run; its refusals still come second.
     const gate = machineGate(deps);
-    gate.catch(() => undefined);
+    gate.catch(() => undefined); // awaited below, which throws its error; until then it is not unhandled
     const repo = await openRepo(deps);
     const r = await run(repo, input, await gate);
     const checks = r.checks.length

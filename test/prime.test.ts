@@ -18,7 +18,7 @@ describe('abcd prime', () => {
   afterAll(cleanupTemp);
 
   it('every refusal class has a code in the table, with its exit code, and every verb declares its codes', () => {
-    const classes = Object.values(refusals).filter(
+    const classes = Object.values(refusals as Record<string, unknown>).filter(
       (v): v is new (m: string, d: Record<string, unknown>) => refusals.Refusal =>
         typeof v === 'function' && v.prototype instanceof refusals.Refusal,
     );

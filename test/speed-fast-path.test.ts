@@ -21,10 +21,14 @@ async function viaYargs(argv: string[]): Promise<Record<string, unknown>> {
       throw err ?? new Error(msg);
     });
   for (const c of commands) {
-    const build = (y: never) => (c.usesRemote ? c.builder(y).option('remote', { type: 'string', default: 'origin' }) : c.builder(y));
-    parser = parser.command(c.command as string, c.describe, build, (a) => {
-      got = a as Record<string, unknown>;
-    });
+    parser = parser.command(
+      c.command as string,
+      c.describe,
+      (y) => (c.usesRemote ? c.builder(y).option('remote', { type: 'string', default: 'origin' }) : c.builder(y)),
+      (a) => {
+        got = a as Record<string, unknown>;
+      },
+    );
   }
   await parser.parseAsync();
   return got;

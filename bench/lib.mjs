@@ -302,7 +302,7 @@ export function classify(lines) {
   return { total: cmds.length, trips, local: cmds.length - trips, cmds };
 }
 
-/** Rows of issue 11's table, filled by each part as it measures them; run.mjs renders section 0. */
+/** Rows of the targets table (each ratio against its goal), filled by each part as it measures them; run.mjs renders section 0. */
 /** @type {{ what: string, abcd: string, baseline: string, ratio: string, limit: number, met: boolean, note: string }[]} */
 export const targets = [];
 

@@ -6,7 +6,7 @@
 //   node bench/run.mjs land verbs   only these parts; their sections replace the same-numbered
 //                                   sections of results.md, the others are kept
 // Parts: verbs (section 1), status (2, 4), startup (3), land (5, 6), choices (7); section 0, the
-// targets of issue 11, gathers the rows each part measured.
+// targets, gathers the rows each part measured.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -100,11 +100,11 @@ function numberOf(section) {
   return m ? Number(m[1]) : Infinity;
 }
 
-/** Section 0: every row of issue 11's table this run measured, as a ratio against its target. */
+/** Section 0: every target row this run measured, as a ratio against its target. */
 function targetsSection() {
   const rows = targets.map((t) => [t.what, t.abcd, t.baseline, t.ratio, `≤ ${t.limit}x: ${t.met ? 'met' : '**missed**'}`]);
   return [
-    '## 0. Targets (issue 11)',
+    '## 0. Targets',
     '',
     'Every ratio from this run; the sections below have the detail.',
     '',

@@ -80,7 +80,7 @@ describe.each(['file', 'http'] as const)('claims over %s', (transport) => {
 
 // A kill -9 after an act's push landed but before abcd noted it locally leaves this clone's
 // memory saying "held": simulated by putting back the memory file the act removed.
-describe('a retried act this session had already finished (issue 7, lie 8)', () => {
+describe('a retried act this session had already finished', () => {
   let remote: TransportRemote;
   let a: Session;
   const heldDir = () => join(a.dir, '.git', 'abcd', 'held', 'alice');

@@ -1,4 +1,4 @@
-// Fuzz (issue 7, "Prove it"): record decoding, ref names and item parsing meet hostile input
+// Fuzz: record decoding, ref names and item parsing meet hostile input
 // with a named refusal or a valid value: never a crash, a stack trace, an unnamed error, or
 // a lost record. Each property is bounded in time so the file stays a few seconds under load.
 import fc from 'fast-check';

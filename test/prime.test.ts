@@ -1,4 +1,4 @@
-// abcd prime and init --agents (issue 10 item 8): the agent's instructions are made from the
+// abcd prime and init --agents: the agent's instructions are made from the
 // command table and the refusal codes, and stay in step with them.
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

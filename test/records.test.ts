@@ -118,7 +118,7 @@ async function recordOf(remote: BareRemote, refName: string): Promise<Json> {
   return JSON.parse(await git(remote.dir, ['show', `${refName}:record.json`], isolatedEnv(remote.dir)));
 }
 
-describe('records abcd refuses by name (issue 7, lie 12)', () => {
+describe('records abcd refuses by name', () => {
   let remote: BareRemote;
   let a: Session;
   const YEAR_2199 = Date.UTC(2199, 0, 1);
@@ -216,7 +216,7 @@ describe('records abcd refuses by name (issue 7, lie 12)', () => {
   });
 });
 
-describe('fields this abcd does not know survive every rewrite (issue 7, lie 11)', () => {
+describe('fields this abcd does not know survive every rewrite', () => {
   let remote: BareRemote;
   let a: Session;
   const extra = { futureField: { nested: [1, 'two'] }, priority: 7 };

@@ -1,4 +1,4 @@
-// Hostile text from records and the remote never reaches a terminal raw (issue 7, break 4):
+// Hostile text from records and the remote never reaches a terminal raw:
 // terminal escapes (OSC title, CSI clear, the one-byte C1 CSI 0x9b), bidi overrides and
 // zero-width characters are removed from text output and escaped in JSON output.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

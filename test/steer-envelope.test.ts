@@ -1,4 +1,4 @@
-// The envelope a running agent receives (issue 12): a pinned first line, fixed labels, every
+// The envelope a running agent receives: a pinned first line, fixed labels, every
 // request's text quoted, sanitized (controls, bidi, zero-width) and defanged, so text written
 // by anyone cannot pass for abcd's own structure. Pure: no lane needed.
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Receipts (issue 12): a build request that fills the pending slot while a lane holds the item
+// Receipts: a build request that fills the pending slot while a lane holds the item
 // is delivered in flight; the landing records a receipt naming it; the pending run for it then
 // exits 0 without starting the agent. The check fails open: with the receipt removed or
 // corrupted, the pending run does the work.

@@ -1,4 +1,4 @@
-// abcd status for a person at a terminal (issue 10 item 6): sections, relative times, colour
+// abcd status for a person at a terminal: sections, relative times, colour
 // only on a terminal without NO_COLOR, lines cut to the terminal's width, refused records
 // last with the command that fixes them, and --watch redrawing only on change.
 import { execa } from 'execa';

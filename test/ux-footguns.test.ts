@@ -1,4 +1,4 @@
-// Silent foot-guns (issue 10 items 2-4): reserving landed work, landing an empty branch,
+// Silent foot-guns: reserving landed work, landing an empty branch,
 // and a cap refusal that tells an agent to change the person's settings.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupTemp, git, isolatedEnv } from './harness/git-env.js';

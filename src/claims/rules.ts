@@ -60,7 +60,7 @@ export function isPrunable(entry: ClaimEntry, now: number, settings: Settings): 
 }
 
 /**
- * Whether a record is due for pruning with the clock judged (DESIGN.md "Time"): a released
+ * Whether a record is due for pruning with the clock judged (corrected for skew, or unsafe): a released
  * claim always; a done one once its retention passed by the corrected clock, or by this
  * clone's own watching of it; a held one once it is takeable and a day past expiry the same
  * way. Nothing clock-based while the clock is unsafe.

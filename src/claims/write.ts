@@ -33,7 +33,7 @@ export type ClaimPush =
 
 /**
  * Writes the claim's next generation as a new commit on the tip just read, pushed with an
- * explicit lease, together with other records and `extra` refs in ONE atomic push (rule 2).
+ * explicit lease, together with other records and `extra` refs in ONE atomic push: if the claim moved, nothing lands.
  */
 export async function pushClaim(
   repo: Repo,

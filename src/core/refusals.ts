@@ -1,5 +1,5 @@
 // Every way a verb can end without doing what was asked. One class per reason, each with
-// a stable code, an exit code (DESIGN.md "Exit codes") and structured data. The message
+// a stable code, an exit code (one per kind of refusal, stable for scripts) and structured data. The message
 // says what happened and what to do next; src/cli/report.ts renders it.
 
 import type * as Data from './refusal-data.js';
@@ -127,7 +127,7 @@ export class RecordTooNew extends Refusal<Data.RecordTooNewData> {
   readonly exit = 6;
 }
 
-/** Unsafe environment or credentials (rule 4). */
+/** Unsafe environment or credentials (the person's login within a lane's reach). */
 export class UnsafeEnvironment extends Refusal<Data.UnsafeEnvironmentData> {
   readonly code = 'unsafe-environment';
   readonly exit = 7;

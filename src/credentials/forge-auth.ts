@@ -5,7 +5,7 @@ import type { TokenSource } from './token-source.js';
 
 /**
  * Every network git call on a forge gets the App token for that one invocation, through the
- * credential channel (rule 4): fresh from the token source, so a long lane never sends an
+ * credential channel (never the person's login): fresh from the token source, so a long lane never sends an
  * expired one.
  */
 export function forgeAuth(o: {

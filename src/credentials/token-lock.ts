@@ -9,7 +9,7 @@ import { DeadlineReached } from '../core/refusals.js';
 
 /** A lock older than this is abandoned: a refresh is two HTTP calls, each with a 15 s deadline. */
 export const LOCK_STALE_MS = 60_000;
-/** How long a process waits for another's refresh before refusing (rule 1); above the stale age. */
+/** How long a process waits for another's refresh before refusing (every wait ends by a stated time); above the stale age. */
 export const LOCK_WAIT_MS = 90_000;
 // Refreshes take a few hundred ms; polling faster would only spin.
 const LOCK_POLL_MS = 50;

@@ -13,7 +13,7 @@ export interface RunResult {
 
 export interface RunOptions {
   input?: string | Buffer;
-  /** Kill git after this long; every git call abcd makes has one (rule 1). */
+  /** Kill git after this long; every git call abcd makes has one, so every wait ends. */
   timeoutMs?: number;
   /** Extra environment for this one invocation (the credential channel's config). */
   env?: Record<string, string>;

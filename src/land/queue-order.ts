@@ -16,7 +16,7 @@ export function queueOrder(entries: Iterable<QueueEntry>): QueueEntry[] {
  *   takeover rule with the measured clock agrees (prune-queue.ts), so a fast clock deletes
  *   nothing live.
  * - `unreadable`: the claim is a record this abcd refuses (corrupt, or newer): skipped and
- *   reported, never waited on (rule 3) and never deleted.
+ *   reported, never waited on (a record newer than this abcd is refused, not guessed at) and never deleted.
  */
 export type EntryState = 'alive' | 'dead' | 'lapsed' | 'unreadable';
 

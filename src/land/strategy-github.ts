@@ -3,7 +3,7 @@
 // branch has none) naming the head it expects, wait for the merge, then mark the claim `done` in
 // a fenced push.
 //
-// The fence (rule 2): a GitHub act cannot share a git push with the claim, so the claim's tip is
+// The fence (a claim is fenced by its tip): a GitHub act cannot share a git push with the claim, so the claim's tip is
 // re-read immediately before the one call that acts, and that call names the expected head. The
 // window between the re-read and GitHub carrying out the call is stated in the result
 // (`fenceWindowMs`), not claimed closed: a takeover landing inside it is not seen.
@@ -146,7 +146,7 @@ export interface MergeOnGithubResult {
   mergeCommit: string;
   via: 'merge-queue' | 'merge' | 'already-merged';
   pullRequest: PullRequestRef['action'];
-  /** From the claim's re-read to GitHub's answer to the act: the unfenced window (rule 2). */
+  /** From the claim's re-read to GitHub's answer to the act: the window the claim's tip does not fence. */
   fenceWindowMs: number;
 }
 

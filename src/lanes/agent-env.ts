@@ -5,7 +5,7 @@ import { UsageError } from '../core/refusals.js';
 
 // What a shell and its tools need to behave, and nothing that authenticates.
 const ALLOWED = ['PATH', 'LANG', 'LANGUAGE', 'TERM', 'TZ', 'COLORTERM', 'NO_COLOR', 'USER', 'LOGNAME', 'SHELL'] as const;
-// Names a repository's config may never pass to an agent, whatever it says: rule 4's tokens.
+// Names a repository's config may never pass to an agent, whatever it says: the tokens an unattended lane must never hand an agent.
 const NEVER = /^(GH_TOKEN|GITHUB_TOKEN|GH_ENTERPRISE_TOKEN|GITHUB_ENTERPRISE_TOKEN|ABCD_.*|GIT_.*|SSH_AUTH_SOCK)$/;
 const NAME = /^[A-Za-z_][A-Za-z0-9_]{0,100}$/;
 

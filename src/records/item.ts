@@ -9,7 +9,7 @@ export interface ItemKey {
 
 // One part of a key: lowercase letters, digits, '.', '_', '-', starting with a letter or digit.
 const PART = /^[a-z0-9][a-z0-9._-]*$/;
-// Longest item accepted on the command line (DESIGN.md "Words"); keeps ref names short.
+// Longest item accepted on the command line (short names read well in tables); keeps ref names short.
 const MAX_ITEM_CHARS = 100;
 
 /** Parses a slug (`fix-login`) or a full key (`github:issue:123`); anything else is a usage error. */

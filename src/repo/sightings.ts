@@ -3,7 +3,7 @@ import { readIfExists, refFileName, writeAtomic } from './local-files.js';
 
 /**
  * When this clone first saw a claim's tip. A takeover needs the reader's own observation
- * of the same tip for the takeover delay (DESIGN.md "Time"), so a fast clock elsewhere
+ * of the same tip for the takeover delay (judged by this computer's clock alone), so a fast clock elsewhere
  * cannot make a claim look stale early. Files under <git-common-dir>/abcd/sightings/.
  * Concurrent writers race harmlessly: the later first-seen time wins, which only delays.
  */

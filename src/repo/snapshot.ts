@@ -65,7 +65,7 @@ export interface ReceiptEntry {
   receipt: ReceiptRecord;
 }
 
-/** A record this abcd could not use, and why (rule 3, corrupt records). */
+/** A record this abcd could not use, and why (too new, or corrupt). */
 export interface RefusedEntry {
   ref: string;
   tip: string;

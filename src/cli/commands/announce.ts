@@ -3,7 +3,7 @@ import { itemArg, ttlArg } from '../args.js';
 import { formatInstant, jsonInstant } from '../render.js';
 import { UsageError } from '../../core/refusals.js';
 
-// DESIGN.md: an announcement expires on its own after this long unless told otherwise.
+// An announcement expires on its own after this long unless told otherwise.
 const DEFAULT_TTL_MS = 2 * 3_600_000;
 const STATES = ['working', 'blocked', 'done', 'away'] as const;
 // Kept in step with records/announce.ts (which loads zod: not on the path of --help).

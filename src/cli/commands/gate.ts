@@ -5,7 +5,7 @@ import { durationArg } from '../args.js';
 import { machineGateContext } from '../../machine/gate/context.js';
 import { formatDuration, jsonInstant, table } from '../render.js';
 
-// Waiting longer than this for a machine slot means something is wrong; rule 1 wants an end.
+// Waiting longer than this for a machine slot means something is wrong; every wait ends by a stated time.
 const DEFAULT_WAIT_MS = 10 * 60_000;
 
 // gate passes its command's exit status through, so its own refusals use codes a command is

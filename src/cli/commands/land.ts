@@ -5,7 +5,7 @@ import { durationArg, itemArg } from '../args.js';
 import { formatDuration, jsonInstant } from '../render.js';
 import { machineGateContext } from '../../machine/gate/context.js';
 
-// DESIGN.md: land waits in the queue for at most this long unless told otherwise.
+// land waits in the queue for at most this long unless told otherwise.
 const DEFAULT_WAIT_MS = 30 * 60_000;
 
 export const land: Command = {

@@ -1,3 +1,4 @@
+// `abcd push`: the work branch and tags pushed atomically with a renewal of the claim.
 import { expiresAt, type Claim } from '../records/claim.js';
 import { shortItem, type ItemKey } from '../records/item.js';
 import { claimRef, isRefSafe } from '../records/refs.js';

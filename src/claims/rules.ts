@@ -1,3 +1,4 @@
+// Claim liveness as named predicates: standing, takeable, due for pruning, by the judged clock.
 import { expiresAt } from '../records/claim.js';
 import { sameSession, type Holder } from '../records/holder.js';
 import type { Settings } from '../records/settings.js';

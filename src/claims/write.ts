@@ -1,3 +1,4 @@
+// Writing a claim's next generation with other records in one atomic, fenced push.
 import { encodeClaim, type Claim } from '../records/claim.js';
 import { writeRecordCommit } from '../records/objects.js';
 import type { RefUpdate } from '../records/store.js';

@@ -1,3 +1,4 @@
+// The entry bin/abcd loads: everyday verbs parsed without yargs, the rest handed to it.
 import { readFileSync } from 'node:fs';
 import type { Output } from '../core/deps.js';
 import type { Command, GlobalArgs } from './command.js';

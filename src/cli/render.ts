@@ -1,3 +1,4 @@
+// Text for people: colour on a terminal, tables, relative times.
 import { styleText } from 'node:util';
 import { sanitizeLine, sanitizeText } from '../core/sanitize.js';
 import { formatDuration, formatInstant } from '../core/duration.js';

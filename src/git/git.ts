@@ -1,3 +1,4 @@
+// The one typed git client: every call bound to a directory, with a timeout and quiet flags.
 import { definedEnv, type Env } from '../core/deps.js';
 import { GitFailed } from '../core/refusals.js';
 import { sanitizeLine, sanitizeText } from '../core/sanitize.js';

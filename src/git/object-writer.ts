@@ -1,3 +1,4 @@
+// Writing git objects in-process (loose, as git itself would), without spawning git.
 import { createHash, randomBytes } from 'node:crypto';
 import { link, mkdir, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

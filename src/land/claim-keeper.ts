@@ -1,3 +1,4 @@
+// Keeps a claim alive while a land waits and tests, one fenced push at a time.
 import type { Claim } from '../records/claim.js';
 import { expiresAt } from '../records/claim.js';
 import { Fenced, RemoteUnavailable } from '../core/refusals.js';

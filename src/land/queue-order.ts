@@ -1,3 +1,4 @@
+// The land queue's order and each entry's state: who lands next.
 import { expiresAt } from '../records/claim.js';
 import { sameSession } from '../records/holder.js';
 import { claimRef, classifyRef } from '../records/refs.js';

@@ -1,3 +1,4 @@
+// Waiting for this entry's turn in the land queue, to a deadline.
 import { formatHolder } from '../records/holder.js';
 import { Conflict, DeadlineReached, Fenced, Interrupted, isRefusal } from '../core/refusals.js';
 import { formatDuration, formatInstant } from '../core/duration.js';

@@ -1,3 +1,4 @@
+// The login check before a lane claims anything on a forge.
 import { assertNoLogin, describeGate } from '../credentials/login-check.js';
 import type { Repo } from '../repo/repo.js';
 

@@ -1,3 +1,4 @@
+// The claim record: schema, encode and decode.
 import { z } from 'zod';
 import { decodeRecord, encodeRecord, extraFields } from './envelope.js';
 import { HolderSchema, PRINTABLE } from './holder.js';

@@ -1,3 +1,4 @@
+// Every record's envelope: its kind and version, and the refusal of one too new.
 import type { z } from 'zod';
 import { RecordInvalid, RecordTooNew } from '../core/refusals.js';
 import { sanitizeLine } from '../core/sanitize.js';

@@ -1,3 +1,4 @@
+// Who acts in a record: the person, the host and the session.
 import { z } from 'zod';
 
 /** Who acts: the person (git user.email), the host, the session. */

@@ -1,3 +1,4 @@
+// Item keys (source:kind:id): parsed, checked and printed.
 import { UsageError } from '../core/refusals.js';
 
 /** A canonical item key: `<source>:<kind>:<id>`, e.g. local:item:fix-login. */

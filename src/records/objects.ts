@@ -1,3 +1,4 @@
+// A record as a git commit holding record.json, written without a work tree.
 import { RECORD_FILE } from './refs.js';
 import type { Git } from '../git/git.js';
 import { treeBody, writeLooseObject, type ObjectStore } from '../git/object-writer.js';

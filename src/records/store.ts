@@ -1,3 +1,4 @@
+// Fetching and pushing records on the remote, with deadlines and a local cache.
 import { RemoteUnavailable, UnsafeEnvironment, type Outcome } from '../core/refusals.js';
 import { formatDuration } from '../core/duration.js';
 import { cachePrefix, fromCacheRef, RECORD_PREFIX } from './refs.js';

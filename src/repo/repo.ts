@@ -1,3 +1,4 @@
+// Opening a repository: the git client, the record store, the forge and this session.
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Deps } from '../core/deps.js';
 import { HeldMemory } from './held.js';

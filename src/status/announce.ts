@@ -1,3 +1,4 @@
+// `abcd announce`: write, renew or clear this session's announcement.
 import { announceKey, encodeAnnounce, type AnnounceRecord } from '../records/announce.js';
 import { formatHolder } from '../records/holder.js';
 import { formatItem, shortItem, type ItemKey } from '../records/item.js';

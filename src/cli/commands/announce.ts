@@ -1,3 +1,4 @@
+// `abcd announce`: say what this session is doing, for everyone reading status.
 import type { Command } from '../command.js';
 import { itemArg, ttlArg } from '../args.js';
 import { formatInstant, jsonInstant } from '../render.js';

@@ -1,3 +1,4 @@
+// `abcd check-login`: look for the person's forge login where a lane could reach it.
 import type { Argv } from 'yargs';
 import type { Command } from '../command.js';
 

@@ -1,3 +1,4 @@
+// `abcd gate`: run a command under this computer's load gate.
 import type { Command } from '../command.js';
 import type { Deps } from '../../core/deps.js';
 import { isRefusal, UsageError } from '../../core/refusals.js';

@@ -1,3 +1,4 @@
+// `abcd land`: land the work branch on main through the queue, fenced by the claim.
 import type { Command } from '../command.js';
 import type { Deps } from '../../core/deps.js';
 import type { GateRunner, LandResult } from '../../land/land.js';

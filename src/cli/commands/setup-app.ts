@@ -1,3 +1,4 @@
+// `abcd setup-app`: the person's one-time GitHub App setup.
 import type { Argv } from 'yargs';
 import type { Command } from '../command.js';
 

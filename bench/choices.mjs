@@ -1,6 +1,6 @@
 // 7. What each start-up and writing choice earns (ADRs 0037, 0038): A/B in the same run, interleaved.
 import { join } from 'node:path';
-import { abcd, BUILD, cloneFor, git, makeRemote, median, ms, NODE, ratio, run, sandbox, table } from './lib.mjs';
+import { abcd, BUILD, cloneFor, git, makeRemote, interleavedMedians, ms, NODE, ratio, run, sandbox, table } from './lib.mjs';
 
 const REPS = 9;
 
@@ -23,10 +23,7 @@ export async function benchChoices() {
     inProcess: () => abcd(a, ['renew', 'wa'], envA).ms,
     plumbing: () => abcd(b, ['renew', 'wb'], envB).ms,
   };
-  for (const p of Object.values(probes)) p();
-  const t = Object.fromEntries(Object.keys(probes).map((k) => [k, []]));
-  for (let rep = 0; rep < REPS; rep++) for (const [k, p] of Object.entries(probes)) t[k].push(p());
-  const m = Object.fromEntries(Object.entries(t).map(([k, xs]) => [k, median(xs)]));
+  const m = interleavedMedians(probes, REPS);
   const rows = [
     ['`abcd status`: fast path (no yargs) vs the full yargs parser', ms(m.fast), ms(m.yargs), ratio(m.fast, m.yargs), ms(m.yargs - m.fast)],
     [

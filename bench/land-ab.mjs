@@ -12,6 +12,10 @@ import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { cloneFor, cleanupAll, git, gitLogger, makeRemote, median, ms, NODE, run, sandbox } from './lib.mjs';
 
+/** @import { Env } from './lib.mjs' */
+/** @typedef {'A' | 'B'} Build */
+/** @typedef {(which: Build, e?: Env, nodeArgs?: string[]) => number} LandOnce */
+
 const [dirA, dirB, repsArg] = process.argv.slice(2);
 if (!dirA || !dirB) {
   console.error('usage: node bench/land-ab.mjs <build A> <build B> [reps]');
@@ -20,7 +24,9 @@ if (!dirA || !dirB) {
 const REPS = Number(repsArg ?? 15);
 const ON_TIP = process.env.AB_ON_TIP === '1';
 const bins = { A: join(resolve(dirA), 'bin/abcd'), B: join(resolve(dirB), 'bin/abcd') };
-const loadBefore = loadavg()[0];
+/** The one-minute load average, as printed. */
+const load = () => (loadavg()[0] ?? 0).toFixed(1);
+const loadBefore = load();
 
 try {
   const { root, env } = sandbox('land-ab');
@@ -32,6 +38,9 @@ try {
   run(NODE, [bins.A, 'status'], { cwd: a, env: envA });
   const logger = gitLogger(root);
   let n = 0;
+  // Epoch ms at the last land's spawn: timeline() counts from it.
+  let startedAt = 0;
+  /** @type {LandOnce} */
   const landOnce = (which, e = envA, nodeArgs = []) => {
     const item = `ab-${n++}`;
     run(NODE, [bins[which], 'reserve', item], { cwd: a, env: envA });
@@ -41,7 +50,7 @@ try {
     writeFileSync(join(a, `${item}.txt`), `${item}\n`);
     git(a, ['add', '.'], envA);
     git(a, ['commit', '-q', '-m', item], envA);
-    landOnce.startedAt = performance.timeOrigin + performance.now();
+    startedAt = performance.timeOrigin + performance.now();
     const res = run(NODE, [...nodeArgs, bins[which], 'land', item, '--json'], { cwd: a, env: e });
     const out = JSON.parse(res.stdout);
     if (out.attempts !== 1 || out.checks.length) throw new Error(`unexpected land: ${res.stdout}`);
@@ -71,7 +80,7 @@ try {
     t += git(r, ['worktree', 'remove', '--force', wt], env).ms;
     return t;
   };
-  for (const which of ['A', 'B']) {
+  for (const which of /** @type {const} */ (['A', 'B'])) {
     logger.take();
     landOnce(which, logger.env(envA));
     const lines = logger.take();
@@ -80,39 +89,49 @@ try {
   }
   // AB_PROF=<dir>: one more land of B under the V8 profiler, its .cpuprofile written there.
   if (process.env.AB_PROF) landOnce('B', envA, ['--cpu-prof', '--cpu-prof-interval=100', `--cpu-prof-dir=${resolve(process.env.AB_PROF)}`]);
-  if (process.env.AB_TRACE) for (const which of ['A', 'B']) timeline(which, landOnce, root, envA);
+  if (process.env.AB_TRACE)
+    for (const which of /** @type {const} */ (['A', 'B'])) timeline(which, { landOnce, startedAt: () => startedAt }, root, envA);
+  /** @type {Record<Build | 'floor', number[]>} */
   const t = { A: [], B: [], floor: [] };
+  /** @type {(Build | 'floor')[][]} Rotated so no side always follows the other. */
+  const orders = [
+    ['A', 'B', 'floor'],
+    ['B', 'floor', 'A'],
+    ['floor', 'A', 'B'],
+  ];
   for (let i = 0; i < REPS; i++) {
-    // Rotate the order so no side always follows the other.
-    const order = [
-      ['A', 'B', 'floor'],
-      ['B', 'floor', 'A'],
-      ['floor', 'A', 'B'],
-    ][i % 3];
-    for (const k of order) t[k].push(k === 'floor' ? rawOnce() : landOnce(k));
+    for (const k of orders[i % orders.length] ?? []) t[k].push(k === 'floor' ? rawOnce() : landOnce(k));
   }
   const f = median(t.floor);
-  for (const k of ['A', 'B', 'floor'])
+  for (const k of /** @type {const} */ (['A', 'B', 'floor']))
     console.log(`${k}: median ${ms(median(t[k]))} (${(median(t[k]) / f).toFixed(2)}x floor) [${t[k].map((x) => Math.round(x)).join(' ')}]`);
-  console.log(
-    `B/A ${(median(t.B) / median(t.A)).toFixed(3)}; reps ${REPS}; load average ${loadBefore.toFixed(1)} before, ${loadavg()[0].toFixed(1)} after`,
-  );
+  console.log(`B/A ${(median(t.B) / median(t.A)).toFixed(3)}; reps ${REPS}; load average ${loadBefore} before, ${load()} after`);
 } finally {
   cleanupAll();
 }
 
-/** One land under GIT_TRACE2_EVENT: each git process's start offset, its wall time, and the gap before it. */
-function timeline(which, landOnce, root, envA) {
+/**
+ * One land under GIT_TRACE2_EVENT: each git process's start offset, its wall time, and the gap before it.
+ * @param {Build} which
+ * @param {{ landOnce: LandOnce, startedAt: () => number }} lands
+ * @param {string} root
+ * @param {Env} envA
+ */
+function timeline(which, { landOnce, startedAt }, root, envA) {
   const trace = join(root, `trace-${which}.json`);
   writeFileSync(trace, '');
   const total = landOnce(which, { ...envA, GIT_TRACE2_EVENT: trace });
-  const t0 = landOnce.startedAt;
+  const t0 = startedAt();
+  /** @type {Map<string, { argv: string, start: number, end: number }>} */
   const procs = new Map();
   for (const line of readFileSync(trace, 'utf8').split('\n').filter(Boolean)) {
     const e = JSON.parse(line);
     if (e.sid.includes('/')) continue;
-    if (e.event === 'start') procs.set(e.sid, { argv: e.argv.slice(1).join(' ').slice(0, 70), start: Date.parse(e.time) });
-    if (e.event === 'exit' && procs.has(e.sid)) procs.get(e.sid).end = Date.parse(e.time);
+    // Until its exit event, a process ends where it starts.
+    if (e.event === 'start')
+      procs.set(e.sid, { argv: e.argv.slice(1).join(' ').slice(0, 70), start: Date.parse(e.time), end: Date.parse(e.time) });
+    const p = procs.get(e.sid);
+    if (e.event === 'exit' && p) p.end = Date.parse(e.time);
   }
   let until = t0;
   console.log(`${which} timeline (total ${Math.round(total)} ms; times from the land's spawn):`);

@@ -29,8 +29,12 @@ import {
   table,
 } from './lib.mjs';
 
+/** @import { LandingSession } from './lib.mjs' */
+/** @typedef {{ sessions: number, check: number, depth: number, fail: number }} Row check in seconds, fail in percent */
+
 const ITEMS_PER_SESSION = Number(process.env.BENCH_SPEC_ITEMS ?? 2);
 const WAIT = '60m';
+/** @type {Row[]} */
 const MATRIX = [];
 for (const check of [1, 10])
   for (const sessions of [1, 4, 8])
@@ -38,17 +42,27 @@ for (const check of [1, 10])
 const ROWS = process.env.BENCH_SPEC_ROWS
   ? process.env.BENCH_SPEC_ROWS.split(',').map((r) => {
       const [sessions, check, depth, fail] = r.split(':').map(Number);
+      if (
+        sessions === undefined ||
+        check === undefined ||
+        depth === undefined ||
+        fail === undefined ||
+        [sessions, check, depth, fail].some(isNaN)
+      )
+        throw new Error(`BENCH_SPEC_ROWS: "${r}" is not sessions:check s:depth:failure %, e.g. 8:10:1:0`);
       return { sessions, check, depth, fail };
     })
   : MATRIX;
 
 // The check sleeps, records what it saw (HEAD, its tree, its parent, its verdict), and fails
 // when the tree holds a file an item marked to fail added (so do the trees stacked on it).
+/** @type {(seconds: number) => string} */
 const checkCommand = (seconds) =>
   `sleep ${seconds}; r=0; if ls fail-*.txt >/dev/null 2>&1; then r=1; fi; ` +
   'echo "$(git rev-parse HEAD "HEAD^{tree}" "HEAD^" | tr "\\n" " ")$r" >> "$CHECK_LOG"; exit $r';
 
 // Every fifth item fails at 20%: spread over sessions and queue positions.
+/** @type {(k: number, rate: number) => boolean} */
 const fails = (k, rate) => rate > 0 && k % Math.round(100 / rate) === 2;
 
 export async function benchLandSpeculate() {
@@ -136,6 +150,7 @@ function rawFloor() {
   return median(sums);
 }
 
+/** @param {Row} row */
 async function throughputOnce({ sessions: n, check, depth, fail }) {
   const { root, env, bare, sessions } = landingRemote({
     name: `spec-${n}-${check}-${depth}-${fail}`,
@@ -181,6 +196,11 @@ async function throughputOnce({ sessions: n, check, depth, fail }) {
   };
 }
 
+/**
+ * @param {LandingSession} s
+ * @param {number} n sessions in all
+ * @param {number} rate failures in percent
+ */
 async function sessionLoop(s, n, rate) {
   const out = [];
   const o = { cwd: s.dir, env: s.env };
@@ -194,7 +214,7 @@ async function sessionLoop(s, n, rate) {
       fails: bad,
       code: r.code,
       ms: r.ms,
-      why: r.code === 0 ? '' : (json?.refusal?.message ?? (r.stderr || r.stdout)).split('\n')[0],
+      why: r.code === 0 ? '' : ((json?.refusal?.message ?? (r.stderr || r.stdout)).split('\n')[0] ?? ''),
     });
     if (r.code !== 0) await spawnAsync(NODE, [ABCD, 'release', item], o);
   }

@@ -24,6 +24,11 @@ import {
   target,
 } from './lib.mjs';
 
+/** @import { Env, LandingSession } from './lib.mjs' */
+/** @typedef {{ node: number, fetch: number, add: number, rebase: number, push: number, remove: number }} RawSteps */
+/** @type {(keyof RawSteps)[]} */
+const RAW_STEPS = ['node', 'fetch', 'add', 'rebase', 'push', 'remove'];
+
 const REPS = 5; // timed lands; one more, first, is counted through the git wrapper
 const CHECK = 'sleep 1';
 // BENCH_LAND_SESSIONS=1,2 for a quick try; the figures in results.md use 1, 4, 8.
@@ -54,10 +59,11 @@ function benchLatency() {
   // replays one commit onto a main that has moved on since (by all the lands before it).
   const base = git(a, ['rev-parse', 'HEAD'], envA).stdout.trim();
 
+  /** @type {{ land: number[], raw: number[] } & Record<keyof RawSteps, number[]>} */
   const t = { land: [], raw: [], node: [], fetch: [], add: [], rebase: [], push: [], remove: [] };
-  let counts;
   let lastJson;
 
+  /** @type {(rep: number, e: Env) => number} */
   const landOnce = (rep, e) => {
     const item = `lat-${rep}`;
     abcd(a, ['reserve', item], envA);
@@ -73,6 +79,7 @@ function benchLatency() {
 
   // The same work by hand: node start, fetch main, rebase the work in a throwaway worktree, push
   // main with a lease on the tip it was rebased onto, remove the worktree.
+  /** @type {(rep: number) => RawSteps} */
   const rawOnce = (rep) => {
     const branch = `raw/r${rep}`;
     git(r, ['checkout', '-q', '-B', branch, base], env);
@@ -80,37 +87,43 @@ function benchLatency() {
     git(r, ['add', '.'], env);
     git(r, ['commit', '-q', '-m', `raw ${rep}`], env);
     const wt = join(root, `raw-wt-${rep}`);
-    const s = {};
-    s.node = run(NODE, ['-e', '0'], { env }).ms;
-    s.fetch = git(r, ['fetch', '-q', '--no-tags', 'origin', 'main'], env).ms;
+    const node = run(NODE, ['-e', '0'], { env }).ms;
+    const fetch = git(r, ['fetch', '-q', '--no-tags', 'origin', 'main'], env).ms;
     const main = git(r, ['rev-parse', 'origin/main'], env).stdout.trim();
-    s.add = git(r, ['worktree', 'add', '--detach', '-q', wt, branch], env).ms;
-    s.rebase = git(wt, ['rebase', '-q', main], env).ms;
-    s.push = git(wt, ['push', '-q', '--porcelain', `--force-with-lease=refs/heads/main:${main}`, 'origin', 'HEAD:refs/heads/main'], env).ms;
-    s.remove = git(r, ['worktree', 'remove', '--force', wt], env).ms;
-    return s;
+    const add = git(r, ['worktree', 'add', '--detach', '-q', wt, branch], env).ms;
+    const rebase = git(wt, ['rebase', '-q', main], env).ms;
+    const push = git(
+      wt,
+      ['push', '-q', '--porcelain', `--force-with-lease=refs/heads/main:${main}`, 'origin', 'HEAD:refs/heads/main'],
+      env,
+    ).ms;
+    const remove = git(r, ['worktree', 'remove', '--force', wt], env).ms;
+    return { node, fetch, add, rebase, push, remove };
   };
 
-  for (let rep = 0; rep <= REPS; rep++) {
-    if (rep === 0) {
-      landOnce(rep, logger.env(envA));
-      counts = classify(logger.take());
-      rawOnce(rep);
-      continue;
-    }
+  // The first run is counted through the git wrapper, not timed.
+  landOnce(0, logger.env(envA));
+  const counts = classify(logger.take());
+  rawOnce(0);
+  for (let rep = 1; rep <= REPS; rep++) {
     // Alternate which goes first, so neither always meets a warmer page cache.
     let landMs;
     let s;
-    if (rep % 2) ((landMs = landOnce(rep, envA)), (s = rawOnce(rep)));
-    else ((s = rawOnce(rep)), (landMs = landOnce(rep, envA)));
+    if (rep % 2) {
+      landMs = landOnce(rep, envA);
+      s = rawOnce(rep);
+    } else {
+      s = rawOnce(rep);
+      landMs = landOnce(rep, envA);
+    }
     t.land.push(landMs);
-    for (const [k, v] of Object.entries(s)) t[k].push(v);
-    t.raw.push(Object.values(s).reduce((x, y) => x + y, 0));
+    for (const k of RAW_STEPS) t[k].push(s[k]);
+    t.raw.push(RAW_STEPS.reduce((sum, k) => sum + s[k], 0));
   }
   const landMs = median(t.land);
   const floorMs = median(t.raw);
   const breakdown = whereLandTimeGoes(a, envA, root, base, floorMs);
-  const parts = ['node', 'fetch', 'add', 'rebase', 'push', 'remove'].map((k) => `${k} ${ms(median(t[k]))}`).join(' + ');
+  const parts = RAW_STEPS.map((k) => `${k} ${ms(median(t[k]))}`).join(' + ');
   const rows = [
     [
       '`abcd land <item>`, empty queue, no checks',
@@ -144,7 +157,14 @@ function benchLatency() {
   return { md, floorMs, landMs };
 }
 
-/** One more land under GIT_TRACE2_EVENT: time per git command, and what happens between them. */
+/**
+ * One more land under GIT_TRACE2_EVENT: time per git command, and what happens between them.
+ * @param {string} a
+ * @param {Env} envA
+ * @param {string} root
+ * @param {string} base
+ * @param {number} floorMs
+ */
 function whereLandTimeGoes(a, envA, root, base, floorMs) {
   const item = 'lat-traced';
   abcd(a, ['reserve', item], envA);
@@ -156,14 +176,20 @@ function whereLandTimeGoes(a, envA, root, base, floorMs) {
   const t0 = Date.now();
   const total = abcd(a, ['land', item], { ...envA, GIT_TRACE2_EVENT: trace }).ms;
   const t1 = Date.now();
-  const procs = new Map(); // sid -> {name, start, end}
+  /** @type {Map<string, { name: string, start: number, end?: number }>} */
+  const procs = new Map(); // by sid
   for (const line of readFileSync(trace, 'utf8').split('\n').filter(Boolean)) {
     const e = JSON.parse(line);
     if (e.sid.includes('/')) continue; // a child of abcd's git: counted in its parent
     if (e.event === 'start') procs.set(e.sid, { name: subcommand(e.argv.slice(1).join(' ')), start: Date.parse(e.time) });
-    if (e.event === 'exit' && procs.has(e.sid)) procs.get(e.sid).end = Date.parse(e.time);
+    const started = procs.get(e.sid);
+    if (e.event === 'exit' && started) started.end = Date.parse(e.time);
   }
-  const list = [...procs.values()].filter((p) => p.end).sort((x, y) => x.start - y.start);
+  /** @type {{ name: string, start: number, end: number }[]} */
+  const list = [];
+  for (const p of procs.values()) if (p.end) list.push({ ...p, end: p.end });
+  list.sort((x, y) => x.start - y.start);
+  /** @type {Map<string, { n: number, ms: number }>} */
   const byName = new Map();
   for (const p of list) {
     const v = byName.get(p.name) ?? { n: 0, ms: 0 };
@@ -177,18 +203,20 @@ function whereLandTimeGoes(a, envA, root, base, floorMs) {
     if (p.end > s) covered += p.end - s;
     until = Math.max(until, p.end);
   }
-  let gap = { ms: 0, after: '?', before: '?' };
+  let gap = { ms: 0, after: '?', before: '?', nth: 0 };
   for (let k = 1; k < list.length; k++) {
-    const g = list[k].start - Math.max(...list.slice(0, k).map((p) => p.end));
+    const [prev, cur] = [list[k - 1], list[k]];
+    if (!prev || !cur) continue;
+    const g = cur.start - Math.max(...list.slice(0, k).map((p) => p.end));
     if (g > gap.ms)
       gap = {
         ms: g,
-        after: list[k - 1].name,
-        before: list[k].name,
-        nth: list.slice(0, k + 1).filter((p) => p.name === list[k].name).length,
+        after: prev.name,
+        before: cur.name,
+        nth: list.slice(0, k + 1).filter((p) => p.name === cur.name).length,
       };
   }
-  const before = list.length ? list[0].start - t0 : 0;
+  const before = list[0] ? list[0].start - t0 : 0;
   const after = list.length ? t1 - until : 0;
   const between = Math.max(0, t1 - t0 - covered - before - after);
   const nodeMs = median([0, 1, 2].map(() => run(NODE, ['-e', '0'], { env: envA }).ms));
@@ -220,6 +248,8 @@ const epochMs = () => performance.timeOrigin + performance.now();
 /**
  * Like lib.mjs's gitLogger, with the time and session of each call: a bash wrapper (for
  * $EPOCHREALTIME, no extra process) first on PATH. take() returns [{t, session, argv, cmd}].
+ * @param {string} root
+ * @returns {{ env: (env: Env) => Env, take: () => { t: number, session: string, argv: string, cmd: string }[] }}
  */
 function timedGitLogger(root) {
   const dir = join(root, 'timed-wrapper');
@@ -238,28 +268,35 @@ function timedGitLogger(root) {
       let text = '';
       try {
         text = readFileSync(log, 'utf8');
-      } catch {}
+      } catch {
+        // no git ran since the last take: nothing logged
+      }
       writeFileSync(log, '');
       return text
         .split('\n')
         .filter(Boolean)
         .map((l) => {
-          const [t, session, argv] = l.split('\t');
+          const [t, session = '', argv = ''] = l.split('\t');
           return { t: Number(t) * 1000, session, argv, cmd: subcommand(argv) };
         });
     },
   };
 }
 
+/** @type {(n: number) => string} */
 const ordinal = (n) => (n === 1 ? 'first' : n === 2 ? 'second' : n === 3 ? 'third' : `${n}th`);
 
 // ---------------------------------------------------------------------------------------------
 // 6. Throughput.
 
+/** @param {number} floorMs */
 async function benchThroughput(floorMs) {
   const ceiling = 60_000 / (1000 + floorMs);
+  /** @type {string[][]} */
   const rows = [];
+  /** @type {string[][]} */
   const sessionRows = [];
+  /** @type {string[]} */
   const notes = [];
   for (const n of SESSIONS) {
     const res = await throughputOnce(n);
@@ -340,18 +377,22 @@ async function benchThroughput(floorMs) {
   ].join('\n');
 }
 
+/** @param {number} n */
 async function throughputOnce(n) {
+  /** @type {ReturnType<typeof timedGitLogger> | undefined} */
   let logger;
-  const { root, env, bare, sessions } = landingRemote({
+  const { env, bare, sessions } = landingRemote({
     name: `land-tp${n}`,
     config: { land: { checks: CHECK } },
     n,
     envOf: (e, _i, dir) => (logger ??= timedGitLogger(dir)).env({ ...e, ABCD_GATE_SLOTS: '2' }),
   });
+  if (!logger) throw new Error('landingRemote made no session');
   logger.take();
 
   // Watches main on the remote (a file read, no process) to time the gaps between landings.
   const mainFile = join(bare, 'refs/heads/main');
+  /** @type {number[]} */
   const moves = []; // epoch ms, like the wrapper's $EPOCHREALTIME
   let seen = readFileSync(mainFile, 'utf8');
   const watch = setInterval(() => {
@@ -361,14 +402,17 @@ async function throughputOnce(n) {
     } catch {
       return; // mid-rename
     }
-    if (now !== seen) ((seen = now), moves.push(epochMs()));
+    if (now !== seen) {
+      seen = now;
+      moves.push(epochMs());
+    }
   }, WATCH_MS);
   const t0 = performance.now();
   const e0 = epochMs();
   const results = await Promise.all(sessions.map((s) => sessionLoop(s)));
   const t1 = performance.now();
   clearInterval(watch);
-  const gaps = moves.slice(1).map((m, k) => m - moves[k]);
+  const gaps = moves.slice(1).map((m, k) => m - (moves[k] ?? m));
   const logged = logger.take();
   // BENCH_LAND_TRACE=<dir>: keep each run's timeline (git calls by session, main moves) for a closer look.
   if (process.env.BENCH_LAND_TRACE) {
@@ -381,14 +425,17 @@ async function throughputOnce(n) {
   const cmds = logged.map((l) => l.cmd);
   // Hand-off: from main moving to the next head starting its test (its `git worktree add`).
   const starts = logged.filter((l) => /(^| )worktree add /.test(l.argv)).map((l) => l.t);
+  /** @type {number[]} */
   const idle = [];
+  /** @type {number[]} */
   const busy = [];
-  for (let k = 0; k < moves.length; k++) {
-    const next = starts.find((t) => t > moves[k]);
-    if (next === undefined || (moves[k + 1] !== undefined && next > moves[k + 1])) continue;
-    idle.push(next - moves[k]);
-    if (moves[k + 1] !== undefined) busy.push(moves[k + 1] - next);
-  }
+  moves.forEach((moved, k) => {
+    const following = moves[k + 1];
+    const next = starts.find((t) => t > moved);
+    if (next === undefined || (following !== undefined && next > following)) return;
+    idle.push(next - moved);
+    if (following !== undefined) busy.push(following - next);
+  });
 
   // Landing order on main (first parent, oldest first) against the order the entries were enqueued.
   const log = git(bare, ['log', '--first-parent', '--reverse', '--format=%H', 'main'], env).stdout.trim().split('\n');
@@ -399,7 +446,7 @@ async function throughputOnce(n) {
     for (const y of landed) {
       const ex = Date.parse(x.json.enqueuedAt);
       const ey = Date.parse(y.json.enqueuedAt);
-      if (ex < ey && pos.get(x.json.tip) > pos.get(y.json.tip)) inversions++;
+      if (ex < ey && (pos.get(x.json.tip) ?? -1) > (pos.get(y.json.tip) ?? -1)) inversions++;
     }
   }
   const missing = landed.filter((i) => !pos.has(i.json.tip)).length;
@@ -410,7 +457,7 @@ async function throughputOnce(n) {
     sessions: results,
     inversions: missing ? null : inversions,
     gitSpawns: cmds.length,
-    firstLandingMs: moves.length ? moves[0] - e0 : null,
+    firstLandingMs: moves[0] !== undefined ? moves[0] - e0 : null,
     idle,
     busy,
     landingGaps: gaps,
@@ -418,8 +465,10 @@ async function throughputOnce(n) {
   };
 }
 
+/** @param {LandingSession} s */
 async function sessionLoop(s) {
   const start = performance.now();
+  /** @type {{ item: string, code: number | null, landMs: number, json: any, why: string }[]} the json: the land's --json answer, read by path */
   const items = [];
   for (let k = 0; k < ITEMS_PER_SESSION; k++) {
     const item = `s${s.i}-i${k}`;
@@ -429,7 +478,7 @@ async function sessionLoop(s) {
       code: r.code,
       landMs: r.ms,
       json: r.code === 0 ? json : undefined,
-      why: r.code === 0 ? '' : (json?.refusal?.message ?? (r.stderr || r.stdout)).split('\n')[0],
+      why: r.code === 0 ? '' : ((json?.refusal?.message ?? (r.stderr || r.stdout)).split('\n')[0] ?? ''),
     });
   }
   return { start, end: performance.now(), items };

@@ -10,6 +10,16 @@ export const REAL_GIT = execFileSync('sh', ['-c', 'command -v git'], { encoding:
 export const CLAIM_PREFIX = 'refs/heads/abcd/claims/local/item/';
 export const RAW_SPEC = '+refs/heads/abcd/*:refs/bench/*';
 
+/**
+ * @typedef {NodeJS.ProcessEnv} Env A child's whole environment.
+ * @typedef {{ code: number, stdout: string, stderr: string, ms: number }} Ran A finished command.
+ * @typedef {{ cwd?: string, env?: Env, input?: string, ok?: number[] }} RunOptions
+ * @typedef {{ i: number, dir: string, env: Env }} LandingSession One of landingRemote's sessions.
+ * @typedef {{ code: number | null, stdout: string, stderr: string, ms: number, start: number, end: number }} Spawned
+ * @typedef {{ env: (env: Env) => Env, take: () => string[] }} GitLogger
+ */
+
+/** @type {string[]} */
 const sandboxes = [];
 
 /**
@@ -27,7 +37,11 @@ function snapshotBuild() {
 export const BUILD = snapshotBuild();
 export const ABCD = join(BUILD, 'bin/abcd');
 
-/** A temp dir with its own HOME and a clean git environment; removed by cleanupAll(). */
+/**
+ * A temp dir with its own HOME and a clean git environment; removed by cleanupAll().
+ * @param {string} name
+ * @returns {{ root: string, env: Env & { HOME: string } }}
+ */
 export function sandbox(name) {
   const root = mkdtempSync(join(tmpdir(), `abcd-bench-${name}-`));
   sandboxes.push(root);
@@ -51,39 +65,86 @@ export function cleanupAll() {
   for (const d of sandboxes.splice(0)) rmSync(d, { recursive: true, force: true });
 }
 
-/** Runs a command; throws unless it exits with one of `ok` codes. Returns {code, stdout, stderr, ms}. */
+/**
+ * Runs a command; throws unless it exits with one of `ok` codes.
+ * @param {string} cmd
+ * @param {string[]} args
+ * @param {RunOptions} [options]
+ * @returns {Ran}
+ */
 export function run(cmd, args, { cwd, env, input, ok = [0] } = {}) {
   const t0 = process.hrtime.bigint();
   const r = spawnSync(cmd, args, { cwd, env, input, encoding: 'utf8', maxBuffer: 256 << 20 });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   if (r.error) throw r.error;
-  if (!ok.includes(r.status)) {
-    throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}: ${r.stderr || r.stdout}`);
+  // A signal leaves no status: never one of the codes asked for.
+  if (r.status === null || !ok.includes(r.status)) {
+    throw new Error(`${cmd} ${args.join(' ')} exited ${r.status ?? r.signal}: ${r.stderr || r.stdout}`);
   }
   return { code: r.status, stdout: r.stdout, stderr: r.stderr, ms };
 }
 
+/** @type {(cwd: string, args: string[], env: Env, opts?: RunOptions) => Ran} */
 export const git = (cwd, args, env, opts = {}) => run(REAL_GIT, ['-C', cwd, ...args], { env, ...opts });
-/** Runs the snapshot's bin/abcd; `opts.node` names another node binary than this one. */
+/**
+ * Runs the snapshot's bin/abcd; `opts.node` names another node binary than this one.
+ * @type {(cwd: string, args: string[], env: Env, opts?: RunOptions & { node?: string }) => Ran}
+ */
 export const abcd = (cwd, args, env, { node = NODE, ...opts } = {}) => run(node, [ABCD, ...args], { cwd, env, ...opts });
 
+/**
+ * @param {readonly number[]} xs at least one
+ * @returns {number}
+ */
 export function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+  // The middle two (one and the same when the count is odd).
+  const lo = s[(s.length - 1) >> 1];
+  const hi = s[s.length >> 1];
+  if (lo === undefined || hi === undefined) throw new Error('the median of no measurements');
+  return (lo + hi) / 2;
 }
 
+/**
+ * Runs each probe once to warm the page cache, then `reps` rounds of all of them in turn
+ * (interleaved, so none always meets a warmer cache), and answers each probe's median.
+ * @template {Record<string, (() => number) | undefined>} P
+ * @param {P} probes an absent probe is skipped, and absent from the answer
+ * @param {number} reps
+ * @returns {{ [K in keyof P]: number }}
+ */
+export function interleavedMedians(probes, reps) {
+  /** @type {{ key: string, probe: () => number, times: number[] }[]} */
+  const all = [];
+  for (const [key, probe] of Object.entries(probes)) if (probe) all.push({ key, probe, times: [] });
+  for (const p of all) p.probe();
+  for (let rep = 0; rep < reps; rep++) for (const p of all) p.times.push(p.probe());
+  return /** @type {{ [K in keyof P]: number }} */ (Object.fromEntries(all.map((p) => [p.key, median(p.times)])));
+}
+
+/** @type {(x: number) => string} */
 export const ms = (x) => (x >= 1000 ? `${(x / 1000).toFixed(2)} s` : `${Math.round(x)} ms`);
+/** @type {(a: number, b: number) => string} */
 export const ratio = (a, b) => `${(a / b).toFixed(2)}x`;
+/** @type {(pass: boolean) => string} */
 export const mark = (pass) => (pass ? 'yes' : '**NO**');
 
-/** Markdown table from a header row and rows. */
+/**
+ * Markdown table from a header row and rows.
+ * @param {string[]} head
+ * @param {(string | number)[][]} rows
+ */
 export function table(head, rows) {
+  /** @param {(string | number)[]} cells */
   const line = (cells) => `| ${cells.join(' | ')} |`;
   return [line(head), line(head.map(() => '---')), ...rows.map(line)].join('\n');
 }
 
-/** A bare remote with one commit on main. */
+/**
+ * A bare remote with one commit on main.
+ * @param {string} root
+ * @param {Env} env
+ */
 export function makeRemote(root, env) {
   const bare = join(root, 'remote.git');
   git(root, ['init', '-q', '--bare', '-b', 'main', bare], env);
@@ -96,11 +157,16 @@ export function makeRemote(root, env) {
   return bare;
 }
 
-/** A clone that has only main (never fetched abcd refs), set up for abcd. */
+/**
+ * A clone that has only main (never fetched abcd refs), set up for abcd.
+ * @param {string} bare
+ * @param {string} dir
+ * @param {Env} env
+ */
 export function cloneFor(bare, dir, env, email = 'bench@example.com') {
   git(dirOf(dir), ['clone', '-q', '--single-branch', '--branch', 'main', `file://${bare}`, dir], env);
   git(dir, ['config', 'user.email', email], env);
-  git(dir, ['config', 'user.name', email.split('@')[0]], env);
+  git(dir, ['config', 'user.name', email.split('@')[0] ?? email], env);
   git(dir, ['config', 'commit.gpgsign', 'false'], env);
   return dir;
 }
@@ -109,6 +175,7 @@ export function cloneFor(bare, dir, env, email = 'bench@example.com') {
  * A remote whose main carries `.abcd/config.json` = `config`, and `n` landing sessions on it:
  * each its own clone, HOME and ABCD_SESSION (`lander<i>`), all sharing one machine folder.
  * `envOf(base, i, root)` adds each session's variables. The sessions have read the records once.
+ * @param {{ name: string, config: unknown, n: number, envOf: (base: Env, i: number, root: string) => Env }} o
  */
 export function landingRemote({ name, config, n, envOf }) {
   const { root, env } = sandbox(name);
@@ -120,6 +187,7 @@ export function landingRemote({ name, config, n, envOf }) {
   git(seed, ['-c', 'user.name=seed', '-c', 'user.email=seed@example.com', 'commit', '-q', '-m', 'configure land checks'], env);
   git(seed, ['push', '-q', bare, 'main'], env);
   const machine = join(root, 'machine');
+  /** @type {LandingSession[]} */
   const sessions = [];
   for (let i = 0; i < n; i++) {
     const home = join(root, `home-${i}`);
@@ -132,9 +200,15 @@ export function landingRemote({ name, config, n, envOf }) {
   return { root, env, bare, sessions };
 }
 
+/** @type {(p: string) => string} */
 const dirOf = (p) => resolve(p, '..');
 
-/** Writes n held, live claim records into the bare remote with one `git fast-import`, then packs refs. */
+/**
+ * Writes n held, live claim records into the bare remote with one `git fast-import`, then packs refs.
+ * @param {string} bare
+ * @param {number} n
+ * @param {Env} env
+ */
 export function fastImportClaims(bare, n, env) {
   const now = Date.now();
   const sec = Math.floor(now / 1000);
@@ -161,7 +235,11 @@ export function fastImportClaims(bare, n, env) {
   git(bare, ['pack-refs', '--all'], env);
 }
 
-/** Objects in a repository (loose + packed), to see whether a run fetched anything. */
+/**
+ * Objects in a repository (loose + packed), to see whether a run fetched anything.
+ * @param {string} dir
+ * @param {Env} env
+ */
 export function objectCount(dir, env) {
   const v = Object.fromEntries(
     git(dir, ['count-objects', '-v'], env)
@@ -172,7 +250,11 @@ export function objectCount(dir, env) {
   return Number(v.count) + Number(v['in-pack']);
 }
 
-/** A `git` wrapper first on PATH that logs each argv (one JSON array a line), then execs the real git. */
+/**
+ * A `git` wrapper first on PATH that logs each argv (one JSON array a line), then execs the real git.
+ * @param {string} root
+ * @returns {GitLogger}
+ */
 export function gitLogger(root) {
   const dir = join(root, 'wrapper');
   mkdirSync(dir);
@@ -188,7 +270,9 @@ export function gitLogger(root) {
       let text = '';
       try {
         text = readFileSync(log, 'utf8');
-      } catch {}
+      } catch {
+        // no git ran since the last take: nothing logged
+      }
       writeFileSync(log, '');
       return text.split('\n').filter(Boolean);
     },
@@ -197,17 +281,24 @@ export function gitLogger(root) {
 
 const NETWORK = new Set(['fetch', 'push', 'ls-remote', 'clone', 'pull']);
 
-/** The git subcommand of a logged argv line (skips -C <dir> and -c k=v). */
+/**
+ * The git subcommand of a logged argv line (skips -C <dir> and -c k=v).
+ * @param {string} line
+ */
 export function subcommand(line) {
   const a = line.split(' ');
   for (let i = 0; i < a.length; i++) {
-    if (a[i] === '-C' || a[i] === '-c') i++;
-    else if (!a[i].startsWith('-')) return a[i];
+    const word = a[i] ?? '';
+    if (word === '-C' || word === '-c') i++;
+    else if (!word.startsWith('-')) return word;
   }
   return '?';
 }
 
-/** Counts spawns: {total, trips, local, cmds: 'fetch, push, ...'}. */
+/**
+ * Counts spawns: {total, trips, local, cmds: 'fetch, push, ...'}.
+ * @param {string[]} lines
+ */
 export function classify(lines) {
   const cmds = lines.map(subcommand);
   const trips = cmds.filter((c) => NETWORK.has(c)).length;
@@ -215,9 +306,17 @@ export function classify(lines) {
 }
 
 /** Rows of the speed targets' table, filled by each part as it measures them; run.mjs renders section 0. */
+/** @type {{ what: string, abcd: string, baseline: string, ratio: string, limit: number, met: boolean, note: string }[]} */
 export const targets = [];
 
-/** Records one row of the targets table: a ratio measured in this run against its target. */
+/**
+ * Records one row of the targets table: a ratio measured in this run against its target.
+ * @param {string} what
+ * @param {number} abcdMs
+ * @param {string} baseline
+ * @param {number} baselineMs
+ * @param {number} limit
+ */
 export function target(what, abcdMs, baseline, baselineMs, limit, note = '') {
   targets.push({
     what,
@@ -230,7 +329,13 @@ export function target(what, abcdMs, baseline, baselineMs, limit, note = '') {
   });
 }
 
-/** Runs a command without blocking the event loop. Resolves {code, stdout, stderr, ms, start, end}. */
+/**
+ * Runs a command without blocking the event loop.
+ * @param {string} cmd
+ * @param {string[]} args
+ * @param {{ cwd?: string, env?: Env }} o
+ * @returns {Promise<Spawned>}
+ */
 export function spawnAsync(cmd, args, { cwd, env }) {
   return new Promise((resolve, reject) => {
     const start = performance.now();
@@ -247,7 +352,12 @@ export function spawnAsync(cmd, args, { cwd, env }) {
   });
 }
 
-/** spawnAsync that throws, naming the command and its output, on a non-zero exit. */
+/**
+ * spawnAsync that throws, naming the command and its output, on a non-zero exit.
+ * @param {string} cmd
+ * @param {string[]} args
+ * @param {{ cwd?: string, env?: Env }} o
+ */
 export async function must(cmd, args, o) {
   const r = await spawnAsync(cmd, args, o);
   if (r.code !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.code}: ${r.stderr || r.stdout}`);
@@ -257,6 +367,8 @@ export async function must(cmd, args, o) {
 /**
  * One landing by a bench session (landingRemote's): reserve `item`, commit `file` on
  * work/<item> from origin/main, land it with `--wait`. Answers the land's run and its JSON.
+ * @param {{ dir: string, env: Env }} s
+ * @param {{ item: string, file: string, wait: string }} o
  */
 export async function landOne(s, { item, file, wait }) {
   const o = { cwd: s.dir, env: s.env };
@@ -266,9 +378,12 @@ export async function landOne(s, { item, file, wait }) {
   await must(REAL_GIT, ['add', file], o);
   await must(REAL_GIT, ['commit', '-q', '-m', item], o);
   const r = await spawnAsync(NODE, [ABCD, 'land', item, '--json', '--wait', wait], o);
+  /** @type {any} the land's --json answer, read by path */
   let json;
   try {
     json = JSON.parse(r.stdout);
-  } catch {}
+  } catch {
+    // not JSON (the land failed before answering): json stays undefined, callers judge by the exit code
+  }
   return { r, json };
 }

@@ -37,15 +37,19 @@ for (const p of asked) {
     process.exit(2);
   }
 }
-const parts = asked.length ? Object.keys(PARTS).filter((p) => asked.includes(p)) : Object.keys(PARTS);
-const partial = parts.length < Object.keys(PARTS).length;
+const all = /** @type {(keyof typeof PARTS)[]} */ (Object.keys(PARTS));
+const parts = asked.length ? all.filter((p) => asked.includes(p)) : all;
+const partial = parts.length < all.length;
 
 const started = Date.now();
-const loadBefore = loadavg()[0].toFixed(1);
+/** The one-minute load average, as printed. */
+const load = () => (loadavg()[0] ?? 0).toFixed(1);
+const loadBefore = load();
 process.on('SIGINT', () => {
   cleanupAll();
   process.exit(130);
 });
+/** @type {string[]} */
 const fresh = [];
 try {
   for (const p of parts) fresh.push(...(await PARTS[p]()));
@@ -58,7 +62,7 @@ const gitVersion = git('.', ['--version'], process.env).stdout.trim();
 const runLine =
   `${new Date().toISOString().slice(0, 16)}Z, node ${process.version}, ${gitVersion} (${REAL_GIT}), ` +
   `${cpus().length} CPUs, whole run ${Math.round((Date.now() - started) / 1000)} s, ` +
-  `load average ${loadBefore} before, ${loadavg()[0].toFixed(1)} after.`;
+  `load average ${loadBefore} before, ${load()} after.`;
 const NOISE = 'Machines are noisy: compare ratios, not absolute times.';
 const PARTIAL = 'Partial run';
 
@@ -80,14 +84,20 @@ const md = [head, ...sections.map((s) => s.replace(/\n*$/, '\n'))].join('\n');
 process.stdout.write(partial ? [head, ...fresh].join('\n') : md);
 writeFileSync(resultsPath, md);
 
-/** Splits Markdown at its `## ` headings: {head, sections}. */
+/**
+ * Splits Markdown at its `## ` headings: {head, sections}.
+ * @param {string} text
+ */
 function splitSections(text) {
   const chunks = text.split(/\n(?=## )/);
-  const head = chunks[0].startsWith('## ') ? '' : chunks.shift();
+  const head = chunks[0]?.startsWith('## ') ? '' : (chunks.shift() ?? '');
   return { head, sections: chunks };
 }
 
-/** The number of a `## N. title` section (Infinity for an unnumbered one: kept last). */
+/**
+ * The number of a `## N. title` section (Infinity for an unnumbered one: kept last).
+ * @param {string} section
+ */
 function numberOf(section) {
   const m = /^## (\d+)\./.exec(section);
   return m ? Number(m[1]) : Infinity;

@@ -1,6 +1,21 @@
 // 3. Start-up: `abcd --help` against `node -e 0`; `abcd status` on an empty remote against node + raw fetch.
 import { join } from 'node:path';
-import { abcd, cloneFor, git, makeRemote, mark, median, ms, NODE, RAW_SPEC, ratio, run, sandbox, table, target } from './lib.mjs';
+import {
+  abcd,
+  cloneFor,
+  git,
+  makeRemote,
+  mark,
+  interleavedMedians,
+  ms,
+  NODE,
+  RAW_SPEC,
+  ratio,
+  run,
+  sandbox,
+  table,
+  target,
+} from './lib.mjs';
 
 const REPS = 11;
 
@@ -21,11 +36,9 @@ export async function benchStartup() {
       ? { nodeInherited: () => run(NODE, ['-e', '0'], { env: envNode }).ms, helpInherited: () => abcd(clone, ['--help'], envNode).ms }
       : {}),
   };
-  for (const p of Object.values(probes)) p(); // warm the page cache
-  const t = Object.fromEntries(Object.keys(probes).map((k) => [k, []]));
-  for (let rep = 0; rep < REPS; rep++) for (const [k, p] of Object.entries(probes)) t[k].push(p());
-  const m = Object.fromEntries(Object.entries(t).map(([k, xs]) => [k, median(xs)]));
+  const m = interleavedMedians(probes, REPS);
   const floor = m.node + m.fetch;
+  /** @type {(label: string, help: number, node: number) => string[]} */
   const helpRow = (label, help, node) => [
     label,
     ms(help),
@@ -34,7 +47,8 @@ export async function benchStartup() {
     `≤ 2x: ${mark(help / node <= 2)}`,
   ];
   const rows = [helpRow('`abcd --help`', m.help, m.node)];
-  if (m.helpInherited) rows.push(helpRow(`\`abcd --help\` with ${Object.keys(nodeVars).join(', ')}`, m.helpInherited, m.nodeInherited));
+  if (m.helpInherited !== undefined && m.nodeInherited !== undefined)
+    rows.push(helpRow(`\`abcd --help\` with ${Object.keys(nodeVars).join(', ')}`, m.helpInherited, m.nodeInherited));
   rows.push([
     '`abcd status`, empty remote',
     ms(m.status),

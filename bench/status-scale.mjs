@@ -23,6 +23,9 @@ import {
   table,
 } from './lib.mjs';
 
+/** @import { Env } from './lib.mjs' */
+
+/** @type {{ n: number, cold: number, warmPerCold: number, goal: { warm?: number, cold?: number } }[]} */
 const SIZES = [
   { n: 1000, cold: 5, warmPerCold: 2, goal: {} },
   { n: 10000, cold: 3, warmPerCold: 2, goal: { warm: 1500, cold: 4000 } },
@@ -30,6 +33,7 @@ const SIZES = [
 
 export async function benchStatusScale() {
   const out = ['## 2. `abcd status` at scale', ''];
+  /** @type {string[][]} */
   const rows = [];
   let breakdown = '';
   for (const size of SIZES) {
@@ -38,6 +42,7 @@ export async function benchStatusScale() {
     const t0 = Date.now();
     fastImportClaims(bare, size.n, env);
     const built = Date.now() - t0;
+    /** @type {{ cold: { abcd: number[], raw: number[] }, warm: { abcd: number[], raw: number[] }, node: number[] }} */
     const t = { cold: { abcd: [], raw: [] }, warm: { abcd: [], raw: [] }, node: [] };
     let warmFetched = 0;
     for (let rep = 0; rep < size.cold; rep++) {
@@ -51,8 +56,13 @@ export async function benchStatusScale() {
       };
       const fetch = () => git(raw, ['fetch', '-q', 'origin', RAW_SPEC], env).ms;
       // Alternate which goes first, so neither always meets a warmer page cache.
-      if (rep % 2) (t.cold.raw.push(fetch()), t.cold.abcd.push(status()));
-      else (t.cold.abcd.push(status()), t.cold.raw.push(fetch()));
+      if (rep % 2) {
+        t.cold.raw.push(fetch());
+        t.cold.abcd.push(status());
+      } else {
+        t.cold.abcd.push(status());
+        t.cold.raw.push(fetch());
+      }
       for (let w = 0; w < size.warmPerCold; w++) {
         const before = objectCount(mine, env);
         t.warm.abcd.push(status());
@@ -64,7 +74,7 @@ export async function benchStatusScale() {
       rmSync(mine, { recursive: true, force: true });
       rmSync(raw, { recursive: true, force: true });
     }
-    for (const kind of ['cold', 'warm']) {
+    for (const kind of /** @type {const} */ (['cold', 'warm'])) {
       const a = median(t[kind].abcd);
       const r = median(t[kind].raw);
       const goal = size.goal[kind];
@@ -97,11 +107,19 @@ export async function benchStatusScale() {
   return { scale: out.join('\n'), breakdown };
 }
 
-/** Runs one warm status under GIT_TRACE2_EVENT and splits its time by git command, decode and the rest. */
+/**
+ * Runs one warm status under GIT_TRACE2_EVENT and splits its time by git command, decode and the rest.
+ * @param {string} clone
+ * @param {Env} env
+ * @param {string} root
+ * @param {number} warmMedian
+ */
 async function whereTimeGoes(clone, env, root, warmMedian) {
   const trace = join(root, 'trace2.json');
   const total = abcd(clone, ['status'], { ...env, GIT_TRACE2_EVENT: trace }).ms;
+  /** @type {Map<string, string[]>} */
   const argvOf = new Map();
+  /** @type {Map<string, number>} */
   const gitMs = new Map();
   for (const line of readFileSync(trace, 'utf8').split('\n').filter(Boolean)) {
     const e = JSON.parse(line);
@@ -143,13 +161,21 @@ const IMPORTS = readdirSync(join(BUILD, 'dist/bundle'))
   .map((f) => `await import('./dist/bundle/${f}');`)
   .join(' ');
 
-/** Median time of abcd's own buildSnapshot over the clone's cached records (imported from dist/). */
+/**
+ * Median time of abcd's own buildSnapshot over the clone's cached records (imported from dist/,
+ * typed by the sources it was built from).
+ * @param {string} clone
+ * @param {Env} env
+ */
 async function decodeTime(clone, env) {
+  /** @type {(p: string) => Promise<unknown>} */
   const dist = (p) => import(pathToFileURL(join(BUILD, 'dist', p)).href);
-  const { Git } = await dist('git/git.js');
-  const { RecordStore } = await dist('records/store.js');
-  const { buildSnapshot } = await dist('repo/snapshot.js');
-  const { unprotectedSettings } = await dist('repo/settings-trust/trust.js');
+  const { Git } = /** @type {typeof import('../src/git/git.js')} */ (await dist('git/git.js'));
+  const { RecordStore } = /** @type {typeof import('../src/records/store.js')} */ (await dist('records/store.js'));
+  const { buildSnapshot } = /** @type {typeof import('../src/repo/snapshot.js')} */ (await dist('repo/snapshot.js'));
+  const { unprotectedSettings } = /** @type {typeof import('../src/repo/settings-trust/trust.js')} */ (
+    await dist('repo/settings-trust/trust.js')
+  );
   const store = new RecordStore(new Git(clone, env), 'origin', { capMs: 30_000, now: () => Date.now(), sleep: async () => {} });
   const raws = await store.readCached();
   const times = [];

@@ -21,6 +21,9 @@ import {
   target as record,
 } from './lib.mjs';
 
+/** @import { Env } from './lib.mjs' */
+/** @typedef {ReturnType<typeof classify>} Counts */
+
 const REPS = 5; // timed repetitions; one more, first, is counted through the git wrapper
 
 export async function benchVerbs() {
@@ -34,9 +37,18 @@ export async function benchVerbs() {
   abcd(b, ['status'], envB);
   const logger = gitLogger(root);
 
-  const verbs = ['reserve (free)', 'reserve (held)', 'renew', 'push', 'release', 'status'];
-  const times = Object.fromEntries(verbs.map((v) => [v, []]));
+  const verbs = /** @type {const} */ (['reserve (free)', 'reserve (held)', 'renew', 'push', 'release', 'status']);
+  /** @typedef {typeof verbs[number]} Verb */
+  const times = /** @type {Record<Verb, number[]>} */ (Object.fromEntries(verbs.map((v) => [v, /** @type {number[]} */ ([])])));
+  /** @type {Partial<Record<Verb, Counts>>} */
   const counts = {};
+  /** @type {(v: Verb) => Counts} */
+  const countsOf = (v) => {
+    const c = counts[v];
+    if (!c) throw new Error(`${v} was not counted`);
+    return c;
+  };
+  /** @type {{ fetch: number[], push: number[], node: number[] }} */
   const raw = { fetch: [], push: [], node: [] };
   let statusFetchedObjects = 0;
   let statusWants = 0;
@@ -44,7 +56,9 @@ export async function benchVerbs() {
   for (let rep = 0; rep <= REPS; rep++) {
     const counted = rep === 0;
     const item = `item-${rep}`;
+    /** @type {(e: Env) => Env} */
     const wrap = (e) => (counted ? logger.env(e) : e);
+    /** @type {(verb: Verb, dir: string, args: string[], e: Env, ok?: number[]) => import('./lib.mjs').Ran} */
     const step = (verb, dir, args, e, ok = [0]) => {
       const r = abcd(dir, args, wrap(e), { ok });
       if (counted) counts[verb] = classify(logger.take());
@@ -81,9 +95,13 @@ export async function benchVerbs() {
   const n = median(raw.node.slice(1));
   const f = median(raw.fetch.slice(1));
   const p = median(raw.push.slice(1));
+  /** @type {(v: Verb) => boolean} */
   const readOnly = (v) => v === 'status' || v === 'reserve (held)';
+  /** @type {(v: Verb) => number} */
   const floor = (v) => n + f + (readOnly(v) ? 0 : p);
+  /** @type {(v: Verb) => string} */
   const floorName = (v) => (readOnly(v) ? 'node + fetch' : 'node + fetch + push');
+  /** @type {Partial<Record<Verb, (c: Counts) => string[]>>} */
   const target = {
     'reserve (free)': (c) => [`1 trip (the push; cache shows it free): ${mark(c.trips === 1)}`],
     status: (c) => [
@@ -91,7 +109,7 @@ export async function benchVerbs() {
     ],
   };
   const rows = verbs.map((v) => {
-    const c = counts[v];
+    const c = countsOf(v);
     const t = median(times[v]);
     return [
       v,
@@ -105,8 +123,8 @@ export async function benchVerbs() {
       ...(target[v]?.(c) ?? ['']),
     ];
   });
-  for (const v of ['reserve (free)', 'renew', 'push', 'release']) {
-    const c = counts[v];
+  for (const v of /** @type {const} */ (['reserve (free)', 'renew', 'push', 'release'])) {
+    const c = countsOf(v);
     record(
       `${v}, warm (${c.trips} round trip${c.trips > 1 ? 's' : ''}, ${c.total} git processes)`,
       median(times[v]),
@@ -115,7 +133,7 @@ export async function benchVerbs() {
       1.5,
     );
   }
-  record(`status, nothing changed (${counts.status.trips} round trip)`, median(times.status), 'node + fetch', floor('status'), 2);
+  record(`status, nothing changed (${countsOf('status').trips} round trip)`, median(times.status), 'node + fetch', floor('status'), 2);
   return [
     '## 1. Git processes and round trips per verb',
     '',

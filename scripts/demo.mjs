@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 const bin = resolve(import.meta.dirname, '../bin/abcd');
 const root = mkdtempSync(join(tmpdir(), 'abcd-demo-'));
 const base = { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', LANG: 'C' };
+/** @type {(cwd: string, args: string[], env?: NodeJS.ProcessEnv) => string} */
 const git = (cwd, args, env = base) => execFileSync('git', ['-C', cwd, ...args], { env, encoding: 'utf8' }).trim();
 
 const ITEMS = [
@@ -21,10 +22,16 @@ const ITEMS = [
   { slug: 'docs-examples', file: 'docs/usage.md', append: 'Example: greet ada', depends: ['docs-usage'] },
 ];
 
+/** @param {string} text */
 function step(text) {
   console.log(`\n== ${text}`);
 }
 
+/**
+ * @param {{ dir: string, env: NodeJS.ProcessEnv }} s
+ * @param {string[]} args
+ * @returns {Promise<{ code: number | null, out: string }>}
+ */
 function abcd(s, args) {
   return new Promise((done) => {
     const p = spawn(process.execPath, [bin, ...args], { cwd: s.dir, env: s.env });
@@ -70,11 +77,11 @@ try {
     env: { ...base, HOME: home, ABCD_SESSION: 'ada', ABCD_MACHINE_DIR: join(root, 'machine'), ABCD_GATE_SLOTS: '3' },
   };
   git(root, ['clone', '-q', `file://${remote}`, s.dir], s.env);
-  for (const [k, v] of [
+  for (const [k, v] of /** @type {const} */ ([
     ['user.email', 'ada@example.com'],
     ['user.name', 'ada'],
     ['commit.gpgsign', 'false'],
-  ])
+  ]))
     git(s.dir, ['config', k, v], s.env);
 
   step('abcd items: what is ready, and what waits on what');

@@ -8,6 +8,7 @@ import { writeFileSync } from 'node:fs';
 
 const bundle = new URL('../dist/bundle/', import.meta.url);
 // One process per text: yargs ends the process once it printed a help.
+/** @type {(args: string[]) => Promise<string>} */
 const render = async (args) =>
   (
     await promisify(execFile)(
@@ -20,8 +21,12 @@ const render = async (args) =>
       },
     )
   ).stdout;
-const { commands } = await import(new URL('../dist/cli/commands.js', import.meta.url).href);
-const verbOf = (c) => String(Array.isArray(c.command) ? c.command[0] : c.command).split(' ')[0];
+// The built parser, typed by the sources it was built from.
+const { commands } = /** @type {typeof import('../src/cli/commands.js')} */ (
+  await import(new URL('../dist/cli/commands.js', import.meta.url).href)
+);
+/** @type {(c: (typeof commands)[number]) => string} */
+const verbOf = (c) => String(Array.isArray(c.command) ? c.command[0] : c.command).split(' ')[0] ?? '';
 const verbs = ['', ...commands.map(verbOf)];
 const rendered = await Promise.all(verbs.map((v) => render(v ? [v, '--help'] : ['--help'])));
 const texts = Object.fromEntries(verbs.map((v, i) => [v, rendered[i]]));

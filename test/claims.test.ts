@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupTemp } from './harness/git-env.js';
-import { makeSession, type Session } from './harness/session.js';
+import { makeSession, type Json, type Session } from './harness/session.js';
 import { makeTransportRemote, type TransportRemote } from './harness/transport.js';
 
 const CLAIM = (id: string) => `refs/heads/abcd/claims/local/item/${id}`;
@@ -80,7 +80,7 @@ describe.each(['file', 'http'] as const)('claims over %s', (transport) => {
 
 // A kill -9 after an act's push landed but before abcd noted it locally leaves this clone's
 // memory saying "held": simulated by putting back the memory file the act removed.
-describe('a retried act this session had already finished (issue 7, lie 8)', () => {
+describe('a retried act this session had already finished', () => {
   let remote: TransportRemote;
   let a: Session;
   const heldDir = () => join(a.dir, '.git', 'abcd', 'held', 'alice');
@@ -118,7 +118,7 @@ describe('a retried act this session had already finished (issue 7, lie 8)', () 
     expect((await a.abcd(['reserve', 'cut-land'])).code).toBe(0);
     await a.git(['checkout', '-q', '-b', 'work/cut-land']);
     await a.commit('cut-land.txt', 'landed\n');
-    let landed: any;
+    let landed: Json;
     await cutOffAfter(async () => {
       const r = await a.abcd(['land', 'cut-land', '--json']);
       expect(r.code, r.stdout + r.stderr).toBe(0);

@@ -188,7 +188,11 @@ async function descendants(root: number): Promise<number[]> {
   const frontier = [root];
   while (frontier.length > 0) {
     const parent = frontier.pop()!;
-    for (const [pid, ppid] of parents) if (ppid === parent) (out.push(pid), frontier.push(pid));
+    for (const [pid, ppid] of parents) {
+      if (ppid !== parent) continue;
+      out.push(pid);
+      frontier.push(pid);
+    }
   }
   return out;
 }

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { systemClock } from '../src/core/deps.js';
 import { githubApiUrls } from '../src/forges/github/api-urls.js';
-import { GitHubClient, type GitHubClientOptions } from '../src/forges/github/client.js';
+import { GitHubClient } from '../src/forges/github/client.js';
 import { pullRequestState } from '../src/forges/github/pull-requests.js';
 import { assertWorkflowPermission } from '../src/forges/github/workflow-permission.js';
 import { DeadlineReached, ForgeRejected, RemoteUnavailable, UnsafeEnvironment, type Refusal } from '../src/core/refusals.js';

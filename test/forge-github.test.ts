@@ -7,7 +7,7 @@ import { mergeOnGithub, type MergeOnGithubInput } from '../src/land/strategy-git
 import { enqueue, merge } from '../src/forges/github/merge.js';
 import { findOrOpenPullRequest } from '../src/forges/github/pull-requests.js';
 import { waitForMerge } from '../src/forges/github/wait-merge.js';
-import { DeadlineReached, Fenced, ForgeRejected, RemoteUnavailable, UnsafeEnvironment, type Refusal } from '../src/core/refusals.js';
+import { DeadlineReached, Fenced, ForgeRejected, RemoteUnavailable, UnsafeEnvironment } from '../src/core/refusals.js';
 import { useGitHubStub } from './harness/github-client-stub.js';
 import { bearerDigest, pullStateAnswer, restPull } from './harness/github-stub.js';
 
@@ -22,6 +22,11 @@ const CLAIM_TIP = 'c'.repeat(40);
 const MERGE_COMMIT = 'e'.repeat(40);
 const PULLS = `/repos/${OWNER}/${REPO}/pulls`;
 const PR = { number: 7, head: HEAD };
+const ITEM = 'local:item:fix-login';
+const CLAIM_REF = 'refs/heads/abcd/claims/local/item/fix-login';
+/** The refusal the land builds when its claim moved: what it expected, what the remote has. */
+const claimMoved = (message: string, found: string) =>
+  new Fenced(message, { item: ITEM, ref: CLAIM_REF, expected: CLAIM_TIP, actual: found });
 
 const gh = useGitHubStub(TOKEN, (stub) => {
   for (const r of stub.requests) expect(r.authorization).toBe(bearerDigest(TOKEN));
@@ -47,7 +52,7 @@ function landInput(over: Partial<MergeOnGithubInput> = {}): MergeOnGithubInput {
     expectedHead: HEAD,
     claimTip: CLAIM_TIP,
     readClaimTip: async () => CLAIM_TIP,
-    fenced: (found) => new Fenced(`claim moved to ${found}`, { found }),
+    fenced: (found) => claimMoved(`claim moved to ${found}`, found),
     clock: systemClock,
     deadlineMs: Date.now() + 10_000,
     pollMs: 10,
@@ -284,7 +289,7 @@ describe('mergeOnGithub', () => {
           readClaimTip: async () => OTHER_HEAD,
           fenced: (found) => {
             seen.push(found);
-            return new Fenced('claim moved', { found });
+            return claimMoved('claim moved', found);
           },
         }),
       ),

@@ -1,11 +1,11 @@
-// Fuzz (issue 7, "Prove it"): record decoding, ref names and item parsing meet hostile input
+// Fuzz: record decoding, ref names and item parsing meet hostile input
 // with a named refusal or a valid value: never a crash, a stack trace, an unnamed error, or
 // a lost record. Each property is bounded in time so the file stays a few seconds under load.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeClaim, encodeClaim, type Claim } from '../src/records/claim.js';
 import { formatItem, parseItem } from '../src/records/item.js';
-import { decodeQueue, encodeQueue } from '../src/records/queue.js';
+import { decodeQueue, encodeQueue, type QueueRecord } from '../src/records/queue.js';
 import { claimRef, classifyRef, isRefSafe, queueRef, RECORD_PREFIX } from '../src/records/refs.js';
 import { decodeSettings } from '../src/records/settings.js';
 import { reportFailure } from '../src/cli/report.js';
@@ -83,9 +83,9 @@ function blobs(base: Record<string, unknown>) {
 
 describe('fuzz: record decoding', () => {
   const kinds = [
-    ['claim', goodClaim, (b: Buffer | string) => decodeClaim(REF, b), (v: any) => encodeClaim(v)],
-    ['queue', goodQueue, (b: Buffer | string) => decodeQueue(REF, b), (v: any) => encodeQueue(v)],
-    ['settings', goodSettings, (b: Buffer | string) => decodeSettings(REF, b), (v: any) => JSON.stringify(v)],
+    ['claim', goodClaim, (b: Buffer | string) => decodeClaim(REF, b), (v: unknown) => encodeClaim(v as Claim)],
+    ['queue', goodQueue, (b: Buffer | string) => decodeQueue(REF, b), (v: unknown) => encodeQueue(v as QueueRecord)],
+    ['settings', goodSettings, (b: Buffer | string) => decodeSettings(REF, b), (v: unknown) => JSON.stringify(v)],
   ] as const;
 
   it.each(kinds)('a %s blob decodes to a valid record that survives re-encoding, or is refused by name', (_kind, base, decode, encode) => {
@@ -163,6 +163,7 @@ describe('fuzz: ref names and items', () => {
         (ref) => {
           const safe = isRefSafe(ref);
           expect(typeof safe).toBe('boolean');
+          // eslint-disable-next-line no-control-regex -- a safe ref must have none of the characters git refuses
           if (safe) expect(ref).not.toMatch(/[\u0000-\u0020\u007f~^:?*[\\]|\.\.|@\{|\/\//);
           const c = classifyRef(ref);
           if (c) expect(ref.startsWith(RECORD_PREFIX)).toBe(true);
@@ -191,6 +192,7 @@ describe('fuzz: ref names and items', () => {
           expectNamed(e);
           expect(e).toBeInstanceOf(UsageError);
           expect(e.data.reason).toEqual(expect.any(String));
+          // eslint-disable-next-line no-control-regex -- the message must carry no control characters
           expect(e.message).not.toMatch(/[\u0000-\u001f\u007f]/);
           return;
         }

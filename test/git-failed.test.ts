@@ -108,6 +108,7 @@ describe('local git failures are refusals with data, not bugs', () => {
     const e = await new Git(s.dir, s.env).must(['rev-parse', '--verify', 'no\x1b[31msuch']).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(GitFailed);
     const f = e as GitFailed;
+    // eslint-disable-next-line no-control-regex -- the escape character must not reach the refusal
     expect(JSON.stringify(f.data) + f.message).not.toMatch(/\x1b/);
   });
 });

@@ -76,15 +76,16 @@ describe('--help', () => {
   });
 
   // abcd --help prints texts rendered at build time (ADR 0044): they must be the parser's, byte for byte.
-  it.each([['(none)', ['--help']], ...commands.map((c) => [verbOf(c), [verbOf(c), '--help']] as const)])(
-    'the --help of %s printed without yargs is exactly what yargs prints',
-    async (_, args) => {
-      const [fast, parser] = await Promise.all([help([...args]), parserHelp([...args])]);
-      expect(parser.code, parser.stderr).toBe(0);
-      expect(fast.code, fast.stderr).toBe(0);
-      expect(fast.stdout).toBe(parser.stdout);
-    },
-  );
+  const helps: [string, string[]][] = [
+    ['(none)', ['--help']],
+    ...commands.map((c): [string, string[]] => [verbOf(c), [verbOf(c), '--help']]),
+  ];
+  it.each(helps)('the --help of %s printed without yargs is exactly what yargs prints', async (_, args) => {
+    const [fast, parser] = await Promise.all([help([...args]), parserHelp([...args])]);
+    expect(parser.code, parser.stderr).toBe(0);
+    expect(fast.code, fast.stderr).toBe(0);
+    expect(fast.stdout).toBe(parser.stdout);
+  });
 
   it('a terminal narrower than 100 columns, other arguments or an unknown verb go to yargs', () => {
     expect(helpText(['--help'], 120)).toContain('abcd <verb> [options]');

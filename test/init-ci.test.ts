@@ -161,7 +161,9 @@ function verbName(c: Command): string {
 function registeredVerbs(): Map<string, Set<string>> {
   const verbs = new Map<string, Set<string>>();
   for (const c of commands) {
-    const o = c.builder(yargs([])).getOptions() as { key: Record<string, unknown> };
+    // getOptions is yargs' own (the options a builder declared), missing from its published types.
+    const built = c.builder(yargs([])) as unknown as { getOptions(): { key: Record<string, unknown> } };
+    const o = built.getOptions();
     verbs.set(verbName(c), new Set([...Object.keys(o.key), ...GLOBAL_OPTIONS]));
   }
   return verbs;

@@ -151,6 +151,7 @@ describe('abcd items', () => {
     expect(text.stdout).toMatch(/held\s+ready\s+held by holder@example.com/);
     expect(text.stdout).toContain('10 refused');
     // Hostile text from item files reaches the terminal without its escapes.
+    // eslint-disable-next-line no-control-regex -- control characters must not reach the terminal
     expect(text.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
     expect(text.stdout).toContain('?[31mRed?]0;owned? title');
   }, 120_000);

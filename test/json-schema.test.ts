@@ -1,4 +1,4 @@
-// One JSON vocabulary (issue 10 item 10): every verb's real --json answer, success and
+// One JSON vocabulary: every verb's real --json answer, success and
 // refusal, matches the schema `abcd schema` publishes, and the schemas use one set of names.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANSWERS, refusalAnswer } from '../src/cli/answers.js';

@@ -1,4 +1,4 @@
-// Model-based race test (issue 7, "Prove it"): three real sessions (own clones, HOMEs and session
+// Model-based race test: three real sessions (own clones, HOMEs and session
 // ids) run random interleavings, chosen by fast-check, of reserve, renew, release, push, land,
 // takeover (reserve --wait past expiry plus the delay) and kill (SIGKILL mid-act). Acts of
 // different sessions overlap as real processes. Afterwards test/harness/history.ts judges the

@@ -1,4 +1,4 @@
-// abcd prime and init --agents (issue 10 item 8): the agent's instructions are made from the
+// abcd prime and init --agents: the agent's instructions are made from the
 // command table and the refusal codes, and stay in step with them.
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -18,7 +18,7 @@ describe('abcd prime', () => {
   afterAll(cleanupTemp);
 
   it('every refusal class has a code in the table, with its exit code, and every verb declares its codes', () => {
-    const classes = Object.values(refusals).filter(
+    const classes = Object.values(refusals as Record<string, unknown>).filter(
       (v): v is new (m: string, d: Record<string, unknown>) => refusals.Refusal =>
         typeof v === 'function' && v.prototype instanceof refusals.Refusal,
     );

@@ -1,4 +1,4 @@
-// Break 1 of issue 7: `abcd push` never moves main, a record branch or another claim's
+// `abcd push` never moves main, a record branch or another claim's
 // branch, and only fast-forwards a work branch unless this session's claim pushed its head.
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupTemp } from './harness/git-env.js';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execa } from 'execa';
 import { cleanupTemp, git, isolatedEnv } from './harness/git-env.js';
 import { makeRemote, writeRawRecord, type BareRemote } from './harness/remote.js';
-import { makeSession, type Session } from './harness/session.js';
+import { makeSession, type Json, type Session } from './harness/session.js';
 
 const ref = (id: string) => `refs/heads/abcd/claims/local/item/${id}`;
 const claim = (id: string, extra: Record<string, unknown> = {}) =>
@@ -114,11 +114,11 @@ async function writeRecordWithFiles(remoteDir: string, refName: string, content:
   return commit;
 }
 
-async function recordOf(remote: BareRemote, refName: string): Promise<any> {
+async function recordOf(remote: BareRemote, refName: string): Promise<Json> {
   return JSON.parse(await git(remote.dir, ['show', `${refName}:record.json`], isolatedEnv(remote.dir)));
 }
 
-describe('records abcd refuses by name (issue 7, lie 12)', () => {
+describe('records abcd refuses by name', () => {
   let remote: BareRemote;
   let a: Session;
   const YEAR_2199 = Date.UTC(2199, 0, 1);
@@ -216,7 +216,7 @@ describe('records abcd refuses by name (issue 7, lie 12)', () => {
   });
 });
 
-describe('fields this abcd does not know survive every rewrite (issue 7, lie 11)', () => {
+describe('fields this abcd does not know survive every rewrite', () => {
   let remote: BareRemote;
   let a: Session;
   const extra = { futureField: { nested: [1, 'two'] }, priority: 7 };

@@ -1,4 +1,4 @@
-// Settings are the person's alone (issue 7, break 6; ADR 0019): with an allowed-signers list in
+// Settings are the person's alone (ADR 0019): with an allowed-signers list in
 // the person's abcd config directory, a settings generation counts only when git's own commit
 // signing (ssh here, real ssh-keygen keys) signed it with a listed key. Readers fall back to
 // the last valid generation and list the ignored tip under refused.

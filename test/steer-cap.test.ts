@@ -1,4 +1,4 @@
-// The steer cap (issue 12): lanes.steer.max (default 2) bounds steers per run. The third steer
+// The steer cap: lanes.steer.max (default 2) bounds steers per run. The third steer
 // in a run is not delivered and stays pending; the run after it (the pending run) delivers it
 // at the start, lands, and receipts it. Context alone (a stranger's steer) starts no run.
 import { readFile, writeFile } from 'node:fs/promises';

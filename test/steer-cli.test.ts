@@ -1,4 +1,4 @@
-// `abcd steer` on its own (issue 12): it writes one request record (author, time, text) and
+// `abcd steer` on its own: it writes one request record (author, time, text) and
 // nothing else; bad input is a usage error that writes nothing; a steer record this abcd
 // cannot read is listed under refused, never guessed at.
 import { writeFile } from 'node:fs/promises';

@@ -1,4 +1,4 @@
-// Steering a lane in flight (issue 12): a scripted agent that reads its mailbox receives a
+// Steering a lane in flight: a scripted agent that reads its mailbox receives a
 // steer sent mid-run as one envelope with the pinned first line; two steers that arrive
 // together come as one envelope; a stranger's steer is context, never an amendment, its
 // imitation of the envelope defanged and its bidi/zero-width characters gone. The landing

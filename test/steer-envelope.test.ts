@@ -1,4 +1,4 @@
-// The envelope a running agent receives (issue 12): a pinned first line, fixed labels, every
+// The envelope a running agent receives: a pinned first line, fixed labels, every
 // request's text quoted, sanitized (controls, bidi, zero-width) and defanged, so text written
 // by anyone cannot pass for abcd's own structure. Pure: no lane needed.
 import { describe, expect, it } from 'vitest';
@@ -57,6 +57,7 @@ describe('steer envelope', () => {
     expect(lines.filter((l) => LABEL.test(l))).toEqual(['--- context 1/1: steer s3 ---']);
     expect(lines.filter((l) => l === STEER_ENVELOPE_LAST_LINE)).toHaveLength(1);
     expect(env).not.toMatch(/steer[\s_-]*envelope v2/i);
+    // eslint-disable-next-line no-control-regex -- the escape character must not reach the envelope
     expect(env).not.toMatch(/[\u202e\u200b\u2066\u2069\u001b]/);
     expect(env).toContain('safe?txt.exe'); // the override shows as removed, the text no longer reorders
     expect(env).toContain('zerowidth');

@@ -1,4 +1,4 @@
-// What a cycle does with what it absorbed (issue 12): a cycle that fails after a steer reached
+// What a cycle does with what it absorbed: a cycle that fails after a steer reached
 // its agent writes no receipt and the request stays open; a steer that arrives after the agent
 // exited re-invokes it once more in the same worktree, the envelope after ABCD_MAILBOX_FROM.
 import { readFile, writeFile } from 'node:fs/promises';

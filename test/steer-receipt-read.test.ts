@@ -1,4 +1,4 @@
-// Reading the latest receipt fails open in every direction (issue 12): only a readable receipt
+// Reading the latest receipt fails open in every direction: only a readable receipt
 // for this item that lists this very request lets a pending run skip. Pure: records decoded
 // from blobs as the snapshot read decodes them.
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Receipts (issue 12): a build request that fills the pending slot while a lane holds the item
+// Receipts: a build request that fills the pending slot while a lane holds the item
 // is delivered in flight; the landing records a receipt naming it; the pending run for it then
 // exits 0 without starting the agent. The check fails open: with the receipt removed or
 // corrupted, the pending run does the work.
@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupTemp, tempDir } from './harness/git-env.js';
 import { remoteWithItems } from './harness/lanes.js';
 import { writeRawRecord } from './harness/remote.js';
-import { makeSession } from './harness/session.js';
+import { makeSession, type Json } from './harness/session.js';
 import { liveEnvelopes, mailboxAgent, refsUnder, remoteRecord, until } from './harness/steer.js';
 
 const ITEMS = ['kept', 'removed', 'corrupted'] as const;
@@ -98,7 +98,7 @@ describe('receipts', () => {
     );
     const marked = join(dir, 'pending-runs');
     const agent = `echo "$ABCD_ITEM" >> ${marked}; cp "$ABCD_MAILBOX" "followup-$(printf %s "$ABCD_ITEM" | tr : -).txt"; git add -A && git commit -qm followup`;
-    const results = new Map<string, any>();
+    const results = new Map<string, Json>();
     const runs = await Promise.all(
       ITEMS.map((slug, i) => runners[i]!.abcd(['build', slug, '--json', '--sandbox', 'none', '--agent', agent], { timeoutMs: 120_000 })),
     );

@@ -1,4 +1,4 @@
-// When a lane settles instead of steering (issue 12): the cap per run, and too little time
+// When a lane settles instead of steering: the cap per run, and too little time
 // left in the agent's window; a re-invoked agent's time ends before the run's deadline less
 // what the cycle still needs. Pure: the clock is passed in.
 import { describe, expect, it } from 'vitest';

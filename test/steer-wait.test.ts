@@ -1,4 +1,4 @@
-// The seed's handshake (issue 12, seed 003): a CI job queued behind the lane on an item
+// The seed's handshake: a CI job queued behind the lane on an item
 // (`abcd build --wait`) leaves its request in the pending slot; the lane in flight absorbs its
 // note and its landing records the receipt; the queued build then exits 0 without its agent.
 import { existsSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// abcd status for a person at a terminal (issue 10 item 6): sections, relative times, colour
+// abcd status for a person at a terminal: sections, relative times, colour
 // only on a terminal without NO_COLOR, lines cut to the terminal's width, refused records
 // last with the command that fixes them, and --watch redrawing only on change.
 import { execa } from 'execa';
@@ -9,6 +9,7 @@ import { ABCD_BIN, twoSessions, type Session } from './harness/session.js';
 import { onTty } from './harness/tty.js';
 
 const ESC = '\u001b[';
+// eslint-disable-next-line no-control-regex -- terminal escapes are what is stripped
 const visible = (s: string) => s.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '');
 
 describe('status at a terminal', () => {
@@ -40,6 +41,7 @@ describe('status at a terminal', () => {
 
   it('NO_COLOR and pipes get no colour and nothing cut', async () => {
     const nc = await onTty(b.dir, { ...b.env, NO_COLOR: '1' }, ['status'], 70);
+    // eslint-disable-next-line no-control-regex -- a colour escape must not be written
     expect(nc.screen).not.toMatch(/\u001b\[\d+m/);
     const piped = await b.abcd(['status']);
     expect(piped.stdout).not.toContain(ESC);

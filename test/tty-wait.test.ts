@@ -1,4 +1,4 @@
-// The live wait line (issue 10 item 5): on a terminal a waiting verb shows one line, redrawn
+// The live wait line: on a terminal a waiting verb shows one line, redrawn
 // in place, saying what it waits on and the time left; nothing on a pipe or with --json.
 // A real pseudo-terminal: script(1), sized with stty (a 0-row terminal shows nothing).
 import { mkdir } from 'node:fs/promises';

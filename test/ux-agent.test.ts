@@ -1,4 +1,4 @@
-// announce (issue 10 item 7) and shell completion (item 12).
+// announce and shell completion.
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupTemp, isolatedEnv } from './harness/git-env.js';

@@ -1,4 +1,4 @@
-// The CLI's own words (issue 10 items 9 and 11, and polish): --version, per-verb exit codes
+// The CLI's own words: --version, per-verb exit codes
 // in --help, unknown verbs, missing positionals, and gate's own exit codes kept apart from
 // its command's.
 import { existsSync, readFileSync } from 'node:fs';

@@ -1,13 +1,13 @@
-// Silent foot-guns (issue 10 items 2-4): reserving landed work, landing an empty branch,
+// Silent foot-guns: reserving landed work, landing an empty branch,
 // and a cap refusal that tells an agent to change the person's settings.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupTemp, git, isolatedEnv } from './harness/git-env.js';
 import type { BareRemote } from './harness/remote.js';
-import { makeSession, twoSessions, type Session } from './harness/session.js';
+import { makeSession, twoSessions, type Json, type Session } from './harness/session.js';
 
 const CLAIM = 'refs/heads/abcd/claims/local/item/';
 
-async function claimOnRemote(remote: BareRemote, item: string): Promise<any> {
+async function claimOnRemote(remote: BareRemote, item: string): Promise<Json> {
   return JSON.parse(await git(remote.dir, ['show', `${CLAIM}${item}:record.json`], isolatedEnv(remote.dir)));
 }
 

@@ -99,7 +99,7 @@ describe('waits and rules', () => {
   });
 });
 
-// Rule 1 whatever the network does: a wait ends by its deadline plus at most one second.
+// Whatever the network does, a wait ends by its deadline plus at most one second.
 describe('a wait against a silent network ends by its deadline', () => {
   afterAll(cleanupTemp);
   // A push the server received has an unknown outcome when it is cut off; a call cut off before

@@ -1,3 +1,4 @@
+// Acting under a claim: the checks that this session holds it, and the refusals when it does not.
 import { formatHolder, sameSession } from '../records/holder.js';
 import { ClaimEnded, Fenced, NotHolder } from '../core/refusals.js';
 import type { Repo } from '../repo/repo.js';

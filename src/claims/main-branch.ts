@@ -1,3 +1,4 @@
+// The branch lanes land on (the remote's HEAD, else main) and how it is fetched.
 import type { Repo } from '../repo/repo.js';
 import type { Snapshot } from '../repo/snapshot.js';
 import { resolveMainBranch } from './work-branch.js';

@@ -1,3 +1,4 @@
+// Best-effort pruning of released and long-expired records, a bounded push at a time.
 import type { RefUpdate } from '../records/store.js';
 import { isDue, isLapsed, isPrunable } from './rules.js';
 import { observeClock, type ClockView } from '../repo/clock-view.js';

@@ -1,3 +1,4 @@
+// `abcd push`: the work branch and tags pushed atomically with a renewal of the claim.
 import { expiresAt, type Claim } from '../records/claim.js';
 import { shortItem, type ItemKey } from '../records/item.js';
 import { claimRef, isRefSafe } from '../records/refs.js';
@@ -27,7 +28,7 @@ export interface PushResultData {
 }
 
 /**
- * Pushes the work branch and tags in one atomic push with a renewal of the claim (rule 2).
+ * Pushes the work branch and tags in one atomic push with a renewal of the claim: a claim fences every push under it by its tip.
  * Never main (only land writes it), a record branch, or a branch another claim recorded.
  */
 export async function pushWork(repo: Repo, input: PushInput): Promise<PushResultData> {

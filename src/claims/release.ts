@@ -1,3 +1,4 @@
+// `abcd release`: the claim given up, in one fenced push.
 import { unknownClaimFields, type Claim } from '../records/claim.js';
 import { formatHolder } from '../records/holder.js';
 import { formatItem, shortItem, type ItemKey } from '../records/item.js';

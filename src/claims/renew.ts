@@ -1,3 +1,4 @@
+// Renewing or releasing this session's claim: its next generation, fenced by its tip.
 import { expiresAt, type Claim } from '../records/claim.js';
 import { shortItem, type ItemKey } from '../records/item.js';
 import { sameSession } from '../records/holder.js';

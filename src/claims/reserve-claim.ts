@@ -1,3 +1,4 @@
+// The claim a reserve writes: a new one, a takeover, or a renewal of our own.
 import { unknownClaimFields, type Claim } from '../records/claim.js';
 import type { Holder } from '../records/holder.js';
 import { formatItem, type ItemKey } from '../records/item.js';

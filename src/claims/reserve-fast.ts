@@ -1,3 +1,4 @@
+// Reserving from the local record cache in one push, guarded by what the remote advertises.
 import { join } from 'node:path';
 import { expiresAt } from '../records/claim.js';
 import { formatHolder } from '../records/holder.js';

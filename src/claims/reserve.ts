@@ -1,3 +1,4 @@
+// `abcd reserve`: take a claim on an item, waiting (to a deadline) while another holds it.
 import { expiresAt, type Claim } from '../records/claim.js';
 import { formatHolder, sameSession } from '../records/holder.js';
 import { shortItem } from '../records/item.js';

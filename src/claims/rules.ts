@@ -1,3 +1,4 @@
+// Claim liveness as named predicates: standing, takeable, due for pruning, by the judged clock.
 import type { Claim } from '../records/claim.js';
 import { expiresAt, type Timed } from '../records/timed.js';
 import { sameSession, type Holder } from '../records/holder.js';
@@ -95,7 +96,7 @@ export function isPrunable(entry: ClaimEntry, now: number, settings: Settings): 
 }
 
 /**
- * Whether a record is due for pruning with the clock judged (DESIGN.md "Time"): a released
+ * Whether a record is due for pruning with the clock judged (corrected for skew, or unsafe): a released
  * claim always; a done one once its retention passed by the corrected clock, or by this
  * clone's own watching of it; a held one once it is takeable and a day past expiry the same
  * way. Nothing clock-based while the clock is unsafe.

@@ -1,3 +1,4 @@
+// Which branch holds a claim's work, and the refusal to treat main as one.
 import { expiresAt } from '../records/claim.js';
 import { formatHolder } from '../records/holder.js';
 import { isRefSafe } from '../records/refs.js';

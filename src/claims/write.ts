@@ -1,3 +1,4 @@
+// Writing a claim's next generation with other records in one atomic, fenced push.
 import { encodeClaim, type Claim } from '../records/claim.js';
 import { writeRecordCommit } from '../records/objects.js';
 import type { RefUpdate } from '../records/store.js';
@@ -33,7 +34,7 @@ export type ClaimPush =
 
 /**
  * Writes the claim's next generation as a new commit on the tip just read, pushed with an
- * explicit lease, together with other records and `extra` refs in ONE atomic push (rule 2).
+ * explicit lease, together with other records and `extra` refs in ONE atomic push: if the claim moved, nothing lands.
  */
 export async function pushClaim(
   repo: Repo,
@@ -42,7 +43,7 @@ export async function pushClaim(
   const writes: RecordWrite[] = [{ ref: o.ref, lease: o.lease, content: encodeClaim(o.claim), message: o.message }, ...(o.records ?? [])];
   // Independent records are built side by side: each is three short local git processes.
   const oids = await Promise.all(
-    writes.map((w) =>
+    writes.map(async (w) =>
       w.content === null
         ? null
         : writeRecordCommit({

@@ -46,6 +46,7 @@ export function listArg(value: unknown): string[] {
 export function noteArg(v: unknown): string {
   const note = String(v);
   if (note.length > MAX_NOTE_CHARS) throw new UsageError(`--note is ${note.length} characters, over ${MAX_NOTE_CHARS}.`, 'argument');
+  // eslint-disable-next-line no-control-regex -- a note with control characters is what this refuses: it reaches terminals
   if (/[\u0000-\u001f\u007f]/.test(note))
     throw new UsageError('--note has control characters (newlines, tabs, escapes): write it on one line.', 'argument');
   return note;

@@ -1,3 +1,4 @@
+// What a verb declares to the CLI (its arguments, help, refusals) and what it answers.
 import type { Argv } from 'yargs';
 import type { Deps } from '../core/deps.js';
 import type { RefusalCode } from '../core/refusal-table.js';

@@ -1,3 +1,4 @@
+// The table of every verb, in the order help lists them.
 import type { Command } from './command.js';
 import { reserve } from './commands/reserve.js';
 import { renew } from './commands/renew.js';

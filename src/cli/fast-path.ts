@@ -1,3 +1,4 @@
+// The entry bin/abcd loads: everyday verbs parsed without yargs, the rest handed to it.
 import { readFileSync } from 'node:fs';
 import type { Output } from '../core/deps.js';
 import type { Command, GlobalArgs } from './command.js';
@@ -30,7 +31,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     isTTY: Boolean(process.stdout.isTTY),
     columns: () => process.stdout.columns || undefined,
   };
-  let code = 0;
+  let code: number;
   try {
     code = (await runVerb(parsed.command, parsed.args, out, { commands })) ?? 0;
   } catch (e) {

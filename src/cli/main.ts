@@ -1,3 +1,4 @@
+// The full CLI entry: the yargs parser over the command table, one verb run and reported.
 import yargs from 'yargs';
 import { UsageError } from '../core/refusals.js';
 import { commands } from './commands.js';

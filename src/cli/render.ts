@@ -1,3 +1,4 @@
+// Text for people: colour on a terminal, tables, relative times.
 import { styleText } from 'node:util';
 import { sanitizeLine, sanitizeText } from '../core/sanitize.js';
 import { formatDuration, formatInstant } from '../core/duration.js';
@@ -24,6 +25,7 @@ export function table(header: readonly string[], rows: ReadonlyArray<readonly st
 }
 
 function visible(s: string): string {
+  // eslint-disable-next-line no-control-regex -- the colour escapes (ESC [ ... m) are what is measured away
   return s.replace(/\u001b\[[0-9;]*m/g, '');
 }
 
@@ -45,6 +47,7 @@ export function printable(text: string): string {
 }
 
 // The only escapes abcd itself writes into a verb's text: paint()'s colours, on a terminal.
+// eslint-disable-next-line no-control-regex -- the colour escapes (ESC [ ... m) are what this matches
 const SGR = /\u001b\[[0-9;]*m/g;
 
 /**

@@ -1,3 +1,4 @@
+// The one place a result or a refusal becomes text or JSON and an exit code.
 import { isRefusal } from '../core/refusals.js';
 import type { Output } from '../core/deps.js';
 import { sanitizeText, stringifySafeJson } from '../core/sanitize.js';

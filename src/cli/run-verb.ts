@@ -1,3 +1,4 @@
+// Running one parsed verb and reporting it: the steps the fast path shares with yargs' handler.
 import { fileURLToPath } from 'node:url';
 import { systemClock, type Deps, type Output } from '../core/deps.js';
 import type { CliContext, Command, GlobalArgs } from './command.js';

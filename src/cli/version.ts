@@ -1,3 +1,4 @@
+// abcd's version, from package.json.
 import { readFileSync } from 'node:fs';
 
 /** The version in package.json, read only when asked (it sits two levels above the bundle). */

@@ -1,3 +1,4 @@
+// Durations and instants as people write them (500ms, 5m, ISO times), parsed and printed.
 import { UsageError } from './refusals.js';
 
 const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;

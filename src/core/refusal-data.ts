@@ -4,7 +4,7 @@
 
 export type RefusalData = Record<string, unknown>;
 
-/** Whether a refused act may have changed the remote (DESIGN.md, exit 8). */
+/** Whether a refused act may have changed the remote (exit 8 when it may have). */
 export type Outcome = 'unchanged' | 'unknown';
 
 /** A claim as refusals name it: `Held`, `TakeoverTooSoon`, a reserve's `waitedOn`. */

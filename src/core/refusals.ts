@@ -16,7 +16,7 @@ export abstract class Refusal<D extends RefusalData = RefusalData> extends Error
   abstract readonly exit: 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 130;
   readonly data: D;
 
-  constructor(message: string, ...[data]: {} extends D ? [data?: D] : [data: D]) {
+  constructor(message: string, ...[data]: Partial<D> extends D ? [data?: D] : [data: D]) {
     super(message);
     this.name = new.target.name;
     this.data = data ?? ({} as D);

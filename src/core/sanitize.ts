@@ -4,8 +4,10 @@
 // reaches a terminal, a message or an agent's mailbox goes through one of these.
 
 // C0 controls but tab and newline, DEL, and the C1 block (0x80-0x9f: 0x9b is a one-byte CSI).
+// eslint-disable-next-line no-control-regex -- control characters are what sanitizing removes
 const CONTROL_KEEP_LINES = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 // The same, newline and tab included (one-line texts: notes, names, refusal messages).
+// eslint-disable-next-line no-control-regex -- control characters are what sanitizing removes
 const CONTROL_ALL = /[\u0000-\u001f\u007f-\u009f]/g;
 // Bidi embeddings, overrides and isolates, and the marks that steer them (U+061C, U+200E/F).
 const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
@@ -13,6 +15,7 @@ const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 // tag block U+E0000-E007F that smuggles ASCII past a reader), line/paragraph separators, and
 // characters that render as nothing: the combining grapheme joiner, Hangul and Khmer fillers,
 // Mongolian selectors and the variation selectors (another way to smuggle bytes in plain sight).
+// eslint-disable-next-line no-misleading-character-class -- invisible marks listed one by one on purpose, each alone
 const INVISIBLE = /[\p{Cf}\u2028\u2029\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\uffa0\ufe00-\ufe0f\u{e0100}-\u{e01ef}]/gu;
 // Half of a surrogate pair on its own: not a character; printed it becomes U+FFFD or garbage.
 const LONE_SURROGATE = /\p{Cs}/gu;
@@ -37,6 +40,7 @@ export function hasUnsafeCharacters(text: string): boolean {
 }
 
 // Inside a JSON string: JSON.stringify escapes C0 and lone surrogates itself, not these.
+// eslint-disable-next-line no-misleading-character-class -- built from INVISIBLE, whose marks are listed one by one on purpose
 const JSON_UNSAFE = new RegExp(`[\\u007f-\\u009f]|${BIDI.source}|${INVISIBLE.source}`, 'gu');
 
 /**

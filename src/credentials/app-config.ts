@@ -1,6 +1,6 @@
 // Where the person's App settings live and what they look like. They sit OUTSIDE the
 // repository, in the person's abcd config directory, so no clone, agent or push can carry them
-// (rule 4: "never .abcd/config.json"). Only the host abcd process reads them.
+// (never .abcd/config.json, which the agent can read). Only the host abcd process reads them.
 import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import type { GitHubOverrides } from '../core/env.js';

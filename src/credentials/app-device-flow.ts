@@ -1,6 +1,6 @@
 // The device flow that gives abcd the person's first token pair: GitHub shows the person a code
 // page, abcd polls until they approve. abcd runs the loop itself rather than through
-// @octokit/auth-oauth-device, whose loop has no deadline of its own (rule 1), forgets a
+// @octokit/auth-oauth-device, whose loop has no deadline of its own (every wait of abcd ends by a stated time), forgets a
 // slow_down after one poll and sleeps on the real clock, which tests could not drive.
 import type { Clock } from '../core/deps.js';
 import { DeadlineReached, UnsafeEnvironment } from '../core/refusals.js';

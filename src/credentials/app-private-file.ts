@@ -96,6 +96,7 @@ export async function writePrivateAtomic(path: string, text: string): Promise<vo
   try {
     await rename(tmp, path);
   } catch (e) {
+    // The rename's error is the one to report; a temp file left behind has a unique name and harms nothing.
     await unlink(tmp).catch(() => undefined);
     throw e;
   }

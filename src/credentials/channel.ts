@@ -1,4 +1,4 @@
-// abcd's credential channel (DESIGN.md "Credentials"): git gets a forge token for one
+// abcd's credential channel (never an environment variable, argv or a file the agent can read): git gets a forge token for one
 // invocation only. The abcd host process serves the token on a unix socket in a fresh 0700
 // directory for the lifetime of that one git call; git's helper (`abcd credential`) fetches it
 // from there. That directory is made in abcd's config folder, beside the App's key: the one

@@ -1,3 +1,4 @@
+// How git authenticates to a forge remote: abcd's App token through the credential channel.
 import type { Env } from '../core/deps.js';
 import type { NetworkAuth } from '../records/store.js';
 import { withCredential, type HelperLauncher } from './channel.js';
@@ -5,7 +6,7 @@ import type { TokenSource } from './token-source.js';
 
 /**
  * Every network git call on a forge gets the App token for that one invocation, through the
- * credential channel (rule 4): fresh from the token source, so a long lane never sends an
+ * credential channel (never the person's login): fresh from the token source, so a long lane never sends an
  * expired one.
  */
 export function forgeAuth(o: {

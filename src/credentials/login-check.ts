@@ -1,4 +1,5 @@
-// The login check of rule 4: before an unattended lane claims anything on a forge, look for
+// The login check, so that no unattended lane acts under the person's forge login: before an
+// unattended lane claims anything on a forge, look for
 // the person's login in every place that can be read without a secret, and refuse naming
 // them all. It never asks a git credential helper (the helper would answer with the token
 // itself, and a keychain prompt would hang an unattended start), so it cannot see a login
@@ -44,7 +45,7 @@ export interface LoginCheckInput {
 }
 
 // Offline with no DNS, gh 2.23 answers in about 40 ms; on a network that drops packets it
-// waits for its HTTP timeout. Five seconds bounds an unattended start (rule 1).
+// waits for its HTTP timeout. Five seconds bounds an unattended start (every wait ends by a stated time).
 export const GH_STATUS_TIMEOUT_MS = 5_000;
 
 export const OUT_OF_SIGHT = "A login kept only in a keychain or a git credential helper is out of this check's sight";
@@ -105,7 +106,7 @@ export function loginRefusal(check: LoginCheck): UnsafeEnvironment {
 }
 
 export interface LoginGateInput extends Omit<LoginCheckInput, 'host'>, ForgeHostInput {
-  /** A person starts and watches this lane: it counts as their own session (rule 4). */
+  /** A person starts and watches this lane: it counts as their own session, and the login check does not apply. */
   attended: boolean;
 }
 

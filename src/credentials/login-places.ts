@@ -1,6 +1,6 @@
 // Where the person's forge login can sit without asking anyone for it: the token
 // variables, gh's hosts file and git's store files. Each reader keeps only a yes or no;
-// no value, user name or password leaves these functions (rule 4, dcn-2610222030477927).
+// no value, user name or password leaves these functions (a lane never acts under the person's login, and never shows it).
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Env } from '../core/deps.js';

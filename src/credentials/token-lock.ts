@@ -9,7 +9,7 @@ import { DeadlineReached } from '../core/refusals.js';
 
 /** A lock older than this is abandoned: a refresh is two HTTP calls, each with a 15 s deadline. */
 export const LOCK_STALE_MS = 60_000;
-/** How long a process waits for another's refresh before refusing (rule 1); above the stale age. */
+/** How long a process waits for another's refresh before refusing (every wait ends by a stated time); above the stale age. */
 export const LOCK_WAIT_MS = 90_000;
 // Refreshes take a few hundred ms; polling faster would only spin.
 const LOCK_POLL_MS = 50;
@@ -83,7 +83,13 @@ async function breakIfStale(lock: string, { now, staleMs, host }: { now: number;
   if (!dead && age < staleMs) return false;
   const again = await readOwner(lock);
   if (again?.text !== before.text) return true;
-  await unlink(lock).catch(() => undefined);
+  try {
+    await unlink(lock);
+  } catch (e) {
+    // Gone already: another waiter broke it first. Any other failure throws: the lock stays, and
+    // the caller's loop would otherwise spin on it without ever reaching its deadline.
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
   return true;
 }
 
@@ -113,6 +119,8 @@ function alive(pid: number): boolean {
   }
 }
 
+// Runs in a finally: a lock it cannot read or remove is left to go stale (LOCK_STALE_MS frees
+// it), rather than replacing the refresh's own result or error with this one.
 async function releaseIfMine(lock: string, nonce: string): Promise<void> {
   const cur = await readOwner(lock).catch(() => undefined);
   if (cur?.owner?.nonce === nonce) await unlink(lock).catch(() => undefined);

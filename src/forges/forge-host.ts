@@ -1,4 +1,4 @@
-// Which forge host a remote points at, and whether rule 4 applies to it at all. A remote
+// Which forge host a remote points at, and whether the login check applies to it at all. A remote
 // that is no forge (file://, a local path, a plain ssh or http git server) has no login to
 // find and takes no App token; abcd says so instead of pretending it checked.
 

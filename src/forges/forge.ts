@@ -1,3 +1,4 @@
+// The forge a remote is: a plain git remote or GitHub, and what each needs.
 import { resolveForgeHost } from './forge-host.js';
 
 /** Where `land` goes and whether git needs abcd's App token: a plain git remote or GitHub. */

@@ -1,3 +1,4 @@
+// The one typed git client: every call bound to a directory, with a timeout and quiet flags.
 import { definedEnv, type Env } from '../core/deps.js';
 import { GitFailed } from '../core/refusals.js';
 import { sanitizeLine, sanitizeText } from '../core/sanitize.js';
@@ -13,7 +14,7 @@ export interface RunResult {
 
 export interface RunOptions {
   input?: string | Buffer;
-  /** Kill git after this long; every git call abcd makes has one (rule 1). */
+  /** Kill git after this long; every git call abcd makes has one, so every wait ends. */
   timeoutMs?: number;
   /** Extra environment for this one invocation (the credential channel's config). */
   env?: Record<string, string>;

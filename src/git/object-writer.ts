@@ -1,3 +1,4 @@
+// Writing git objects in-process (loose, as git itself would), without spawning git.
 import { createHash, randomBytes } from 'node:crypto';
 import { link, mkdir, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -44,6 +45,7 @@ export async function writeLooseObject(store: ObjectStore, type: ObjectType, bod
       return oid;
     }
   }
+  // The object is in place; a temporary file left behind costs only disk, and git prune removes tmp_obj_ files.
   await unlink(tmp).catch(() => undefined);
   return oid;
 }

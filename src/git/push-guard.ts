@@ -1,3 +1,4 @@
+// Guards on a push from what the remote advertises: refuse before sending what it would refuse.
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { access, constants, mkdir, rm, writeFile } from 'node:fs/promises';

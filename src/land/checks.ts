@@ -1,3 +1,4 @@
+// The land's checks from .abcd/config.json, each bounded by a timeout.
 import { readRepoConfig } from '../repo/config.js';
 import { CheckFailed } from '../core/refusals.js';
 import type { Git } from '../git/git.js';

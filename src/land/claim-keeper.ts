@@ -1,3 +1,4 @@
+// Keeps a claim alive while a land waits and tests, one fenced push at a time.
 import type { Claim } from '../records/claim.js';
 import { expiresAt } from '../records/claim.js';
 import { Fenced, RemoteUnavailable } from '../core/refusals.js';
@@ -124,13 +125,14 @@ export class ClaimKeeper {
     this.stopped = true;
     this.abort.abort();
     await this.loop;
+    // Waits for the pushes in flight to settle; each one's error went to its own caller.
     await this.chain.catch(() => undefined);
   }
 
   /** Runs `fn` with no push under the claim in flight, so it sees a settled tip. */
   exclusive<T>(fn: () => Promise<T>): Promise<T> {
     const p = this.chain.then(fn, fn);
-    this.chain = p.catch(() => undefined);
+    this.chain = p.catch(() => undefined); // the chain only orders; the caller gets p's error
     return p;
   }
 
@@ -176,7 +178,7 @@ export class ClaimKeeper {
       return r;
     };
     const p = this.chain.then(run, run);
-    this.chain = p.catch(() => undefined);
+    this.chain = p.catch(() => undefined); // the chain only orders; the caller gets p's error
     return p;
   }
 }

@@ -44,7 +44,7 @@ async function landWith<E>(strategy: LandStrategy<E>, given: Repo, input: LandIn
   // Read while the holder and the work are checked (a local read); its refusal comes after theirs.
   const landConfig = landConfigReader(repo.git, (t) => parseDuration(t, 'land.timeout'));
   const configRead = target.mainTip().then(landConfig);
-  configRead.catch(() => undefined);
+  configRead.catch(() => undefined); // awaited below, which throws its error; until then it is not unhandled
   const held = await requireMineOnBranch(waiting, snap, { ref, item, branch: target.branch });
   await refuseNothingToLand(repo, target, item);
   // A config the schema refuses (a typo) refuses the land here, before anything is written.

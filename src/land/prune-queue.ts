@@ -1,3 +1,4 @@
+// Removing queue entries whose claim ended, so the queue never waits on the dead.
 import { RemoteUnavailable } from '../core/refusals.js';
 import type { RefUpdate } from '../records/store.js';
 import { standing } from '../claims/rules.js';

@@ -1,3 +1,4 @@
+// The land queue's order and each entry's state: who lands next.
 import { sameSession } from '../records/holder.js';
 import { claimRef, classifyRef } from '../records/refs.js';
 import type { Settings } from '../records/settings.js';
@@ -18,7 +19,7 @@ export function queueOrder(entries: Iterable<QueueEntry>): QueueEntry[] {
  *   takeover rule with the measured clock agrees (prune-queue.ts), so a fast clock deletes
  *   nothing live.
  * - `unreadable`: the claim is a record this abcd refuses (corrupt, or newer): skipped and
- *   reported, never waited on (rule 3) and never deleted.
+ *   reported, never waited on (a record newer than this abcd is refused, not guessed at) and never deleted.
  */
 export type EntryState = 'alive' | 'dead' | 'lapsed' | 'unreadable';
 

@@ -3,7 +3,7 @@
 // branch has none) naming the head it expects, wait for the merge, then mark the claim `done` in
 // a fenced push.
 //
-// The fence (rule 2): a GitHub act cannot share a git push with the claim, so the claim's tip is
+// The fence (a claim is fenced by its tip): a GitHub act cannot share a git push with the claim, so the claim's tip is
 // re-read immediately before the one call that acts, and that call names the expected head. The
 // window between the re-read and GitHub carrying out the call is stated in the result
 // (`fenceWindowMs`), not claimed closed: a takeover landing inside it is not seen.
@@ -153,7 +153,7 @@ export interface MergeOnGithubResult {
   mergeCommit: string;
   via: 'merge-queue' | 'merge' | 'already-merged';
   pullRequest: PullRequestRef['action'];
-  /** From the claim's re-read to GitHub's answer to the act: the unfenced window (rule 2). */
+  /** From the claim's re-read to GitHub's answer to the act: the window the claim's tip does not fence. */
   fenceWindowMs: number;
 }
 
@@ -224,6 +224,7 @@ export async function mergeOnGithub(i: MergeOnGithubInput): Promise<MergeOnGithu
 /** A refused enqueue whose pull request now has another head is `head-moved`, whatever GitHub said. */
 async function explainRefusedEnqueue(e: unknown, i: MergeOnGithubInput, number: number): Promise<unknown> {
   if (!(e instanceof ForgeRejected) || e.data.reason === 'head-moved') return e;
+  // Best effort: without the pull request's state, GitHub's own refusal is reported as it came.
   const now = await pullRequestState(i.client, { owner: i.owner, repo: i.repo, number }).catch(() => undefined);
   if (now && now.headOid !== i.expectedHead) {
     return headMoved({ pr: `#${number}`, expectedHead: i.expectedHead, said: `${e.message}; its head is now ${now.headOid}`, number });

@@ -1,3 +1,4 @@
+// What a land moves where: the work branch's head onto the remote's main branch.
 import { resolveMainBranch, resolveWorkBranch } from '../claims/work-branch.js';
 import { NothingToLand, RemoteUnavailable, UsageError } from '../core/refusals.js';
 import { readSnapshot, type Snapshot } from '../repo/snapshot.js';

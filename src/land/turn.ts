@@ -1,3 +1,4 @@
+// Waiting for this entry's turn in the land queue, to a deadline.
 import { formatHolder } from '../records/holder.js';
 import { Conflict, DeadlineReached, Fenced, Interrupted, isRefusal } from '../core/refusals.js';
 import { formatDuration, formatInstant } from '../core/duration.js';
@@ -16,8 +17,8 @@ const NEXT_IN_LINE_POLL_MS = 250;
 /**
  * Waits until fewer than `o.depth` live entries are ahead of the entry at `qref` (depth 1: until
  * it is first), or its deadline (exit 4). Answers the read that said so and the entries ahead.
- * Entries whose claim this abcd cannot read are skipped, never waited on (rule 3), and added
- * to `o.skipped` for the answer.
+ * Entries whose claim this abcd cannot read are skipped, never waited on (a record newer than
+ * this abcd is refused, not guessed at), and added to `o.skipped` for the answer.
  */
 export async function waitForTurn(
   repo: Repo,

@@ -32,7 +32,7 @@ export interface LandResult {
   tip: string;
   /** main's tip the landing was tested on (git forge only). */
   previousTip?: string;
-  /** GitHub: the pull request, how it merged, and the unfenced window of rule 2. */
+  /** GitHub: the pull request, how it merged, and the window the claim's tip does not fence. */
   github?: { number: number; url?: string; via: string; fenceWindowMs: number };
   head: string;
   branch: string;
@@ -46,7 +46,7 @@ export interface LandResult {
   enqueuedAt: number;
   waitedMs: number;
   claim: Claim['state'];
-  /** Queue entries ahead whose claim this abcd could not read: skipped, not waited on (rule 3). */
+  /** Queue entries ahead whose claim this abcd could not read: skipped, not waited on. */
   skipped?: SkippedEntry[];
   /** With `land.speculate` above 1: how deep this entry was tested and the tests thrown away. */
   speculation?: { depth: number; position: number; retests: number };

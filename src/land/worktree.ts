@@ -1,3 +1,4 @@
+// Throwaway worktrees for rebasing and testing a landing, never signing or running hooks.
 import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -188,11 +188,13 @@ async function readAgentHead(gitDir: string): Promise<string | undefined> {
   const m = /^ref: (refs\/heads\/\S+)$/.exec(head);
   if (!m || !isRefSafe(m[1]!)) throw new Error("the agent's HEAD is neither a commit nor a branch");
   const ref = m[1]!;
+  // No loose file (the ref is packed) or not a plain file: either way it names nothing, and packed-refs is read.
   const loose = await readRegular(join(gitDir, ref)).catch(() => undefined);
   if (loose !== undefined) {
     if (!OID.test(loose.trim())) throw new Error(`the agent's ${ref} does not hold a commit id`);
     return loose.trim();
   }
+  // No packed-refs (or not a plain file): no packed ref, and the branch is unborn.
   const packed = await readRegular(join(gitDir, 'packed-refs')).catch(() => '');
   for (const line of packed.split('\n')) {
     const [oid, name] = line.split(' ');
@@ -203,6 +205,7 @@ async function readAgentHead(gitDir: string): Promise<string | undefined> {
 
 /** Refuses anything but a real directory at `path` (a symlink to one included). */
 async function assertPlainDir(path: string, what: string): Promise<void> {
+  // Gone or unreadable is refused below, the same as replaced.
   const st = await lstat(path).catch(() => undefined);
   if (!st?.isDirectory())
     throw new Error(

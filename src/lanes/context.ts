@@ -1,3 +1,4 @@
+// What one lane run shares between its lanes and cycles.
 import type { RepoConfig } from '../repo/config.js';
 import type { ItemSource } from '../items/source.js';
 import type { GateRunner } from '../land/land.js';

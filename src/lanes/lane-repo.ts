@@ -1,3 +1,4 @@
+// Each lane acts in the same clone as its own session: the Repo view a lane's cycles use.
 import { join } from 'node:path';
 import { HeldMemory } from '../repo/held.js';
 import type { Repo } from '../repo/repo.js';

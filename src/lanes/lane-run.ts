@@ -293,7 +293,7 @@ function configReader(repo: Repo, seen: { tip: string; config: RepoConfig }): (c
       c = readRepoConfig(repo.git, commit);
       cache.clear(); // main moves forward: only the newest commit is asked for again
       cache.set(commit, c);
-      c.catch(() => cache.delete(commit));
+      c.catch(() => cache.delete(commit)); // the caller gets the error; the next cycle reads that commit again
     }
     return c;
   };

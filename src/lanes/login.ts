@@ -1,8 +1,9 @@
+// The login check before a lane claims anything on a forge.
 import { assertNoLogin, describeGate } from '../credentials/login-check.js';
 import type { Repo } from '../repo/repo.js';
 
 /**
- * Rule 4 before a lane claims anything: on a forge remote, refuse (exit 7) when the
+ * The login check before a lane claims anything: on a forge remote, refuse (exit 7) when the
  * person's login is within reach; on file:// and other non-forge remotes say it does not apply.
  */
 export async function checkLaneLogin(repo: Repo, attended: boolean): Promise<string> {

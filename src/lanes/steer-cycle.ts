@@ -37,6 +37,7 @@ export async function runSteeredAgent<T>(
     // The agent's work is taken (locally, as objects) while the watcher looks for late
     // requests (a round trip); when some re-invoke the agent, that take is dropped unused.
     const [next, collected] = await Promise.all([
+      // Fails open: a late look that fails re-invokes nothing, and its requests stay open.
       watcher.afterExit().catch(() => undefined),
       o.collect().then(
         (value): Collected<T> => ({ ok: true, value }),

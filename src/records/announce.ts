@@ -1,3 +1,4 @@
+// The announcement record: schema, encode and decode.
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { decodeRecord, encodeRecord } from './envelope.js';

@@ -1,3 +1,4 @@
+// The claim record: schema, encode and decode.
 import { z } from 'zod';
 import { decodeRecord, encodeRecord, extraFields } from './envelope.js';
 import { HolderSchema, PRINTABLE } from './holder.js';
@@ -6,7 +7,7 @@ import { MAX_INSTANT_MS, MAX_NOTE_CHARS, MAX_TTL_MS, OID } from './limits.js';
 
 // Loose objects: fields a newer abcd added at the same `v` are kept through every rewrite
 // (renew, push, release, land, takeover) rather than silently dropped; known fields are
-// still validated. A change older readers must not ignore raises `v` instead (rule 3).
+// still validated. A change older readers must not ignore raises `v` instead: a reader refuses a version newer than it knows.
 export const ClaimSchema = z.looseObject({
   abcd: z.literal('claim'),
   v: z.literal(1),

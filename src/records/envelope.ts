@@ -1,3 +1,4 @@
+// Every record's envelope: its kind and version, and the refusal of one too new.
 import type { z } from 'zod';
 import { RecordInvalid, RecordTooNew } from '../core/refusals.js';
 import { sanitizeLine } from '../core/sanitize.js';
@@ -8,7 +9,7 @@ const MAX_QUOTED_CHARS = 200;
 /** The largest record blob abcd will parse; anything bigger is refused unread. */
 export const MAX_RECORD_BYTES = 64 * 1024;
 
-/** Which envelope versions this abcd reads, per kind. A higher `v` is refused (rule 3). */
+/** Which envelope versions this abcd reads, per kind. A higher `v` is refused, naming both versions, never guessed at. */
 export const KNOWN_VERSION = { claim: 1, settings: 1, queue: 1, pending: 1, lane: 1, steer: 1, receipt: 1, announce: 1 } as const;
 export type KnownKind = keyof typeof KNOWN_VERSION;
 

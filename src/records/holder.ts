@@ -1,7 +1,9 @@
+// Who acts in a record: the person, the host and the session.
 import { z } from 'zod';
 
 /** Who acts: the person (git user.email), the host, the session. */
 // No control characters: these strings reach people's terminals in messages and tables.
+// eslint-disable-next-line no-control-regex -- control characters are what this refuses
 const PRINTABLE = /^[^\u0000-\u001f\u007f]*$/;
 
 export const HolderSchema = z.object({

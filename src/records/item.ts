@@ -1,3 +1,4 @@
+// Item keys (source:kind:id): parsed, checked and printed.
 import { UsageError } from '../core/refusals.js';
 
 /** A canonical item key: `<source>:<kind>:<id>`, e.g. local:item:fix-login. */
@@ -9,7 +10,7 @@ export interface ItemKey {
 
 // One part of a key: lowercase letters, digits, '.', '_', '-', starting with a letter or digit.
 const PART = /^[a-z0-9][a-z0-9._-]*$/;
-// Longest item accepted on the command line (DESIGN.md "Words"); keeps ref names short.
+// Longest item accepted on the command line (short names read well in tables); keeps ref names short.
 const MAX_ITEM_CHARS = 100;
 
 /** Parses a slug (`fix-login`) or a full key (`github:issue:123`); anything else is a usage error. */
@@ -56,5 +57,6 @@ export function shortItem(k: ItemKey): string {
 
 function printable(text: string): string {
   const shown = text.length > 60 ? text.slice(0, 60) + '…' : text;
+  // eslint-disable-next-line no-control-regex -- control characters are masked before the text is shown
   return shown.replace(/[\u0000-\u001f\u007f]/g, '?');
 }

@@ -1,3 +1,4 @@
+// The lane result record: what a run's cycles did.
 import { z } from 'zod';
 import { decodeRecord, encodeRecord } from './envelope.js';
 import { HolderSchema, PRINTABLE } from './holder.js';

@@ -1,3 +1,4 @@
+// A record as a git commit holding record.json, written without a work tree.
 import { RECORD_FILE } from './refs.js';
 import type { Git } from '../git/git.js';
 import { treeBody, writeLooseObject, type ObjectStore } from '../git/object-writer.js';
@@ -69,6 +70,7 @@ const CRUD = new Set([...'.,:;<>"\\\'']);
  */
 export function plainIdent(s: string): boolean {
   if (s === '' || /[\0-\x20<>\x7f]/.test(s[0]!) || CRUD.has(s[0]!) || CRUD.has(s[s.length - 1]!)) return false;
+  // eslint-disable-next-line no-control-regex -- git refuses control characters in an ident, and so does this
   if (/[\0-\x1f<>]/.test(s)) return false;
   return !/[\0-\x20]$/.test(s);
 }

@@ -1,3 +1,4 @@
+// The pending build request record: schema, encode and decode.
 import { z } from 'zod';
 import { decodeRecord, encodeRecord } from './envelope.js';
 import { HolderSchema, PRINTABLE } from './holder.js';

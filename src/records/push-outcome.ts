@@ -1,3 +1,4 @@
+// Judging a push by re-reading the remote: landed, refused, or unknown.
 import type { RefUpdate } from './store-types.js';
 
 /** Where a push's refs stand when read after the push, measured against what it sent. */

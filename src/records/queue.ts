@@ -1,3 +1,4 @@
+// The land queue entry record: schema, encode and decode.
 import { z } from 'zod';
 import { decodeRecord, encodeRecord, extraFields } from './envelope.js';
 import { HolderSchema } from './holder.js';

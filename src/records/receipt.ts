@@ -1,3 +1,4 @@
+// The receipt record: what a cycle absorbed from its steering requests.
 import { z } from 'zod';
 import { decodeRecord, encodeRecord } from './envelope.js';
 import { HolderSchema, PRINTABLE } from './holder.js';

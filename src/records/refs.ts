@@ -81,6 +81,7 @@ export function isRefSafe(ref: string): boolean {
   if (ref.length === 0 || ref.length > 1024) return false;
   if (ref.startsWith('-') || ref.endsWith('/') || ref.endsWith('.')) return false;
   if (ref.includes('..') || ref.includes('@{') || ref.includes('//')) return false;
+  // eslint-disable-next-line no-control-regex -- git refuses control characters in a ref name, and so does this
   if (/[\u0000-\u0020\u007f~^:?*[\\]/.test(ref)) return false;
   if (ref === '@') return false;
   return ref.split('/').every((c) => c.length > 0 && !c.startsWith('.') && !c.endsWith('.lock'));

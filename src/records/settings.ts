@@ -1,3 +1,4 @@
+// The settings record: the repository's timing settings and their bounds.
 import { z } from 'zod';
 import { decodeRecord, encodeRecord } from './envelope.js';
 import { HolderSchema } from './holder.js';

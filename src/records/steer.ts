@@ -1,3 +1,4 @@
+// The steer request record: schema, encode and decode.
 import { z } from 'zod';
 import { decodeRecord, encodeRecord } from './envelope.js';
 import { HolderSchema } from './holder.js';

@@ -1,3 +1,4 @@
+// Fetching and pushing records on the remote, with deadlines and a local cache.
 import { RemoteUnavailable, UnsafeEnvironment, type Outcome } from '../core/refusals.js';
 import { formatDuration } from '../core/duration.js';
 import { cachePrefix, fromCacheRef, RECORD_PREFIX } from './refs.js';
@@ -15,7 +16,7 @@ export type PushResult = { ok: true } | { ok: false; rejected: PorcelainRef[]; r
 
 /**
  * How long the next network git call may run. `deadline`: the call ends then because a verb's
- * wait ends then (rule 1), not because the network timeout ran out; refusals name it.
+ * wait ends then (every wait ends by a stated time), not because the network timeout ran out; refusals name it.
  */
 export interface NetworkLimit {
   ms: number;

@@ -61,6 +61,7 @@ export class SkewLog {
     }
     const out: SkewBracket[] = [];
     for (const name of names.filter((n) => n.endsWith('.json'))) {
+      // A bracket that cannot be read says nothing: it is removed below like a stale one.
       const b = toBracket(parseJson(await readIfExists(join(dir, name)).catch(() => undefined)));
       // A bracket from this clock's future means the clock went back: it says nothing now.
       if (!b || now - b.seenAt > BRACKET_LIFETIME_MS || b.seenAt > now) {

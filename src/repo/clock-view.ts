@@ -1,3 +1,4 @@
+// How far this computer's clock can be trusted against the records' writers.
 import { join } from 'node:path';
 import { SkewLog, type SkewBracket } from './clock-skew.js';
 import { formatHolder, sameSession, type Holder } from '../records/holder.js';

@@ -1,3 +1,4 @@
+// Which claims this session has held, to tell a takeover (exit 5) from never holding (exit 3).
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readIfExists, refFileName, writeAtomic } from './local-files.js';

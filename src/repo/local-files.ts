@@ -1,3 +1,4 @@
+// Files abcd keeps in the clone's git directory: safe names, atomic writes.
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';

@@ -1,3 +1,4 @@
+// Opening a repository: the git client, the record store, the forge and this session.
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Deps } from '../core/deps.js';
 import { HeldMemory } from './held.js';
@@ -72,6 +73,7 @@ export async function openRepo(deps: Deps): Promise<Repo> {
     throw new UsageError('git user.email is not set; abcd names the person by it. Run: git config user.email you@example.com', 'identity');
   }
   // The person's name in every record: one printable line a record's schema accepts.
+  // eslint-disable-next-line no-control-regex -- control characters are what this refuses
   if (email.length > 254 || /[\u0000-\u001f\u007f]/.test(email)) {
     throw new UsageError(
       `git user.email is not usable as your name in abcd's records (${email.length > 254 ? 'over 254 characters' : 'it holds control characters'}). ` +

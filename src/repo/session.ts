@@ -1,3 +1,4 @@
+// This session's id, stable across the verbs it runs.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { UsageError } from '../core/refusals.js';

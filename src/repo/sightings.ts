@@ -1,3 +1,4 @@
+// When this clone first saw each record tip, by its own clock.
 import { join } from 'node:path';
 import type { Clock } from '../core/deps.js';
 import { readIfExists, refFileName, writeAtomic } from './local-files.js';

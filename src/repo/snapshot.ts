@@ -1,3 +1,4 @@
+// The snapshot: every record decoded, read-only, with what could not be used.
 import { decodeClaim } from '../records/claim.js';
 import { MAX_RECORD_BYTES } from '../records/envelope.js';
 import { formatItem, shortItem, type ItemKey } from '../records/item.js';

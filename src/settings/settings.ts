@@ -1,3 +1,4 @@
+// `abcd settings`: the settings in force and who wrote them, or one key written with a lease.
 import { formatHolder } from '../records/holder.js';
 import { SETTINGS_REF } from '../records/refs.js';
 import { encodeSettings, SETTING_KEYS, type SettingKey, type Settings, type SettingsRecord } from '../records/settings.js';

@@ -59,7 +59,7 @@ export function renderGithubWorkflow(o: LaneCiOptions): string {
   return `${GENERATED_MARKER} --ci github\`; edit freely, \`--force\` rewrites it.
 #
 # Runs abcd's unattended lanes here rather than on the person's computer, where their own
-# GitHub login is within reach (rule 4). Dispatch it with an item to build that item, or
+# GitHub login is within reach (a lane never acts under the person's login). Dispatch it with an item to build that item, or
 # without one to drain every ready item; the schedule and pushes to other branches drain.
 #
 # Set once by the person in the repository's settings (\`abcd setup-app\` walks through the App):

@@ -1,3 +1,4 @@
+// `abcd status`: the views of claims, queue, lanes and announcements.
 import { expiresAt, isPastExpiry } from '../records/timed.js';
 import { formatHolder, sameSession } from '../records/holder.js';
 import type { Settings } from '../records/settings.js';

@@ -68,6 +68,8 @@ export async function steer(repo: Repo, input: { item: ItemKey; text: string }):
 
 /** How the holding lane will judge this session's request (its config is main's). */
 async function judgeFor(repo: Repo, mainTip: string, lane: Holder): Promise<'amendment' | 'context'> {
+  // Only a forecast for the person: a main whose config cannot be read forecasts no requesters,
+  // and the lane, which reads main's config itself, refuses that config there.
   const requesters = (await readRepoConfig(repo.git, mainTip).catch(() => ({ lanes: undefined }))).lanes?.requesters ?? [];
   return judgeAuthor(repo.me, { lane, requesters });
 }

@@ -2,7 +2,7 @@
 // records what it attempted and how it ended, for test/harness/history.ts to judge.
 import { readdir, readFile } from 'node:fs/promises';
 import { execa } from 'execa';
-import { ABCD_BIN, type Session } from './session.js';
+import { ABCD_BIN, type Json, type Session } from './session.js';
 
 /** push-main: `abcd push <item> main`, committing on the clone's main (only land may write main). */
 export type Verb = 'reserve' | 'renew' | 'release' | 'push' | 'push-main' | 'land' | 'takeover';
@@ -31,7 +31,7 @@ export interface ActRecord {
   endedAt: number;
   /** The exit code, or 'killed' when our SIGKILL ended it. */
   exit: number | 'killed';
-  json: any;
+  json: Json;
   /** push/land: the work branch and the head it pushed, and the file unique to this act. */
   branch?: string;
   head?: string;

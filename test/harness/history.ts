@@ -6,7 +6,7 @@ import type { ActRecord } from './act-runner.js';
 
 const CLAIMS = 'refs/heads/abcd/claims/';
 const MAIN = 'refs/heads/main';
-/** Exit codes DESIGN.md gives a refusal these acts can meet. */
+/** Exit codes of the refusals these acts can meet. */
 const DOCUMENTED_REFUSALS = new Set([3, 4, 5, 8]);
 
 export interface ClaimView {

@@ -30,6 +30,9 @@ import { appendFileSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
 
+/** @import { ChildProcess } from 'node:child_process' */
+/** @import { IncomingMessage, ServerResponse, OutgoingHttpHeaders } from 'node:http' */
+
 const { values: args } = parseArgs({
   options: {
     root: { type: 'string' },
@@ -59,8 +62,11 @@ for (const name of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_PROTOCOL'
   delete baseEnv[name];
 }
 
+/** @type {Set<ChildProcess>} */
 const backends = new Set();
+/** @type {Set<NodeJS.Timeout>} */
 const holds = new Set();
+/** @type {Set<ServerResponse>} */
 const stalled = new Set();
 const backendUser =
   args['backend-uid'] === undefined ? {} : { uid: Number(args['backend-uid']), gid: Number(args['backend-gid'] ?? args['backend-uid']) };
@@ -73,7 +79,7 @@ const dieAfterMs = args['die-after-receive-pack-ms'] === undefined ? undefined :
 const server = createServer((req, res) => {
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
   const presented = parseBasic(req.headers.authorization);
-  const authorized = !auth || (presented?.user === auth.user && presented.password === auth.password);
+  const authorized = !auth || (presented !== null && presented.user === auth.user && presented.password === auth.password);
   const isReceivePack = req.method === 'POST' && url.pathname.endsWith('/git-receive-pack');
   const holdMs = isReceivePack && authorized ? readHoldMs() : 0;
   writeLog({
@@ -120,7 +126,14 @@ const server = createServer((req, res) => {
   holds.add(timer);
 });
 
+/**
+ * @param {IncomingMessage} req
+ * @param {ServerResponse} res
+ * @param {URL} url
+ * @param {string} user
+ */
 function runBackend(req, res, url, user) {
+  /** @type {NodeJS.ProcessEnv} */
   const env = {
     ...baseEnv,
     GIT_PROJECT_ROOT: args.root,
@@ -137,14 +150,15 @@ function runBackend(req, res, url, user) {
   };
   // Chunked bodies have no length: without CONTENT_LENGTH http-backend reads to EOF.
   if (req.headers['content-length'] !== undefined) env.CONTENT_LENGTH = req.headers['content-length'];
-  if (req.headers['git-protocol'] !== undefined) env.GIT_PROTOCOL = req.headers['git-protocol'];
+  if (req.headers['git-protocol'] !== undefined) env.GIT_PROTOCOL = String(req.headers['git-protocol']);
 
   // cwd: the served root, which the backend's user can read; the test's own folder may be one it
   // cannot (a clone in a 0700 folder, as root with the backend as nobody), and git then fails at start.
   const child = spawn('git', ['http-backend'], { env, cwd: args.root, stdio: ['pipe', 'pipe', 'pipe'], ...backendUser });
   backends.add(child);
+  /** @type {Buffer[]} */
   const stderr = [];
-  child.stderr.on('data', (chunk) => {
+  child.stderr.on('data', (/** @type {Buffer} */ chunk) => {
     stderr.push(chunk);
     process.stderr.write(chunk);
   });
@@ -157,6 +171,7 @@ function runBackend(req, res, url, user) {
   });
 
   let head = Buffer.alloc(0);
+  /** @param {Buffer} chunk */
   const onData = (chunk) => {
     head = Buffer.concat([head, chunk]);
     const parsed = parseCgiHead(head);
@@ -178,6 +193,10 @@ function runBackend(req, res, url, user) {
   });
 }
 
+/**
+ * @param {ServerResponse} res
+ * @param {string} message
+ */
 function failBackend(res, message) {
   if (res.headersSent) return void res.destroy();
   res.writeHead(502, { 'Content-Type': 'text/plain' });
@@ -185,14 +204,21 @@ function failBackend(res, message) {
 }
 
 // CGI output: header lines, a blank line, the body. http-backend ends lines with CRLF; accept LF too.
+/** @param {Buffer} buffer */
 function parseCgiHead(buffer) {
   const crlf = buffer.indexOf('\r\n\r\n');
   const lf = buffer.indexOf('\n\n');
-  const candidates = [crlf >= 0 && [crlf, 4], lf >= 0 && [lf, 2]].filter(Boolean);
-  if (candidates.length === 0) return null;
-  const [end, sepLength] = candidates.sort((a, b) => a[0] - b[0])[0];
+  // The first blank line ends the head, whichever line ending it has.
+  /** @type {{ end: number, sepLength: number }[]} */
+  const candidates = [];
+  if (crlf >= 0) candidates.push({ end: crlf, sepLength: 4 });
+  if (lf >= 0) candidates.push({ end: lf, sepLength: 2 });
+  const first = candidates.sort((a, b) => a.end - b.end)[0];
+  if (!first) return null;
+  const { end, sepLength } = first;
   let status = 200;
   let reason = 'OK';
+  /** @type {Record<string, string | string[]>} */
   const headers = {};
   for (const line of buffer.subarray(0, end).toString('latin1').split(/\r?\n/)) {
     const colon = line.indexOf(':');
@@ -203,12 +229,14 @@ function parseCgiHead(buffer) {
       const match = /^(\d{3})\s*(.*)$/.exec(value);
       if (match) [status, reason] = [Number(match[1]), match[2] || 'Status'];
     } else {
-      headers[name] = name in headers ? [].concat(headers[name], value) : value;
+      const seen = headers[name];
+      headers[name] = seen === undefined ? value : [...[seen].flat(), value];
     }
   }
-  return { status, reason, headers, rest: buffer.subarray(end + sepLength) };
+  return { status, reason, headers: /** @type {OutgoingHttpHeaders} */ (headers), rest: buffer.subarray(end + sepLength) };
 }
 
+/** @param {string | undefined} text */
 function parseAuth(text) {
   if (!text) return null;
   const colon = text.indexOf(':');
@@ -216,9 +244,10 @@ function parseAuth(text) {
   return { user: text.slice(0, colon), password: text.slice(colon + 1) };
 }
 
+/** @param {string | undefined} header */
 function parseBasic(header) {
   const match = /^Basic\s+(\S+)$/i.exec(header ?? '');
-  if (!match) return null;
+  if (!match?.[1]) return null;
   const decoded = Buffer.from(match[1], 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon < 0) return { user: decoded, password: '' };
@@ -231,7 +260,7 @@ function readHoldMs() {
       const text = readFileSync(args['hold-file'], 'utf8').trim();
       if (text !== '') return Number(text) || 0;
     } catch (error) {
-      if (error.code !== 'ENOENT') throw error;
+      if (/** @type {NodeJS.ErrnoException} */ (error).code !== 'ENOENT') throw error;
     }
   }
   return Number(process.env.ABCD_TEST_HOLD_RECEIVE_PACK_MS) || 0;
@@ -242,11 +271,12 @@ function readStall() {
   try {
     return readFileSync(args['stall-file'], 'utf8').trim();
   } catch (error) {
-    if (error.code !== 'ENOENT') throw error;
+    if (/** @type {NodeJS.ErrnoException} */ (error).code !== 'ENOENT') throw error;
     return '';
   }
 }
 
+/** @param {Record<string, unknown>} entry */
 function writeLog(entry) {
   if (args.log) appendFileSync(args.log, `${JSON.stringify(entry)}\n`);
 }
@@ -260,5 +290,7 @@ process.on('SIGTERM', () => {
 });
 
 server.listen(Number(args.port ?? 0), args.host ?? '127.0.0.1', () => {
-  process.stdout.write(`${JSON.stringify({ port: server.address().port })}\n`);
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error(`listening, yet not on a TCP port: ${address}`);
+  process.stdout.write(`${JSON.stringify({ port: address.port })}\n`);
 });

@@ -6,12 +6,19 @@ import { makeRemote, type BareRemote } from './remote.js';
 
 export const ABCD_BIN = resolve(import.meta.dirname, '../../bin/abcd');
 
+/**
+ * Parsed JSON as a test reads it: by path, the assertions themselves checking its shape (a type
+ * per verb's answer here would be a second copy of the schemas the verbs declare).
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests index into answers freely; the assertions check them
+export type Json = any;
+
 export interface AbcdRun {
   code: number;
   stdout: string;
   stderr: string;
   /** The parsed --json answer, when stdout held one. */
-  json: any;
+  json: Json;
 }
 
 /** One agent session: its own clone, HOME, session id and person. */

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { execa } from 'execa';
 import { STEER_ENVELOPE_FIRST_LINE } from '../../src/steering/envelope.js';
 import { makeRemote, type BareRemote } from './remote.js';
-import type { Session } from './session.js';
+import type { Json, Session } from './session.js';
 
 /**
  * An agent that, until `<dir>/go` exists, copies its mailbox to `<at>/mailbox-live` (`at` is
@@ -66,7 +66,7 @@ export async function steerTogether(
 }
 
 /** A record's JSON on the remote, or undefined when the ref does not exist. */
-export async function remoteRecord(remote: BareRemote, ref: string): Promise<any> {
+export async function remoteRecord(remote: BareRemote, ref: string): Promise<Json> {
   const r = await execa('git', ['-C', remote.dir, 'show', `${ref}:record.json`], { reject: false });
   return r.exitCode === 0 ? JSON.parse(String(r.stdout)) : undefined;
 }

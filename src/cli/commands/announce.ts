@@ -1,9 +1,10 @@
+// `abcd announce`: say what this session is doing, for everyone reading status.
 import type { Command } from '../command.js';
 import { itemArg, ttlArg } from '../args.js';
 import { formatInstant, jsonInstant } from '../render.js';
 import { UsageError } from '../../core/refusals.js';
 
-// DESIGN.md: an announcement expires on its own after this long unless told otherwise.
+// An announcement expires on its own after this long unless told otherwise.
 const DEFAULT_TTL_MS = 2 * 3_600_000;
 const STATES = ['working', 'blocked', 'done', 'away'] as const;
 // Kept in step with records/announce.ts (which loads zod: not on the path of --help).
@@ -49,6 +50,7 @@ export const announce: Command = {
     if (text.trim() === '') throw new UsageError('say something: abcd announce <state> [<item>] <text>', 'argument');
     if (text.length > MAX_TEXT)
       throw new UsageError(`the announcement is ${text.length} characters, over ${MAX_TEXT}: keep it to one short line.`, 'argument');
+    // eslint-disable-next-line no-control-regex -- control and invisible characters are what this refuses
     if (/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/.test(text)) {
       throw new UsageError('the announcement has control, bidi or invisible characters: write it as plain text on one line.', 'argument');
     }

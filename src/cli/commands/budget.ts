@@ -1,3 +1,4 @@
+// `abcd budget`: this computer's model budget pool for lanes.
 import type { Command } from '../command.js';
 import { UsageError } from '../../core/refusals.js';
 import { formatInstant } from '../render.js';

@@ -1,3 +1,4 @@
+// `abcd build`: one lane builds one item with an agent and lands it.
 import type { Command } from '../command.js';
 import { machineGate } from './land.js';
 import { durationArg, itemArg, noteArg } from '../args.js';

@@ -1,7 +1,8 @@
+// `abcd check-login`: look for the person's forge login where a lane could reach it.
 import type { Argv } from 'yargs';
 import type { Command } from '../command.js';
 
-/** `abcd check-login`: rule 4's login check on its own, as an unattended lane runs it. */
+/** `abcd check-login`: the login check (no unattended lane acts under the person's login), alone, as an unattended lane runs it. */
 export const checkLogin: Command = {
   command: 'check-login',
   describe: "look for the person's forge login where an unattended lane would refuse to start (exit 7 if found)",

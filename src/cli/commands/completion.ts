@@ -1,3 +1,4 @@
+// `abcd completion`: a shell completion script made from the command table.
 import type { Command } from '../command.js';
 
 /** `abcd completion [bash|zsh]`: a completion script made from the command table. */

@@ -1,3 +1,4 @@
+// `abcd credential`: the git credential helper side of abcd's credential channel.
 import type { Argv } from 'yargs';
 import type { Command } from '../command.js';
 

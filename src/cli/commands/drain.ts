@@ -1,3 +1,4 @@
+// `abcd drain`: lanes build and land every ready item.
 import type { Command } from '../command.js';
 import { machineGate } from './land.js';
 import { UsageError } from '../../core/refusals.js';

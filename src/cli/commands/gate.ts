@@ -1,3 +1,4 @@
+// `abcd gate`: run a command under this computer's load gate.
 import type { Command } from '../command.js';
 import type { Deps } from '../../core/deps.js';
 import { isRefusal, UsageError } from '../../core/refusals.js';
@@ -7,7 +8,7 @@ import { codesOf } from '../refusal-codes.js';
 import { machineGateContext } from '../../machine/gate/context.js';
 import { formatDuration, jsonInstant, table } from '../render.js';
 
-// Waiting longer than this for a machine slot means something is wrong; rule 1 wants an end.
+// Waiting longer than this for a machine slot means something is wrong; every wait ends by a stated time.
 const DEFAULT_WAIT_MS = 10 * 60_000;
 
 // gate passes its command's exit status through, so its own refusals use codes a command is

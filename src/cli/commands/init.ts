@@ -1,3 +1,4 @@
+// `abcd init`: the repository's abcd config and a CI file for lanes.
 import type { Argv } from 'yargs';
 import type { Command } from '../command.js';
 

@@ -1,3 +1,4 @@
+// `abcd items`: the items, what is ready and what waits on what.
 import type { Command } from '../command.js';
 import { formatInstant, inOrAgo, table } from '../render.js';
 import { sanitizeLine } from '../../core/sanitize.js';

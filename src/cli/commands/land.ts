@@ -1,3 +1,4 @@
+// `abcd land`: land the work branch on main through the queue, fenced by the claim.
 import type { Command } from '../command.js';
 import type { Deps } from '../../core/deps.js';
 import type { GateRunner, LandResult } from '../../land/land.js';
@@ -5,7 +6,7 @@ import { durationArg, itemArg } from '../args.js';
 import { formatDuration, jsonInstant } from '../render.js';
 import { machineGateContext } from '../../machine/gate/context.js';
 
-// DESIGN.md: land waits in the queue for at most this long unless told otherwise.
+// land waits in the queue for at most this long unless told otherwise.
 const DEFAULT_WAIT_MS = 30 * 60_000;
 
 export const land: Command = {

@@ -1,3 +1,4 @@
+// `abcd prime`: what an agent needs to know to use abcd.
 import type { Command } from '../command.js';
 
 /** `abcd prime`: what an agent needs to know to use abcd, for AGENTS.md or a session-start hook. */

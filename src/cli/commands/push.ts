@@ -1,3 +1,4 @@
+// `abcd push`: push the work branch under the claim.
 import type { Command } from '../command.js';
 import { itemArg, listArg } from '../args.js';
 import { formatInstant, jsonInstant } from '../render.js';

@@ -1,3 +1,4 @@
+// `abcd release`: give a claim up.
 import type { Command } from '../command.js';
 import { itemArg } from '../args.js';
 import { jsonInstant } from '../render.js';

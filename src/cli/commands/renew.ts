@@ -1,3 +1,4 @@
+// `abcd renew`: extend a claim's expiry.
 import type { Command } from '../command.js';
 import { itemArg, ttlArg } from '../args.js';
 import { formatInstant, jsonInstant } from '../render.js';

@@ -1,3 +1,4 @@
+// `abcd reserve`: claim an item.
 import type { Command } from '../command.js';
 import { durationArg, itemArg, noteArg, ttlArg } from '../args.js';
 import { formatDuration, formatInstant, jsonInstant } from '../render.js';

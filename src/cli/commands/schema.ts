@@ -1,3 +1,4 @@
+// `abcd schema`: the JSON Schema of each verb's --json answer.
 import type { Command } from '../command.js';
 import { UsageError } from '../../core/refusals.js';
 

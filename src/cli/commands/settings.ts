@@ -1,3 +1,4 @@
+// `abcd settings`: read and sign the repository's settings.
 import type { Command } from '../command.js';
 import { formatDuration, formatInstant, jsonInstant, printable } from '../render.js';
 import type { SettingsData } from '../../settings/settings.js';

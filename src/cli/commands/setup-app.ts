@@ -1,7 +1,8 @@
+// `abcd setup-app`: the person's one-time GitHub App setup.
 import type { Argv } from 'yargs';
 import type { Command } from '../command.js';
 
-/** `abcd setup-app`: the person's one-time App setup (rule 4's credential). */
+/** `abcd setup-app`: the person's one-time App setup (the credential unattended lanes use instead of the person's login). */
 export const setupApp: Command = {
   command: 'setup-app',
   describe: "set up the GitHub App token abcd's lanes use: prints the steps only you can take, then authorizes abcd",

@@ -1,3 +1,4 @@
+// `abcd status`: claims, queue, lanes and announcements at a glance.
 import type { Command } from '../command.js';
 import { jsonInstant, sanitizeOutput } from '../render.js';
 import type { GateSummary } from '../status-text.js';

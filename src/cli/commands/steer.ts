@@ -1,3 +1,4 @@
+// `abcd steer`: send a request to the lane building an item.
 import type { Command } from '../command.js';
 import { itemArg } from '../args.js';
 import { jsonInstant } from '../render.js';

@@ -1,6 +1,6 @@
 // The GitHub forge's calls: REST and GraphQL over the one HTTP client (http.ts), a token asked
 // for on every call (a refreshed App token is picked up without rebuilding the client), a
-// deadline on every call and one for the whole verb (rule 1), every failure a named refusal.
+// deadline on every call and one for the whole verb (every wait ends), every failure a named refusal.
 import type { z } from 'zod';
 import type { Clock } from '../../core/deps.js';
 import { DeadlineReached } from '../../core/refusals.js';

@@ -1,4 +1,4 @@
-// Waiting for a pull request to merge (rule 1: the wait ends by a stated time). Each poll is one
+// Waiting for a pull request to merge (the wait ends by a stated time). Each poll is one
 // GraphQL read bounded by the same deadline, so the refusal comes within one poll of it.
 import type { Clock } from '../../core/deps.js';
 import { DeadlineReached, ForgeRejected, RemoteUnavailable } from '../../core/refusals.js';

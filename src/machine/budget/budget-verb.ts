@@ -25,6 +25,7 @@ export function parseTokens(text: string): number {
   const clean = text.trim().replace(/(?<=\d)[_,](?=\d)/g, '');
   if (!/^\d{1,16}$/.test(clean) || Number(clean) > MAX_POOL_TOKENS) {
     throw new UsageError(
+      // eslint-disable-next-line no-control-regex -- control characters are masked before the text is echoed
       `"${text.slice(0, 40).replace(/[\u0000-\u001f\u007f]/g, '?')}" is not a token count: write a whole number, e.g. abcd budget set 2000000.`,
       'value',
       {

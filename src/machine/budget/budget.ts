@@ -1,4 +1,4 @@
-// The computer's model budget pool for lanes (DESIGN.md "On one machine"). Format:
+// The computer's model budget pool for lanes (a file on this computer, shared by its lanes). Format:
 //
 //   <machine dir>/budget/budget.json   one JSON object, only ever replaced whole by rename(2):
 //     {"abcd":"budget","v":1,"pool":<set amount>|null,"remaining":<tokens>|null,

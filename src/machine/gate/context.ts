@@ -1,3 +1,4 @@
+// Where this computer's load gate lives and how many slots it has.
 import type { Deps } from '../../core/deps.js';
 import { slotsFrom } from '../../core/env.js';
 

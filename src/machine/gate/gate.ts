@@ -1,6 +1,6 @@
 // The machine's load gate: at most `slots` heavy jobs at once on this computer, waiters
-// served strictly in ticket order, every wait bounded by a deadline (DESIGN.md "On one
-// machine", rule 1). State and format: gate-state.ts; lock: gate-lock.ts.
+// served strictly in ticket order, every wait bounded by a deadline. State and
+// format: gate-state.ts; lock: gate-lock.ts.
 import { systemClock } from '../../core/deps.js';
 import { DeadlineReached } from '../../core/refusals.js';
 import { type GateLease, type Locked, RELEASE_LOCK_WAIT_MS, makeLease } from './lease.js';

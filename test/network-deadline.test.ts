@@ -33,7 +33,9 @@ describe('network deadline', () => {
     const s = await laneSession(remote, 'drainer', { MARKS: marks });
     // b's agent commits a moment after a's, so a is first in the land queue.
     const agent = `case "$ABCD_ITEM" in *:b) sleep 2 ;; esac; ${COMMITTING_AGENT}`;
-    const r = await s.abcd(['drain', '--lanes', '2', '--max-cycles', '1', '--attended', '--json', '--agent', agent], { timeoutMs: 150_000 });
+    const r = await s.abcd(['drain', '--lanes', '2', '--max-cycles', '1', '--attended', '--json', '--agent', agent], {
+      timeoutMs: 150_000,
+    });
     // a's failing check makes the run's answer exit 3; before, b's cut-short read ended it with exit 8.
     expect(r.code, r.stdout + r.stderr).toBe(3);
     const cycles = (r.json?.record?.cycles ?? []) as Array<{ item: string; outcome: string; code?: string; reason?: string }>;

@@ -30,7 +30,6 @@ const LAYERS = [
   'cli',
 ] as const;
 
-
 /** Every .ts file under src/, as a path relative to it. */
 function sourceFiles(dir = SRC): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -149,7 +148,6 @@ function upwardImports(graph: Graph): string[] {
   };
   return [...graph].flatMap(([from, tos]) => tos.filter((to) => rank(to) > rank(from)).map((to) => `${from} -> ${to}`));
 }
-
 
 describe('architecture of src/', () => {
   const graph = importGraph();

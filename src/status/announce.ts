@@ -1,3 +1,4 @@
+// `abcd announce`: write, renew or clear this session's announcement.
 import { expiresAt } from '../records/timed.js';
 import { announceKey, encodeAnnounce, type AnnounceRecord } from '../records/announce.js';
 import { formatHolder } from '../records/holder.js';

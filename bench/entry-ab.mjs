@@ -17,32 +17,40 @@ import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { cleanupAll, cloneFor, makeRemote, median, ms, REAL_GIT, run, sandbox, table } from './lib.mjs';
 import { benchMajors, nodeRuntimes } from './runtimes.mjs';
+/** @import { Runtime } from './runtimes.mjs' */
+
+/** @typedef {{ rt: Runtime, what: string, argv: [string, ...string[]] }} Cmd One command to time, on one runtime. */
 
 const args = process.argv.slice(2);
 let runs = 30;
 let ca = false;
 let useHyperfine = false;
+/** @type {{ label: string, bin: string }[]} */
 const builds = [];
 for (let i = 0; i < args.length; i++) {
   if (args[i] === '--runs') runs = Number(args[++i]);
   else if (args[i] === '--ca') ca = true;
   else if (args[i] === '--hyperfine') useHyperfine = true;
   else {
-    const [label, dir] = args[i].split('=');
+    const [label, dir] = nth(args, i).split('=');
     if (!label || !dir) usage();
     builds.push({ label, bin: join(resolve(dir), 'bin/abcd') });
   }
 }
-if (!builds.length || !Number.isInteger(runs) || runs < 3) usage();
+const firstBuild = builds[0];
+if (!firstBuild || !Number.isInteger(runs) || runs < 3) usage();
 
-const loadBefore = loadavg()[0].toFixed(1);
+/** The one-minute load average, as printed. */
+const load = () => (loadavg()[0] ?? 0).toFixed(1);
+const loadBefore = load();
 try {
   const { root, env } = sandbox('entry-ab');
   if (ca) env.NODE_EXTRA_CA_CERTS = '/etc/ssl/certs/ca-certificates.crt';
   const bare = makeRemote(root, env);
   const dir = cloneFor(bare, join(root, 'a'), env);
   const runtimes = nodeRuntimes(benchMajors());
-  run(runtimes[0].path, [builds[0].bin, 'reserve', 'ab', '--ttl', '2h'], { cwd: dir, env });
+  run(nth(runtimes, 0).path, [firstBuild.bin, 'reserve', 'ab', '--ttl', '2h'], { cwd: dir, env });
+  /** @type {Cmd[]} */
   const cmds = [];
   for (const rt of runtimes) {
     cmds.push({ rt, what: '`node -e 0`', argv: [rt.path, '-e', '0'] });
@@ -54,9 +62,11 @@ try {
   }
   // Interleaved: every command once per repetition, the order rotating, so a machine whose load
   // drifts slows every command alike; hyperfine (--hyperfine) runs each command's runs in a row.
+  /** @type {number[][]} */
   const times = cmds.map(() => []);
   if (useHyperfine) {
     const out = join(root, 'hyperfine.json');
+    /** @type {(a: string) => string} */
     const quote = (a) => `'${a.replaceAll("'", "'\\''")}'`;
     execFileSync(
       'hyperfine',
@@ -67,23 +77,27 @@ try {
         stdio: ['ignore', 'ignore', 'inherit'],
       },
     );
-    JSON.parse(readFileSync(out, 'utf8')).results.forEach((r, i) => times[i].push(...r.times.map((t) => t * 1000)));
+    const { results } = /** @type {{ results: { times: number[] }[] }} */ (JSON.parse(readFileSync(out, 'utf8')));
+    results.forEach((r, i) => nth(times, i).push(...r.times.map((t) => t * 1000)));
   } else {
     for (const c of cmds) run(c.argv[0], c.argv.slice(1), { cwd: dir, env }); // warm the page cache
     for (let rep = 0; rep < runs; rep++) {
       for (let k = 0; k < cmds.length; k++) {
         const i = (k + rep) % cmds.length;
-        times[i].push(run(cmds[i].argv[0], cmds[i].argv.slice(1), { cwd: dir, env }).ms);
+        const c = nth(cmds, i);
+        nth(times, i).push(run(c.argv[0], c.argv.slice(1), { cwd: dir, env }).ms);
       }
     }
   }
   const whats = [...new Set(cmds.map((c) => c.what))];
+  /** @type {(rt: Runtime, w: string) => number} */
   const at = (rt, w) => cmds.findIndex((c) => c.rt === rt && c.what === w);
-  const rows = whats.map((w) => [w, ...runtimes.map((rt) => ms(median(times[at(rt, w)])))]);
+  const rows = whats.map((w) => [w, ...runtimes.map((rt) => ms(median(nth(times, at(rt, w)))))]);
   // Paired: the difference between two commands within each repetition, then its median.
+  /** @type {(rt: Runtime, x: string, y: string) => number} */
   const paired = (rt, x, y) => {
-    const [a, b] = [times[at(rt, x)], times[at(rt, y)]];
-    return median(a.map((t, i) => t - b[i]));
+    const [a, b] = [nth(times, at(rt, x)), nth(times, at(rt, y))];
+    return median(a.map((t, i) => t - nth(b, i)));
   };
   for (const bld of builds) {
     rows.push([
@@ -93,19 +107,33 @@ try {
   }
   for (const bld of builds.slice(1)) {
     rows.push([
-      `${bld.label} − ${builds[0].label}: status --json (paired)`,
-      ...runtimes.map((rt) => `${Math.round(paired(rt, `${bld.label}: status --json`, `${builds[0].label}: status --json`))} ms`),
+      `${bld.label} − ${firstBuild.label}: status --json (paired)`,
+      ...runtimes.map((rt) => `${Math.round(paired(rt, `${bld.label}: status --json`, `${firstBuild.label}: status --json`))} ms`),
     ]);
   }
   console.log(
     `${useHyperfine ? 'hyperfine, runs in a row' : 'Interleaved, order rotating'}, ${runs} runs each, medians${ca ? ', NODE_EXTRA_CA_CERTS set' : ''}; ` +
-      `load average ${loadBefore} before, ${loadavg()[0].toFixed(1)} after.\n`,
+      `load average ${loadBefore} before, ${load()} after.\n`,
   );
   console.log(table(['command', ...runtimes.map((r) => `Node ${r.version}`)], rows));
 } finally {
   cleanupAll();
 }
 
+/**
+ * The element at `i`, which the caller knows is there (an index in range, found by findIndex).
+ * @template T
+ * @param {readonly T[]} xs
+ * @param {number} i
+ * @returns {T}
+ */
+function nth(xs, i) {
+  const x = xs[i];
+  if (x === undefined) throw new Error(`no element ${i} of ${xs.length}`);
+  return x;
+}
+
+/** @returns {never} */
 function usage() {
   console.error('usage: node bench/entry-ab.mjs [--runs N] [--ca] <label>=<dir with bin/abcd> ...');
   process.exit(2);

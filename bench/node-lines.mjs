@@ -4,12 +4,15 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { abcd, cloneFor, git, makeRemote, median, ms, ratio, run, sandbox, table } from './lib.mjs';
 import { benchMajors, nodeRuntimes } from './runtimes.mjs';
+/** @import { Ran } from './lib.mjs' */
 
 // ABCD_BENCH_REPS: fewer for a quick look, more on a noisy machine.
 const REPS = Number(process.env.ABCD_BENCH_REPS ?? 9);
 // The system's CA bundle: what NODE_EXTRA_CA_CERTS points at on the machines that set it.
 const CA_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
-const VERBS = ['--help', 'reserve (free)', 'reserve (held)', 'renew', 'push', 'release', 'status'];
+const VERBS = /** @type {const} */ (['--help', 'reserve (free)', 'reserve (held)', 'renew', 'push', 'release', 'status']);
+/** @typedef {typeof VERBS[number]} Verb */
+/** @typedef {Verb | 'node' | 'fetch' | 'push-raw'} Probe A verb, or a part of its raw floor. */
 
 export async function benchNodeLines() {
   const runtimes = nodeRuntimes(benchMajors());
@@ -24,7 +27,12 @@ export async function benchNodeLines() {
   abcd(b, ['status'], envB);
 
   const combos = runtimes.flatMap((rt) => cas.map((ca) => ({ rt, ca, key: `${rt.major}${ca ? '+ca' : ''}` })));
-  const t = Object.fromEntries(combos.map((c) => [c.key, Object.fromEntries([...VERBS, 'node', 'fetch', 'push-raw'].map((v) => [v, []]))]));
+  /** @type {() => Record<Probe, number[]>} */
+  const noTimes = () =>
+    /** @type {Record<Probe, number[]>} */ (
+      Object.fromEntries([...VERBS, 'node', 'fetch', 'push-raw'].map((v) => [v, /** @type {number[]} */ ([])]))
+    );
+  const t = Object.fromEntries(combos.map((c) => [c.key, noTimes()]));
   // Rep 0 warms each runtime's page cache and is not counted; the combos interleave in every rep.
   for (let rep = 0; rep <= REPS; rep++) {
     for (const { rt, ca, key } of combos) {
@@ -32,7 +40,9 @@ export async function benchNodeLines() {
       const ea = { ...envA, ...extra };
       const eb = { ...envB, ...extra };
       const item = `n${key.replace('+', '-')}-${rep}`;
-      const keep = (name, r) => rep > 0 && t[key][name].push(r.ms);
+      const times = entry(t, key);
+      /** @type {(name: Probe, r: Ran) => unknown} */
+      const keep = (name, r) => rep > 0 && times[name].push(r.ms);
       const on = { node: rt.path };
       keep('node', run(rt.path, ['-e', '0'], { env: ea }));
       keep('--help', abcd(a, ['--help'], ea, on));
@@ -54,20 +64,25 @@ export async function benchNodeLines() {
     }
   }
 
-  const m = Object.fromEntries(combos.map((c) => [c.key, Object.fromEntries(Object.entries(t[c.key]).map(([k, xs]) => [k, median(xs)]))]));
+  /** @type {(times: Record<Probe, number[]>) => Record<Probe, number>} */
+  const medians = (times) =>
+    /** @type {Record<Probe, number>} */ (Object.fromEntries(Object.entries(times).map(([k, xs]) => [k, median(xs)])));
+  const m = Object.fromEntries(combos.map((c) => [c.key, medians(entry(t, c.key))]));
+  /** @type {(key: string, verb: Verb) => number} */
   const floorOf = (key, verb) => {
-    const x = m[key];
+    const x = entry(m, key);
     if (verb === '--help') return x.node;
     return x.node + x.fetch + (verb === 'status' || verb === 'reserve (held)' ? 0 : x['push-raw']);
   };
   const head = ['verb', 'floor', ...combos.map((c) => `Node ${c.rt.major}${c.ca ? ' + CA' : ''}`)];
+  /** @type {Partial<Record<Verb, string>>} */
   const floorNames = { '--help': '`node -e 0`', status: 'node + fetch', 'reserve (held)': 'node + fetch' };
   const rows = [
-    ['`node -e 0`', '', ...combos.map((c) => ms(m[c.key].node))],
+    ['`node -e 0`', '', ...combos.map((c) => ms(entry(m, c.key).node))],
     ...VERBS.map((v) => [
       v === '--help' ? '`abcd --help`' : v,
       floorNames[v] ?? 'node + fetch + push',
-      ...combos.map((c) => `${ms(m[c.key][v])} (${ratio(m[c.key][v], floorOf(c.key, v))})`),
+      ...combos.map((c) => `${ms(entry(m, c.key)[v])} (${ratio(entry(m, c.key)[v], floorOf(c.key, v))})`),
     ]),
   ];
   return [
@@ -82,4 +97,17 @@ export async function benchNodeLines() {
     table(head, rows),
     '',
   ].join('\n');
+}
+
+/**
+ * The entry under `key`, which the caller knows is there (every combo's key is in each table).
+ * @template T
+ * @param {Record<string, T>} o
+ * @param {string} key
+ * @returns {T}
+ */
+function entry(o, key) {
+  const x = o[key];
+  if (x === undefined) throw new Error(`no entry for ${key}`);
+  return x;
 }

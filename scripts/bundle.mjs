@@ -46,6 +46,7 @@ for (const f of await readdir(`${dist}bundle`)) {
 // The --help texts, rendered once by the parser just built (scripts/help-texts.mjs).
 await import('./help-texts.mjs');
 
+/** @param {string} message @returns {never} */
 function fail(message) {
   throw new Error(`scripts/bundle.mjs: ${message}`);
 }

@@ -1,4 +1,5 @@
-import { resolveMainBranch, resolveWorkBranch } from '../claims/work-branch.js';
+import { resolveWorkBranch } from '../claims/work-branch.js';
+import { resolveMainBranch } from '../repo/main-name.js';
 import { NothingToLand, RemoteUnavailable, UsageError } from '../core/refusals.js';
 import { readSnapshot, type Snapshot } from '../repo/snapshot.js';
 import type { Repo } from '../repo/repo.js';

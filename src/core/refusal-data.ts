@@ -224,4 +224,12 @@ export type RecordInvalidData = {
 
 export type GitFailedData = { args: string[]; exitCode: number; stderr: string; dir: string; timedOut: boolean };
 
-export type NotRequesterData = { item: string; holder: string; requester: string };
+export type NotRequesterData = {
+  item: string;
+  holder: string;
+  requester: string;
+  /** unsigned: no signature; not-requester: proven (or, unprotected, stated) as someone the lane does not take requests from. */
+  reason?: 'unsigned' | 'not-requester';
+  /** The principal the signature proves, when there is one. */
+  signedBy?: string;
+};

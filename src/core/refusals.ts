@@ -175,7 +175,7 @@ export function isRefusal(e: unknown): e is Refusal {
   return e instanceof Refusal;
 }
 
-/** A follow-up request from a session the lane does not take requests from (lanes.requesters). */
+/** A follow-up request the lane would not take: not proven to come from its person or a requester the settings name. */
 export class NotRequester extends Refusal<Data.NotRequesterData> {
   readonly code = 'not-requester';
   readonly exit = 3;

@@ -21,7 +21,7 @@ import type { RecordWrite } from '../claims/write.js';
 import type { Repo } from '../repo/repo.js';
 import type { PendingEntry, Snapshot } from '../repo/snapshot.js';
 import { acceptsRequest } from '../steering/requesters.js';
-import { judgeAuthor } from '../steering/requests.js';
+import { judgeRequest } from '../steering/requests.js';
 import type { SteerWatcher } from './watcher.js';
 
 /**
@@ -117,29 +117,25 @@ export async function consumptionProven(git: Git, o: { snap: Snapshot; mainTip: 
 }
 
 /**
- * The items with a follow-up request a lane should answer (canonical keys): an accepted
+ * The items with a follow-up request a lane should answer (canonical keys): a proven
  * requester's pending slot whose consumption main does not prove, and open steer requests that
  * are amendments (context alone starts no run). Slots main proves answered are removed, best
  * effort, with a lease on the tip read: a newer request replaced it if the lease fails, and that
  * one is work. A receipt record alone removes nothing.
  */
-export async function followUpItems(
-  repo: Repo,
-  snap: Snapshot,
-  o: { mainTip: string; requesters: readonly string[] },
-): Promise<Set<string>> {
-  const { requesters } = o;
+export async function followUpItems(repo: Repo, snap: Snapshot, o: { mainTip: string }): Promise<Set<string>> {
   const out = new Set<string>();
   const answered: PendingEntry[] = [];
   for (const p of snap.pending.values()) {
-    if (!acceptsRequest(p.request.requester, repo.me, requesters)) continue;
+    if (!acceptsRequest({ tip: p.tip, stated: p.request.requester }, repo.me, snap)) continue;
     const key = itemKeyOf(p.item);
     const req = { kind: 'pending' as const, id: p.tip };
     if (key && (await consumptionProven(repo.git, { snap, mainTip: o.mainTip, item: key, req }))) answered.push(p);
     else out.add(p.item);
   }
   for (const s of snap.steers.values()) {
-    if (s.request.item === s.item && judgeAuthor(s.request.author, { lane: repo.me, requesters }) === 'amendment') out.add(s.item);
+    if (s.request.item === s.item && judgeRequest(snap, { tip: s.tip, stated: s.request.author }, { lane: repo.me }) === 'amendment')
+      out.add(s.item);
   }
   if (answered.length) {
     try {

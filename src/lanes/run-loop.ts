@@ -25,7 +25,6 @@ export interface LoopOptions {
   maxCycles: number;
   /** build: the one item the run is bound to. */
   bound?: ItemKey;
-  requesters: readonly string[];
   /** The read the run's entry just made: the first check uses it instead of a second round trip. */
   first?: Snapshot;
   /** The items the entry read at main's tip after `first` (a bound build): the first check reuses them. */
@@ -83,7 +82,7 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
       const listing = preListed ?? (await ctx.source.list(await ctx.main.tipIn(snap)));
       const now = clock.now();
       // Follow-ups: pending slots (less those a receipt covers: the run in flight absorbed them) and open steers.
-      const pending = await followUpItems(ctx.repo, snap, { mainTip: await ctx.main.tipIn(snap), requesters: o.requesters });
+      const pending = await followUpItems(ctx.repo, snap, { mainTip: await ctx.main.tipIn(snap) });
       const ready = actionable(listing.items, liveClaims(snap.claims.values(), now), pending);
       if (o.lifecycle === 'once') found ??= discovered(listing.items, ready, bound);
       const cands = ready.filter((i) => {
@@ -149,7 +148,7 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
         const req = { kind: 'pending' as const, id: p.tip };
         if (
           tried.has(p.item) &&
-          acceptsRequest(p.request.requester, ctx.repo.me, o.requesters) &&
+          acceptsRequest({ tip: p.tip, stated: p.request.requester }, ctx.repo.me, last!) &&
           !(await consumptionProven(ctx.repo.git, { snap: last!, mainTip, item: parseKey(p.item), req }))
         ) {
           rec.defer(shortItem(parseKey(p.item)), 'a follow-up request waits in its pending slot for the next build or drain');

@@ -32,7 +32,7 @@ export const LanesSectionSchema = z.strictObject({
   sandbox: z.enum(['auto', 'bwrap', 'none']).optional(),
   /** Names of variables passed to the agent on top of the allow-list. */
   env: z.array(EnvName).optional(),
-  /** Sessions or persons (besides the person) whose build requests a lane accepts. */
+  /** No longer honoured (a lane says so): requesters are named in the person's signed settings. */
   requesters: z.array(z.string().min(1).max(400)).optional(),
   /** Steering a cycle in flight: steers per run (default 2; 0 turns it off), how often to look. */
   steer: z.strictObject({ max: z.number().int().nonnegative().max(100).optional(), poll: Duration.optional() }).optional(),

@@ -7,6 +7,7 @@ import { decodeQueue, type QueueRecord } from '../records/queue.js';
 import { decodeAnnounce, type AnnounceRecord } from '../records/announce.js';
 import { DEFAULT_SETTINGS, decodeSettings, pickSettings, type Settings, type SettingsRecord } from '../records/settings.js';
 import { applySettingsTrust, type SettingsTrust } from './settings-trust/trust.js';
+import { applyRequestTrust, type RequestTrust } from './settings-trust/request-signers.js';
 import { RecordInvalid, isRefusal, type Refusal } from '../core/refusals.js';
 import { decodePending, type PendingRecord } from '../records/pending.js';
 import { decodeLaneResult, type LaneResultRecord } from '../records/lane-result.js';
@@ -88,6 +89,8 @@ export interface Snapshot {
   /** A settings tip ignored because it is not signed by the person (shown under refused). */
   settingsIgnored?: RefusedEntry;
   refused: Map<string, RefusedEntry>;
+  /** Who signed each steer and pending record, per the person's allowed-signers list. */
+  requestTrust?: RequestTrust;
   /** Pending follow-up requests, one slot per item (lanes). */
   pending: Map<string, PendingEntry>;
   /** Lane run results (abcd/lanes/<run-id>). */
@@ -114,6 +117,7 @@ export async function readSnapshot(repo: Repo, also: readonly string[] = []): Pr
   const snap = decodeSnapshot(records, repo.deps.clock.now());
   if (tips.size) snap.fetched = tips;
   await applySettingsTrust(repo, snap);
+  await applyRequestTrust(repo, snap);
   return snap;
 }
 

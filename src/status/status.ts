@@ -80,6 +80,8 @@ export interface StatusData {
   settings: Settings;
   /** Whether settings count only when the person signed them (unprotected without a list). */
   settingsTrust: SettingsTrust;
+  /** Whether steer and build requests are proven by signature (the person keeps an allowed-signers list). */
+  requestTrust: { protected: boolean; signers: string };
   refused: RefusedView[];
   /** Refs under abcd/ of a kind this abcd does not know (a newer abcd's, or stray): left alone. */
   unknown: string[];
@@ -187,6 +189,7 @@ export async function status(repo: Repo): Promise<StatusData> {
     announcements,
     settings: snap.settings,
     settingsTrust: snap.settingsTrust ?? { protected: false, signers: '' },
+    requestTrust: { protected: snap.requestTrust?.protected ?? false, signers: snap.requestTrust?.signers ?? '' },
     refused,
     unknown: snap.unknown,
     pruned: pruned.size,

@@ -35,11 +35,12 @@ export const steer: Command = {
     }
     const [{ openRepo }, verb] = await Promise.all([import('../../repo/repo.js'), import('../../steering/steer.js')]);
     const r = await verb.steer(await openRepo(deps), { item, text });
+    const who = r.provenBy ? `signed by ${r.provenBy}` : r.signed ? 'signed by a key your allowed-signers list does not name' : 'unsigned';
     const as =
       r.as === 'context'
-        ? ' as context (you are neither its person nor in lanes.requesters: information, not an instruction)'
+        ? ` as context (${who}: not proven to be its person or a requester the signed settings name; information, not an instruction)`
         : r.as
-          ? ' as an amendment'
+          ? ` as an amendment (${r.protected ? who : 'unverified: requests are unprotected without an allowed-signers list'})`
           : '';
     const where = r.heldBy
       ? `the lane of ${r.heldBy} gets it on its next poll${as}`

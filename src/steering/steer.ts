@@ -26,8 +26,10 @@ export interface SteerResult {
   tip: string;
   author: string;
   at: number;
-  /** Who holds the item now (a lane in flight), if anyone. */
+  /** Who holds the item now, if anyone. */
   heldBy?: string;
+  /** Whether that holder is a lane running on the item (it gets the request on its next poll). */
+  laneHolds: boolean;
   /** How that lane will take it: an instruction, or information it must not obey. */
   as?: 'amendment' | 'context';
   /** Whether the request commit is signed, and the principal the person's list proves (absent: unverified). */
@@ -71,6 +73,10 @@ export async function steer(repo: Repo, input: { item: ItemKey; text: string }):
   const judged = (lane: Holder) =>
     authorityOf(proof, repo.me, { lane, requesters: snap.settings.requesters }) ? ('amendment' as const) : ('context' as const);
   const held = claim ? { heldBy: formatHolder(claim.claim.holder), as: judged(claim.claim.holder) } : {};
+  const short = shortItem(input.item);
+  // A claim taken by `abcd reserve` polls nothing: only a running lane's record lists the item.
+  const laneHolds =
+    Boolean(claim) && [...snap.lanes.values()].some((l) => l.result.state === 'running' && l.result.current.some((c) => c.item === short));
   return {
     item: shortItem(input.item),
     id,
@@ -79,6 +85,7 @@ export async function steer(repo: Repo, input: { item: ItemKey; text: string }):
     author: formatHolder(repo.me),
     at: now,
     ...held,
+    laneHolds,
     signed: sign,
     protected: proof.protected,
     ...(proof.principal ? { provenBy: proof.principal } : {}),

@@ -42,9 +42,11 @@ export const steer: Command = {
         : r.as
           ? ` as an amendment (${r.protected ? who : 'unverified: requests are unprotected without an allowed-signers list'})`
           : '';
-    const where = r.heldBy
-      ? `the lane of ${r.heldBy} gets it on its next poll${as}`
-      : 'no lane holds it now: the next build or drain of it gets it';
+    const where =
+      r.heldBy && r.laneHolds
+        ? `the lane of ${r.heldBy} gets it on its next poll${as}`
+        : `no lane holds it now${r.heldBy ? ` (${r.heldBy} holds it, and is no lane)` : ''}: it will be delivered to the next lane that ` +
+          `takes ${r.item}`;
     const json = { ...r, at: jsonInstant(r.at), heldBy: r.heldBy ?? null, as: r.as ?? null };
     return { json, text: `steer ${r.id} recorded for ${r.item}; ${where}` };
   },

@@ -14,7 +14,7 @@ export const MAX_REQUESTERS = 50;
  * A requester is a signer principal as the allowed-signers list writes it (an email, say): no
  * spaces, no commas (the CLI's separator), no control characters.
  */
-export const PRINCIPAL = /^[^\s,\u0000-\u001f\u007f]{1,254}$/;
+export const PRINCIPAL = /^[^\s,\p{Cc}]{1,254}$/u;
 
 export const DEFAULT_SETTINGS = {
   /** Live reservations one person may hold at once. */

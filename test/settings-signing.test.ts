@@ -2,37 +2,16 @@
 // the person's abcd config directory, a settings generation counts only when git's own commit
 // signing (ssh here, real ssh-keygen keys) signed it with a listed key. Readers fall back to
 // the last valid generation and list the ignored tip under refused.
-import { chmod, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, rm, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupTemp, isolatedEnv, tempDir } from './harness/git-env.js';
 import { makeRemote, type BareRemote } from './harness/remote.js';
 import { makeSession, type Session } from './harness/session.js';
+import { makeKey, useSigningKey, writeSigners } from './harness/signing.js';
 
 const SETTINGS_REF = 'refs/heads/abcd/settings';
-
-/** A fresh ed25519 key pair without a passphrase; returns the private key's path and the public key. */
-async function makeKey(dir: string, name: string): Promise<{ path: string; pub: string }> {
-  const path = join(dir, name);
-  await execa('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', name, '-f', path]);
-  const pub = (await readFile(`${path}.pub`, 'utf8')).trim().split(/\s+/).slice(0, 2).join(' ');
-  return { path, pub };
-}
-
-async function useSigningKey(s: Session, keyPath: string): Promise<void> {
-  await s.git(['config', 'gpg.format', 'ssh']);
-  await s.git(['config', 'user.signingkey', keyPath]);
-}
-
-/** Writes the person's allowed-signers list into a session's abcd config directory. */
-async function writeSigners(s: Session, lines: string[]): Promise<string> {
-  const dir = join(s.env.XDG_CONFIG_HOME!, 'abcd');
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  const path = join(dir, 'allowed-signers');
-  await writeFile(path, lines.join('\n') + '\n', { mode: 0o644 });
-  return path;
-}
 
 async function remoteTip(remote: BareRemote): Promise<string | undefined> {
   return (await remote.refs()).get(SETTINGS_REF);

@@ -3,7 +3,8 @@
 // by anyone cannot pass for abcd's own structure. Pure: no lane needed.
 import { describe, expect, it } from 'vitest';
 import { buildEnvelope, defang, QUOTE, STEER_ENVELOPE_FIRST_LINE, STEER_ENVELOPE_LAST_LINE } from '../src/steering/envelope.js';
-import { judgeAuthor } from '../src/steering/requests.js';
+import { DEFAULT_SETTINGS } from '../src/records/settings.js';
+import { judgeRequest } from '../src/steering/requests.js';
 
 const LANE = { person: 'me@example.com', host: 'laptop', session: 'lane' };
 const LABEL = /^--- (amendment|context) \d+\/\d+: .* ---$/;
@@ -71,11 +72,30 @@ describe('steer envelope', () => {
     expect(defang('make the button blue\n\n- item')).toBe(`${QUOTE}make the button blue\n${QUOTE}\n${QUOTE}- item`);
   });
 
-  it('authority: the lane person (any session) or a named requester writes amendments; anyone else context', () => {
-    const a = { lane: LANE, requesters: ['helper@example.com', 'ci/runner/build-7'] };
-    expect(judgeAuthor({ person: 'me@example.com', host: 'other', session: 's9' }, a)).toBe('amendment');
-    expect(judgeAuthor({ person: 'helper@example.com', host: 'h', session: 's' }, a)).toBe('amendment');
-    expect(judgeAuthor({ person: 'ci', host: 'runner', session: 'build-7' }, a)).toBe('amendment');
-    expect(judgeAuthor({ person: 'stranger@example.com', host: 'laptop', session: 'lane' }, a)).toBe('context');
+  it('authority unprotected: the stated person or a named requester writes amendments; a stated session id no longer does', () => {
+    const snap = { settings: { ...DEFAULT_SETTINGS, requesters: ['helper@example.com', 'ci/runner/build-7'] } };
+    const judge = (stated: { person: string; host: string; session: string }) =>
+      judgeRequest(snap, { tip: 'a'.repeat(40), stated }, { lane: LANE });
+    expect(judge({ person: 'me@example.com', host: 'other', session: 's9' })).toBe('amendment');
+    expect(judge({ person: 'helper@example.com', host: 'h', session: 's' })).toBe('amendment');
+    expect(judge({ person: 'ci', host: 'runner', session: 'build-7' })).toBe('context');
+    expect(judge({ person: 'stranger@example.com', host: 'laptop', session: 'lane' })).toBe('context');
+  });
+
+  it('authority protected: only the principal a signature proves counts, never the stated person', () => {
+    const tip = 'b'.repeat(40);
+    const trust = (by: [string, string][]) => ({ protected: true, signers: '/x', by: new Map(by) });
+    const settings = { ...DEFAULT_SETTINGS, requesters: ['helper@example.com'] };
+    const me = { person: 'me@example.com', host: 'h', session: 's' };
+    expect(judgeRequest({ settings, requestTrust: trust([]) }, { tip, stated: me }, { lane: LANE })).toBe('context');
+    expect(judgeRequest({ settings, requestTrust: trust([[tip, 'me@example.com']]) }, { tip, stated: me }, { lane: LANE })).toBe(
+      'amendment',
+    );
+    expect(judgeRequest({ settings, requestTrust: trust([[tip, 'helper@example.com']]) }, { tip, stated: me }, { lane: LANE })).toBe(
+      'amendment',
+    );
+    expect(judgeRequest({ settings, requestTrust: trust([[tip, 'other@example.com']]) }, { tip, stated: me }, { lane: LANE })).toBe(
+      'context',
+    );
   });
 });

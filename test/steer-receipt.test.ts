@@ -82,6 +82,10 @@ describe('receipts', () => {
         consumed: [{ kind: 'pending', id: tips.get(slug) }],
       });
       expect(await refsUnder(remote, pendingRef(slug))).toEqual([]);
+      // What proves it is main: the landed commit the receipt names carries the run and the request.
+      const landed = (await execa('git', ['-C', remote.dir, 'log', '-1', '--format=%B', receipt.head])).stdout;
+      expect(landed).toContain(`Abcd-Run: ${b.json.runId}\nAbcd-Consumed: pending ${tips.get(slug)}`);
+      expect((await execa('git', ['-C', remote.dir, 'rev-list', '--first-parent', 'main'])).stdout.split('\n')).toContain(receipt.head);
       // Put the answered request back, as a lane stopped right after its landing leaves it.
       await execa('git', ['-C', remote.dir, 'update-ref', pendingRef(slug), tips.get(slug)!]);
     }

@@ -1,7 +1,7 @@
 // The branch lanes land on (the remote's HEAD, else main) and how it is fetched.
 import type { Repo } from '../repo/repo.js';
 import type { Snapshot } from '../repo/snapshot.js';
-import { resolveMainBranch } from './work-branch.js';
+import { resolveMainBranch } from '../repo/main-name.js';
 
 /** The branch lanes land on (the remote's HEAD, else main) and how it is fetched. */
 export interface MainBranch {

@@ -6,7 +6,8 @@ import { UsageError } from '../core/refusals.js';
 import type { RefUpdate } from '../records/store.js';
 import { pushClaim, refusePush, refuseWorkBranch, workBranchUpdate } from './write.js';
 import { MAX_CLAIM_MOVES, requireMineOnBranch } from './holding.js';
-import { refuseMainBranch, resolveMainBranch, resolveWorkBranch } from './work-branch.js';
+import { refuseMainBranch, resolveWorkBranch } from './work-branch.js';
+import { resolveMainBranch } from '../repo/main-name.js';
 import type { Repo } from '../repo/repo.js';
 import { readSnapshot } from '../repo/snapshot.js';
 

@@ -32,18 +32,6 @@ export async function resolveWorkBranch(
   return { branch, head: h.stdout.toString().trim() };
 }
 
-/**
- * The remote's main branch: its HEAD as this clone last learnt it (set at clone, or by
- * `git remote set-head`), else `main`. No network: push and land must agree on it cheaply.
- */
-export async function resolveMainBranch(repo: Repo): Promise<string> {
-  const remote = repo.store.remote;
-  const sym = await repo.git.run(['symbolic-ref', '-q', `refs/remotes/${remote}/HEAD`]);
-  const prefix = `refs/remotes/${remote}/`;
-  const text = sym.stdout.toString().trim();
-  return sym.exitCode === 0 && text.startsWith(prefix) ? text.slice(prefix.length) : 'main';
-}
-
 /** Only land writes main: a push of it is refused before anything is read or sent. */
 export function refuseMainBranch(o: { item: string; branch: string; main: string }): void {
   // `main` is refused even when the remote's HEAD names another branch: a stale or missing

@@ -158,7 +158,9 @@ const status = z.object({
     }),
   ),
   gate: z.object({ dir: z.string(), slots: z.number().int(), holders: z.number().int(), waiters: z.number().int() }),
-  settings: z.object({ reservationCap: z.number().int(), defaultTtl: Ms, takeoverDelay: Ms, doneRetention: Ms }).loose(),
+  settings: z
+    .object({ reservationCap: z.number().int(), defaultTtl: Ms, takeoverDelay: Ms, doneRetention: Ms, requesters: z.array(z.string()) })
+    .loose(),
   settingsTrust: z.object({ protected: z.boolean(), signers: z.string() }).loose(),
   refused: z.array(RefusedRecord),
   unknown: z.array(z.string()),
@@ -251,7 +253,14 @@ export const ANSWERS: Record<string, z.ZodType> = {
   drain: z.object(Ok).loose(),
   items: z.object(Ok).loose(),
   budget: z.object(Ok).loose(),
-  settings: z.object({ ...Ok, settings: z.record(z.string(), z.number()), protected: z.boolean(), signers: z.string() }).loose(),
+  settings: z
+    .object({
+      ...Ok,
+      settings: z.record(z.string(), z.union([z.number(), z.array(z.string())])),
+      protected: z.boolean(),
+      signers: z.string(),
+    })
+    .loose(),
   init: z.object({ ...Ok, root: z.string(), written: z.array(z.string()), kept: z.array(z.string()), next: z.string().nullable() }).loose(),
   'check-login': z.object({ ...Ok, applies: z.boolean() }).loose(),
   'setup-app': z.object(Ok).loose(),

@@ -99,7 +99,7 @@ export function statusBody(s: StatusData, gate: GateSummary, style: TextStyle): 
       'Pending requests',
       s.pending.map(
         (p) =>
-          `  ${printable(p.item)}: requested by ${printable(p.requester)} ${formatDuration(s.readAt - p.at)} ago${p.note ? `: ${printable(p.note)}` : ''}`,
+          `  ${printable(p.item)}: requested by ${printable(p.requester)} (${p.provenBy === 'unverified' ? 'unverified' : `signed by ${printable(p.provenBy)}`}) ${formatDuration(s.readAt - p.at)} ago${p.note ? `: ${printable(p.note)}` : ''}`,
       ),
     ),
   );
@@ -108,7 +108,7 @@ export function statusBody(s: StatusData, gate: GateSummary, style: TextStyle): 
       'Steer requests',
       s.steers.map((x) => {
         const who = x.heldBy ? `the lane of ${printable(x.heldBy)} gets it next poll` : 'waiting for the next build or drain';
-        return `  ${printable(x.item)} ${printable(x.id)} by ${printable(x.author)} ${formatDuration(s.readAt - x.at)} ago (${who}): ${printable(x.text)}`;
+        return `  ${printable(x.item)} ${printable(x.id)} by ${printable(x.author)} (${x.provenBy === 'unverified' ? 'unverified' : `signed by ${printable(x.provenBy)}`}) ${formatDuration(s.readAt - x.at)} ago (${who}): ${printable(x.text)}`;
       }),
     ),
   );
@@ -149,6 +149,15 @@ export function statusBody(s: StatusData, gate: GateSummary, style: TextStyle): 
         c,
         'yellow',
         `settings are unprotected: anyone who can push to the remote can change them (list your signing key in ${s.settingsTrust.signers})`,
+      ),
+    );
+  }
+  if (!s.requestTrust.protected && (s.pending.length || s.steers.length)) {
+    notes.push(
+      paint(
+        c,
+        'yellow',
+        `requests are unprotected: a steer or build request's author is only stated, so anyone who can push can write one as you (list your signing key in ${s.requestTrust.signers})`,
       ),
     );
   }

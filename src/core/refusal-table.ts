@@ -121,9 +121,17 @@ export const REFUSALS = {
   },
   'not-requester': {
     exit: 3,
-    means: 'the lane does not take requests from this session',
-    todo: 'ask the person',
-    data: shape<{ item: string; holder: string; requester: string }>(),
+    means: 'the lane does not take requests from this session: not proven to come from its person or a requester the signed settings name',
+    todo: 'ask the person (sign your commits, or be named with abcd settings requesters)',
+    data: shape<{
+      item: string;
+      holder: string;
+      requester: string;
+      /** unsigned: no signature; not-requester: proven (or, unprotected, stated) as someone the lane does not take requests from. */
+      reason?: 'unsigned' | 'not-requester';
+      /** The principal the signature proves, when there is one. */
+      signedBy?: string;
+    }>(),
   },
   'item-invalid': {
     exit: 2,

@@ -3,6 +3,7 @@
 // out the same stack from the queue records (their heads, strategies and enqueue times) and
 // main's tip, because integration is deterministic (worktree.ts). An entry lands only when main's
 // tip is exactly the parent it was tested on; anything else means integrate again and re-test.
+import { ConsumptionSchema } from '../records/receipt.js';
 import type { Env } from '../core/deps.js';
 import { isRefusal } from '../core/refusals.js';
 import type { Git } from '../git/git.js';
@@ -71,8 +72,18 @@ export async function integrateAhead(
   let current = o.current;
   for (const q of o.ahead) {
     const keep = (q.entry as Record<string, unknown>).keep === true;
+    // A malformed one is left out: the prediction then differs and only this stack tests again.
+    const consumed = ConsumptionSchema.safeParse((q.entry as Record<string, unknown>).consumed);
     try {
-      const how = { item: q.item, head: q.entry.head, base, strategy: q.entry.strategy, markDone: !keep, at: q.entry.at };
+      const how = {
+        item: q.item,
+        head: q.entry.head,
+        base,
+        strategy: q.entry.strategy,
+        markDone: !keep,
+        at: q.entry.at,
+        ...(consumed.success ? { consumed: consumed.data } : {}),
+      };
       base = current = await integrate(wt, { ...how, env: o.env, current });
       chain.push({ ref: q.ref, item: q.item, entryTip: q.tip, commit: base });
     } catch (e) {

@@ -89,8 +89,11 @@ async function enqueue({ waiting: repo, input, target, snap, held, keeper, item,
     at: old && sameSession(old.entry.holder, repo.me) ? old.entry.at : clock.now(),
     // The entries behind integrate this one as it will land: with --keep, its item stays ready.
     ...(input.keep ? { keep: true } : {}),
+    // ...and with what its run absorbed in the marking commit, so their stacks are the commits that land.
+    ...(input.consumed ? { consumed: input.consumed } : {}),
   };
   if (!input.keep) delete (entry as Record<string, unknown>).keep;
+  if (!input.consumed) delete (entry as Record<string, unknown>).consumed;
   let lease = old?.tip ?? null;
   let enq;
   for (let tries = 1; ; tries++) {
@@ -221,7 +224,14 @@ async function testInTurn(
     const config = first.checks.length ? await landConfig(mainTip) : first;
     const jail = config.checks.length ? await chooseCheckSandbox(config.sandbox, repo, caller) : undefined;
     if (jail?.aloneOnly && ahead.length) return { kind: 'alone' };
-    const own = { item, head: target.head, strategy: input.strategy, markDone: !input.keep, at: q.entry.at };
+    const own = {
+      item,
+      head: target.head,
+      strategy: input.strategy,
+      markDone: !input.keep,
+      at: q.entry.at,
+      ...(input.consumed ? { consumed: input.consumed } : {}),
+    };
     const lead = ahead[0] ? { head: ahead[0].entry.head, strategy: ahead[0].entry.strategy } : own;
     const start = integrationStart({ ...lead, base: mainTip });
     return withWorktree(repo, start, async (wt) => {

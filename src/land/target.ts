@@ -1,5 +1,6 @@
 // What a land moves where: the work branch's head onto the remote's main branch.
-import { resolveMainBranch, resolveWorkBranch } from '../claims/work-branch.js';
+import { resolveWorkBranch } from '../claims/work-branch.js';
+import { resolveMainBranch } from '../repo/main-name.js';
 import { NothingToLand, RemoteUnavailable, UsageError } from '../core/refusals.js';
 import { readSnapshot, type Snapshot } from '../repo/snapshot.js';
 import type { Repo } from '../repo/repo.js';

@@ -2,6 +2,7 @@
 // (strategy-git.ts, strategy-github.ts). A file of its own, so nothing imports land.ts back.
 import type { Claim } from '../records/claim.js';
 import type { ItemKey } from '../records/item.js';
+import type { Consumption } from '../records/receipt.js';
 import type { Repo } from '../repo/repo.js';
 import type { ClaimEntry, Snapshot } from '../repo/snapshot.js';
 import type { CheckRun, LandConfig } from './checks.js';
@@ -21,6 +22,8 @@ export interface LandInput {
   lane?: { attended: boolean };
   /** Records written in the landing's own fenced push, given the landed tip (a lane's receipt). */
   alsoWrite?: (landedTip: string) => RecordWrite[];
+  /** What a lane's cycle absorbed in flight: written as trailers into the commit that marks the item done. */
+  consumed?: Consumption;
 }
 
 /** Runs the checks under the machine's load gate; the gate's own wait ends by `untilMs`. */

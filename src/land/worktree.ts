@@ -9,6 +9,7 @@ import type { Repo } from '../repo/repo.js';
 import type { Env } from '../core/deps.js';
 import { markItemDoneInWorktree } from '../items/mark-done.js';
 import { parseItem } from '../records/item.js';
+import { consumptionTrailers, type Consumption } from '../records/receipt.js';
 
 // Rebases and merges in a throwaway worktree must not sign, prompt or run hooks.
 const QUIET = ['-c', 'commit.gpgsign=false', '-c', 'core.hooksPath=/dev/null'];
@@ -68,6 +69,8 @@ export interface Integration {
   markDone: boolean;
   /** The entry's enqueue time: the date of every commit the integration makes. */
   at: number;
+  /** What a lane's run absorbed, as trailers of the marking commit (the queue entry carries it too). */
+  consumed?: Consumption;
 }
 
 /**
@@ -103,6 +106,9 @@ export async function integrate(wt: Git, o: Integration & { env: Env; current: s
       { item: o.item, files, mainTip: o.base, head: o.head, strategy: o.strategy },
     );
   }
-  const marked = o.markDone ? await markItemDoneInWorktree(new Git(wt.dir, { ...o.env, ...maker }), parseItem(o.item)) : undefined;
+  const trailers = o.consumed ? consumptionTrailers(o.consumed) : [];
+  const marked = o.markDone
+    ? await markItemDoneInWorktree(new Git(wt.dir, { ...o.env, ...maker }), parseItem(o.item), trailers)
+    : undefined;
   return marked?.head ?? wt.must(['rev-parse', 'HEAD']);
 }

@@ -22,7 +22,7 @@ import { openCycleLog, type CycleLog } from './cycle-log.js';
 import { fillLaneStore } from './lane-objects.js';
 import { releaseClaim, type Taken } from './claim.js';
 import type { RunContext } from './context.js';
-import { receiptWrites } from './receipts.js';
+import { consumptionOf, receiptWrites } from './receipts.js';
 import { runSteeredAgent } from './steer-cycle.js';
 import { cyclePlan, laneHidden } from './sandbox.js';
 import { mailboxLine } from '../steering/mailbox.js';
@@ -167,11 +167,17 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
     try {
       const receipt = (head: string) =>
         receiptWrites({ watcher, item: item.key, runId: ctx.runId, holder: lane.me, gen: taken.claim.gen, at: clock.now(), head });
-      const r = await land(
-        lane,
-        { item: item.key, branch, waitMs, strategy: 'rebase', keep: false, alsoWrite: receipt, lane: { attended: ctx.attended } },
-        ctx.gate,
-      );
+      const consumed = consumptionOf(watcher, ctx.runId);
+      const input = {
+        item: item.key,
+        branch,
+        waitMs,
+        strategy: 'rebase' as const,
+        keep: false,
+        alsoWrite: receipt,
+        lane: { attended: ctx.attended },
+      };
+      const r = await land(lane, { ...input, ...(consumed ? { consumed } : {}) }, ctx.gate);
       return end({ outcome: 'landed', landed: r.tip, ...agent });
     } catch (e) {
       if (!isRefusal(e)) throw e;

@@ -80,7 +80,6 @@ export async function runLane(repo: Repo, input: LaneRunInput): Promise<LaneRunR
       item: input.item,
       holder: busy,
       ...(input.note !== undefined ? { note: input.note } : {}),
-      requesters: cfg.requesters ?? [],
     });
     if (!input.waitMs) return { verb: 'build', outcome: 'pending', exit: 0, pending };
     // --wait: the request stands in the slot either way; once the item is free this build
@@ -110,7 +109,7 @@ export async function runLane(repo: Repo, input: LaneRunInput): Promise<LaneRunR
     first: snap,
     ...(firstListing ? { firstListing } : {}),
     cfg: { tip: mainTip, config },
-    ...(warning ? { warning } : {}),
+    ...(warningOf([warning, ignoredRequesters(cfg)]) ?? {}),
   });
 }
 
@@ -165,7 +164,6 @@ async function runWith(
     lanes,
     idleMs: s.idleMs,
     maxCycles: s.maxCycles,
-    requesters: s.requesters,
     first: o.first,
     ...(o.firstListing ? { firstListing: o.firstListing } : {}),
     ...(input.item ? { bound: input.item } : {}),
@@ -305,4 +303,21 @@ function newRunId(now: number): string {
     .replace(/[-:]/g, '')
     .replace(/\.\d+Z$/, 'Z');
   return `${t}-${randomBytes(3).toString('hex')}`;
+}
+
+/**
+ * lanes.requesters in .abcd/config.json named who may request work, but anyone who can land
+ * can change that file, and it matched self-stated session ids: it gives no authority now.
+ */
+function ignoredRequesters(cfg: { requesters?: string[] | undefined }): string | undefined {
+  if (!cfg.requesters?.length) return undefined;
+  return (
+    'lanes.requesters in .abcd/config.json is ignored: anyone who can land can change it. Requesters are named in the ' +
+    "person's signed settings now (abcd settings requesters a@example.com,b@example.com)."
+  );
+}
+
+function warningOf(parts: (string | undefined)[]): { warning: string } | undefined {
+  const text = parts.filter(Boolean).join(' ');
+  return text ? { warning: text } : undefined;
 }

@@ -34,7 +34,6 @@ export interface LaneSettings {
   maxCycles: number;
   lanes: number;
   envNames: string[];
-  requesters: string[];
 }
 
 const DEFAULT_AGENT_TIMEOUT_MS = 30 * 60_000;
@@ -80,7 +79,6 @@ export function laneSettings(flags: LaneFlags, cfg: LanesConfig, env: Env, now: 
     maxCycles: flags.maxCycles ?? cfg.maxCycles ?? DEFAULT_MAX_CYCLES,
     lanes: flags.lanes ?? cfg.lanes ?? 1,
     envNames: checkEnvNames(cfg.env ?? []),
-    requesters: cfg.requesters ?? [],
   };
 }
 

@@ -4,13 +4,24 @@
 // one short run).
 import type { Holder } from '../records/holder.js';
 import { formatItem, type ItemKey } from '../records/item.js';
-import { encodeReceipt, sameRequest, type ReceiptRecord, type RequestId } from '../records/receipt.js';
+import {
+  CONSUMED_TRAILER,
+  ConsumptionSchema,
+  consumedValue,
+  encodeReceipt,
+  RUN_TRAILER,
+  sameRequest,
+  type Consumption,
+  type ReceiptRecord,
+  type RequestId,
+} from '../records/receipt.js';
+import type { Git } from '../git/git.js';
 import { receiptRef } from '../records/refs.js';
 import type { RecordWrite } from '../claims/write.js';
 import type { Repo } from '../repo/repo.js';
 import type { PendingEntry, Snapshot } from '../repo/snapshot.js';
 import { acceptsRequest } from '../steering/requesters.js';
-import { judgeAuthor } from '../steering/requests.js';
+import { judgeRequest } from '../steering/requests.js';
 import type { SteerWatcher } from './watcher.js';
 
 /**
@@ -50,9 +61,19 @@ export function receiptWrites(o: {
   ];
 }
 
+/** What the cycle absorbed in flight, for the trailers of the commit that marks its item done. */
+export function consumptionOf(watcher: SteerWatcher, runId: string): Consumption | undefined {
+  const requests = watcher.delivered.map((c) => c.req);
+  if (!requests.length) return undefined;
+  const c = { runId, requests };
+  // A run id abcd did not make (one not fit for a trailer) records nothing: the receipt stays a hint.
+  return ConsumptionSchema.safeParse(c).success ? c : undefined;
+}
+
 /**
- * Whether the item's latest receipt lists `req`. Fails open: no receipt, a receipt this abcd
- * refused (corrupt, too new), one for another item, or an id not listed all answer false.
+ * Whether the item's latest receipt lists `req`: a hint only, never a reason to skip. Fails
+ * open: no receipt, a receipt this abcd refused (corrupt, too new), one for another item, or
+ * an id not listed all answer false.
  */
 export function receiptCovers(snap: Snapshot, item: ItemKey, req: RequestId): boolean {
   const e = snap.receipts.get(receiptRef(item));
@@ -60,23 +81,61 @@ export function receiptCovers(snap: Snapshot, item: ItemKey, req: RequestId): bo
   return e.receipt.consumed.some((c) => sameRequest(c, req));
 }
 
+// How far back main's first-parent history is searched for a landing: a receipt older than
+// this many landings proves nothing, and the request is answered again.
+const MAX_LANDINGS_SEARCHED = 2000;
+
 /**
- * The items with a follow-up request a lane should answer (canonical keys): an accepted
- * requester's pending slot that no receipt covers, and open steer requests that are amendments
- * (context alone starts no run). Slots a receipt covers are removed, best effort, with a lease
- * on the tip read: a newer request replaced it if the lease fails, and that one is work.
+ * Whether main's own history proves `req` consumed: the receipt lists it, and the commit the
+ * receipt names as its landed head is on main's first-parent history with trailers naming the
+ * receipt's run and this request. One git process, only when a receipt lists the request.
+ * Fails open: anyone can write a receipt record, only land writes main.
  */
-export async function followUpItems(repo: Repo, snap: Snapshot, requesters: readonly string[]): Promise<Set<string>> {
+export async function consumptionProven(git: Git, o: { snap: Snapshot; mainTip: string; item: ItemKey; req: RequestId }): Promise<boolean> {
+  if (!receiptCovers(o.snap, o.item, o.req)) return false;
+  const r = o.snap.receipts.get(receiptRef(o.item))!.receipt;
+  const fmt = `%H%x1f%(trailers:key=${RUN_TRAILER},valueonly,separator=%x1e)%x1f%(trailers:key=${CONSUMED_TRAILER},valueonly,separator=%x1e)`;
+  const out = await git.run([
+    'log',
+    '--first-parent',
+    `--max-count=${MAX_LANDINGS_SEARCHED}`,
+    '--fixed-strings',
+    `--grep=${RUN_TRAILER}: ${r.runId}`,
+    `--format=${fmt}`,
+    o.mainTip,
+    '--',
+  ]);
+  if (out.exitCode !== 0) return false;
+  const want = consumedValue(o.req);
+  return out.stdout
+    .toString()
+    .split('\n')
+    .some((line) => {
+      const [oid, runs = '', consumed = ''] = line.split('\x1f');
+      return oid === r.head && runs.split('\x1e').includes(r.runId) && consumed.split('\x1e').includes(want);
+    });
+}
+
+/**
+ * The items with a follow-up request a lane should answer (canonical keys): a proven
+ * requester's pending slot whose consumption main does not prove, and open steer requests that
+ * are amendments (context alone starts no run). Slots main proves answered are removed, best
+ * effort, with a lease on the tip read: a newer request replaced it if the lease fails, and that
+ * one is work. A receipt record alone removes nothing.
+ */
+export async function followUpItems(repo: Repo, snap: Snapshot, o: { mainTip: string }): Promise<Set<string>> {
   const out = new Set<string>();
   const answered: PendingEntry[] = [];
   for (const p of snap.pending.values()) {
-    if (!acceptsRequest(p.request.requester, repo.me, requesters)) continue;
+    if (!acceptsRequest({ tip: p.tip, stated: p.request.requester }, repo.me, snap)) continue;
     const key = itemKeyOf(p.item);
-    if (key && receiptCovers(snap, key, { kind: 'pending', id: p.tip })) answered.push(p);
+    const req = { kind: 'pending' as const, id: p.tip };
+    if (key && (await consumptionProven(repo.git, { snap, mainTip: o.mainTip, item: key, req }))) answered.push(p);
     else out.add(p.item);
   }
   for (const s of snap.steers.values()) {
-    if (s.request.item === s.item && judgeAuthor(s.request.author, { lane: repo.me, requesters }) === 'amendment') out.add(s.item);
+    if (s.request.item === s.item && judgeRequest(snap, { tip: s.tip, stated: s.request.author }, { lane: repo.me }) === 'amendment')
+      out.add(s.item);
   }
   if (answered.length) {
     try {

@@ -9,7 +9,10 @@ import { NotRequester, RemoteUnavailable } from '../core/refusals.js';
 import { writeRecordCommit } from '../records/objects.js';
 import type { Repo } from '../repo/repo.js';
 import { readSnapshot, type Snapshot } from '../repo/snapshot.js';
-import { acceptsRequest } from '../steering/requesters.js';
+import { authorityOf } from '../steering/requesters.js';
+import { hasSigningKey, writeSettingsCommit } from '../settings/commit.js';
+import { provenSigner } from '../repo/settings-trust/request-signers.js';
+import { allowedSignersPath } from '../repo/settings-trust/signers.js';
 
 // An unanswered request stands this long; then pruning may remove it.
 const PENDING_TTL_MS = 86_400_000;
@@ -28,16 +31,10 @@ export interface PendingOutcome {
 
 export async function requestFollowUp(
   repo: Repo,
-  o: { snap: Snapshot; item: ItemKey; holder: Holder; note?: string; requesters: readonly string[] },
+  o: { snap: Snapshot; item: ItemKey; holder: Holder; note?: string },
 ): Promise<PendingOutcome> {
   const item = shortItem(o.item);
-  if (!acceptsRequest(repo.me, o.holder, o.requesters)) {
-    throw new NotRequester(
-      `${item} is held by ${formatHolder(o.holder)}, and this session (${formatHolder(repo.me)}) is neither that person nor named ` +
-        'in lanes.requesters of .abcd/config.json on main; no request was recorded. Ask the person to add you there, or wait for the lane to finish.',
-      { item, holder: formatHolder(o.holder), requester: formatHolder(repo.me) },
-    );
-  }
+  const sign = await hasSigningKey(repo.git);
   const ref = pendingRef(o.item);
   let snap = o.snap;
   for (let lost = 0; ; lost++) {
@@ -53,14 +50,18 @@ export async function requestFollowUp(
       ...(o.note !== undefined ? { note: o.note } : {}),
       coalesced: (old?.request.coalesced ?? 0) + 1,
     };
-    const oid = await writeRecordCommit({
-      git: repo.git,
-      content: encodePending(rec),
-      parent: old?.tip ?? null,
-      message: `request a follow-up of ${rec.item}`,
-      author: repo.author,
-      atMs: now,
-    });
+    const commit = { content: encodePending(rec), parent: old?.tip ?? null, message: `request a follow-up of ${rec.item}`, atMs: now };
+    const oid = sign
+      ? await writeSettingsCommit({
+          git: repo.git,
+          ...commit,
+          author: repo.author,
+          sign,
+          signers: allowedSignersPath(repo.deps.config.configDir),
+          what: 'the build request',
+        })
+      : await writeRecordCommit({ git: repo.git, ...commit, author: repo.author });
+    await refuseUnproven(repo, { oid, item, holder: o.holder, snap });
     const r = await repo.store.push([{ ref, newOid: oid, lease: old?.tip ?? null }], { atomic: true });
     if (r.ok) {
       return {
@@ -81,4 +82,29 @@ export async function requestFollowUp(
     }
     snap = await readSnapshot(repo);
   }
+}
+
+/**
+ * A request the holder's lane would not take creates nothing: with the person's list, one not
+ * signed by a key it maps to that person or to a requester the settings name; without one, a
+ * stated identity that is neither.
+ */
+async function refuseUnproven(repo: Repo, o: { oid: string; item: string; holder: Holder; snap: Snapshot }): Promise<void> {
+  const proof = await provenSigner(repo, o.oid);
+  if (authorityOf(proof, repo.me, { lane: o.holder, requesters: o.snap.settings.requesters })) return;
+  const data = { item: o.item, holder: formatHolder(o.holder), requester: formatHolder(repo.me) };
+  const who = proof.protected
+    ? proof.principal
+      ? `your commit is signed by ${proof.principal}, who is`
+      : 'your request is not signed by a key in the allowed-signers list (git config user.signingkey), so it is'
+    : `this session (${formatHolder(repo.me)}) is`;
+  throw new NotRequester(
+    `${o.item} is held by ${formatHolder(o.holder)}, and ${who} neither that person nor a requester the signed settings name ` +
+      '(abcd settings requesters); no request was recorded. Ask the person to name you there, or wait for the lane to finish.',
+    {
+      ...data,
+      reason: proof.protected && !proof.principal ? 'unsigned' : 'not-requester',
+      ...(proof.principal ? { signedBy: proof.principal } : {}),
+    },
+  );
 }

@@ -14,7 +14,7 @@ import { takeClaim } from './claim.js';
 import { cycleFits, type RunContext } from './context.js';
 import { runCycle } from './cycle.js';
 import { laneRepo } from './lane-repo.js';
-import { followUpItems, receiptCovers } from './receipts.js';
+import { consumptionProven, followUpItems } from './receipts.js';
 import { acceptsRequest } from '../steering/requesters.js';
 import { readClock } from '../repo/clock-view.js';
 import type { RunRecorder } from './recorder.js';
@@ -26,7 +26,6 @@ export interface LoopOptions {
   maxCycles: number;
   /** build: the one item the run is bound to. */
   bound?: ItemKey;
-  requesters: readonly string[];
   /** The read the run's entry just made: the first check uses it instead of a second round trip. */
   first?: Snapshot;
   /** The items the entry read at main's tip after `first` (a bound build): the first check reuses them. */
@@ -84,7 +83,7 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
       const listing = preListed ?? (await ctx.source.list(await ctx.main.tipIn(snap)));
       const now = clock.now();
       // Follow-ups: pending slots (less those a receipt covers: the run in flight absorbed them) and open steers.
-      const pending = await followUpItems(ctx.repo, snap, o.requesters);
+      const pending = await followUpItems(ctx.repo, snap, { mainTip: await ctx.main.tipIn(snap) });
       const ready = actionable(listing.items, liveClaims(snap.claims.values(), now, await readClock(ctx.repo)), pending);
       if (o.lifecycle === 'once') found ??= discovered(listing.items, ready, bound);
       const cands = ready.filter((i) => {
@@ -145,11 +144,13 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
   if (o.lifecycle === 'once' && cycles.length && !stop) {
     try {
       const last = await readPendingOf(ctx, tried);
+      const mainTip = last ? await ctx.main.tip() : '';
       for (const p of last?.pending.values() ?? []) {
+        const req = { kind: 'pending' as const, id: p.tip };
         if (
           tried.has(p.item) &&
-          acceptsRequest(p.request.requester, ctx.repo.me, o.requesters) &&
-          !receiptCovers(last!, parseKey(p.item), { kind: 'pending', id: p.tip })
+          acceptsRequest({ tip: p.tip, stated: p.request.requester }, ctx.repo.me, last!) &&
+          !(await consumptionProven(ctx.repo.git, { snap: last!, mainTip, item: parseKey(p.item), req }))
         ) {
           rec.defer(shortItem(parseKey(p.item)), 'a follow-up request waits in its pending slot for the next build or drain');
         }

@@ -7,7 +7,6 @@ export interface SteerSettings {
   /** Steers per run and item (envelopes in flight and re-invocations); 0: none. */
   max: number;
   pollMs: number;
-  requesters: readonly string[];
   /** Below this much time left in the agent's window the lane settles: the request waits. */
   minRemainingMs: number;
   /** What a cycle needs after the agent (push, land, publish): a re-invocation ends before it. */
@@ -28,7 +27,6 @@ export function steerSettings(config: RepoConfig, agentTimeoutMs: number): Steer
   return {
     max: lanes.steer?.max ?? DEFAULT_MAX_STEERS,
     pollMs: Math.min(MAX_POLL_MS, Math.max(MIN_POLL_MS, poll)),
-    requesters: lanes.requesters ?? [],
     // A short agent timeout (a test, a quick lane) still leaves room to steer early in the run.
     minRemainingMs: Math.min(MIN_REMAINING_MS, Math.floor(agentTimeoutMs / 4)),
     reserveMs: CYCLE_OVERHEAD_MS,

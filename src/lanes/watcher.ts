@@ -139,7 +139,7 @@ export class SteerWatcher {
   private async poll(seen?: Snapshot): Promise<SteerCandidate[]> {
     const snap = seen ?? (await readSnapshot(this.lane, [this.ctx.main.fetchSpec]));
     this.readReceiptLease(snap);
-    const a = { lane: this.lane.me, requesters: this.o.settings.requesters };
+    const a = { lane: this.lane.me };
     const found = steerCandidates(snap, this.key, a);
     const pending = pendingCandidate(snap, this.o.item.key, a);
     if (pending) found.push(pending);

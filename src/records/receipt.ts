@@ -52,3 +52,34 @@ export function encodeReceipt(r: ReceiptRecord): string {
 export function sameRequest(a: RequestId, b: RequestId): boolean {
   return a.kind === b.kind && a.id === b.id;
 }
+
+/**
+ * What a landing records in the commit that marks its item done (git trailers): the run and
+ * each request it absorbed. Main's history, which only land writes, is what proves a receipt.
+ */
+export interface Consumption {
+  runId: string;
+  requests: RequestId[];
+}
+
+export const RUN_TRAILER = 'Abcd-Run';
+export const CONSUMED_TRAILER = 'Abcd-Consumed';
+
+// A run id inside a trailer: one token, no spaces (abcd's ids are timestamps and hex).
+const RUN_ID_TOKEN = /^[A-Za-z0-9._:-]{1,100}$/;
+
+export const ConsumptionSchema = z.object({
+  runId: z.string().regex(RUN_ID_TOKEN),
+  requests: z.array(RequestIdSchema).min(1).max(MAX_CONSUMED),
+});
+
+/** The trailer lines for a consumption, one per line, in a fixed order. */
+export function consumptionTrailers(c: Consumption): string[] {
+  const ok = ConsumptionSchema.parse(c);
+  return [`${RUN_TRAILER}: ${ok.runId}`, ...ok.requests.map((r) => `${CONSUMED_TRAILER}: ${r.kind} ${r.id}`)];
+}
+
+/** The request as a trailer value ("pending <tip>"), to compare with what git parsed. */
+export function consumedValue(r: RequestId): string {
+  return `${r.kind} ${r.id}`;
+}

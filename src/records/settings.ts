@@ -2,12 +2,20 @@
 import { z } from 'zod';
 import { decodeRecord, encodeRecord } from './envelope.js';
 import { HolderSchema } from './holder.js';
-import { MAX_INSTANT_MS, MAX_TTL_MS } from './limits.js';
+import { MAX_INSTANT_MS, MAX_TTL_MS, OID } from './limits.js';
 
 // Upper bounds: a setting past them is a typo or an attack, and would break time arithmetic.
 const MAX_RESERVATION_CAP = 10_000;
 const MAX_TAKEOVER_DELAY_MS = 86_400_000;
 const MAX_DONE_RETENTION_MS = 366 * 86_400_000;
+/** Requesters the person names: a short list of people, not a directory. */
+export const MAX_REQUESTERS = 50;
+
+/**
+ * A requester is a signer principal as the allowed-signers list writes it (an email, say): no
+ * spaces, no commas (the CLI's separator), no control characters.
+ */
+export const PRINCIPAL = /^[^\s,\p{Cc}]{1,254}$/u;
 
 export const DEFAULT_SETTINGS = {
   /** Live reservations one person may hold at once. */
@@ -18,6 +26,8 @@ export const DEFAULT_SETTINGS = {
   takeoverDelay: 60_000,
   /** How long a done claim is kept so no lane redoes landed work. */
   doneRetention: 14 * 86_400_000,
+  /** Who besides the person may steer and request follow-ups with authority (signer principals). */
+  requesters: [] as readonly string[],
 } as const;
 
 export const SettingsSchema = z.object({
@@ -27,11 +37,19 @@ export const SettingsSchema = z.object({
   defaultTtl: z.number().int().min(1000).max(MAX_TTL_MS),
   takeoverDelay: z.number().int().min(0).max(MAX_TAKEOVER_DELAY_MS),
   doneRetention: z.number().int().min(0).max(MAX_DONE_RETENTION_MS),
+  requesters: z.array(z.string().regex(PRINCIPAL)).max(MAX_REQUESTERS).optional(),
+  /**
+   * The repository the generation is for: the root commit of main's first-parent history
+   * (ADR 0067). A reader that keeps an allowed-signers list ignores a generation naming another.
+   */
+  repository: z.string().regex(OID).optional(),
   at: z.number().int().nonnegative().max(MAX_INSTANT_MS),
   by: HolderSchema,
 });
 export type SettingsRecord = z.infer<typeof SettingsSchema>;
-export type Settings = Pick<SettingsRecord, 'reservationCap' | 'defaultTtl' | 'takeoverDelay' | 'doneRetention'>;
+export interface Settings extends Pick<SettingsRecord, 'reservationCap' | 'defaultTtl' | 'takeoverDelay' | 'doneRetention'> {
+  requesters: readonly string[];
+}
 
 /** The CLI's names for each setting, whether it is a duration, and its range. */
 export const SETTING_KEYS = {
@@ -39,6 +57,7 @@ export const SETTING_KEYS = {
   'default-ttl': { field: 'defaultTtl', duration: true, min: 1000, max: MAX_TTL_MS },
   'takeover-delay': { field: 'takeoverDelay', duration: true, min: 0, max: MAX_TAKEOVER_DELAY_MS },
   'done-retention': { field: 'doneRetention', duration: true, min: 0, max: MAX_DONE_RETENTION_MS },
+  requesters: { field: 'requesters', list: true },
 } as const;
 export type SettingKey = keyof typeof SETTING_KEYS;
 
@@ -52,5 +71,11 @@ export function encodeSettings(s: SettingsRecord): string {
 
 /** The settings a record states, without its envelope. */
 export function pickSettings(r: SettingsRecord): Settings {
-  return { reservationCap: r.reservationCap, defaultTtl: r.defaultTtl, takeoverDelay: r.takeoverDelay, doneRetention: r.doneRetention };
+  return {
+    reservationCap: r.reservationCap,
+    defaultTtl: r.defaultTtl,
+    takeoverDelay: r.takeoverDelay,
+    doneRetention: r.doneRetention,
+    requesters: r.requesters ?? [],
+  };
 }

@@ -49,7 +49,7 @@ export const LanesSectionSchema = z.strictObject({
   env: z.array(EnvName).optional(),
   /** Folders or files shown read-only inside the agent's sandbox (an agent installed under HOME). */
   bind: z.array(HostPath).max(64).optional(),
-  /** Sessions or persons (besides the person) whose build requests a lane accepts. */
+  /** No longer honoured (a lane says so): requesters are named in the person's signed settings. */
   requesters: z.array(z.string().min(1).max(400)).optional(),
   /** Steering a cycle in flight: steers per run (default 2; 0 turns it off), how often to look. */
   steer: z.strictObject({ max: z.number().int().nonnegative().max(100).optional(), poll: Duration.optional() }).optional(),

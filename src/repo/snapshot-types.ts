@@ -106,6 +106,16 @@ export interface SettingsVerdict {
 /** Judges a settings candidate (settings-trust/trust.ts): an input of every snapshot's construction. */
 export type SettingsJudge = (candidate: SettingsCandidate) => Promise<SettingsVerdict>;
 
+/** Who signed each steer and pending record, per the person's allowed-signers list. */
+export interface RequestTrust {
+  /** Whether the person keeps an allowed-signers list: without one no request can be proven. */
+  protected: boolean;
+  /** The list's path: where it is, or where the person would create it. */
+  signers: string;
+  /** Record tip → the principal the list maps its signing key to (absent: unproven). */
+  by: Map<string, string>;
+}
+
 /** Everything read from the remote's records in one round trip, finished and read-only. */
 export interface Snapshot {
   readonly readAt: number;
@@ -120,6 +130,8 @@ export interface Snapshot {
   readonly settingsTip?: string;
   /** Whether settings are protected by the person's signature, and which generation counts. */
   readonly settingsTrust: SettingsTrust;
+  /** Who signed each steer and pending record; absent where a reader did not ask (the fast reserve). */
+  readonly requestTrust?: RequestTrust;
   /** A settings tip ignored because it is not signed by the person (shown under refused). */
   readonly settingsIgnored?: RefusedEntry;
   readonly refused: ReadonlyMap<string, RefusedEntry>;

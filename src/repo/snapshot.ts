@@ -13,6 +13,7 @@ import { decodePending } from '../records/pending.js';
 import { decodeLaneResult } from '../records/lane-result.js';
 import { decodeSteer } from '../records/steer.js';
 import { decodeReceipt } from '../records/receipt.js';
+import { readRequestTrust } from './settings-trust/request-signers.js';
 import type { RawRecord } from '../records/store.js';
 import { sanitizeLine } from '../core/sanitize.js';
 import type { Repo } from './repo.js';
@@ -52,7 +53,13 @@ export async function readSnapshot(repo: Repo, also: readonly string[] = []): Pr
     .map((spec) => spec.slice(spec.indexOf(':') + 1))
     .filter((dst) => dst.startsWith('refs/'));
   const { records, tips } = await repo.store.readCachedWith(into);
-  return buildSnapshot(records, { readAt: repo.deps.clock.now(), judge: settingsJudge(repo), ...(tips.size ? { fetched: tips } : {}) });
+  const snap = await buildSnapshot(records, {
+    readAt: repo.deps.clock.now(),
+    judge: settingsJudge(repo),
+    ...(tips.size ? { fetched: tips } : {}),
+  });
+  // Who signed each request: verified once per commit and cached, so the common read starts no process.
+  return Object.freeze({ ...snap, requestTrust: await readRequestTrust(repo, snap) });
 }
 
 /** The records of this clone's cache, without a fetch, built like readSnapshot (the fast reserve's read). */

@@ -1,14 +1,24 @@
 // `abcd settings`: the settings in force and who wrote them, or one key written with a lease.
 import { formatHolder } from '../records/holder.js';
 import { SETTINGS_REF } from '../records/refs.js';
-import { encodeSettings, SETTING_KEYS, type SettingKey, type Settings, type SettingsRecord } from '../records/settings.js';
+import {
+  encodeSettings,
+  MAX_REQUESTERS,
+  PRINCIPAL,
+  SETTING_KEYS,
+  type SettingKey,
+  type Settings,
+  type SettingsRecord,
+} from '../records/settings.js';
+import { sanitizeLine } from '../core/sanitize.js';
 import { Conflict, UnsafeEnvironment, UsageError } from '../core/refusals.js';
 import { formatDuration, parseDuration } from '../core/duration.js';
 import type { Repo } from '../repo/repo.js';
 import { hasSigningKey, writeSettingsCommit } from './commit.js';
 import { refuseSettingsWriteFromLane } from './guard.js';
 import { readAllowedSigners } from '../repo/settings-trust/signers.js';
-import { verifyOwnGeneration, type SettingsTrust } from '../repo/settings-trust/trust.js';
+import { repositoryRoot } from '../repo/settings-trust/repository.js';
+import { rememberOwnGeneration, verifyOwnGeneration, type SettingsTrust } from '../repo/settings-trust/trust.js';
 import { readSnapshot, type RefusedEntry } from '../repo/snapshot.js';
 
 export interface SettingsData {
@@ -47,17 +57,29 @@ export async function settings(repo: Repo, input: { key?: string; value?: string
   const key = checkKey(input.key);
   if (input.value === undefined) return base;
   const spec = SETTING_KEYS[key];
-  const value = spec.duration ? parseDuration(input.value, key) : parseCount(input.value, key);
-  if (value < spec.min || value > spec.max) {
-    const show = (n: number) => (spec.duration ? formatDuration(n) : String(n));
-    throw new UsageError(`${key} must be from ${show(spec.min)} to ${show(spec.max)}, got ${input.value}.`, 'value', {
-      key,
-      value: input.value,
-    });
-  }
+  const value = parseValue(key, input.value);
   const now = repo.deps.clock.now();
-  const record: SettingsRecord = { abcd: 'settings', v: 1, ...snap.settings, [spec.field]: value, at: now, by: repo.me };
+  // Named once in every generation: a reader that keeps the list ignores one for another repository.
+  const repository = await repositoryRoot(repo);
   const list = await readAllowedSigners(repo.deps.config.configDir);
+  if (list && !repository) {
+    throw new UsageError(
+      "the remote has no main branch yet, and signed settings name their repository by main's first commit; nothing was written. " +
+        'Push a first commit to main, then run the command again.',
+      'no-main',
+      { main: 'main' },
+    );
+  }
+  const record: SettingsRecord = {
+    abcd: 'settings',
+    v: 1,
+    ...snap.settings,
+    requesters: [...snap.settings.requesters],
+    [spec.field]: value,
+    ...(repository ? { repository } : {}),
+    at: now,
+    by: repo.me,
+  };
   // Protected settings are always signed; unprotected ones when the person has a key set up.
   const sign = Boolean(list) || (await hasSigningKey(repo.git));
   // The lease is the remote's tip even when it was ignored: the new generation goes on top.
@@ -66,7 +88,7 @@ export async function settings(repo: Repo, input: { key?: string; value?: string
     git: repo.git,
     content: encodeSettings(record),
     parent: lease,
-    message: `settings: ${key} = ${input.value}`,
+    message: `settings: ${key} = ${sanitizeLine(input.value, 200)}`,
     author: repo.author,
     atMs: now,
     sign,
@@ -85,6 +107,7 @@ export async function settings(repo: Repo, input: { key?: string; value?: string
       ref: SETTINGS_REF,
     });
   }
+  if (list) await rememberOwnGeneration(repo, list, { oid: tip, at: now });
   const { ignored: _ignored, ...rest } = base;
   return {
     ...rest,
@@ -100,6 +123,33 @@ export async function settings(repo: Repo, input: { key?: string; value?: string
 function checkKey(key: string): SettingKey {
   if (key in SETTING_KEYS) return key as SettingKey;
   throw new UsageError(`unknown setting "${key}"; the settings are ${Object.keys(SETTING_KEYS).join(', ')}.`, 'setting', { key });
+}
+
+function parseValue(key: SettingKey, text: string): number | string[] {
+  const spec = SETTING_KEYS[key];
+  if ('list' in spec) return parsePrincipals(text);
+  const value = spec.duration ? parseDuration(text, key) : parseCount(text, key);
+  if (value < spec.min || value > spec.max) {
+    const show = (n: number) => (spec.duration ? formatDuration(n) : String(n));
+    throw new UsageError(`${key} must be from ${show(spec.min)} to ${show(spec.max)}, got ${text}.`, 'value', { key, value: text });
+  }
+  return value;
+}
+
+/** `a@x,b@y` (or `none`): the signer principals besides the person whose signed requests count. */
+function parsePrincipals(text: string): string[] {
+  if (text.trim() === '' || text.trim() === 'none') return [];
+  const list = [...new Set(text.split(',').map((p) => p.trim()))];
+  const bad = list.find((p) => !PRINCIPAL.test(p));
+  if (bad !== undefined || list.length > MAX_REQUESTERS) {
+    throw new UsageError(
+      `requesters is a comma-separated list of at most ${MAX_REQUESTERS} signer principals as your allowed-signers list names them ` +
+        `(a@example.com,b@example.com), or none; ${bad !== undefined ? `"${bad.slice(0, 60)}" is not one` : `got ${list.length}`}.`,
+      'value',
+      { key: 'requesters', value: text.slice(0, 200) },
+    );
+  }
+  return list;
 }
 
 function parseCount(text: string, key: string): number {

@@ -1,6 +1,7 @@
 // What `abcd status` shows of lanes: running runs (with their items and for how long), recent
 // results, and pending requests; and the pruning of old ones (best effort, its own push).
 import { isPastExpiry } from '../records/timed.js';
+import { provenAuthor } from '../steering/requesters.js';
 import { formatHolder } from '../records/holder.js';
 import type { LaneResultRecord } from '../records/lane-result.js';
 import type { RefUpdate } from '../records/store.js';
@@ -31,6 +32,8 @@ export interface LaneView {
 export interface PendingView {
   item: string;
   requester: string;
+  /** The principal the request's signature proves, or "unverified": the requester above is only stated. */
+  provenBy: string;
   at: number;
   note?: string;
   coalesced: number;
@@ -94,6 +97,7 @@ export function laneViews(snap: Snapshot, now: number, gone: ProcessGone): { lan
   const pending = [...snap.pending.values()].map((p) => ({
     item: p.item,
     requester: formatHolder(p.request.requester),
+    provenBy: provenAuthor(snap, p.tip),
     at: p.request.at,
     coalesced: p.request.coalesced,
     ...(p.request.note ? { note: p.request.note } : {}),

@@ -82,6 +82,8 @@ export interface StatusData {
   settings: Settings;
   /** Whether settings count only when the person signed them (unprotected without a list). */
   settingsTrust: SettingsTrust;
+  /** Whether steer and build requests are proven by signature (the person keeps an allowed-signers list). */
+  requestTrust: { protected: boolean; signers: string };
   refused: RefusedView[];
   /** Refs under abcd/ of a kind this abcd does not know (a newer abcd's, or stray): left alone. */
   unknown: string[];
@@ -191,6 +193,7 @@ export async function status(repo: Repo): Promise<StatusData> {
     announcements,
     settings: snap.settings,
     settingsTrust: snap.settingsTrust,
+    requestTrust: { protected: snap.requestTrust?.protected ?? false, signers: snap.requestTrust?.signers ?? '' },
     refused,
     unknown: [...snap.unknown],
     pruned: pruned.size,

@@ -9,7 +9,7 @@ import type { Git } from '../git/git.js';
 import { formatInstant } from '../core/duration.js';
 import type { Snapshot } from '../repo/snapshot.js';
 import type { Authority, EnvelopeEntry } from './envelope.js';
-import { acceptsRequest } from './requesters.js';
+import { acceptsRequest, provenAuthor, type RequestContext, type RequestOrigin } from './requesters.js';
 
 /** One request found by a poll, judged. */
 export interface SteerCandidate extends EnvelopeEntry {
@@ -20,18 +20,17 @@ export interface SteerCandidate extends EnvelopeEntry {
   record?: { ref: string; tip: string };
 }
 
-/** Who the lane is and whom it trusts: the same rule as the pending slot's requesters. */
+/** Who the lane is: it trusts the person it acts for and the requesters the signed settings name. */
 export interface Authorities {
   lane: Holder;
-  requesters: readonly string[];
 }
 
 /**
- * The person the lane acts for, or a person or session `lanes.requesters` names, writes an
- * amendment; anyone else writes context. The author is the record's stated identity.
+ * A request proven to come from the person the lane acts for, or from a requester the settings
+ * name, is an amendment; anything else is context (requesters.ts says what "proven" means).
  */
-export function judgeAuthor(author: Holder, a: Authorities): Authority {
-  return acceptsRequest(author, a.lane, a.requesters) ? 'amendment' : 'context';
+export function judgeRequest(snap: RequestContext, req: RequestOrigin, a: Authorities): Authority {
+  return acceptsRequest(req, a.lane, snap) ? 'amendment' : 'context';
 }
 
 export function requestKey(r: RequestId): string {
@@ -48,8 +47,8 @@ export function steerCandidates(snap: Snapshot, item: string, a: Authorities): S
     out.push({
       req: { kind: 'steer', id: r.id },
       at: r.at,
-      authority: judgeAuthor(r.author, a),
-      source: `steer ${r.id} by ${formatHolder(r.author)} at ${formatInstant(r.at)}`,
+      authority: judgeRequest(snap, { tip: e.tip, stated: r.author }, a),
+      source: `steer ${r.id} by ${formatHolder(r.author)} (signed by ${provenAuthor(snap, e.tip)}) at ${formatInstant(r.at)}`,
       text: r.text,
       record: { ref: e.ref, tip: e.tip },
     });
@@ -64,7 +63,7 @@ export function pendingCandidate(
   a: Authorities,
 ): SteerCandidate | undefined {
   const p = snap.pending.get(pendingRef(itemKey));
-  if (!p || !acceptsRequest(p.request.requester, a.lane, a.requesters)) return undefined;
+  if (!p || !acceptsRequest({ tip: p.tip, stated: p.request.requester }, a.lane, snap)) return undefined;
   const r = p.request;
   return {
     req: { kind: 'pending', id: p.tip },

@@ -3,8 +3,10 @@
 // with no lane in flight the next build or drain of the item delivers it at the start.
 import { randomBytes } from 'node:crypto';
 import { formatHolder, type Holder } from '../records/holder.js';
-import { readRepoConfig } from '../repo/config.js';
-import { judgeAuthor } from './requests.js';
+import { authorityOf } from './requesters.js';
+import { hasSigningKey, writeSettingsCommit } from '../settings/commit.js';
+import { provenSigner } from '../repo/settings-trust/request-signers.js';
+import { allowedSignersPath } from '../repo/settings-trust/signers.js';
 import { formatItem, shortItem, type ItemKey } from '../records/item.js';
 import { steerRef } from '../records/refs.js';
 import { encodeSteer, MAX_STEER_CHARS, type SteerRecord } from '../records/steer.js';
@@ -24,10 +26,17 @@ export interface SteerResult {
   tip: string;
   author: string;
   at: number;
-  /** Who holds the item now (a lane in flight), if anyone. */
+  /** Who holds the item now, if anyone. */
   heldBy?: string;
+  /** Whether that holder is a lane running on the item (it gets the request on its next poll). */
+  laneHolds: boolean;
   /** How that lane will take it: an instruction, or information it must not obey. */
   as?: 'amendment' | 'context';
+  /** Whether the request commit is signed, and the principal the person's list proves (absent: unverified). */
+  signed: boolean;
+  provenBy?: string;
+  /** Whether this clone keeps the person's allowed-signers list (without one, requests are unprotected). */
+  protected: boolean;
 }
 
 export async function steer(repo: Repo, input: { item: ItemKey; text: string }): Promise<SteerResult> {
@@ -47,14 +56,14 @@ export async function steer(repo: Repo, input: { item: ItemKey; text: string }):
   const id = newSteerId(now);
   const ref = steerRef(input.item, id);
   const rec: SteerRecord = { abcd: 'steer', v: 1, id, item: formatItem(input.item), author: repo.me, at: now, ttl: STEER_TTL_MS, text };
-  const oid = await writeRecordCommit({
-    git: repo.git,
-    content: encodeSteer(rec),
-    parent: null,
-    message: `steer ${shortItem(input.item)}`,
-    author: repo.author,
-    atMs: now,
-  });
+  // Signed when git can: a signature by a listed key is what makes the request an amendment.
+  const sign = await hasSigningKey(repo.git);
+  const commit = { content: encodeSteer(rec), parent: null, message: `steer ${shortItem(input.item)}`, author: repo.author, atMs: now };
+  const signers = allowedSignersPath(repo.deps.config.configDir);
+  const oid = sign
+    ? await writeSettingsCommit({ git: repo.git, ...commit, sign, signers, what: 'the steer request' })
+    : await writeRecordCommit({ git: repo.git, ...commit });
+  const proof = await provenSigner(repo, oid);
   const r = await repo.store.push([{ ref, newOid: oid, lease: null }], { atomic: true });
   if (!r.ok)
     throw new RemoteUnavailable(`the remote refused the steer request ${ref}; nothing was recorded. Try again.`, {
@@ -62,16 +71,26 @@ export async function steer(repo: Repo, input: { item: ItemKey; text: string }):
       ref,
     });
   const claim = [...snap.claims.values()].find((c) => c.claim.item === rec.item && c.claim.state === 'held');
-  const held = claim ? { heldBy: formatHolder(claim.claim.holder), as: await judgeFor(repo, await main.tip(), claim.claim.holder) } : {};
-  return { item: shortItem(input.item), id, ref, tip: oid, author: formatHolder(repo.me), at: now, ...held };
-}
-
-/** How the holding lane will judge this session's request (its config is main's). */
-async function judgeFor(repo: Repo, mainTip: string, lane: Holder): Promise<'amendment' | 'context'> {
-  // Only a forecast for the person: a main whose config cannot be read forecasts no requesters,
-  // and the lane, which reads main's config itself, refuses that config there.
-  const requesters = (await readRepoConfig(repo.git, mainTip).catch(() => ({ lanes: undefined }))).lanes?.requesters ?? [];
-  return judgeAuthor(repo.me, { lane, requesters });
+  const judged = (lane: Holder) =>
+    authorityOf(proof, repo.me, { lane, requesters: snap.settings.requesters }) ? ('amendment' as const) : ('context' as const);
+  const held = claim ? { heldBy: formatHolder(claim.claim.holder), as: judged(claim.claim.holder) } : {};
+  const short = shortItem(input.item);
+  // A claim taken by `abcd reserve` polls nothing: only a running lane's record lists the item.
+  const laneHolds =
+    Boolean(claim) && [...snap.lanes.values()].some((l) => l.result.state === 'running' && l.result.current.some((c) => c.item === short));
+  return {
+    item: shortItem(input.item),
+    id,
+    ref,
+    tip: oid,
+    author: formatHolder(repo.me),
+    at: now,
+    ...held,
+    laneHolds,
+    signed: sign,
+    protected: proof.protected,
+    ...(proof.principal ? { provenBy: proof.principal } : {}),
+  };
 }
 
 /** A local item must be on main: a steer for a typo would wait for a lane that never comes. */

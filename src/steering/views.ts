@@ -3,6 +3,7 @@
 // head it settled on); and their pruning (best effort, its own push).
 import { isPastExpiry } from '../records/timed.js';
 import { formatHolder } from '../records/holder.js';
+import { provenAuthor } from './requesters.js';
 import { itemOfRef } from '../records/refs.js';
 import type { RefUpdate } from '../records/store.js';
 import { sanitizeLine } from '../core/sanitize.js';
@@ -13,6 +14,8 @@ export interface SteerView {
   item: string;
   id: string;
   author: string;
+  /** The principal the request's signature proves, or "unverified": the author above is only stated. */
+  provenBy: string;
   at: number;
   /** The first line of its text, cut short (the whole text goes only into an envelope). */
   text: string;
@@ -41,6 +44,7 @@ export function steerViews(snap: Snapshot): { steers: SteerView[]; receipts: Rec
       item: itemOfRef(s.ref) ?? s.item,
       id: s.request.id,
       author: formatHolder(s.request.author),
+      provenBy: provenAuthor(snap, s.tip),
       at: s.request.at,
       text: sanitizeLine(s.request.text.split('\n')[0] ?? '', SHOWN_TEXT_CHARS),
       ...(holders.has(s.item) ? { heldBy: holders.get(s.item)! } : {}),

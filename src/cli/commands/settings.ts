@@ -11,9 +11,14 @@ const NAMES: Record<string, string> = {
   doneRetention: 'done-retention',
 };
 
+function shownValue(k: string, v: unknown): string {
+  if (Array.isArray(v)) return v.length ? printable(v.join(',')) : 'none';
+  return DURATIONS.has(k) ? formatDuration(v as number) : String(v);
+}
+
 export const settings: Command = {
   command: 'settings [key] [value]',
-  describe: "read or set the person's settings: reservation-cap, default-ttl, takeover-delay, done-retention",
+  describe: "read or set the person's settings: reservation-cap, default-ttl, takeover-delay, done-retention, requesters",
   refusals: [
     'git-failed',
     'conflict',
@@ -28,11 +33,15 @@ export const settings: Command = {
   examples: [
     ['abcd settings', 'show every setting'],
     ['abcd settings takeover-delay 90s', 'set the delay after expiry before a claim may be taken over'],
+    ['abcd settings requesters a@example.com,b@example.com', 'whose signed steers and build requests count besides yours'],
   ],
   builder: (y) =>
     y
-      .positional('key', { type: 'string', describe: 'reservation-cap | default-ttl | takeover-delay | done-retention' })
-      .positional('value', { type: 'string', describe: 'a whole number (cap) or a duration: 500ms, 90s, 5m, 2h' }),
+      .positional('key', { type: 'string', describe: 'reservation-cap | default-ttl | takeover-delay | done-retention | requesters' })
+      .positional('value', {
+        type: 'string',
+        describe: 'a whole number (cap), a duration (500ms, 90s, 5m, 2h), or signer principals a@x,b@y (requesters; none clears)',
+      }),
   async run(args, deps) {
     const input = {
       ...(args.key !== undefined ? { key: String(args.key) } : {}),
@@ -40,7 +49,7 @@ export const settings: Command = {
     };
     const [{ openRepo }, { settings: run }] = await Promise.all([import('../../repo/repo.js'), import('../../settings/settings.js')]);
     const r = await run(await openRepo(deps), input);
-    const entries = Object.entries(r.settings).map(([k, v]) => [NAMES[k] ?? k, DURATIONS.has(k) ? formatDuration(v) : String(v)]);
+    const entries = Object.entries(r.settings).map(([k, v]) => [NAMES[k] ?? k, shownValue(k, v)]);
     const shown = input.key ? entries.filter(([k]) => k === input.key) : entries;
     const origin = r.by ? `set by ${r.by} at ${formatInstant(r.at ?? 0)}` : 'defaults (no settings record yet)';
     const head = r.changed ? `set ${r.changed}${r.signed ? ' (signed)' : ''}\n` : '';

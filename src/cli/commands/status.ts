@@ -90,6 +90,7 @@ function toJson(s: StatusData, gateJson: GateSummary): Record<string, unknown> {
     gate: gateJson,
     settings: s.settings,
     settingsTrust: s.settingsTrust,
+    requestTrust: s.requestTrust,
     refused: s.refused,
     unknown: s.unknown,
     pruned: s.pruned,

@@ -36,15 +36,18 @@ export const steer: Command = {
     }
     const [{ openRepo }, verb] = await Promise.all([import('../../repo/repo.js'), import('../../steering/steer.js')]);
     const r = await verb.steer(await openRepo(deps), { item, text });
+    const who = r.provenBy ? `signed by ${r.provenBy}` : r.signed ? 'signed by a key your allowed-signers list does not name' : 'unsigned';
     const as =
       r.as === 'context'
-        ? ' as context (you are neither its person nor in lanes.requesters: information, not an instruction)'
+        ? ` as context (${who}: not proven to be its person or a requester the signed settings name; information, not an instruction)`
         : r.as
-          ? ' as an amendment'
+          ? ` as an amendment (${r.protected ? who : 'unverified: requests are unprotected without an allowed-signers list'})`
           : '';
-    const where = r.heldBy
-      ? `the lane of ${r.heldBy} gets it on its next poll${as}`
-      : 'no lane holds it now: the next build or drain of it gets it';
+    const where =
+      r.heldBy && r.laneHolds
+        ? `the lane of ${r.heldBy} gets it on its next poll${as}`
+        : `no lane holds it now${r.heldBy ? ` (${r.heldBy} holds it, and is no lane)` : ''}: it will be delivered to the next lane that ` +
+          `takes ${r.item}`;
     const json = { ...r, at: jsonInstant(r.at), heldBy: r.heldBy ?? null, as: r.as ?? null };
     return { json, text: `steer ${r.id} recorded for ${r.item}; ${where}` };
   },

@@ -13,6 +13,8 @@ export interface TrustCache {
   /** sha256 of the allowed-signers list the verdicts were reached under. */
   list: string;
   verdicts: Record<string, Verdict>;
+  /** Request commits (steers, pending slots) → the principal their signature proves, '' for none. */
+  principals?: Record<string, string>;
   /** The newest valid generation seen, by its signed record time. */
   newest?: { oid: string; at: number };
 }
@@ -33,10 +35,11 @@ export async function readTrustCache(path: string, list: string): Promise<TrustC
 
 export async function writeTrustCache(path: string, cache: TrustCache): Promise<void> {
   const verdicts = Object.fromEntries(Object.entries(cache.verdicts).slice(-MAX_CACHED_VERDICTS));
+  const principals = cache.principals && Object.fromEntries(Object.entries(cache.principals).slice(-MAX_CACHED_VERDICTS));
   await mkdir(dirname(path), { recursive: true });
   // Several processes may write at once: each renames a whole file, the last one wins, and a
   // lost verdict is only verified again.
   const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  await writeFile(tmp, JSON.stringify({ ...cache, verdicts }));
+  await writeFile(tmp, JSON.stringify({ ...cache, verdicts, ...(principals ? { principals } : {}) }));
   await rename(tmp, path);
 }

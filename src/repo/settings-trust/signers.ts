@@ -20,6 +20,8 @@ export interface AllowedSigners {
   sshLines: string[];
   /** OpenPGP fingerprints (upper-case hex), from lines `<who> gpg <fingerprint>`. */
   gpgFingerprints: Set<string>;
+  /** Each fingerprint's `<who>`: the principal a signature by that key proves. */
+  gpgPrincipals: Map<string, string>;
 }
 
 /** The person's list, in their config folder (Deps.config.configDir). */
@@ -43,6 +45,7 @@ export async function readAllowedSigners(configDir: string): Promise<AllowedSign
   for (const p of [path, dirname(path)]) await assertOwnerWritesOnly(p);
   const sshLines: string[] = [];
   const gpgFingerprints = new Set<string>();
+  const gpgPrincipals = new Map<string, string>();
   for (const raw of text.split('\n')) {
     const line = raw.trim();
     if (!line || line.startsWith('#')) continue;
@@ -52,6 +55,7 @@ export async function readAllowedSigners(configDir: string): Promise<AllowedSign
       if (!/^[0-9A-F]{40}([0-9A-F]{24})?$/.test(fpr))
         throw badLine(path, line, 'a gpg line names a full fingerprint: <you> gpg <40 hex digits>');
       gpgFingerprints.add(fpr);
+      gpgPrincipals.set(fpr, fields[0]!);
     } else if (fields.length >= 3) sshLines.push(line);
     else throw badLine(path, line, "an ssh line is <principal> <key-type> <public key>, as in git's gpg.ssh.allowedSignersFile");
   }
@@ -61,7 +65,7 @@ export async function readAllowedSigners(configDir: string): Promise<AllowedSign
       reason: 'allowed-signers-empty',
     });
   }
-  return { path, hash: createHash('sha256').update(text).digest('hex'), sshLines, gpgFingerprints };
+  return { path, hash: createHash('sha256').update(text).digest('hex'), sshLines, gpgFingerprints, gpgPrincipals };
 }
 
 const EXAMPLE = 'Write one line per key: "you@example.com ssh-ed25519 AAAA..." (your public key) or "you@example.com gpg <fingerprint>".';

@@ -14,6 +14,7 @@ import { listGenerations, verifyGeneration, writeSshSigners, type Verdict } from
 import type { RefusedEntry, SettingsCandidate, SettingsJudge, SettingsTrust, SettingsVerdict } from '../snapshot-types.js';
 
 export type { SettingsTrust } from '../snapshot-types.js';
+import { repositoryRoot } from './repository.js';
 
 // How far back a reader looks for a valid generation: unsigned commits cost nothing to skip
 // (one rev-list reads them all), signed ones cost a git verify-commit each.
@@ -61,74 +62,103 @@ async function judgeSettings(repo: Repo, c: SettingsCandidate): Promise<Settings
   const cachePath = trustCachePath(repo);
   const cache = await readTrustCache(cachePath, list.hash);
   const before = JSON.stringify(cache);
-  let found = tip ? await findValidGeneration(repo, { tip, list, cache }) : undefined;
-  const foundAt = found?.record?.at ?? (found?.oid === c.entry?.tip ? c.entry?.record.at : undefined);
-  const rollback = await keepNewestSeen(repo, {
+  const root = tip ? await repositoryRoot(repo).catch(() => undefined) : undefined;
+  const tipRecord = c.entry?.tip === tip ? c.entry?.record : undefined;
+  const walk = tip ? await findValidGeneration(repo, { tip, tipRecord, list, cache, root }) : { foreign: false };
+  let found = walk.found;
+  const foundAt = found?.record?.at ?? (found?.oid === tip ? tipRecord?.at : undefined);
+  const kept = await keepNewestSeen(repo, {
     cache,
     found,
     foundAt,
     tipRefused: Boolean(tip) && found?.oid === tip && foundAt === undefined,
   });
-  if (rollback) found = rollback;
+  if (kept) found = kept.generation;
   if (JSON.stringify(cache) !== before) await writeTrustCache(cachePath, cache);
   const trust: SettingsTrust = { protected: true, signers, ...(found ? { generation: found.oid } : {}) };
   // The tip is the person's: what decoding made of it stands (a record, or its refusal).
   if (tip && found?.oid === tip) return standsAsDecoded(c, trust);
-  // The tip is not the person's, or older than what this clone saw: ignored, not refused.
-  const verdict = rollback ? 'rolled-back' : tip ? (cache.verdicts[tip] ?? 'untrusted') : undefined;
+  // The tip is not the person's, not this repository's, or older than what this clone saw: ignored, not refused.
+  const verdict = walk.foreign ? 'foreign' : (kept?.why ?? (tip ? (cache.verdicts[tip] ?? 'untrusted') : undefined));
   return {
     settings: found?.record ? pickSettings(found.record) : { ...DEFAULT_SETTINGS },
     ...(found?.record ? { entry: { tip: found.oid, record: found.record } } : {}),
     trust,
-    ...(verdict ? { ignored: ignoredEntry({ tip: tip ?? '', verdict, using: found?.oid, signers }) } : {}),
+    ...(verdict ? { ignored: ignoredEntry({ tip: tip ?? '', verdict, using: found?.oid, signers, ...(root ? { root } : {}) }) } : {}),
   };
 }
 
 /**
  * A valid generation older (by its signed `at`) than the newest this clone has seen, or no
  * valid generation where it saw one, means the ref was moved back or deleted: the person only
- * ever writes forward. Returns the newest seen to use instead, or undefined when `found` stands.
+ * ever writes forward. A newer one must also descend from the newest seen (every write leases
+ * the tip it read, so the person's own history is one line). Returns the newest seen to use
+ * instead and why, or undefined when `found` stands.
  */
 async function keepNewestSeen(
   repo: Repo,
   o: { cache: TrustCache; found?: Generation; foundAt?: number; tipRefused: boolean },
-): Promise<Generation | undefined> {
+): Promise<{ generation?: Generation; why: 'rolled-back' | 'diverged' } | undefined> {
   const { cache, found, foundAt } = o;
   const newest = cache.newest;
   if (o.tipRefused) return undefined;
-  if (found && foundAt !== undefined && (!newest || foundAt >= newest.at || found.oid === newest.oid)) {
+  if (found && foundAt !== undefined && (!newest || found.oid === newest.oid)) {
     cache.newest = { oid: found.oid, at: foundAt };
     return undefined;
+  }
+  if (found && foundAt !== undefined && newest && foundAt >= newest.at) {
+    const r = await repo.git.run(['merge-base', '--is-ancestor', newest.oid, found.oid]);
+    // 128: the newest seen is gone from this clone, so nothing is left to compare with.
+    if (r.exitCode === 0 || r.exitCode === 128) {
+      cache.newest = { oid: found.oid, at: foundAt };
+      return undefined;
+    }
+    return { generation: await readGeneration(repo, newest.oid), why: 'diverged' };
   }
   if (!newest) return undefined;
   const kept = await readGeneration(repo, newest.oid);
   if (!kept) delete cache.newest; // its objects are gone: nothing left to hold on to
-  return kept;
+  return { ...(kept ? { generation: kept } : {}), why: 'rolled-back' };
 }
 
+/**
+ * The newest generation from `tip` back that is signed by a listed key and names this
+ * repository (`root`); `foreign` when a signed one named another (or none), so the reader can
+ * say so by name.
+ */
 async function findValidGeneration(
   repo: Repo,
-  o: { tip: string; list: AllowedSigners; cache: TrustCache },
-): Promise<Generation | undefined> {
+  o: { tip: string; tipRecord?: SettingsRecord; list: AllowedSigners; cache: TrustCache; root?: string },
+): Promise<{ found?: Generation; foreign: boolean }> {
   const { tip, list, cache } = o;
+  let foreign = false;
+  const ours = (r: SettingsRecord | undefined) => {
+    if (r && o.root !== undefined && r.repository === o.root) return true;
+    foreign ||= r !== undefined;
+    return false;
+  };
   // The common read: the tip was verified before, and the snapshot already decoded it.
-  if (cache.verdicts[tip] === 'good') return { oid: tip };
+  if (cache.verdicts[tip] === 'good' && ours(o.tipRecord)) return { found: { oid: tip }, foreign };
   const sshFile = join(repo.commonDir, 'abcd', 'allowed-signers.ssh');
   if (list.sshLines.length) await writeSshSigners(sshFile, list);
   let verified = 0;
   for (const gen of await listGenerations(repo.git, tip, MAX_GENERATIONS_WALKED)) {
     let verdict = cache.verdicts[gen.oid];
     if (!verdict) {
-      if (gen.sig && ++verified > MAX_SIGNATURES_VERIFIED) return undefined;
+      if (gen.sig && ++verified > MAX_SIGNATURES_VERIFIED) return { foreign };
       verdict = await verifyGeneration({ git: repo.git, gen, list, sshFile });
       rememberVerdict(cache, gen.oid, verdict);
     }
     if (verdict !== 'good') continue;
-    if (gen.oid === tip) return { oid: tip };
+    if (gen.oid === tip) {
+      // A tip the snapshot could not decode keeps its refusal (a newer version, say).
+      if (!o.tipRecord || ours(o.tipRecord)) return { found: { oid: tip }, foreign };
+      continue;
+    }
     const found = await readGeneration(repo, gen.oid);
-    if (found) return found;
+    if (found && ours(found.record)) return { found, foreign };
   }
-  return undefined;
+  return { foreign };
 }
 
 /** A signed generation's record; undefined when it cannot be read (the walk goes on past it). */
@@ -159,13 +189,33 @@ export async function verifyOwnGeneration(repo: Repo, oid: string, list: Allowed
   return verdict;
 }
 
-function ignoredEntry(o: { tip: string; verdict: Verdict | 'rolled-back'; using?: string; signers: string }): RefusedEntry {
-  const why =
-    o.verdict === 'unsigned'
-      ? 'is not signed'
-      : o.verdict === 'rolled-back'
-        ? 'is older than the newest one this clone has seen (the ref was moved back or deleted)'
-        : 'is not signed by a key in the allowed-signers list';
+type IgnoredWhy = Verdict | 'rolled-back' | 'diverged' | 'foreign';
+
+const IGNORED_BECAUSE: Record<IgnoredWhy, (o: { root?: string }) => string> = {
+  good: () => 'is not signed by a key in the allowed-signers list',
+  untrusted: () => 'is not signed by a key in the allowed-signers list',
+  unsigned: () => 'is not signed',
+  'rolled-back': () => 'is older than the newest one this clone has seen (the ref was moved back or deleted)',
+  diverged: () => 'does not descend from the newest valid one this clone has seen (a signed generation replayed from elsewhere)',
+  foreign: (o) =>
+    `is signed but names another repository than this one (main's first commit ${o.root ? o.root.slice(0, 12) : 'is unknown: the remote has no main yet'}): ` +
+    'a generation copied from another repository',
+};
+
+/**
+ * Records a generation this session just pushed as the newest it has seen: the next
+ * generation this clone accepts must descend from it. Only after the push: an unpushed one
+ * would make the remote's real tip look rolled back.
+ */
+export async function rememberOwnGeneration(repo: Repo, list: AllowedSigners, g: { oid: string; at: number }): Promise<void> {
+  const cachePath = trustCachePath(repo);
+  const cache = await readTrustCache(cachePath, list.hash);
+  cache.newest = { oid: g.oid, at: g.at };
+  await writeTrustCache(cachePath, cache);
+}
+
+function ignoredEntry(o: { tip: string; verdict: IgnoredWhy; using?: string; signers: string; root?: string }): RefusedEntry {
+  const why = IGNORED_BECAUSE[o.verdict](o);
   const instead = o.using ? `the last valid generation ${o.using.slice(0, 12)}` : 'the defaults (no valid generation found)';
   return {
     ref: SETTINGS_REF,

@@ -19,7 +19,17 @@ export interface Generation {
  * signature kind: one process, so unsigned generations cost no verification at all.
  */
 export async function listGenerations(git: Git, tip: string, max: number): Promise<Generation[]> {
-  const out = await git.must(['rev-list', '--first-parent', `--max-count=${max}`, '--format=raw', tip, '--']);
+  return parseRawCommits(await git.must(['rev-list', '--first-parent', `--max-count=${max}`, '--format=raw', tip, '--']));
+}
+
+/** The signature kind of each commit named (no walk), in one process. */
+export async function readSignatureKinds(git: Git, oids: readonly string[]): Promise<Generation[]> {
+  if (!oids.length) return [];
+  const r = await git.run(['rev-list', '--no-walk=unsorted', '--format=raw', ...oids, '--']);
+  return r.exitCode === 0 ? parseRawCommits(r.stdout.toString()) : [];
+}
+
+function parseRawCommits(out: string): Generation[] {
   const gens: Generation[] = [];
   let inHeader = false;
   for (const line of out.split('\n')) {
@@ -43,24 +53,40 @@ export async function listGenerations(git: Git, tip: string, max: number): Promi
  * against the reader's keyring, and abcd then requires its fingerprint to be on the list.
  */
 export async function verifyGeneration(o: { git: Git; gen: Generation; list: AllowedSigners; sshFile: string }): Promise<Verdict> {
+  return (await verifySigner(o)).verdict;
+}
+
+/**
+ * The verdict and, when good, the principal the list maps the signing key to: for ssh the one
+ * git names ("Good "git" signature for <principal>"), for OpenPGP the `<who>` of its line.
+ */
+export async function verifySigner(o: {
+  git: Git;
+  gen: Generation;
+  list: AllowedSigners;
+  sshFile: string;
+}): Promise<{ verdict: Verdict; principal?: string }> {
   const { git, gen, list } = o;
-  if (!gen.sig) return 'unsigned';
-  if (gen.sig === 'ssh' && list.sshLines.length === 0) return 'untrusted';
-  if (gen.sig === 'pgp' && list.gpgFingerprints.size === 0) return 'untrusted';
-  if (gen.sig === 'other') return 'untrusted';
+  if (!gen.sig) return { verdict: 'unsigned' };
+  if (gen.sig === 'ssh' && list.sshLines.length === 0) return { verdict: 'untrusted' };
+  if (gen.sig === 'pgp' && list.gpgFingerprints.size === 0) return { verdict: 'untrusted' };
+  if (gen.sig === 'other') return { verdict: 'untrusted' };
   const config = gen.sig === 'ssh' ? ['-c', `gpg.ssh.allowedSignersFile=${o.sshFile}`] : [];
   const r = await git.run([...config, 'verify-commit', '--raw', gen.oid]);
-  if (r.exitCode !== 0) return 'untrusted';
-  if (gen.sig === 'ssh') return 'good';
+  if (r.exitCode !== 0) return { verdict: 'untrusted' };
+  if (gen.sig === 'ssh') {
+    const who = /^Good "git" signature for (.+?) with \S+ key /m.exec(r.stderr)?.[1];
+    return { verdict: 'good', ...(who ? { principal: who } : {}) };
+  }
   // [GNUPG:] VALIDSIG <signing key fpr> <date> ... <primary key fpr>
   for (const line of r.stderr.split('\n')) {
     const f = line.trim().split(/\s+/);
     if (f[0] === '[GNUPG:]' && f[1] === 'VALIDSIG') {
-      const fprs = [f[2], f.at(-1)].map((x) => (x ?? '').toUpperCase());
-      if (fprs.some((x) => list.gpgFingerprints.has(x))) return 'good';
+      const fpr = [f[2], f.at(-1)].map((x) => (x ?? '').toUpperCase()).find((x) => list.gpgFingerprints.has(x));
+      if (fpr) return { verdict: 'good', principal: list.gpgPrincipals.get(fpr)! };
     }
   }
-  return 'untrusted';
+  return { verdict: 'untrusted' };
 }
 
 /** Writes the list's ssh lines where git can read them (the list may also hold gpg lines). */

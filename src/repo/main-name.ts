@@ -1,3 +1,4 @@
+// The name of the remote's main branch, worked out locally.
 import type { Repo } from './repo.js';
 
 /**

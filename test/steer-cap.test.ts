@@ -1,6 +1,7 @@
 // The steer cap: lanes.steer.max (default 2) bounds steers per run. The third steer
-// in a run is not delivered and stays pending; the run after it (the pending run) delivers it
-// at the start, lands, and receipts it. Context alone (a stranger's steer) starts no run.
+// in a run is not delivered and stays pending on the landed item; the run that reopens it
+// (build --reopen) delivers it at the start, lands, and receipts it. Context alone (a
+// stranger's steer) starts no run.
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -61,8 +62,13 @@ describe('steer cap', () => {
       expect.objectContaining({ item: 'page', runId: r.json.runId, consumed: [`steer ${ids[0]}`, `steer ${ids[1]}`] }),
     ]);
 
-    // The pending run: the item is done, the open amendment makes it work; the envelope comes first.
-    const next = await lane.abcd(build, { timeoutMs: 150_000 });
+    // The item is done: the open amendment alone does not make it work again.
+    const idle = await lane.abcd(build, { timeoutMs: 150_000 });
+    expect(idle.code, idle.stdout + idle.stderr).toBe(0);
+    expect(idle.json).toMatchObject({ outcome: 'idle' });
+    expect(await refsUnder(remote, 'refs/heads/abcd/steer/')).toHaveLength(2);
+    // The person reopens it: the waiting steers are delivered, the envelope comes first.
+    const next = await lane.abcd([...build, '--reopen'], { timeoutMs: 150_000 });
     expect(next.code, next.stdout + next.stderr).toBe(0);
     expect(next.json.record.cycles.map((c: { outcome: string }) => c.outcome)).toEqual(['landed']);
     const mailboxes = await landedMailboxes(remote);

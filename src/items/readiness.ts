@@ -19,6 +19,11 @@ export type LiveClaims = ReadonlyMap<string, LiveClaim>;
 /** Canonical item keys with a pending build request (the item's pending slot). */
 export type PendingSet = ReadonlySet<string>;
 
+/** Canonical keys of done items someone reopened: only these are work again. */
+export type ReopenedSet = ReadonlySet<string>;
+
+const NONE_REOPENED: ReopenedSet = new Set();
+
 export type Readiness =
   | { kind: 'held'; holder: string; expiresAt: number }
   | { kind: 'pending' }
@@ -40,17 +45,35 @@ export function liveClaims(entries: Iterable<ClaimEntry>, now: number, clock: Cl
 }
 
 /**
- * One item's readiness. A live claim comes first (another lane has it); then a pending
- * request, which makes even a done or blocked item work (the follow-up reconciles the item
- * as it is on main); then done; then dependencies that are not done (a dependency missing
- * from `byKey`, e.g. a refused file, counts as not done).
+ * The items whose claim was reopened after they landed (`abcd reserve --reopen`): a held claim
+ * that keeps where the item landed. Its holder may let it lapse; the item is work until then.
  */
-export function readinessOf(item: ItemDoc, byKey: ReadonlyMap<string, ItemDoc>, claims: LiveClaims, pending: PendingSet): Readiness {
+export function reopenedItems(entries: Iterable<ClaimEntry>): Set<string> {
+  const out = new Set<string>();
+  for (const e of entries) if (e.claim.state === 'held' && e.claim.landed) out.add(e.claim.item);
+  return out;
+}
+
+/**
+ * One item's readiness. A live claim comes first (another lane has it); then done: a steer
+ * or pending request left on a landed item waits until someone reopens it, or a stale request
+ * would build and land the item a second time; then a pending request, which makes even a
+ * blocked item work (the follow-up reconciles the item as it is on main); then dependencies
+ * that are not done (a dependency missing from `byKey`, e.g. a refused file, counts as not done).
+ */
+export function readinessOf(
+  item: ItemDoc,
+  byKey: ReadonlyMap<string, ItemDoc>,
+  claims: LiveClaims,
+  pending: PendingSet,
+  reopened: ReopenedSet = NONE_REOPENED,
+): Readiness {
   const key = formatItem(item.key);
   const claim = claims.get(key);
   if (claim) return { kind: 'held', holder: claim.holder, expiresAt: claim.expiresAt };
+  if (item.status === 'done' && !reopened.has(key)) return { kind: 'done' };
   if (pending.has(key)) return { kind: 'pending' };
-  if (item.status === 'done') return { kind: 'done' };
+  if (item.status === 'done') return { kind: 'ready' };
   const by = item.dependsOn.filter((d) => byKey.get(d)?.status !== 'done');
   return by.length ? { kind: 'blocked', by } : { kind: 'ready' };
 }
@@ -61,14 +84,19 @@ export function readinessOf(item: ItemDoc, byKey: ReadonlyMap<string, ItemDoc>, 
  * (addedAt; unknown counts as newest), then by key.
  * A lane passes `claims` without its own claim to see the items it holds as work.
  */
-export function actionable(items: readonly ItemDoc[], claims: LiveClaims, pending: PendingSet): ItemDoc[] {
+export function actionable(
+  items: readonly ItemDoc[],
+  claims: LiveClaims,
+  pending: PendingSet,
+  reopened: ReopenedSet = NONE_REOPENED,
+): ItemDoc[] {
   const byKey = new Map(items.map((i) => [formatItem(i.key), i] as const));
   const waitedOn = new Map<string, number>();
   for (const i of items) if (i.status !== 'done') for (const d of i.dependsOn) waitedOn.set(d, (waitedOn.get(d) ?? 0) + 1);
   const rank = (i: ItemDoc) => (pending.has(formatItem(i.key)) ? 0 : waitedOn.has(formatItem(i.key)) ? 1 : 2);
   return items
     .filter((i) => {
-      const r = readinessOf(i, byKey, claims, pending).kind;
+      const r = readinessOf(i, byKey, claims, pending, reopened).kind;
       return r === 'ready' || r === 'pending';
     })
     .sort(

@@ -47,6 +47,8 @@ export async function takeClaim(lane: Repo, snap: Snapshot, item: ItemKey, ttlMs
     at: now,
     ttl: ttlMs,
     ...(note ? { note } : {}),
+    // Taken on a done item (a reopen): it keeps where the item landed, as `reserve --reopen` does.
+    ...(entry?.claim.state === 'done' && entry.claim.landed ? { landed: entry.claim.landed } : {}),
   };
   const pending = snap.pending.get(pendingRef(item));
   const records: RecordWrite[] = pending

@@ -33,6 +33,8 @@ export interface LaneRunInput extends LaneFlags {
   note?: string;
   /** build: wait this long for a held item instead of leaving a pending request. */
   waitMs?: number;
+  /** build: work on the item even when it is done (its steers and pending request with it). */
+  reopen?: boolean;
   gate: GateRunner;
   onOutput?: (chunk: string) => void;
 }
@@ -167,6 +169,7 @@ async function runWith(
     first: o.first,
     ...(o.firstListing ? { firstListing: o.firstListing } : {}),
     ...(input.item ? { bound: input.item } : {}),
+    ...(input.item && input.reopen ? { reopen: true } : {}),
   }).finally(unmark);
   const stop = loop.stop;
   await rec.finish(stop ? (isRefusal(stop) ? stop.code : 'internal') : 'ok');

@@ -2,7 +2,7 @@
 // trip), takes the next actionable item no other lane of this process has, and runs one
 // cycle on it. once: one discovery pass, each item found at most once. poll/timed: until
 // idle, stopped, or the deadline leaves no room for a whole cycle.
-import { actionable, liveClaims } from '../items/readiness.js';
+import { actionable, liveClaims, reopenedItems } from '../items/readiness.js';
 import { budgetAllowsCycle } from '../machine/budget/budget.js';
 import type { ItemDoc, ItemListing } from '../items/source.js';
 import { formatItem, parseItem as parseKey, shortItem, type ItemKey } from '../records/item.js';
@@ -26,6 +26,8 @@ export interface LoopOptions {
   maxCycles: number;
   /** build: the one item the run is bound to. */
   bound?: ItemKey;
+  /** build --reopen: the bound item is work even when it is done. */
+  reopen?: boolean;
   /** The read the run's entry just made: the first check uses it instead of a second round trip. */
   first?: Snapshot;
   /** The items the entry read at main's tip after `first` (a bound build): the first check reuses them. */
@@ -84,7 +86,10 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
       const now = clock.now();
       // Follow-ups: pending slots (less those a receipt covers: the run in flight absorbed them) and open steers.
       const pending = await followUpItems(ctx.repo, snap, { mainTip: await ctx.main.tipIn(snap) });
-      const ready = actionable(listing.items, liveClaims(snap.claims.values(), now, await readClock(ctx.repo)), pending);
+      // A done item is work only when reopened: by a claim `reserve --reopen` took, or by this build.
+      const reopened = reopenedItems(snap.claims.values());
+      if (bound && o.reopen) reopened.add(bound);
+      const ready = actionable(listing.items, liveClaims(snap.claims.values(), now, await readClock(ctx.repo)), pending, reopened);
       if (o.lifecycle === 'once') found ??= discovered(listing.items, ready, bound);
       const cands = ready.filter((i) => {
         const k = formatItem(i.key);

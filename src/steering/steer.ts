@@ -13,7 +13,9 @@ import { encodeSteer, MAX_STEER_CHARS, type SteerRecord } from '../records/steer
 import { RemoteUnavailable, UsageError } from '../core/refusals.js';
 import { writeRecordCommit } from '../records/objects.js';
 import type { Repo } from '../repo/repo.js';
-import { readSnapshot } from '../repo/snapshot.js';
+import { readSnapshot, type Snapshot } from '../repo/snapshot.js';
+import { LocalItemSource } from '../items/local-source.js';
+import { reopenedItems } from '../items/readiness.js';
 import { resolveMain } from '../claims/main-branch.js';
 
 // An undelivered request stands this long; then pruning may remove it (as the pending slot).
@@ -30,6 +32,8 @@ export interface SteerResult {
   heldBy?: string;
   /** Whether that holder is a lane running on the item (it gets the request on its next poll). */
   laneHolds: boolean;
+  /** Whether the item is done and not reopened: the request waits until someone reopens it. */
+  done: boolean;
   /** How that lane will take it: an instruction, or information it must not obey. */
   as?: 'amendment' | 'context';
   /** Whether the request commit is signed, and the principal the person's list proves (absent: unverified). */
@@ -51,7 +55,9 @@ export async function steer(repo: Repo, input: { item: ItemKey; text: string }):
   }
   const main = await resolveMain(repo);
   const snap = await readSnapshot(repo, [main.fetchSpec]);
-  await requireItemOnMain(repo, await main.tip(), input.item);
+  const mainTip = await main.tip();
+  await requireItemOnMain(repo, mainTip, input.item);
+  const done = await isDoneOnMain(repo, mainTip, input.item, snap);
   const now = repo.deps.clock.now();
   const id = newSteerId(now);
   const ref = steerRef(input.item, id);
@@ -87,6 +93,7 @@ export async function steer(repo: Repo, input: { item: ItemKey; text: string }):
     at: now,
     ...held,
     laneHolds,
+    done,
     signed: sign,
     protected: proof.protected,
     ...(proof.principal ? { provenBy: proof.principal } : {}),
@@ -105,6 +112,15 @@ async function requireItemOnMain(repo: Repo, mainTip: string, item: ItemKey): Pr
       item: formatItem(item),
     },
   );
+}
+
+/** Whether the item is done on main and no claim reopened it: no lane takes it for a steer. */
+async function isDoneOnMain(repo: Repo, mainTip: string, item: ItemKey, snap: Snapshot): Promise<boolean> {
+  if (item.source !== 'local') return false;
+  const listing = await new LocalItemSource(repo.git).list(mainTip);
+  const key = formatItem(item);
+  const doc = listing.items.find((i) => formatItem(i.key) === key);
+  return doc?.status === 'done' && !reopenedItems(snap.claims.values()).has(key);
 }
 
 function newSteerId(now: number): string {

@@ -29,12 +29,14 @@ export const build: Command = {
       'abcd build fix-login --agent "claude -p \\"$(cat $ABCD_ITEM_FILE)\\""',
       'one cycle on fix-login, landed when the agent changed something',
     ],
+    ['abcd build fix-login --reopen', 'build a done item again: the steers left on it are delivered'],
     ['abcd build fix-login --note "also cover logout"', 'while a lane holds it: leave one follow-up request for that lane'],
   ],
   builder: (y) =>
     laneOptions(y)
       .positional('item', { type: 'string', describe: 'a slug (fix-login) or a key' })
       .option('note', { type: 'string', describe: 'a note for the follow-up request (when the item is held)' })
+      .option('reopen', { type: 'boolean', default: false, describe: 'build an item that is done again, with the steers waiting on it' })
       .option('wait', { type: 'string', describe: 'when the item is held: wait this long and run after, instead of a pending request' }),
   async run(args, deps) {
     const flags = laneFlags(args);
@@ -45,6 +47,7 @@ export const build: Command = {
       verb: 'build',
       item,
       attended: Boolean(args.attended),
+      ...(args.reopen ? { reopen: true } : {}),
       ...(args.note !== undefined ? { note: noteArg(args.note) } : {}),
       ...(args.wait !== undefined ? { waitMs: durationArg(args.wait, '--wait', 0) } : {}),
       gate: await machineGate(deps),

@@ -43,8 +43,10 @@ export const steer: Command = {
         : r.as
           ? ` as an amendment (${r.protected ? who : 'unverified: requests are unprotected without an allowed-signers list'})`
           : '';
-    const where =
-      r.heldBy && r.laneHolds
+    const where = r.done
+      ? `${r.item} is done: no lane takes it, and the steer waits until someone reopens it ` +
+        `(abcd reserve ${r.item} --reopen, or abcd build ${r.item} --reopen)`
+      : r.heldBy && r.laneHolds
         ? `the lane of ${r.heldBy} gets it on its next poll${as}`
         : `no lane holds it now${r.heldBy ? ` (${r.heldBy} holds it, and is no lane)` : ''}: it will be delivered to the next lane that ` +
           `takes ${r.item}`;

@@ -58,9 +58,12 @@ describe('actionable(items, claims, pending)', () => {
     expect(actionable(items, claims, new Set()).map((i) => i.key.id)).toEqual(['api', 'docs']);
   });
 
-  it('a pending request makes a done item work, first in line; a held item stays with its holder', () => {
+  it('a pending request on a done item waits until it is reopened; then it is work, first in line; a held item stays with its holder', () => {
     const pending = new Set(['local:item:old', 'local:item:held']);
-    expect(actionable(items, claims, pending).map((i) => i.key.id)).toEqual(['old', 'api', 'docs']);
+    expect(actionable(items, claims, pending).map((i) => i.key.id)).toEqual(['api', 'docs']);
+    const reopened = new Set(['local:item:old']);
+    expect(actionable(items, claims, pending, reopened).map((i) => i.key.id)).toEqual(['old', 'api', 'docs']);
+    expect(actionable(items, claims, new Set(), reopened).map((i) => i.key.id)).toEqual(['api', 'docs', 'old']);
   });
 
   it('among equals the oldest item comes first; an item of unknown age comes last', () => {

@@ -2,7 +2,7 @@
 // trip (records and main together) and two local git processes for the items.
 import { resolveMain } from '../claims/main-branch.js';
 import { LocalItemSource } from './local-source.js';
-import { liveClaims, readinessOf, reopenedItems, type PendingSet } from './readiness.js';
+import { followUpsOfLanding, liveClaims, readinessOf, reopenedItems, type PendingSet } from './readiness.js';
 import type { ItemListing } from './source.js';
 import { expiresAt } from '../records/claim.js';
 import { formatHolder } from '../records/holder.js';
@@ -95,6 +95,7 @@ export function viewItems(listing: ItemListing, snap: Snapshot, pending: Pending
   const claimByKey = new Map([...snap.claims.values()].map((e) => [e.claim.item, e.claim] as const));
   const byKey = new Map(listing.items.map((i) => [formatItem(i.key), i] as const));
   const reopened = reopenedItems(snap.claims.values());
+  for (const k of followUpsOfLanding(snap.claims.values(), snap.pending.values(), pending)) reopened.add(k);
   const items = listing.items.map((i): ItemView => {
     const key = formatItem(i.key);
     const r = readinessOf(i, byKey, live, pending, reopened);

@@ -2,7 +2,7 @@
 // are passed in, so lanes (which add the pending slot) and `abcd items` agree on one rule.
 import { formatHolder } from '../records/holder.js';
 import { formatItem } from '../records/item.js';
-import type { ClaimEntry } from '../repo/snapshot.js';
+import type { ClaimEntry, PendingEntry } from '../repo/snapshot.js';
 import type { ClockView } from '../repo/clock-view.js';
 import { expiryOnThisClock, isLive } from '../claims/rules.js';
 import type { ItemDoc } from './source.js';
@@ -51,6 +51,24 @@ export function liveClaims(entries: Iterable<ClaimEntry>, now: number, clock: Cl
 export function reopenedItems(entries: Iterable<ClaimEntry>): Set<string> {
   const out = new Set<string>();
   for (const e of entries) if (e.claim.state === 'held' && e.claim.landed) out.add(e.claim.item);
+  return out;
+}
+
+/**
+ * The done items whose accepted pending slot was written before the item landed: a follow-up
+ * asked of the work in flight, which the landing did not answer, so it stays work. A slot
+ * written after the landing is stale and waits for a reopen like a steer. The two times come
+ * from two writers' clocks; a skew between them only moves which side a request made within
+ * it falls on.
+ */
+export function followUpsOfLanding(claims: Iterable<ClaimEntry>, slots: Iterable<PendingEntry>, accepted: PendingSet): Set<string> {
+  const landedAt = new Map<string, number>();
+  for (const e of claims) if (e.claim.state === 'done') landedAt.set(e.claim.item, e.claim.at);
+  const out = new Set<string>();
+  for (const p of slots) {
+    const at = landedAt.get(p.item);
+    if (at !== undefined && accepted.has(p.item) && p.request.at < at) out.add(p.item);
+  }
   return out;
 }
 

@@ -2,7 +2,7 @@
 // trip), takes the next actionable item no other lane of this process has, and runs one
 // cycle on it. once: one discovery pass, each item found at most once. poll/timed: until
 // idle, stopped, or the deadline leaves no room for a whole cycle.
-import { actionable, liveClaims, reopenedItems } from '../items/readiness.js';
+import { actionable, followUpsOfLanding, liveClaims, reopenedItems } from '../items/readiness.js';
 import { budgetAllowsCycle } from '../machine/budget/budget.js';
 import type { ItemDoc, ItemListing } from '../items/source.js';
 import { formatItem, parseItem as parseKey, shortItem, type ItemKey } from '../records/item.js';
@@ -86,8 +86,10 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
       const now = clock.now();
       // Follow-ups: pending slots (less those a receipt covers: the run in flight absorbed them) and open steers.
       const pending = await followUpItems(ctx.repo, snap, { mainTip: await ctx.main.tipIn(snap) });
-      // A done item is work only when reopened: by a claim `reserve --reopen` took, or by this build.
+      // A done item is work only when reopened: by a claim `reserve --reopen` took, by this
+      // build, or by a follow-up asked before it landed.
       const reopened = reopenedItems(snap.claims.values());
+      for (const k of followUpsOfLanding(snap.claims.values(), snap.pending.values(), pending)) reopened.add(k);
       if (bound && o.reopen) reopened.add(bound);
       const ready = actionable(listing.items, liveClaims(snap.claims.values(), now, await readClock(ctx.repo)), pending, reopened);
       if (o.lifecycle === 'once') found ??= discovered(listing.items, ready, bound);

@@ -14,8 +14,7 @@ import { RemoteUnavailable, UsageError } from '../core/refusals.js';
 import { writeRecordCommit } from '../records/objects.js';
 import type { Repo } from '../repo/repo.js';
 import { readSnapshot, type Snapshot } from '../repo/snapshot.js';
-import { LocalItemSource } from '../items/local-source.js';
-import { reopenedItems } from '../items/readiness.js';
+import { itemPath, parseItemFile } from '../items/item-file.js';
 import { resolveMain } from '../claims/main-branch.js';
 
 // An undelivered request stands this long; then pruning may remove it (as the pending slot).
@@ -114,13 +113,17 @@ async function requireItemOnMain(repo: Repo, mainTip: string, item: ItemKey): Pr
   );
 }
 
-/** Whether the item is done on main and no claim reopened it: no lane takes it for a steer. */
+/**
+ * Whether the item is done on main and nobody holds it: no lane takes it for a steer until
+ * someone reopens it. A held one (a reopen, or a session's reservation) is said as before.
+ */
 async function isDoneOnMain(repo: Repo, mainTip: string, item: ItemKey, snap: Snapshot): Promise<boolean> {
   if (item.source !== 'local') return false;
-  const listing = await new LocalItemSource(repo.git).list(mainTip);
   const key = formatItem(item);
-  const doc = listing.items.find((i) => formatItem(i.key) === key);
-  return doc?.status === 'done' && !reopenedItems(snap.claims.values()).has(key);
+  if ([...snap.claims.values()].some((c) => c.claim.item === key && c.claim.state === 'held')) return false;
+  const path = itemPath(item.id);
+  const text = (await repo.git.run(['cat-file', 'blob', `${mainTip}:${path}`])).stdout.toString();
+  return parseItemFile(path, item, text).status === 'done';
 }
 
 function newSteerId(now: number): string {

@@ -7,7 +7,16 @@ import { UsageError } from '../../core/refusals.js';
 export const steer: Command = {
   command: 'steer <item> [text]',
   describe: 'ask the lane working on an item to absorb an update (delivered to its agent in flight, or to the next cycle)',
-  refusals: ['git-failed', 'forge-rejected', 'deadline', 'record-too-new', 'unsafe-environment', 'remote-unavailable', 'record-invalid'],
+  refusals: [
+    'item-invalid',
+    'git-failed',
+    'forge-rejected',
+    'deadline',
+    'record-too-new',
+    'unsafe-environment',
+    'remote-unavailable',
+    'record-invalid',
+  ],
   usesRemote: true,
   agentUse: 'ask the lane building an item to take an update in flight',
   examples: [

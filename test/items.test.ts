@@ -8,7 +8,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { markDone, parseItemFile } from '../src/items/item-file.js';
 import { LocalItemSource } from '../src/items/local-source.js';
 import { Git } from '../src/git/git.js';
-import { actionable, type LiveClaims } from '../src/items/readiness.js';
+import { actionable, followUpsOfLanding, reopenedItems, type LiveClaims } from '../src/items/readiness.js';
+import type { ClaimEntry, PendingEntry } from '../src/repo/snapshot.js';
 import type { ItemDoc } from '../src/items/source.js';
 import { parseItem } from '../src/records/item.js';
 import { cleanupTemp, git, tempDir } from './harness/git-env.js';
@@ -64,6 +65,31 @@ describe('actionable(items, claims, pending)', () => {
     const reopened = new Set(['local:item:old']);
     expect(actionable(items, claims, pending, reopened).map((i) => i.key.id)).toEqual(['old', 'api', 'docs']);
     expect(actionable(items, claims, new Set(), reopened).map((i) => i.key.id)).toEqual(['api', 'docs', 'old']);
+  });
+
+  it('a done item is reopened by a held claim that keeps its landing, or by a follow-up asked before it landed', () => {
+    const holder = { person: 'ann@x', host: 'h', session: 's1' };
+    const landed = { main: 'main', tip: 'a'.repeat(40) };
+    const claim = (id: string, state: 'held' | 'done', at: number, withLanding: boolean): ClaimEntry => ({
+      ref: `refs/heads/abcd/claims/local/item/${id}`,
+      item: `local:item:${id}`,
+      tip: 'b'.repeat(40),
+      claim: { abcd: 'claim', v: 1, item: `local:item:${id}`, state, holder, gen: 2, at, ttl: 1000, ...(withLanding ? { landed } : {}) },
+    });
+    const entries = [claim('old', 'held', 100, true), claim('held', 'held', 100, false), claim('setup', 'done', 500, true)];
+    expect([...reopenedItems(entries)]).toEqual(['local:item:old']);
+    const slot = (id: string, at: number) =>
+      ({
+        ref: `refs/heads/abcd/pending/local/item/${id}`,
+        item: `local:item:${id}`,
+        tip: 'c'.repeat(40),
+        request: { at },
+      }) as unknown as PendingEntry;
+    const accepted = new Set(['local:item:setup']);
+    expect([...followUpsOfLanding(entries, [slot('setup', 400)], accepted)]).toEqual(['local:item:setup']);
+    // Written after the landing: stale. Not accepted (a stranger's): nothing.
+    expect([...followUpsOfLanding(entries, [slot('setup', 600)], accepted)]).toEqual([]);
+    expect([...followUpsOfLanding(entries, [slot('setup', 400)], new Set())]).toEqual([]);
   });
 
   it('among equals the oldest item comes first; an item of unknown age comes last', () => {

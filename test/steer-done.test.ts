@@ -50,4 +50,23 @@ describe('a steer on a done item', () => {
     expect(mailboxes[1]).toContain('| and the footer\n');
     expect(await refsUnder(remote, 'refs/heads/abcd/steer/')).toEqual([]);
   }, 240_000);
+
+  it('steered while a session that is no lane held it reopened, released after: drain does not rebuild it', async () => {
+    const remote = await remoteWithItems([{ slug: 'page' }]);
+    const lane = await laneSession(remote, 'lane', { ABCD_SESSION: 'lane' });
+    const flags = ['--json', '--sandbox', 'none', '--agent-timeout', '120s', '--agent', AGENT];
+    expect((await lane.abcd(['build', 'page', ...flags], { timeoutMs: 120_000 })).code).toBe(0);
+    const agentCommits = async () => (await mainSubjects(remote)).filter((s) => s === 'agent: page').length;
+    const holder = await makeSession(remote.url, 'holder', { person: 'lane@example.com' });
+    expect((await holder.abcd(['reserve', 'page', '--reopen', '--json'])).json).toMatchObject({ ok: true, reopened: true });
+    const said = await holder.abcd(['steer', 'page', 'rewrite the page']);
+    expect(said.stdout).toMatch(/no lane holds it now \(.*holder.* is no lane\): it will be delivered to the next lane that takes page/);
+    const released = await holder.abcd(['release', 'page', '--json']);
+    expect(released.json).toMatchObject({ ok: true, state: 'done' });
+    const drain = await lane.abcd(['drain', '--lifecycle', 'once', ...flags], { timeoutMs: 120_000 });
+    expect(drain.code, drain.stdout + drain.stderr).toBe(0);
+    expect(drain.json).toMatchObject({ outcome: 'idle' });
+    expect(await agentCommits()).toBe(1);
+    expect(await refsUnder(remote, 'refs/heads/abcd/steer/')).toHaveLength(1);
+  }, 240_000);
 });

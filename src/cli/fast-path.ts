@@ -5,6 +5,7 @@ import { commands } from './commands.js';
 import { reportFailure } from './report.js';
 import { runVerb } from './run-verb.js';
 import { version } from './version.js';
+import { terminalSize } from './terminal-size.js';
 
 // The verbs agents call on every step. Anything else, and any argument list the fast parser
 // is not certain to read exactly as yargs would, goes to the full parser (ADR 0038).
@@ -27,7 +28,8 @@ export async function main(argv: readonly string[]): Promise<void> {
     stdout: (t: string) => process.stdout.write(t),
     stderr: (t: string) => process.stderr.write(t),
     isTTY: Boolean(process.stdout.isTTY),
-    columns: () => process.stdout.columns || undefined,
+    columns: () => (process.stdout.isTTY ? terminalSize(process.stdout).columns : undefined),
+    rows: () => (process.stdout.isTTY ? terminalSize(process.stdout).rows : undefined),
   };
   let code = 0;
   try {

@@ -8,6 +8,7 @@ import { describeExits } from './refusal-codes.js';
 import { reportFailure } from './report.js';
 import { runVerb } from './run-verb.js';
 import { version } from './version.js';
+import { terminalSize } from './terminal-size.js';
 import { describeEnvironment } from '../core/env.js';
 
 /** The CLI entry: parse, run one verb, report, exit. The only place that touches process. */
@@ -20,7 +21,8 @@ export async function main(argv: readonly string[]): Promise<void> {
     stdout: (t: string) => process.stdout.write(t),
     stderr: (t: string) => process.stderr.write(t),
     isTTY: Boolean(process.stdout.isTTY),
-    columns: () => process.stdout.columns || undefined,
+    columns: () => (process.stdout.isTTY ? terminalSize(process.stdout).columns : undefined),
+    rows: () => (process.stdout.isTTY ? terminalSize(process.stdout).rows : undefined),
   };
   let code = 0;
   const verb = verbOf(own);

@@ -1,3 +1,4 @@
+import { compareNatural } from '../core/natural-order.js';
 import { expiresAt } from '../records/claim.js';
 import { formatHolder, sameSession } from '../records/holder.js';
 import type { Settings } from '../records/settings.js';
@@ -145,7 +146,7 @@ export async function status(repo: Repo): Promise<StatusData> {
       ...(c.landed ? { landed: c.landed } : {}),
     });
   }
-  claims.sort((a, b) => (a.item < b.item ? -1 : a.item > b.item ? 1 : 0));
+  claims.sort((a, b) => compareNatural(a.item, b.item));
   const refused = [...snap.refused.values(), ...(snap.settingsIgnored ? [snap.settingsIgnored] : [])].map((r) => ({
     ref: r.ref,
     code: r.refusal.code,

@@ -53,7 +53,7 @@ describe('status of a fleet on a terminal', () => {
     expect(text).toContain(`Claims (${HELD})`);
     for (let i = 1; i <= HELD; i++) expect(text).toMatch(new RegExp(`^work-${i}\\s+carol@example\\.com`, 'm'));
     expect(text).toMatch(
-      /landed: 50 in the last 14d, latest 3: item-50 \([^)]*\), item-49 \([^)]*\), item-48 \([^)]*\);\s+abcd status --all lists every one/,
+      /landed: 50 in the last 14d, latest 3: item-50 \([^)]*\), item-49 \([^)]*\), item-48 \([^)]*\);\s+abcd\s+status\s+--all\s+lists\s+every\s+one/,
     );
     // Held claims (attention) before the summary of landed work.
     expect(text.indexOf('Claims (')).toBeLessThan(text.indexOf('landed: 50'));

@@ -6,6 +6,7 @@ import { reportFailure } from './report.js';
 import { runVerb } from './run-verb.js';
 import { version } from './version.js';
 import { terminalSize } from './terminal-size.js';
+import { endQuietlyOnClosedPipe } from './closed-pipe.js';
 
 // The verbs agents call on every step. Anything else, and any argument list the fast parser
 // is not certain to read exactly as yargs would, goes to the full parser (ADR 0038).
@@ -13,6 +14,7 @@ const FAST_VERBS = new Set(['reserve', 'renew', 'release', 'push', 'status', 'la
 
 /** The CLI entry bin/abcd loads: a verb it can read runs without loading yargs at all. */
 export async function main(argv: readonly string[]): Promise<void> {
+  endQuietlyOnClosedPipe();
   // The texts yargs would print, without loading it.
   const text = argv.length === 1 && argv[0] === '--version' ? `abcd ${version()}\n` : helpText(argv);
   if (text !== undefined) {

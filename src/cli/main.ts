@@ -9,10 +9,14 @@ import { reportFailure } from './report.js';
 import { runVerb } from './run-verb.js';
 import { version } from './version.js';
 import { terminalSize } from './terminal-size.js';
+import { endQuietlyOnClosedPipe } from './closed-pipe.js';
 import { describeEnvironment } from '../core/env.js';
+import { nearestWord } from './nearest-word.js';
+import { optionsOf } from './verb-options.js';
 
 /** The CLI entry: parse, run one verb, report, exit. The only place that touches process. */
 export async function main(argv: readonly string[]): Promise<void> {
+  endQuietlyOnClosedPipe();
   // abcd's own options end at "--" (what follows belongs to the command `gate` runs).
   const own = argv.includes('--') ? argv.slice(0, argv.indexOf('--')) : argv;
   const wantsJson = own.includes('--json');
@@ -35,7 +39,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     }
     if (verb !== undefined && verb !== 'help' && !commands.some((c) => nameOf(c) === verb)) {
       throw new UsageError(
-        `unknown verb "${verb}". The verbs are: ${commands.map(nameOf).join(', ')}. Run "abcd --help" for what each does.`,
+        `unknown verb "${verb}".${didYouMean(verb, commands.map(nameOf), 'abcd ')} The verbs are: ${commands.map(nameOf).join(', ')}. Run "abcd --help" for what each does.`,
         'verb',
         {
           verb,
@@ -105,8 +109,18 @@ function ownWords(msg: string, verb: string | undefined): string {
     return `${verb} needs ${absent.join(' and ')} (usage: abcd ${c.command})`;
   }
   const unknown = /^Unknown arguments?: (.*)$/.exec(msg);
-  if (unknown) return `${verb ?? 'abcd'} does not take ${unknown[1]}`;
+  if (unknown) {
+    const flags = c ? optionsOf(c) : ['--help', '--version', '--json', '--debug'];
+    const first = unknown[1]!.split(', ')[0]!;
+    return `${verb ?? 'abcd'} does not take ${unknown[1]}.${first.startsWith('-') ? didYouMean(first.replace(/=.*/, ''), flags) : ''}`;
+  }
   return msg;
+}
+
+/** " Did you mean ...?" naming the nearest known word, or nothing when none is near. */
+function didYouMean(typed: string, known: readonly string[], prefix = ''): string {
+  const near = nearestWord(typed, known);
+  return near ? ` Did you mean "${prefix}${near}"?` : '';
 }
 
 function withoutFirstDashDash(argv: readonly string[]): string[] {

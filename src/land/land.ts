@@ -38,7 +38,7 @@ async function landWith<E>(loading: Promise<LandStrategy<E>>, repo: Repo, input:
   if (input.waitMs > 0) repo.limitNetworkTo(deadline, started);
   const item = shortItem(input.item);
   const ref = claimRef(input.item);
-  const target = await resolveLandTarget(repo, input.branch);
+  const target = await resolveLandTarget(repo, item, input.branch);
   const snap = await readWithMain(repo, target);
   // Read while the holder and the work are checked (a local read); its refusal comes after theirs.
   const landConfig = landConfigReader(repo.git, (t) => parseDuration(t, 'land.timeout'));

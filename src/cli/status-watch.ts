@@ -25,8 +25,9 @@ export interface WatchOptions {
   cut: (line: string) => string;
 }
 
-// Retries after failed reads wait twice as long each time, up to this.
-const MAX_RETRY_MS = 30_000;
+// Retries after failed reads wait twice as long each time, up to this (or the interval, if longer):
+// a remote back from an outage is seen within it.
+const MAX_RETRY_MS = 15_000;
 
 export async function watchStatus(deps: Deps, read: () => Promise<StatusRead>, o: WatchOptions): Promise<Record<string, unknown>> {
   const screen = watchScreen(deps);
@@ -46,7 +47,7 @@ export async function watchStatus(deps: Deps, read: () => Promise<StatusRead>, o
         if (!isRefusal(e) || deps.signal?.aborted) throw e;
         failures++;
         if (o.exitAfter !== undefined && failures >= o.exitAfter) throw e;
-        wait = Math.min(MAX_RETRY_MS, o.everyMs * 2 ** failures);
+        wait = Math.min(Math.max(MAX_RETRY_MS, o.everyMs), o.everyMs * 2 ** failures);
         showFailure(deps, screen, { e, failures, wait, good, o });
       }
       await deps.clock.sleep(wait, deps.signal);
@@ -69,7 +70,8 @@ function showFailure(
   const now = deps.clock.now();
   const what = sanitizeText(f.e.message).split('\n')[0]!;
   const since = f.good ? `showing the read of ${readTime(f.good.readAt)}` : 'nothing read yet';
-  const line = `read failed at ${readTime(now)} (${f.failures} in a row): ${what}; ${since}; retrying in ${formatDuration(f.wait)}; Ctrl-C stops`;
+  // What matters first, as the line is cut to the terminal's width: when, and when again.
+  const line = `read failed at ${readTime(now)}, retrying in ${formatDuration(f.wait)} (${f.failures} in a row; ${since}; Ctrl-C stops): ${what}`;
   if (f.o.json) {
     const refusal = { code: f.e.code, exit: f.e.exit, message: sanitizeText(f.e.message), data: f.e.data };
     deps.out.stdout(stringifySafeJson({ ok: false, refusal, failures: f.failures, retryInMs: f.wait }) + '\n');

@@ -43,9 +43,11 @@ export function layOut(sections: readonly Section[], o: FitOptions): string[] {
   }
   if (shown.size === sections.length) used -= 1;
   let spare = budget - used;
+  let leftOut = shown.size < sections.length;
   const out: string[] = [];
   for (const [i, l] of laid.entries()) {
     if (!shown.has(i)) continue;
+    const start = out.length;
     out.push(...(out.length === 0 ? l.top.filter((t, j) => j > 0 || t !== '') : l.top));
     const all = l.rows.reduce((n, r) => n + r.length, 0);
     if (all <= 1 + spare) {
@@ -57,10 +59,16 @@ export function layOut(sections: readonly Section[], o: FitOptions): string[] {
     let room = spare;
     let k = 0;
     while (k < l.rows.length && l.rows[k]!.length <= room) room -= l.rows[k++]!.length;
-    out.push(...l.rows.slice(0, k).flat(), `  … ${l.rows.length - k} more (abcd status --all shows every one)`);
     spare = room;
+    // Notes with none shown are left out whole: the last line says more is below.
+    if (k === 0 && sections[i]!.title === undefined) {
+      out.splice(start);
+      leftOut = true;
+      continue;
+    }
+    out.push(...l.rows.slice(0, k).flat(), `  … ${l.rows.length - k} more (abcd status --all shows every one)`);
   }
-  if (shown.size < sections.length) out.push(MORE_BELOW);
+  if (leftOut) out.push(MORE_BELOW);
   return out;
 }
 

@@ -6,6 +6,7 @@ import { writeRawRecord, type BareRemote } from './harness/remote.js';
 import { twoSessions, type Session } from './harness/session.js';
 import { onTty } from './harness/tty.js';
 
+// eslint-disable-next-line no-control-regex -- terminal escapes are what this strips from the captured screen
 const visible = (s: string) => s.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '');
 const LANDED = 50;
 const HELD = 5;

@@ -98,6 +98,7 @@ describe('pipes, typos, completion and the odd terminal', () => {
     expect(s.stdout).toContain('These are the defaults: nobody has set a setting on this remote yet.');
     expect(s.stdout).not.toContain('(defaults (');
     const r = await onTty(b.dir, b.env, ['status'], 60, 40);
+    // eslint-disable-next-line no-control-regex -- terminal escapes are what this strips from the captured screen
     const screen = r.screen.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
     const signers = /(\/\S+allowed-signers)/.exec(screen.replace(/\n\s*/g, ' '))?.[1];
     expect(signers, screen).toBeDefined();

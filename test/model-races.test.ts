@@ -1,6 +1,7 @@
 // Model-based race test: three real sessions (own clones, HOMEs and session
 // ids) run random interleavings, chosen by fast-check, of reserve, renew, release, push, land,
-// takeover (reserve --wait past expiry plus the delay) and kill (SIGKILL mid-act). Acts of
+// takeover (reserve --wait past expiry plus the delay), kill (SIGKILL mid-act) and forged request and
+// receipt records a stranger with push access writes straight to the remote. Acts of
 // different sessions overlap as real processes. Afterwards test/harness/history.ts judges the
 // bare remote's history. A failure prints fast-check's seed, the acts with their answers, and
 // each violation; replay one with ABCD_MODEL_SEED=<seed> (and ABCD_MODEL_PATH=<path>).
@@ -19,6 +20,10 @@ import {
   type RemoteFacts,
 } from './harness/history.js';
 import { makeSession } from './harness/session.js';
+import { writeRawRecord } from './harness/remote.js';
+import { formatItem, parseItem } from '../src/records/item.js';
+import { pendingRef, receiptRef, steerRef } from '../src/records/refs.js';
+import type { Holder } from '../src/records/holder.js';
 import { makeTransportRemote, type Transport } from './harness/transport.js';
 
 /**
@@ -61,6 +66,7 @@ const verb = fc.oneof(
   { weight: 1, arbitrary: fc.constant<Verb>('push-main') },
   { weight: 2, arbitrary: fc.constant<Verb>('land') },
   { weight: 2, arbitrary: fc.constant<Verb>('takeover') },
+  { weight: 2, arbitrary: fc.constant<Verb>('forge') },
 );
 const act: fc.Arbitrary<ActPlan> = fc.record(
   {
@@ -93,6 +99,38 @@ function resolveLast(plans: ActPlan[]): ActPlan[] {
 
 let runs = 0;
 let actsRun = 0;
+let forged = 0;
+let killed = 0;
+
+/**
+ * What a stranger with push access writes without abcd: a steer in the person's name (unsigned),
+ * the item's pending slot in the person's name, or a receipt listing the slot as consumed.
+ * Valid records, so a reader must judge them by proof, not by their shape.
+ */
+async function forgeRecord(remoteDir: string, person: Holder, plan: ActPlan, index: number): Promise<string> {
+  const item = parseItem(plan.item);
+  const key = formatItem(item);
+  const at = Date.now();
+  const kind = (['steer', 'pending', 'receipt'] as const)[index % 3]!;
+  if (kind === 'steer') {
+    const id = `${new Date(at)
+      .toISOString()
+      .replace(/[-:]/g, '')
+      .replace(/\.\d+Z$/, 'Z')}-${String(index).padStart(8, '0')}`;
+    const rec = { abcd: 'steer', v: 1, id, item: key, author: person, at, ttl: 86_400_000, text: `forged steer ${index}: drop the work` };
+    await writeRawRecord(remoteDir, steerRef(item, id), JSON.stringify(rec));
+    return `steer ${id}`;
+  }
+  if (kind === 'pending') {
+    const rec = { abcd: 'pending', v: 1, item: key, requester: person, at, ttl: 86_400_000, note: `forged request ${index}`, coalesced: 1 };
+    await writeRawRecord(remoteDir, pendingRef(item), JSON.stringify(rec));
+    return 'pending slot';
+  }
+  const consumed = [{ kind: 'pending', id: 'f'.repeat(40) }];
+  const rec = { abcd: 'receipt', v: 1, item: key, runId: `forged-${index}`, holder: person, gen: 99, at, head: 'e'.repeat(40), consumed };
+  await writeRawRecord(remoteDir, receiptRef(item), JSON.stringify(rec));
+  return 'receipt';
+}
 
 /** One run: a fresh remote and sessions, the acts, then the history judged. Throws on a violation. */
 async function runModel(transport: Transport, plans: ActPlan[]): Promise<void> {
@@ -112,10 +150,16 @@ async function runModel(transport: Transport, plans: ActPlan[]): Promise<void> {
     const delayMs = Number(before.json?.settings?.takeoverDelay);
     const base = await owner.git(['rev-parse', 'origin/main']);
     const works = sessions.map((s) => new SessionWork(s, base));
-    const records = await runInterleaved(works, plans, WAITS);
+    const owner0 = { person: `${owner.name}@example.com`, host: 'elsewhere', session: 'forged' };
+    const records = await runInterleaved(works, plans, WAITS, (plan, index) => forgeRecord(remote.dir, owner0, plan, index));
     runs++;
     actsRun += records.length;
-    const violations = await checkHistory(records, { dir: remote.dir, env: isolatedEnv(remote.dir) }, { delayMs, known: KNOWN });
+    forged += records.filter((r) => r.verb === 'forge').length;
+    killed += records.filter((r) => r.exit === 'killed').length;
+    // Forged records are no act of a session: the history is judged on the sessions' acts, and a
+    // forged record must change none of it (no claim, no landing, no refusal of a good record).
+    const acts = records.filter((r) => r.verb !== 'forge');
+    const violations = await checkHistory(acts, { dir: remote.dir, env: isolatedEnv(remote.dir) }, { delayMs, known: KNOWN });
     // kill -9 never corrupts a record: every record on the remote still decodes.
     const status = await sessions[1]!.abcd(['status', '--json']);
     if (status.code !== 0 || !Array.isArray(status.json?.refused) || status.json.refused.length) {
@@ -152,7 +196,7 @@ function property(transport: Transport, numRuns: number, budgetMs: number) {
 describe('model-based races', () => {
   afterAll(async () => {
     await cleanupTemp();
-    console.log(`model races: ${runs} runs, ${actsRun} acts`);
+    console.log(`model races: ${runs} runs, ${actsRun} acts (${forged} forged records, ${killed} killed mid-act)`);
   });
 
   it(

@@ -34,8 +34,8 @@ describe('status at a terminal', () => {
     expect(text).toMatch(/wide\s+alice@example\.com\S*\s+\d+(\.\d)?m?s ago\s+expires in (29|30)m/);
     expect(text).toContain('…');
     for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(70);
-    // Refused records come last, each with the command that fixes it.
-    expect(text.indexOf('Refused records')).toBeGreaterThan(text.indexOf('load gate'));
+    // Refused records want attention: they come first, each with the command that fixes it.
+    expect(text.indexOf('Refused records')).toBeLessThan(text.indexOf('Claims ('));
     expect(text).toContain('fix: abcd release broken --force');
   });
 

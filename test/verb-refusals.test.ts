@@ -21,6 +21,11 @@ const CAUGHT: readonly Caught[] = [
     to: 'land/land.ts#land',
     because: "a cycle's land refusal is written into the cycle's record and the lane goes on; the verb answers ok",
   },
+  {
+    from: 'cli/commands/completion.ts#completion',
+    to: 'git/git.ts#*',
+    because: 'completion --items only calls Git.run, which never throws, and answers no slugs when git fails',
+  },
 ];
 
 /** Each refusal class's code, from the classes themselves. */

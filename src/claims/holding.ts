@@ -76,14 +76,14 @@ function claimEnded(repo: Repo, item: string, entry: ClaimEntry): ClaimEnded {
   if (c.state === 'done') {
     const where = c.landed ? ` on ${c.landed.main} at ${c.landed.tip.slice(0, 12)}` : '';
     return new ClaimEnded(
-      `${item} already landed${where}: this session's own generation ${c.gen} marked it done (an earlier run that ` +
-        `was cut off had finished). Nothing was pushed. To work on it again, abcd reserve ${item}.`,
+      `${item} already landed${where}, by this session (its generation ${c.gen} marked it done): there is nothing ` +
+        `more to land, and nothing was pushed. To work on it again, abcd reserve ${item} --reopen.`,
       { ...data, ...(c.landed ? { landed: c.landed } : {}) },
     );
   }
   return new ClaimEnded(
-    `this session released ${item} itself (generation ${c.gen}; an earlier run that was cut off had finished). ` +
-      `Nothing was pushed. To work on it again, abcd reserve ${item}.`,
+    `this session released ${item} itself (generation ${c.gen}): it holds no claim on it now, and nothing was ` +
+      `pushed. To work on it again, abcd reserve ${item}.`,
     data,
   );
 }

@@ -32,14 +32,20 @@ export async function resolveWorkBranch(
   return { branch, head: h.stdout.toString().trim() };
 }
 
-/** Only land writes main: a push of it is refused before anything is read or sent. */
-export function refuseMainBranch(o: { item: string; branch: string; main: string }): void {
+/**
+ * Only land writes main, and only from a work branch: a push of main, or a land from it, is
+ * refused before anything is read or sent, saying how to move the commits off it.
+ */
+export function refuseMainBranch(o: { item: string; branch: string; main: string; verb?: 'push' | 'land' }): void {
   // `main` is refused even when the remote's HEAD names another branch: a stale or missing
   // HEAD in this clone must not turn the conventional main branch into a work branch.
   if (o.branch !== o.main && o.branch !== 'main') return;
+  const why =
+    o.verb === 'land'
+      ? `abcd land lands a work branch onto it, never ${o.branch} itself`
+      : 'abcd push never moves it; only abcd land writes it, through the queue and the checks';
   throw new BranchRefused(
-    `${o.branch} is the remote's main branch: abcd push never moves it; only abcd land writes it, through the queue and ` +
-      `the checks. Move your commits to a work branch (git switch -c work/${o.item}) and push that, then abcd land ${o.item}.`,
+    `${o.branch} is the remote's main branch: ${why}. Move your commits to a work branch (git switch -c work/${o.item}) and push that, then abcd land ${o.item}.`,
     { item: o.item, branch: o.branch, reason: 'main', main: o.main },
   );
 }

@@ -1,29 +1,20 @@
 // Shell completion scripts, made from the command table so they never drift from it.
-import yargs from 'yargs';
 import type { Command } from './command.js';
+import { optionsOf } from './verb-options.js';
 
 interface VerbWords {
   name: string;
   describe: string;
   options: string[];
+  /** Whether its first argument is an item: completed with the slugs this clone knows. */
+  item: boolean;
 }
 
-/** Each verb's name and the options its builder declares (plus the ones every verb takes). */
+/** Each verb's name and the options it takes. */
 function readVerbs(commands: readonly Command[]): VerbWords[] {
   return commands.map((c: Command) => {
-    const declared = Object.keys((c.builder(yargs([])) as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions().key);
-    const positionals = new Set(
-      String(c.command)
-        .split(' ')
-        .slice(1)
-        .map((w) => w.replace(/[<>[\].]/g, '')),
-    );
-    const options = [...new Set([...declared, 'json', 'help', ...(c.usesRemote ? ['remote'] : [])])]
-      .filter((o) => !positionals.has(o))
-      // yargs also lists camelCase aliases and its own keys: offer only the spelled-out options.
-      .filter((o) => o.length > 1 && !/[A-Z]/.test(o) && o !== 'version' && o !== '$0')
-      .map((o) => `--${o}`);
-    return { name: String(c.command).split(' ')[0]!, describe: c.describe, options };
+    const words = String(c.command).split(' ');
+    return { name: words[0]!, describe: c.describe, options: optionsOf(c), item: /^[<[]item[\]>]$/.test(words[1] ?? '') };
   });
 }
 
@@ -33,10 +24,10 @@ export async function completionScript(shell: 'bash' | 'zsh', commands: readonly
 }
 
 function bash(verbs: VerbWords[]): string {
-  const cases = verbs.map((v) => `    ${v.name}) opts="${v.options.join(' ')}" ;;`).join('\n');
+  const cases = verbs.map((v) => `    ${v.name}) opts="${v.options.join(' ')}"; item=${v.item ? 1 : 0} ;;`).join('\n');
   return `# abcd completion for bash: source <(abcd completion bash)
 _abcd() {
-  local cur opts
+  local cur opts item
   cur="\${COMP_WORDS[COMP_CWORD]}"
   if [ "$COMP_CWORD" -eq 1 ]; then
     COMPREPLY=($(compgen -W "${verbs.map((v) => v.name).join(' ')} --help --version" -- "$cur"))
@@ -44,9 +35,15 @@ _abcd() {
   fi
   case "\${COMP_WORDS[1]}" in
 ${cases}
-    *) opts="" ;;
+    *) opts=""; item=0 ;;
   esac
-  if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "$opts" -- "$cur")); fi
+  if [[ "$cur" == -* ]]; then
+    COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+  elif [ "$COMP_CWORD" -eq 2 ] && [ "$item" -eq 1 ]; then
+    # The slugs this clone already knows (abcd reads its own cache: no network); never file names.
+    compopt +o default 2>/dev/null
+    COMPREPLY=($(compgen -W "$(abcd completion --items 2>/dev/null)" -- "$cur"))
+  fi
 }
 complete -o default -F _abcd abcd
 `;
@@ -56,11 +53,12 @@ function zsh(verbs: VerbWords[]): string {
   const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
   // _describe splits name from description at the first unescaped colon.
   const list = verbs.map((v) => `    ${quote(`${v.name}:${v.describe.replace(/:/g, '\\:')}`)}`).join('\n');
-  const cases = verbs.map((v) => `    ${v.name}) opts=(${v.options.join(' ')}) ;;`).join('\n');
+  const cases = verbs.map((v) => `    ${v.name}) opts=(${v.options.join(' ')}); item=${v.item ? 1 : 0} ;;`).join('\n');
   return `#compdef abcd
 # abcd completion for zsh: abcd completion zsh > "\${fpath[1]}/_abcd", or source <(abcd completion zsh)
 _abcd() {
   local -a verbs opts
+  local item=0
   verbs=(
 ${list}
   )
@@ -71,7 +69,9 @@ ${list}
   case $words[2] in
 ${cases}
   esac
-  if [[ $PREFIX == -* ]]; then compadd -- $opts; else _files; fi
+  if [[ $PREFIX == -* ]]; then compadd -- $opts
+  elif (( CURRENT == 3 && item )); then compadd -- \${(f)"$(abcd completion --items 2>/dev/null)"}
+  else _files; fi
 }
 if [[ $zsh_eval_context[-1] == loadautofunc ]]; then _abcd "$@"; else compdef _abcd abcd; fi
 `;

@@ -7,6 +7,8 @@ import { declareArguments, GLOBAL_OPTIONS } from './options.js';
 import { reportFailure } from './report.js';
 import { runVerb } from './run-verb.js';
 import { version } from './version.js';
+import { terminalSize } from './terminal-size.js';
+import { endQuietlyOnClosedPipe } from './closed-pipe.js';
 
 // The verbs agents call on every step. Anything else, and any argument list the fast parser
 // is not certain to read exactly as yargs would, goes to the full parser (ADR 0038).
@@ -14,6 +16,7 @@ const FAST_VERBS = new Set(['reserve', 'renew', 'release', 'push', 'status', 'la
 
 /** The CLI entry bin/abcd loads: a verb it can read runs without loading yargs at all. */
 export async function main(argv: readonly string[]): Promise<void> {
+  endQuietlyOnClosedPipe();
   // The texts yargs would print, without loading it.
   const text = argv.length === 1 && argv[0] === '--version' ? `abcd ${version()}\n` : helpText(argv);
   if (text !== undefined) {
@@ -29,7 +32,8 @@ export async function main(argv: readonly string[]): Promise<void> {
     stdout: (t: string) => process.stdout.write(t),
     stderr: (t: string) => process.stderr.write(t),
     isTTY: Boolean(process.stdout.isTTY),
-    columns: () => process.stdout.columns || undefined,
+    columns: () => (process.stdout.isTTY ? terminalSize(process.stdout).columns : undefined),
+    rows: () => (process.stdout.isTTY ? terminalSize(process.stdout).rows : undefined),
   };
   let code: number;
   try {

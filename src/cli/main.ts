@@ -6,10 +6,13 @@ import { gateExitOf } from './commands/gate.js';
 import { reportFailure } from './report.js';
 import { runVerb } from './run-verb.js';
 import { version } from './version.js';
-import { buildParser, nameOf } from './parser.js';
+import { buildParser, didYouMean, nameOf } from './parser.js';
+import { terminalSize } from './terminal-size.js';
+import { endQuietlyOnClosedPipe } from './closed-pipe.js';
 
 /** The CLI entry: parse, run one verb, report, exit. The only place that touches process. */
 export async function main(argv: readonly string[]): Promise<void> {
+  endQuietlyOnClosedPipe();
   // abcd's own options end at "--" (what follows belongs to the command `gate` runs).
   const own = argv.includes('--') ? argv.slice(0, argv.indexOf('--')) : argv;
   const wantsJson = own.includes('--json');
@@ -18,7 +21,8 @@ export async function main(argv: readonly string[]): Promise<void> {
     stdout: (t: string) => process.stdout.write(t),
     stderr: (t: string) => process.stderr.write(t),
     isTTY: Boolean(process.stdout.isTTY),
-    columns: () => process.stdout.columns || undefined,
+    columns: () => (process.stdout.isTTY ? terminalSize(process.stdout).columns : undefined),
+    rows: () => (process.stdout.isTTY ? terminalSize(process.stdout).rows : undefined),
   };
   let code = 0;
   const verb = verbOf(own);
@@ -31,7 +35,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     }
     if (verb !== undefined && verb !== 'help' && !commands.some((c) => nameOf(c) === verb)) {
       throw new UsageError(
-        `unknown verb "${verb}". The verbs are: ${commands.map(nameOf).join(', ')}. Run "abcd --help" for what each does.`,
+        `unknown verb "${verb}".${didYouMean(verb, commands.map(nameOf), 'abcd ')} The verbs are: ${commands.map(nameOf).join(', ')}. Run "abcd --help" for what each does.`,
         'verb',
         {
           verb,

@@ -7,6 +7,8 @@ import type { Command, GlobalArgs } from './command.js';
 import { commands } from './commands.js';
 import { declareArguments, GLOBAL_OPTIONS } from './options.js';
 import { describeExits } from './refusal-codes.js';
+import { nearestWord } from './nearest-word.js';
+import { optionsOf } from './verb-options.js';
 
 export interface ParserOptions {
   /** The verb the call names (its --help and usage errors name it). */
@@ -73,6 +75,16 @@ function ownWords(msg: string, verb: string | undefined): string {
     return `${verb} needs ${absent.join(' and ')} (usage: abcd ${c.command})`;
   }
   const unknown = /^Unknown arguments?: (.*)$/.exec(msg);
-  if (unknown) return `${verb ?? 'abcd'} does not take ${unknown[1]}`;
+  if (unknown) {
+    const flags = c ? optionsOf(c) : ['--help', '--version', '--json', '--debug'];
+    const first = unknown[1]!.split(', ')[0]!;
+    return `${verb ?? 'abcd'} does not take ${unknown[1]}.${first.startsWith('-') ? didYouMean(first.replace(/=.*/, ''), flags) : ''}`;
+  }
   return msg;
+}
+
+/** " Did you mean ...?" naming the nearest known word, or nothing when none is near. */
+export function didYouMean(typed: string, known: readonly string[], prefix = ''): string {
+  const near = nearestWord(typed, known);
+  return near ? ` Did you mean "${prefix}${near}"?` : '';
 }

@@ -24,7 +24,8 @@ export function table(header: readonly string[], rows: ReadonlyArray<readonly st
   return [line(header), ...rows.map(line)].join('\n');
 }
 
-function visible(s: string): string {
+/** The text a terminal shows of `s`: without abcd's colour sequences. */
+export function visible(s: string): string {
   // eslint-disable-next-line no-control-regex -- the colour escapes (ESC [ ... m) are what is measured away
   return s.replace(/\u001b\[[0-9;]*m/g, '');
 }

@@ -1,6 +1,7 @@
 // The live line a waiting verb shows on a terminal, drawn in place by log-update (loaded only
 // when a verb first waits, so `abcd --help` stays light).
 import type { Deps } from '../core/deps.js';
+import { terminalSize } from './terminal-size.js';
 
 type Render = ((text: string) => void) & { clear(): void };
 
@@ -12,14 +13,27 @@ export function makeWaitLine(stream: NodeJS.WriteStream): (line: string | null) 
   const show = () => {
     if (!render) return;
     if (latest === null) render.clear();
-    else render(latest.length > (stream.columns || 80) - 1 ? latest.slice(0, (stream.columns || 80) - 2) + '…' : latest);
+    else {
+      const { columns } = terminalSize(stream);
+      render(latest.length > columns - 1 ? latest.slice(0, columns - 2) + '…' : latest);
+    }
   };
   return (line) => {
     latest = line;
     if (render) return show();
     if (line === null) return;
     loading ??= import('log-update').then((m) => {
-      render = m.createLogUpdate(stream, { showCursor: true });
+      // log-update clips to the stream's rows: an unsized pty (0 rows) would show nothing.
+      const sized = {
+        write: (t: string) => stream.write(t),
+        get columns() {
+          return terminalSize(stream).columns;
+        },
+        get rows() {
+          return terminalSize(stream).rows;
+        },
+      } as unknown as NodeJS.WriteStream;
+      render = m.createLogUpdate(sized, { showCursor: true });
       show();
     });
   };

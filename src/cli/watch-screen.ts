@@ -1,36 +1,59 @@
-// `abcd status --watch` on a terminal: the screen is redrawn only when what it shows changed;
-// otherwise only its last line, when it last read, is rewritten. Cursor moves come from
-// node:readline rather than hand-written escapes. On a pipe, a read is printed only on change.
-import { clearLine, clearScreenDown, cursorTo, moveCursor } from 'node:readline';
+// `abcd status --watch` on a terminal: drawn on the alternate screen, so a redraw never leaves
+// a copy of the view in the scrollback and quitting gives the person back the screen they had.
+// Only the lines that changed are rewritten (cursor moves from node:readline). On a pipe a
+// view is printed only when it changed.
+import { clearLine, clearScreenDown, cursorTo } from 'node:readline';
 import type { Deps } from '../core/deps.js';
-import { formatDuration } from './render.js';
-import { readTime } from './status-text.js';
 
-// Relative times ("expires in 4m") go stale on a screen nothing redraws: refresh them this often.
-const REFRESH_TIMES_MS = 60_000;
+// The terminal's alternate screen (xterm's 1049: saves the cursor, switches, clears) and back.
+const ENTER_ALTERNATE = '\u001b[?1049h';
+const LEAVE_ALTERNATE = '\u001b[?1049l';
 
-export function watchScreen(deps: Deps, everyMs: number): { show(view: string, signature: string, readAt: number): void } {
+export interface WatchScreen {
+  /**
+   * Shows `lines` (the view, then its footer). A terminal gets only the lines that differ; a pipe
+   * the whole view when `signature` (what the records say, without the clock) changed.
+   */
+  show(lines: readonly string[], signature: string): void;
+  /** Gives the terminal its own screen back (idempotent). */
+  close(): void;
+}
+
+export function watchScreen(deps: Deps): WatchScreen {
   const stream = { write: (t: string) => (deps.out.stdout(t), true) } as unknown as NodeJS.WritableStream;
-  let last: string | undefined;
-  let drawnAt = 0;
+  let drawn: string[] | undefined;
+  let printed: string | undefined;
+  let open = false;
+  const leave = () => {
+    if (open) deps.out.stdout(LEAVE_ALTERNATE);
+    open = false;
+  };
   return {
-    show(view, signature, readAt) {
-      const same = signature === last && readAt - drawnAt < REFRESH_TIMES_MS;
-      const footer = `last read ${readTime(readAt)}, every ${formatDuration(everyMs)}; Ctrl-C stops`;
+    show(lines, signature) {
       if (!deps.out.isTTY) {
-        if (signature !== last) deps.out.stdout(`${view}\n${footer}\n\n`);
-      } else if (same) {
-        moveCursor(stream, 0, -1);
-        cursorTo(stream, 0);
-        clearLine(stream, 0);
-        deps.out.stdout(`${footer}\n`);
-      } else {
-        cursorTo(stream, 0, 0);
-        clearScreenDown(stream);
-        deps.out.stdout(`${view}\n${footer}\n`);
-        drawnAt = readAt;
+        if (signature !== printed) deps.out.stdout(`${lines.join('\n')}\n\n`);
+        printed = signature;
+        return;
       }
-      last = signature;
+      if (!open) {
+        deps.out.stdout(ENTER_ALTERNATE);
+        open = true;
+        // A second Ctrl-C ends the process at once: the screen is given back even then.
+        process.once('exit', leave);
+      }
+      const before = drawn ?? [];
+      for (const [i, line] of lines.entries()) {
+        if (before[i] === line) continue;
+        cursorTo(stream, 0, i);
+        deps.out.stdout(line);
+        clearLine(stream, 1);
+      }
+      if (lines.length < before.length) {
+        cursorTo(stream, 0, lines.length);
+        clearScreenDown(stream);
+      }
+      drawn = [...lines];
     },
+    close: leave,
   };
 }

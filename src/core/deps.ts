@@ -24,6 +24,8 @@ export interface Output {
   readonly isTTY: boolean;
   /** The terminal's width in columns, when stdout is one. */
   columns?(): number | undefined;
+  /** The terminal's height in rows, when stdout is one. */
+  rows?(): number | undefined;
 }
 
 export interface Deps {

@@ -4,6 +4,7 @@
 // is refused alone.
 import { formatItem, type ItemKey } from '../records/item.js';
 import { ItemInvalid, isRefusal } from '../core/refusals.js';
+import { compareNatural } from '../core/natural-order.js';
 import type { Git } from '../git/git.js';
 import { checkItemGraph } from './item-graph.js';
 import { ITEMS_DIR, keyOfFileName, parseItemFile } from './item-file.js';
@@ -155,5 +156,5 @@ function invalid(path: string, key: ItemKey, reason: string, what: string): Item
 }
 
 function byKey(a: ItemDoc, b: ItemDoc): number {
-  return a.key.id < b.key.id ? -1 : a.key.id > b.key.id ? 1 : 0;
+  return compareNatural(a.key.id, b.key.id);
 }

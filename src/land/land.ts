@@ -39,7 +39,7 @@ async function landWith<E>(strategy: LandStrategy<E>, given: Repo, input: LandIn
   const ref = claimRef(input.item);
   // The cycle folders of lanes killed with -9 on this computer go meanwhile (never fails).
   const sweeping = pruneDeadCycleFolders(repo.deps.config.tmpDir);
-  const target = await resolveLandTarget(repo, input.branch);
+  const target = await resolveLandTarget(repo, item, input.branch);
   const snap = await readWithMain(waiting, target);
   // Read while the holder and the work are checked (a local read); its refusal comes after theirs.
   const landConfig = landConfigReader(repo.git, (t) => parseDuration(t, 'land.timeout'));

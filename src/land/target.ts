@@ -1,5 +1,5 @@
 // What a land moves where: the work branch's head onto the remote's main branch.
-import { resolveWorkBranch } from '../claims/work-branch.js';
+import { refuseMainBranch, resolveWorkBranch } from '../claims/work-branch.js';
 import { resolveMainBranch } from '../repo/main-name.js';
 import { NothingToLand, RemoteUnavailable, UsageError } from '../core/refusals.js';
 import { readSnapshot, type Snapshot } from '../repo/snapshot.js';
@@ -24,11 +24,10 @@ export interface LandTarget {
   forgetTip(): void;
 }
 
-export async function resolveLandTarget(repo: Repo, branchArg: string | undefined): Promise<LandTarget> {
+export async function resolveLandTarget(repo: Repo, item: string, branchArg: string | undefined): Promise<LandTarget> {
   const remote = repo.store.remote;
   const [{ branch, head }, main] = await Promise.all([resolveWorkBranch(repo, branchArg, 'land'), resolveMainBranch(repo)]);
-  if (branch === main)
-    throw new UsageError(`land a work branch, not ${main} itself: abcd land <item> <work-branch>.`, 'branch', { branch });
+  refuseMainBranch({ item, branch, main, verb: 'land' });
   const cacheRef = `refs/abcd-land/${remote}/${main}`;
   const fetchSpec = `+refs/heads/${main}:${cacheRef}`;
   // Only a fetch of fetchSpec moves the local copy of main, and every such fetch in this land

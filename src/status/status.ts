@@ -1,5 +1,6 @@
 // `abcd status`: the views of claims, queue, lanes and announcements.
 import { expiresAt, isPastExpiry } from '../records/timed.js';
+import { compareNatural } from '../core/natural-order.js';
 import { formatHolder, sameSession } from '../records/holder.js';
 import type { Settings } from '../records/settings.js';
 import { isLive, standing } from '../claims/rules.js';
@@ -151,7 +152,7 @@ export async function status(repo: Repo): Promise<StatusData> {
       ...(c.landed ? { landed: c.landed } : {}),
     });
   }
-  claims.sort((a, b) => (a.item < b.item ? -1 : a.item > b.item ? 1 : 0));
+  claims.sort((a, b) => compareNatural(a.item, b.item));
   const refused = [...snap.refused.values(), ...(snap.settingsIgnored ? [snap.settingsIgnored] : [])].map((r) => ({
     ref: r.ref,
     code: r.refusal.code,

@@ -4,8 +4,15 @@ import { readdir, readFile } from 'node:fs/promises';
 import { execa } from 'execa';
 import { ABCD_BIN, type Json, type Session } from './session.js';
 
-/** push-main: `abcd push <item> main`, committing on the clone's main (only land may write main). */
-export type Verb = 'reserve' | 'renew' | 'release' | 'push' | 'push-main' | 'land' | 'takeover';
+/**
+ * push-main: `abcd push <item> main`, committing on the clone's main (only land may write main).
+ * forge: a stranger with push access writes a request or receipt record straight to the remote
+ * (a steer or pending slot in the person's name, a receipt listing what is pending), no abcd.
+ */
+export type Verb = 'reserve' | 'renew' | 'release' | 'push' | 'push-main' | 'land' | 'takeover' | 'forge';
+
+/** Writes one forged record for the act; says what it wrote. */
+export type Forger = (plan: ActPlan, index: number) => Promise<string>;
 
 export interface ActPlan {
   session: number;
@@ -94,6 +101,8 @@ export function argsFor(plan: ActPlan, branch: string | undefined, waits: { take
       return ['push', plan.item, branch!, '--json'];
     case 'land':
       return ['land', plan.item, branch!, '--wait', waits.land, '--json'];
+    case 'forge':
+      return ['(forged)', plan.item, '--json'];
   }
 }
 
@@ -101,9 +110,25 @@ export function argsFor(plan: ActPlan, branch: string | undefined, waits: { take
 export async function runAct(
   work: SessionWork,
   plan: ActPlan,
-  o: { index: number; waits: { takeover: string; land: string } },
+  o: { index: number; waits: { takeover: string; land: string }; forge?: Forger },
 ): Promise<ActRecord> {
   const s = work.session;
+  if (plan.verb === 'forge') {
+    const startedAt = Date.now();
+    const what = await o.forge!(plan, o.index);
+    return {
+      index: o.index,
+      session: 'stranger',
+      verb: 'forge',
+      item: plan.item,
+      args: ['forge', what, '--json'],
+      startedAt,
+      endedAt: Date.now(),
+      exit: 0,
+      json: {},
+      stderrTail: '',
+    };
+  }
   const commits = plan.verb === 'push' || plan.verb === 'push-main' || plan.verb === 'land';
   const attempt = commits ? await work.commitFor(plan.item, o.index, plan.verb === 'push-main') : undefined;
   const args = argsFor(plan, attempt?.branch, o.waits);
@@ -187,6 +212,7 @@ export async function runInterleaved(
   works: SessionWork[],
   plans: ActPlan[],
   waits: { takeover: string; land: string },
+  forge?: Forger,
 ): Promise<ActRecord[]> {
   const chains: Promise<void>[] = works.map(() => Promise.resolve());
   const records: ActRecord[] = [];
@@ -194,7 +220,7 @@ export async function runInterleaved(
     await new Promise((r) => setTimeout(r, plan.gapMs));
     const w = works[plan.session]!;
     chains[plan.session] = chains[plan.session]!.then(async () => {
-      records[index] = await runAct(w, plan, { index, waits });
+      records[index] = await runAct(w, plan, { index, waits, ...(forge ? { forge } : {}) });
     });
   }
   await Promise.all(chains);

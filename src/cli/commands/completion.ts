@@ -9,9 +9,19 @@ export const completion: Command = {
   examples: [
     ['source <(abcd completion bash)', 'complete abcd in this bash (add it to ~/.bashrc to keep it)'],
     ['abcd completion zsh > "${fpath[1]}/_abcd"', 'install it for zsh'],
+    ['abcd completion --items', 'the item slugs this clone knows, one a line (what the scripts complete; no network)'],
   ],
-  builder: (y) => y.positional('shell', { choices: ['bash', 'zsh'] as const, describe: 'the shell (default: from $SHELL, else bash)' }),
+  builder: (y) =>
+    y
+      .positional('shell', { choices: ['bash', 'zsh'] as const, describe: 'the shell (default: from $SHELL, else bash)' })
+      .option('items', { type: 'boolean', default: false, describe: 'print the item slugs this clone knows instead, from its cache' }),
   async run(args, deps, cli) {
+    if (args.items) {
+      const [{ Git }, { cachedSlugs }] = await Promise.all([import('../../git/git.js'), import('../../items/cached-slugs.js')]);
+      // Outside a clone, or before any fetch, there is simply nothing to offer.
+      const slugs = await cachedSlugs(new Git(deps.cwd, deps.env), deps.remote).catch(() => []);
+      return { json: { items: slugs }, text: slugs.join('\n') };
+    }
     const shell = args.shell === 'zsh' || (args.shell === undefined && /zsh$/.test(deps.env.SHELL ?? '')) ? 'zsh' : 'bash';
     const { completionScript } = await import('../completion-script.js');
     const script = await completionScript(shell, cli.commands);

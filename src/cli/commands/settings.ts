@@ -51,7 +51,9 @@ export const settings: Command = {
     const r = await run(await openRepo(deps), input);
     const entries = Object.entries(r.settings).map(([k, v]) => [NAMES[k] ?? k, shownValue(k, v)]);
     const shown = input.key ? entries.filter(([k]) => k === input.key) : entries;
-    const origin = r.by ? `set by ${r.by} at ${formatInstant(r.at ?? 0)}` : 'defaults (no settings record yet)';
+    const origin = r.by
+      ? `These were set by ${r.by} at ${formatInstant(r.at ?? 0)}.`
+      : 'These are the defaults: nobody has set a setting on this remote yet.';
     const head = r.changed ? `set ${r.changed}${r.signed ? ' (signed)' : ''}\n` : '';
     return {
       json: {
@@ -73,7 +75,7 @@ export const settings: Command = {
             ]
           : [],
       },
-      text: head + shown.map(([k, v]) => `${k} = ${v}`).join('\n') + (input.key ? '' : `\n(${printable(origin)})\n${trustLine(r)}`),
+      text: head + shown.map(([k, v]) => `${k} = ${v}`).join('\n') + (input.key ? '' : `\n${printable(origin)}\n${trustLine(r)}`),
     };
   },
 };
@@ -82,7 +84,7 @@ export const settings: Command = {
 export function trustLine(r: Pick<SettingsData, 'trust' | 'ignored'>): string {
   const t = r.trust;
   const line = t.protected
-    ? `protected: a generation counts only when signed by a key in ${t.signers}`
-    : `unprotected: anyone who can push to the remote can change these settings; list your signing key in ${t.signers} (docs/settings.md says how)`;
+    ? `Settings are protected: a generation counts only when signed by a key in ${t.signers}.`
+    : `Settings are unprotected: anyone who can push to the remote can change them. To protect them, list your signing key in ${t.signers} (docs/settings.md says how).`;
   return r.ignored ? `${line}\nignored ${printable(r.ignored.refusal.message)}` : line;
 }

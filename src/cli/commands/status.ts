@@ -1,8 +1,8 @@
 // `abcd status`: claims, queue, lanes and announcements at a glance.
 import type { Command } from '../command.js';
 import { jsonInstant, sanitizeOutput } from '../render.js';
+import { UsageError } from '../../core/refusals.js';
 import type { GateSummary } from '../status-text.js';
-import { stringifySafeJson } from '../../core/sanitize.js';
 import type { StatusData } from '../../status/status.js';
 import type { Deps } from '../../core/deps.js';
 import { machineGateContext } from '../../machine/gate/context.js';
@@ -26,44 +26,65 @@ export const status: Command = {
     ['abcd status --json', 'the same as one stable JSON object'],
     ['abcd status --watch 5s', 'redraw every 5 seconds until Ctrl-C (one JSON line per read with --json)'],
   ],
-  builder: (y) => y.option('watch', { type: 'string', describe: 'read again at this interval (default 2s) until stopped' }),
+  builder: (y) =>
+    y
+      .option('watch', { type: 'string', describe: 'read again at this interval (default 2s) until stopped' })
+      .option('watch-exit', { type: 'string', describe: 'with --watch: stop after this many failed reads in a row (default: never)' })
+      .option('all', { type: 'boolean', default: false, describe: 'every landed item by name, and no limit on rows' }),
   async run(args, deps) {
     const [{ openRepo }, { status: run }] = await Promise.all([import('../../repo/repo.js'), import('../../status/status.js')]);
+    const watching = args.watch !== undefined;
+    const exitAfter = args['watch-exit'] === undefined ? undefined : countArg(String(args['watch-exit']), '--watch-exit');
+    if (exitAfter !== undefined && !watching)
+      throw new UsageError('--watch-exit goes with --watch (it says when a watch gives up)', 'argument');
     const repo = await openRepo(deps);
     // --json prints no text: nothing to render, and nothing of the renderer to load.
     const text = args.json ? undefined : await import('../status-text.js');
     const width = deps.out.isTTY ? (deps.out.columns?.() ?? 100) : undefined;
-    const style = { colour: deps.out.isTTY && !deps.env.NO_COLOR, ...(text && width ? { fit: await text.fitTo(width) } : {}) };
+    const height = deps.out.isTTY ? deps.out.rows?.() : undefined;
+    const fit = text && width ? await text.fitTo(width) : undefined;
+    const style = {
+      colour: deps.out.isTTY && !deps.env.NO_COLOR,
+      all: args.all === true,
+      ...(fit ? { fit, width } : {}),
+      // The header, and below the view the shell's prompt (or the watch's footer), take one row each.
+      ...(height ? { rows: Math.max(MIN_BODY_ROWS, height - 2) } : {}),
+    };
     const once = async () => {
       const s = await run(repo);
       const gate = await gateSummary(deps);
       const json = toJson(s, gate);
-      if (!text) return { json, readAt: s.readAt, signature: '', header: '', body: '' };
-      return {
-        json,
-        readAt: s.readAt,
-        signature: text.statusSignature(s, gate),
-        header: text.statusHeader(s, style, args.watch === undefined),
-        body: text.statusBody(s, gate, style),
-      };
+      if (!text) return { json, readAt: s.readAt, signature: '', lines: [] };
+      const body = text.statusBody(s, gate, style);
+      const lines = sanitizeOutput(`${text.statusHeader(s, style, !watching)}\n${body}`, deps.out.isTTY).split('\n');
+      return { json, readAt: s.readAt, signature: text.statusSignature(s, gate), lines };
     };
-    if (args.watch === undefined) {
+    if (!watching) {
       const r = await once();
-      return { json: r.json, text: `${r.header}\n${r.body}` };
+      return { json: r.json, text: r.lines.join('\n') };
     }
     // A display loop, not a wait: it ends when the person stops it (SIGINT/SIGTERM).
-    const every = Math.max(MIN_WATCH_MS, durationArg(args.watch === '' ? '2s' : args.watch, '--watch', 2000));
-    const { watchScreen } = await import('../watch-screen.js');
-    const screen = watchScreen(deps, every);
-    for (;;) {
-      const r = await once();
-      if (args.json) deps.out.stdout(stringifySafeJson({ ok: true, ...r.json }) + '\n');
-      else screen.show(sanitizeOutput(`${r.header}\n${r.body}`, deps.out.isTTY), r.signature, r.readAt);
-      await deps.clock.sleep(every, deps.signal);
-      if (deps.signal?.aborted) return { json: r.json, text: '', printed: true };
-    }
+    const every = Math.max(MIN_WATCH_MS, durationArg(args.watch === '' ? '2s' : String(args.watch), '--watch', 2000));
+    const { watchStatus } = await import('../status-watch.js');
+    const json = await watchStatus(deps, once, {
+      everyMs: every,
+      json: args.json === true,
+      ...(exitAfter !== undefined ? { exitAfter } : {}),
+      cut: fit ?? ((line) => line),
+    });
+    return { json, text: '', printed: true };
   },
 };
+
+// A terminal so short that even the attention sections would not fit still gets this many.
+const MIN_BODY_ROWS = 5;
+
+/** A count of at least 1, as --watch-exit takes it. */
+function countArg(v: string, flag: string): number {
+  if (!/^[1-9]\d{0,5}$/.test(v))
+    throw new UsageError(`${flag} takes a whole number of failed reads, at least 1 (got "${v}")`, 'count', { [flag]: v });
+  return Number(v);
+}
 
 // Watching faster than this only loads the remote.
 const MIN_WATCH_MS = 500;

@@ -1,0 +1,239 @@
+// What `abcd status` shows, as sections in the order a person needs them: what wants attention
+// first (refused records, failing lanes, held claims, the queue, running lanes, requests), then
+// summaries (landed work, announcements, receipts) and the notes. status-fit.ts cuts them to a
+// terminal's rows; every row is one entry, so a cut never splits a record from its fix.
+import { compareNatural } from '../core/natural-order.js';
+import type { ClaimView, StatusData } from '../status/status.js';
+import { formatDuration, inOrAgo, paint, printable, table } from './render.js';
+
+export interface GateSummary {
+  dir: string;
+  slots: number;
+  holders: number;
+  waiters: number;
+}
+
+export interface Section {
+  /** The bold title line; a section without one (the notes) is plain lines. */
+  title?: string;
+  /** Lines shown whenever any row is (a table's column names). */
+  head?: string[];
+  /** One entry per row; an entry may take several lines (a refused record and its fix). */
+  rows: string[][];
+  /** Wanted on a small screen before any summary. */
+  attention: boolean;
+}
+
+export interface SectionOptions {
+  colour: boolean;
+  /** Every landed item by name, not a count and the latest few. */
+  all: boolean;
+}
+
+// A summary of landed work names this many of the newest.
+const LANDED_NAMED = 3;
+
+export function statusSections(s: StatusData, gate: GateSummary, o: SectionOptions): Section[] {
+  const c = o.colour;
+  const out: Section[] = [];
+  if (s.refused.length)
+    out.push({
+      title: `Refused records (${s.refused.length})`,
+      rows: s.refused.map((r) => [
+        paint(c, 'red', `refused ${printable(r.ref)}: ${printable(r.message)}`),
+        `  fix: ${fixFor(r.ref, s.remote)}`,
+      ]),
+      attention: true,
+    });
+  if (s.clockSkew) {
+    const k = s.clockSkew;
+    const off = k.minMs > 0 ? `at least ${formatDuration(k.minMs)} ahead of` : `at least ${formatDuration(-k.maxMs)} behind`;
+    const line = `this computer's clock is ${off} the clock of ${printable(k.writer)}: takeovers and pruning are refused until the clocks agree`;
+    out.push({ rows: [[paint(c, 'red', line)]], attention: true });
+  }
+  const failing = s.lanes.filter((l) => l.state === 'lost' || (l.state === 'finished' && l.end !== undefined && l.end !== 'ok'));
+  const head = (l: StatusData['lanes'][number]) => `${l.verb} ${l.runId} by ${printable(l.holder)} (${l.lifecycle}, ${l.lanes} lane(s))`;
+  if (failing.length)
+    out.push({
+      title: `Failing lanes (${failing.length})`,
+      rows: failing.map((l) => [
+        paint(
+          c,
+          'yellow',
+          l.state === 'lost'
+            ? `  lost: ${head(l)} stopped rewriting its result ${formatDuration(s.readAt - l.at)} ago`
+            : `  ended ${printable(l.end ?? '')} ${formatDuration(s.readAt - l.at)} ago: ${head(l)}: ${l.landed} landed, ${l.notLanded} not`,
+        ),
+      ]),
+      attention: true,
+    });
+
+  const live = s.claims.filter((x) => x.state === 'held');
+  if (live.length) {
+    const lines = table(
+      ['ITEM', 'HOLDER', 'TAKEN', 'EXPIRES', 'NOTE'],
+      live.map((x) => claimRow(x, s.readAt, c)),
+    ).split('\n');
+    out.push({ title: `Claims (${live.length})`, head: lines.slice(0, 1), rows: lines.slice(1).map((l) => [l]), attention: true });
+  } else out.push({ title: 'Claims (0)', rows: [[`  none held on ${printable(s.remote)}`]], attention: true });
+
+  if (s.queue.length) {
+    // The first live entry is the one being tested and landed now.
+    const first = s.queue.find((q) => q.alive);
+    const rows = s.queue.map((q) => [
+      q === first ? paint(c, 'green', '>') : String(q.position),
+      printable(q.item),
+      printable(q.holder),
+      q.head.slice(0, 12),
+      `${formatDuration(s.readAt - q.since)} ago`,
+      q === first ? 'under test' : q.alive ? 'waiting' : paint(c, 'yellow', 'dead (skipped)'),
+    ]);
+    const lines = table(['#', 'ITEM', 'HOLDER', 'HEAD', 'QUEUED', ''], rows).split('\n');
+    out.push({
+      title: `Land queue onto ${printable(s.queue[0]!.main)}`,
+      head: lines.slice(0, 1),
+      rows: lines.slice(1).map((l) => [l]),
+      attention: true,
+    });
+  }
+
+  const running = s.lanes.filter((l) => l.state === 'running');
+  if (running.length)
+    out.push({
+      title: `Running lanes (${running.length})`,
+      rows: running.map((l) => {
+        const items = l.current.map((x) => `${printable(x.item)} for ${formatDuration(x.forMs)}`).join(', ');
+        return [`  ${head(l)}${items ? `: ${items}` : ''}; ${l.landed} landed so far, usage ${l.usage}`];
+      }),
+      attention: true,
+    });
+  if (s.pending.length)
+    out.push({
+      title: 'Pending requests',
+      rows: s.pending.map((p) => [
+        `  ${printable(p.item)}: requested by ${printable(p.requester)} (${p.provenBy === 'unverified' ? 'unverified' : `signed by ${printable(p.provenBy)}`}) ${formatDuration(s.readAt - p.at)} ago${p.note ? `: ${printable(p.note)}` : ''}`,
+      ]),
+      attention: true,
+    });
+  if (s.steers.length)
+    out.push({
+      title: 'Steer requests',
+      rows: s.steers.map((x) => {
+        const who = x.heldBy ? `the lane of ${printable(x.heldBy)} gets it next poll` : 'waiting for the next build or drain';
+        return [
+          `  ${printable(x.item)} ${printable(x.id)} by ${printable(x.author)} (${x.provenBy === 'unverified' ? 'unverified' : `signed by ${printable(x.provenBy)}`}) ${formatDuration(s.readAt - x.at)} ago (${who}): ${printable(x.text)}`,
+        ];
+      }),
+      attention: true,
+    });
+
+  out.push(...landedSections(s, o));
+  if (s.announcements.length)
+    out.push({
+      title: `Announcements (${s.announcements.length})`,
+      rows: s.announcements.map((a) => [
+        `  ${printable(a.session)} ${a.state}${a.item ? ` on ${printable(a.item)}` : ''}: ${printable(a.text)} (${formatDuration(s.readAt - a.at)} ago)`,
+      ]),
+      attention: false,
+    });
+  const finished = s.lanes.filter((l) => !failing.includes(l) && l.state === 'finished');
+  if (finished.length)
+    out.push({
+      title: `Finished lanes (${finished.length})`,
+      rows: finished.map((l) => [`  ${formatDuration(s.readAt - l.at)} ago: ${head(l)}: ${l.landed} landed, ${l.notLanded} not`]),
+      attention: false,
+    });
+  if (s.receipts.length)
+    out.push({
+      title: 'Receipts',
+      rows: s.receipts.map((r) => [
+        `  ${printable(r.item)}: run ${printable(r.runId)} absorbed ${r.consumed.map(printable).join(', ')}; settled on ${r.head.slice(0, 12)} (${formatDuration(s.readAt - r.at)} ago)`,
+      ]),
+      attention: false,
+    });
+  out.push({ rows: notes(s, gate, c).map((n) => [n]), attention: false });
+  return out;
+}
+
+function claimRow(x: ClaimView, readAt: number, c: boolean): string[] {
+  const expiry = x.stale
+    ? paint(
+        c,
+        'yellow',
+        x.takeableAt === undefined
+          ? 'expired'
+          : x.takeableAt <= readAt
+            ? 'takeable now'
+            : `expired, takeable ${inOrAgo(x.takeableAt - readAt)}`,
+      )
+    : `expires ${inOrAgo(x.expiresInMs)}`;
+  return [
+    x.mine ? paint(c, 'bold', printable(x.item)) : printable(x.item),
+    printable(x.holder),
+    `${formatDuration(x.ageMs)} ago`,
+    expiry,
+    printable(x.note ?? ''),
+  ];
+}
+
+/** Landed work: one line (how many, the newest named) unless every item is asked for. */
+function landedSections(s: StatusData, o: SectionOptions): Section[] {
+  const done = s.claims.filter((x) => x.state === 'done');
+  if (!done.length) return [];
+  const kept = `in the last ${formatDuration(s.settings.doneRetention)}`;
+  if (o.all) {
+    // By name, in the order people count: item-2 before item-10.
+    const byName = [...done].sort((a, b) => compareNatural(a.item, b.item));
+    return [
+      {
+        title: `Landed (${done.length} ${kept})`,
+        rows: byName.map((x) => [
+          x.landed
+            ? `  ${printable(x.item)} on ${printable(x.landed.main)} at ${x.landed.tip.slice(0, 12)} (${formatDuration(s.readAt - x.at)} ago)`
+            : `  ${printable(x.item)} (done ${formatDuration(s.readAt - x.at)} ago)`,
+        ]),
+        attention: false,
+      },
+    ];
+  }
+  const newest = [...done].sort((a, b) => b.at - a.at || compareNatural(a.item, b.item)).slice(0, LANDED_NAMED);
+  const named = newest.map((x) => `${printable(x.item)} (${formatDuration(s.readAt - x.at)} ago)`).join(', ');
+  const line = `landed: ${done.length} ${kept}, latest ${newest.length === 1 ? '' : `${newest.length}`}: ${named}${done.length > newest.length ? '; abcd status --all lists every one' : ''}`;
+  return [{ rows: [[line]], attention: false }];
+}
+
+function notes(s: StatusData, gate: GateSummary, c: boolean): string[] {
+  const out: string[] = [];
+  if (!s.settingsTrust.protected)
+    out.push(
+      paint(
+        c,
+        'yellow',
+        `settings are unprotected: anyone who can push to the remote can change them. To protect them, list your signing key in ${s.settingsTrust.signers}`,
+      ),
+    );
+  if (!s.requestTrust.protected && (s.pending.length || s.steers.length))
+    out.push(
+      paint(
+        c,
+        'yellow',
+        `requests are unprotected: a steer or build request's author is only stated, so anyone who can push can write one as you. To protect them, list your signing key in ${s.requestTrust.signers}`,
+      ),
+    );
+  out.push(`load gate: ${gate.holders} of ${gate.slots} slot(s) held, ${gate.waiters} waiting (${gate.dir})`);
+  if (s.pruned) out.push(`pruned ${s.pruned} released or expired record(s)`);
+  if (s.unknown.length)
+    out.push(
+      `${s.unknown.length} ref(s) under abcd/ of a kind this abcd does not know, left alone: ${s.unknown.slice(0, 5).map(printable).join(', ')}`,
+    );
+  return out;
+}
+
+/** The command that clears a refused record. */
+function fixFor(ref: string, remote: string): string {
+  const claim = /^refs\/heads\/abcd\/claims\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(ref);
+  if (claim)
+    return `abcd release ${claim[1] === 'local' && claim[2] === 'item' ? claim[3] : `${claim[1]}:${claim[2]}:${claim[3]}`} --force (the person's call)`;
+  if (ref === 'refs/heads/abcd/settings') return 'the person writes a signed generation: abcd settings <key> <value>';
+  return `git push ${remote} --delete ${printable(ref)} (after checking nothing live uses it)`;
+}

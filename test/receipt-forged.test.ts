@@ -56,8 +56,9 @@ describe('a forged receipt', () => {
     expect(other.json, other.stdout + other.stderr).toMatchObject({ ok: true, outcome: 'landed' });
     expect((await remote.refs()).get(SLOT)).toBe(tip);
 
-    // The follow-up itself runs the agent, with the person's note in its mailbox.
-    const run = await person.abcd(['build', 'page', '--json', '--sandbox', 'none', '--agent', agent], { timeoutMs: 90_000 });
+    // The follow-up itself runs the agent, with the person's note in its mailbox (the item is done
+    // again since the release, so the person reopens it: a done item stays done otherwise).
+    const run = await person.abcd(['build', 'page', '--reopen', '--json', '--sandbox', 'none', '--agent', agent], { timeoutMs: 90_000 });
     expect(run.code, run.stdout + run.stderr).toBe(0);
     expect(run.json).toMatchObject({ outcome: 'landed' });
     expect(run.json.record.cycles).toMatchObject([{ item: 'page', outcome: 'landed', followUp: true }]);

@@ -61,7 +61,7 @@ export function statusSections(s: StatusData, gate: GateSummary, o: SectionOptio
           c,
           'yellow',
           l.state === 'lost'
-            ? `  lost: ${head(l)} stopped rewriting its result ${formatDuration(s.readAt - l.at)} ago`
+            ? `  lost: ${head(l)}: ${lostWhy(l)}, last seen ${formatDuration(s.readAt - (l.lost?.lastSeenAt ?? l.at))} ago`
             : `  ended ${printable(l.end ?? '')} ${formatDuration(s.readAt - l.at)} ago: ${head(l)}: ${l.landed} landed, ${l.notLanded} not`,
         ),
       ]),
@@ -200,6 +200,11 @@ function landedSections(s: StatusData, o: SectionOptions): Section[] {
   const named = newest.map((x) => `${printable(x.item)} (${formatDuration(s.readAt - x.at)} ago)`).join(', ');
   const line = `landed: ${done.length} ${kept}, latest ${newest.length === 1 ? '' : `${newest.length}`}: ${named}${done.length > newest.length ? '; abcd status --all lists every one' : ''}`;
   return [{ rows: [[line]], attention: false }];
+}
+
+/** Why a lane run counts as lost: its process seen gone here, or its record no longer rewritten. */
+function lostWhy(l: StatusData['lanes'][number]): string {
+  return l.lost?.why === 'process-gone' ? 'its process on this computer is gone' : 'it stopped rewriting its result';
 }
 
 function notes(s: StatusData, gate: GateSummary, c: boolean): string[] {

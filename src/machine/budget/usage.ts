@@ -46,3 +46,28 @@ function tokensOf(line: string): number | null {
   const t = (v as { tokens?: unknown }).tokens;
   return typeof t === 'number' && Number.isSafeInteger(t) && t >= 0 && t <= MAX_TOKENS_PER_LINE ? t : null;
 }
+
+/**
+ * What one cycle's agent used, as its runtime reported it: Claude Code's and Codex's own
+ * result messages, or the `command` runtime's usage lines. Every count is a whole number
+ * capped at 2^53 - 1; `costUsd` is what the runtime said it cost (0 when it says nothing).
+ */
+export interface CycleUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  costUsd: number;
+  /** Model turns (requests) the agent made. */
+  turns: number;
+  model?: string;
+  /** The runtime's own session or thread id (what a resume continues). */
+  sessionId?: string;
+  /** Usage lines the `command` runtime could not read (hostile or broken): counted, never debited. */
+  ignoredLines?: number;
+}
+
+/** A cycle that used nothing yet. */
+export function emptyUsage(): CycleUsage {
+  return { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0, turns: 0 };
+}

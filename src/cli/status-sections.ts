@@ -82,7 +82,7 @@ export function statusSections(s: StatusData, gate: GateSummary, o: SectionOptio
     const first = s.queue.find((q) => q.alive);
     const rows = s.queue.map((q) => [
       q === first ? paint(c, 'green', '>') : String(q.position),
-      printable(q.item),
+      q.priority ? `${printable(q.item)} (${q.priority})` : printable(q.item),
       printable(q.holder),
       q.head.slice(0, 12),
       `${formatDuration(s.readAt - q.since)} ago`,

@@ -6,6 +6,7 @@ import { spawnProcess } from '../core/spawn.js';
 import { formatDuration } from '../core/duration.js';
 import type { SandboxMode } from '../machine/sandbox/bwrap.js';
 import { checkEnvNames } from '../machine/sandbox/environment.js';
+import { DEFAULT_PRIORITY_AGE_MS } from './priority.js';
 
 // A check that runs longer than this is stuck; the land refuses rather than wait forever.
 const DEFAULT_CHECK_TIMEOUT_MS = 30 * 60_000;
@@ -25,6 +26,8 @@ export interface LandConfig {
   network: boolean;
   /** A failing check runs again this many times on the same tree before it counts as failed. */
   retries: number;
+  /** How far a priority moves a queue entry (land/priority.ts). */
+  priorityAgeMs: number;
 }
 
 /**
@@ -42,6 +45,7 @@ export async function readLandConfig(git: Git, mainTip: string, parseDuration: (
     envNames: checkEnvNames(land?.env ?? [], 'land.env'),
     network: land?.network ?? true,
     retries: land?.retries ?? 0,
+    priorityAgeMs: land?.priorityAge ? parseDuration(land.priorityAge) : DEFAULT_PRIORITY_AGE_MS,
   };
 }
 

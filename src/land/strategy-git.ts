@@ -14,7 +14,8 @@ import { passedOnRetry, type CheckRun, type LandConfig } from './checks.js';
 import { sanitizeLine } from '../core/sanitize.js';
 import { chooseCheckSandbox, runJailedChecks } from './check-sandbox.js';
 import { pruneQueue } from './prune-queue.js';
-import { turnOf, type SkippedEntry } from './queue-order.js';
+import { liveHead, turnOf, type SkippedEntry } from './queue-order.js';
+import { entryRank, rankFor } from './priority.js';
 import { fetchHeads, integrateAhead, judgeStack, type Stack } from './speculation.js';
 import { entryGone, entryLost, interrupted, leaveQueueAfter, waitedTooLong, waitForTurn } from './turn.js';
 import type { LandContext, Landed, LandStrategy } from './types.js';
@@ -77,6 +78,20 @@ async function enqueue({ waiting: repo, input, target, snap, held, keeper, item,
   const refusedEntry = snap.refused.get(qref);
   if (refusedEntry) throw refusedEntry.refusal;
   const old = snap.queue.get(qref);
+  const view = await readClock(repo);
+  const again = old && sameSession(old.entry.holder, repo.me) ? old : undefined;
+  const at = again ? again.entry.at : clock.now();
+  const priority = input.priority ?? 'normal';
+  // A re-enqueue keeps its place; a new entry never ranks ahead of the entries under test.
+  const rank =
+    again && (again.entry.priority ?? 'normal') === priority
+      ? entryRank(again)
+      : rankFor({
+          at,
+          priority,
+          ageMs: config.priorityAgeMs,
+          testing: liveHead(snap, config.speculate, clock.now(), view).filter((q) => q.ref !== qref),
+        });
   const entry: QueueRecord = {
     ...(old ? unknownQueueFields(old.entry) : {}),
     abcd: 'queue',
@@ -87,13 +102,16 @@ async function enqueue({ waiting: repo, input, target, snap, held, keeper, item,
     head: target.head,
     main: target.main,
     strategy: input.strategy,
-    at: old && sameSession(old.entry.holder, repo.me) ? old.entry.at : clock.now(),
+    at,
+    rank,
+    ...(priority !== 'normal' ? { priority } : {}),
     // The entries behind integrate this one as it will land: with --keep, its item stays ready.
     ...(input.keep ? { keep: true } : {}),
     // ...and with what its run absorbed in the marking commit, so their stacks are the commits that land.
     ...(input.consumed ? { consumed: input.consumed } : {}),
   };
   if (!input.keep) delete (entry as Record<string, unknown>).keep;
+  if (priority === 'normal') delete (entry as Record<string, unknown>).priority;
   if (!input.consumed) delete (entry as Record<string, unknown>).consumed;
   let lease = old?.tip ?? null;
   let enq;
@@ -122,7 +140,6 @@ async function enqueue({ waiting: repo, input, target, snap, held, keeper, item,
   // The read made before enqueueing, plus this entry: if it may test now, the first turn needs
   // no second read (the read just before landing still catches a late earlier entry).
   const read: Snapshot = { ...snap, queue: new Map([...snap.queue, [qref, { ref: qref, item, tip: myEntryTip, entry }]]) };
-  const view = await readClock(repo);
   const first = turnOf(read, qref, clock.now(), view);
   const mayTest = first.turn.kind === 'mine' || (first.turn.kind === 'behind' && first.ahead.length < config.speculate);
   if (mayTest && first.dead.length) await pruneQueue(repo, first.dead, view);

@@ -10,12 +10,15 @@ import type { ClaimKeeper } from './claim-keeper.js';
 import type { RecordWrite } from '../claims/write.js';
 import type { SkippedEntry } from './queue-order.js';
 import type { LandTarget } from './target.js';
+import type { Priority } from './priority.js';
 
 export interface LandInput {
   item: ItemKey;
   branch?: string;
   waitMs: number;
   strategy: 'rebase' | 'merge';
+  /** Its place in the land queue (default normal): land/priority.ts. */
+  priority?: Priority;
   /** Keep the claim held after landing instead of marking it done. */
   keep: boolean;
   /** Set by a lane: its agent wrote the work (its checks never run unsandboxed unless attended and opted out). */

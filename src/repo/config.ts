@@ -44,6 +44,11 @@ export const LandSectionSchema = z.strictObject({
    * failed (default 0). For flaky checks; each attempt is in the land's result.
    */
   retries: z.number().int().min(0).max(5).optional(),
+  /**
+   * How far a priority moves a queue entry (default 10m): `high` ranks as if enqueued that much
+   * earlier, `low` that much later, so a low entry is passed only by work enqueued within it.
+   */
+  priorityAge: Duration.optional(),
 });
 
 export const LanesSectionSchema = z.strictObject({

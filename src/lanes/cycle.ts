@@ -5,7 +5,9 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { makeCycleFolder, removeTree } from '../machine/owned-folders.js';
 import { readAgentFile } from './agent-files.js';
 import { join } from 'node:path';
-import { debitBudget, parseUsageLines } from '../machine/budget/budget.js';
+import { debitBudget } from '../machine/budget/budget.js';
+import { readCommandUsage } from '../machine/budget/command-usage.js';
+import { recordedUsage } from '../machine/budget/usage.js';
 import type { ItemDoc } from '../items/source.js';
 import { formatItem, shortItem } from '../records/item.js';
 import type { CycleRecord } from '../records/lane-result.js';
@@ -121,9 +123,9 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
         },
       },
     });
-    const usage = parseUsageLines(await readAgentFile(files.usage)).tokens;
-    if (usage > 0) await debitBudget(ctx.budgetDir, { tokens: usage });
-    const agent = { agentMs: run.durationMs, exitCode: run.exitCode, ...(usage ? { usage } : {}) };
+    const usage = readCommandUsage(await readAgentFile(files.usage));
+    await debitBudget(ctx.budgetDir, { usage, runtime: 'command', item: short });
+    const agent = { agentMs: run.durationMs, exitCode: run.exitCode, ...recordedUsage(usage) };
     // Scrubbed whole before it is cut to lines, so a key block loses its body with its header.
     const tail = scrubSecrets(run.outputTail).trim().split('\n').slice(-3).join(' | ');
     if (keeper.fenced) return end({ outcome: 'failed', code: 'fenced', reason: keeper.fenced.message, ...agent });

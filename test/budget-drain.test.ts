@@ -52,6 +52,20 @@ describe('the budget in a drain', () => {
     });
   }, 150_000);
 
+  it("with no pool, two such cycles: the run's totals are capped too, and the pool only counts", async () => {
+    const remote = await remoteWithItems([{ slug: 'one' }, { slug: 'two' }]);
+    const s = await laneSession(remote, 'unmetered');
+    const lines = `i=0; while [ $i -lt 9100 ]; do echo '{"tokens":1e12,"costUsd":1e6}'; i=$((i+1)); done >> "$ABCD_USAGE"`;
+    const r = await s.abcd(['drain', '--json', '--lanes', '1', '--agent', `${lines}; ${COMMITTING_AGENT}`], { timeoutMs: 120_000 });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.json.record.cycles).toMatchObject([
+      { item: 'one', outcome: 'landed', usage: MAX, spend: { costUsd: 1e9 } },
+      { item: 'two', outcome: 'landed', usage: MAX },
+    ]);
+    expect(r.json.record).toMatchObject({ usage: MAX, costUsd: 1e9 });
+    expect(await poolFile(s)).toMatchObject({ pool: null, remaining: null, spent: MAX, spentUsd: 1e9, debits: 2 });
+  }, 150_000);
+
   it('a budget of N tokens: the cycle that crosses it finishes, no new cycle starts, nothing not landed is marked done', async () => {
     // In key order: a fails after spending, b lands, c crosses the pool and lands, d never starts.
     const remote = await remoteWithItems([{ slug: 'a-fails' }, { slug: 'b-lands' }, { slug: 'c-crosses' }, { slug: 'd-waits' }]);

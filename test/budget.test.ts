@@ -11,6 +11,7 @@ import { MAX_SPEND_ENTRIES, readSpendLog, summarizeSpend } from '../src/machine/
 import { addUsage, debitedTokens, emptyUsage, MAX_COST_USD, recordedUsage, type CycleUsage } from '../src/machine/budget/usage.js';
 import { systemGateDeps } from '../src/machine/gate/process.js';
 import { BudgetExhausted, RecordTooNew } from '../src/core/refusals.js';
+import { decodeLaneResult, encodeLaneResult, type LaneResultRecord } from '../src/records/lane-result.js';
 import { cleanupTemp, isolatedEnv, tempDir } from './harness/git-env.js';
 import { runAbcd } from './harness/session.js';
 
@@ -400,4 +401,32 @@ describe('abcd budget', () => {
     }
     expect(readBudget(dir)).toMatchObject({ pool: null, poolUsd: 25 });
   }, 60_000);
+});
+
+describe('the lane result record', () => {
+  const base: LaneResultRecord = {
+    abcd: 'lane',
+    v: 1,
+    runId: 'r1',
+    verb: 'drain',
+    holder: { person: 'p@example.com', host: 'h', session: 's' },
+    lifecycle: 'once',
+    lanes: 1,
+    state: 'finished',
+    startedAt: 1,
+    at: 2,
+    ttl: 180_000,
+    current: [],
+    deferred: [],
+    usage: 5,
+    cycles: [{ item: 'a', outcome: 'landed', startedAt: 1, durationMs: 3, usage: 5 }],
+  };
+  const ref = 'refs/heads/abcd/lanes/r1';
+
+  it("reads an older writer's record (no spend, no cost) and a new one with both", () => {
+    expect(decodeLaneResult(ref, encodeLaneResult(base))).toEqual(base);
+    const spend = { ...emptyUsage(), inputTokens: 5, costUsd: 0.5, turns: 1, model: 'm', ignoredLines: 2 };
+    const next = { ...base, costUsd: 0.5, cycles: [{ ...base.cycles[0]!, spend }] };
+    expect(decodeLaneResult(ref, encodeLaneResult(next))).toEqual(next);
+  });
 });

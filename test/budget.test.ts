@@ -14,6 +14,7 @@ import { BudgetExhausted, RecordTooNew } from '../src/core/refusals.js';
 import { decodeLaneResult, encodeLaneResult, type LaneResultRecord } from '../src/records/lane-result.js';
 import { cleanupTemp, isolatedEnv, tempDir } from './harness/git-env.js';
 import { runAbcd } from './harness/session.js';
+import { ANSWERS } from '../src/cli/answers.js';
 
 afterAll(cleanupTemp);
 
@@ -372,6 +373,7 @@ describe('abcd budget', () => {
     await debitBudget(dir, { usage: { ...emptyUsage(), inputTokens: 10, costUsd: 12.5 }, runtime: 'claude', item: 'b' });
     const out = await runAbcd(home, ['budget', '--json'], env);
     expect(out.json).toMatchObject({ remaining: 990, remainingUsd: 0, exhausted: true, exhaustedBy: ['usd'] });
+    for (const answer of [none.json, set.json, both.json, out.json]) expect(ANSWERS.budget!.parse(answer)).toEqual(answer);
     expect(out.json.lastDay).toMatchObject({
       debits: 2,
       tokens: 2510,

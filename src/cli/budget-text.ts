@@ -21,7 +21,7 @@ export function budgetJson(r: BudgetResult): Record<string, unknown> {
     remainingUsd: s.remainingUsd,
     spentUsd: s.spentUsd,
     debits: s.debits,
-    setAt: s.setAt === null ? null : formatInstant(s.setAt),
+    setAt: s.setAt === null ? null : jsonInstant(s.setAt),
     exhausted: exhaustedKinds(s).length > 0,
     exhaustedBy: exhaustedKinds(s),
     changed: r.changed,

@@ -182,7 +182,16 @@ export const REFUSALS = {
     exit: 3,
     means: 'a configured land check failed; nothing landed',
     todo: 'read data.checks, fix the work, push and land again',
-    data: shape<{ check: string; exitCode: number; timedOut: boolean; output: string }>(),
+    data: shape<{
+      check: string;
+      exitCode: number;
+      timedOut: boolean;
+      output: string;
+      /** Runs of the failing check on this tree (more than 1 with land.retries). */
+      attempts?: number;
+      /** Every check run so far, each with its attempt number. */
+      runs?: { command: string; exitCode: number; durationMs: number; attempt: number }[];
+    }>(),
   },
   'forge-rejected': {
     exit: 3,

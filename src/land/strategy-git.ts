@@ -10,7 +10,8 @@ import { queueRef } from '../records/refs.js';
 import { CheckFailed, Conflict, DeadlineReached, Fenced, isRefusal } from '../core/refusals.js';
 import { refusePush, workBranchUpdate } from '../claims/write.js';
 import type { QueueEntry, Snapshot } from '../repo/snapshot.js';
-import type { CheckRun, LandConfig } from './checks.js';
+import { passedOnRetry, type CheckRun, type LandConfig } from './checks.js';
+import { sanitizeLine } from '../core/sanitize.js';
 import { chooseCheckSandbox, runJailedChecks } from './check-sandbox.js';
 import { pruneQueue } from './prune-queue.js';
 import { turnOf, type SkippedEntry } from './queue-order.js';
@@ -169,7 +170,7 @@ async function landInTurn(ctx: LandContext, q: Queued): Promise<Landed> {
     // The entries ahead landed exactly as tested under it: the failure is this entry's own.
     if (next === 'land' && tested.failed) throw tested.failed;
     if (next === 'land') {
-      if (await pushLanding(ctx, q, tested.tip, tested.stack.parent)) {
+      if (await pushLanding(ctx, q, tested.tip, tested.stack.parent, passedOnRetry(tested.checks))) {
         return {
           tip: tested.tip,
           previousTip: tested.stack.parent,
@@ -301,10 +302,16 @@ async function pushLanding(
   q: Queued,
   tip: string,
   parent: string,
+  flaky: { check: string; attempts: number }[],
 ): Promise<boolean> {
+  const landed = {
+    main: target.main,
+    tip,
+    ...(flaky.length ? { flaky: flaky.map((f) => ({ ...f, check: sanitizeLine(f.check, 500) })) } : {}),
+  };
   const r = await keeper.push(
     (claim) => ({
-      claim: input.keep ? claim : { ...claim, state: 'done', landed: { main: target.main, tip } },
+      claim: input.keep ? claim : { ...claim, state: 'done', landed },
       message: `land ${claim.item} on ${target.main} at ${tip.slice(0, 12)}`,
       records: [{ ref: q.qref, lease: q.myEntryTip, content: null, message: `dequeue ${q.entry.item}` }, ...(input.alsoWrite?.(tip) ?? [])],
       extra: [

@@ -42,6 +42,8 @@ export interface LandResult {
   /** Tests on main's tip; more than one when main moved under a test (git forge). */
   attempts: number;
   checks: CheckRun[];
+  /** Checks that failed and then passed when run again (land.retries): flaky, not failed. */
+  flaky?: { check: string; attempts: number }[];
   /** Where the checks ran: bubblewrap, or as the person (opted out, or no sandbox for their own entry). */
   checksSandbox?: 'bwrap' | 'none';
   /** Said when the checks ran unsandboxed for want of a sandbox. */

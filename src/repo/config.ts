@@ -39,6 +39,11 @@ export const LandSectionSchema = z.strictObject({
   env: z.array(EnvName).optional(),
   /** false: a sandboxed check has no network. */
   network: z.boolean().optional(),
+  /**
+   * How many times a failing check is run again on the same tree before the entry is judged
+   * failed (default 0). For flaky checks; each attempt is in the land's result.
+   */
+  retries: z.number().int().min(0).max(5).optional(),
 });
 
 export const LanesSectionSchema = z.strictObject({

@@ -36,7 +36,7 @@ export interface ClaimView {
   note?: string;
   branch?: string;
   head?: string;
-  landed?: { main: string; tip: string };
+  landed?: { main: string; tip: string; flaky?: { check: string; attempts: number }[] };
 }
 
 export interface RefusedView {

@@ -97,7 +97,17 @@ export const REFUSALS = {
     exit: 3,
     means: "the computer's model budget is used up: no new lane cycle",
     todo: 'tell the person (abcd budget)',
-    data: shape<{ dir: string; remaining: number; pool: number | null; spent: number }>(),
+    data: shape<{
+      dir: string;
+      /** The limits used up: tokens, usd (dollars), or both. */
+      exhausted: ('tokens' | 'usd')[];
+      remaining: number | null;
+      pool: number | null;
+      spent: number;
+      remainingUsd: number | null;
+      poolUsd: number | null;
+      spentUsd: number;
+    }>(),
   },
   'agent-objects-refused': {
     exit: 3,

@@ -4,7 +4,7 @@ import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ABCD_BIN } from './harness/session.js';
 import { cleanupTemp, tempDir } from './harness/git-env.js';
-import { agentProcesses, COMMITTING_AGENT, itemStatus, laneSession, processesWith, remoteWithItems } from './harness/lanes.js';
+import { laneRun, agentProcesses, COMMITTING_AGENT, itemStatus, laneSession, processesWith, remoteWithItems } from './harness/lanes.js';
 
 describe('build', () => {
   afterAll(cleanupTemp);
@@ -31,7 +31,7 @@ describe('build', () => {
       const marker = `build-marker-${process.pid}-${Date.now()}`;
       const r = await s.abcd(['build', 'task', '--json', '--agent-timeout', '3s', '--agent', `${agent} # ${marker}`]);
       expect(r.code, r.stdout + r.stderr).toBe(exit);
-      const cycle = r.json.record.cycles[0];
+      const cycle = laneRun(r).record.cycles[0];
       expect(cycle).toMatchObject({ item: 'task', outcome });
       expect(cycle.reason).toMatch(why);
       expect(await itemStatus(remote, 'task')).toBe('ready');

@@ -8,6 +8,7 @@ export const build: Command = {
   command: 'build <item>',
   describe: 'run an agent headless on one item: claim, fresh worktree, sandboxed agent, land through the queue',
   refusals: [
+    'not-landed',
     'budget-exhausted',
     'not-requester',
     'agent-objects-refused',

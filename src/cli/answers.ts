@@ -152,8 +152,7 @@ const status = z.strictObject({
       main: z.string(),
       since: Instant,
       alive: z.boolean(),
-      skipped: SkippedEntry.nullable()
-        .describe("set when the entry's claim cannot be read: lands skip it, never wait on it or delete it"),
+      skipped: SkippedEntry.nullable().describe("set when the entry's claim cannot be read: lands skip it, never wait on it or delete it"),
     }),
   ),
   announcements: z.array(
@@ -293,6 +292,32 @@ const steer = z.strictObject({
   protected: z.boolean().describe("this clone keeps the person's allowed-signers list (without one, requests are unprotected)"),
 });
 
+const items = z.strictObject({
+  ...Ok,
+  main: z.string(),
+  mainTip: Oid,
+  items: z.array(
+    z.strictObject({
+      key: z.string(),
+      slug: z.string(),
+      title: z.string(),
+      status: z.enum(['ready', 'done']).describe("the item file's front matter"),
+      dependsOn: z.array(z.string()),
+      readiness: z.enum(['ready', 'blocked', 'held', 'done', 'pending']),
+      blockedBy: z.array(z.string()).describe('dependencies not yet done (readiness blocked)'),
+      claim: z
+        .strictObject({ state: State, holder: z.string(), expiresAt: Instant, live: z.boolean() })
+        .nullable()
+        .describe("the item's claim record as it stands, whatever its state"),
+      path: z.string(),
+      addedAt: Instant.nullable().describe('when the item entered main, null when history does not say'),
+    }),
+  ),
+  refused: z.array(
+    z.strictObject({ path: z.string(), key: z.string().nullable(), code: z.string(), reason: z.string().nullable(), message: z.string() }),
+  ),
+});
+
 /** Each verb's success answer. Verbs the person runs by hand are described loosely. */
 export const ANSWERS: Record<string, z.ZodType> = {
   reserve,
@@ -306,7 +331,7 @@ export const ANSWERS: Record<string, z.ZodType> = {
   steer,
   build: z.strictObject(Ok).loose(),
   drain: z.strictObject(Ok).loose(),
-  items: z.strictObject(Ok).loose(),
+  items,
   budget: z.strictObject(Ok).loose(),
   settings: z
     .object({

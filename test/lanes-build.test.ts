@@ -3,6 +3,7 @@
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ABCD_BIN } from './harness/session.js';
+import { assertAnswerContract } from './harness/answer-contract.js';
 import { cleanupTemp, tempDir } from './harness/git-env.js';
 import { laneRun, agentProcesses, COMMITTING_AGENT, itemStatus, laneSession, processesWith, remoteWithItems } from './harness/lanes.js';
 
@@ -89,6 +90,7 @@ describe('build', () => {
     const r = await p;
     expect(r.exitCode, String(r.stdout) + String(r.stderr)).toBe(130);
     const json = JSON.parse(String(r.stdout).trim().split('\n').at(-1)!);
+    assertAnswerContract(['drain', '--json'], r.exitCode ?? -1, json);
     expect(json.refusal.code).toBe('interrupted');
     expect(json.refusal.data.result.record).toMatchObject({ state: 'finished', end: 'interrupted', cycles: [{ outcome: 'cancelled' }] });
     expect(await processesWith(marker)).toEqual([]);

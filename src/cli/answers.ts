@@ -91,7 +91,18 @@ const land = z.strictObject({
   head: Oid,
   branch: z.string(),
   attempts: z.number().int(),
-  checks: z.array(z.strictObject({ command: z.string(), exitCode: z.number().int(), durationMs: Ms })),
+  checks: z.array(
+    z.strictObject({
+      command: z.string(),
+      exitCode: z.number().int(),
+      durationMs: Ms,
+      attempt: z.number().int().describe('which run of this check on this tree (above 1 with land.retries)'),
+    }),
+  ),
+  flaky: z
+    .array(z.strictObject({ check: z.string(), attempts: z.number().int() }))
+    .optional()
+    .describe('checks that failed and then passed when run again (land.retries)'),
   checksSandbox: z.enum(['bwrap', 'none']).optional().describe('where the checks ran: bubblewrap, or unsandboxed as the person'),
   warning: z.string().optional().describe('said when the checks ran unsandboxed for want of a sandbox'),
   enqueuedAt: Instant,
@@ -139,7 +150,16 @@ const status = z.strictObject({
       note: z.string().nullable(),
       branch: z.string().nullable(),
       head: Oid.nullable(),
-      landed: z.strictObject({ main: z.string(), tip: Oid }).nullable(),
+      landed: z
+        .strictObject({
+          main: z.string(),
+          tip: Oid,
+          flaky: z
+            .array(z.strictObject({ check: z.string(), attempts: z.number().int() }))
+            .optional()
+            .describe('checks that passed only on a retry'),
+        })
+        .nullable(),
     }),
   ),
   queue: z.array(
@@ -151,6 +171,7 @@ const status = z.strictObject({
       head: Oid,
       main: z.string(),
       since: Instant,
+      priority: z.enum(['high', 'normal', 'low']).describe('its place in the queue: high and low move it by land.priorityAge'),
       alive: z.boolean(),
       skipped: SkippedEntry.nullable().describe("set when the entry's claim cannot be read: lands skip it, never wait on it or delete it"),
     }),

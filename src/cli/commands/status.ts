@@ -106,7 +106,7 @@ function toJson(s: StatusData, gateJson: GateSummary): Record<string, unknown> {
       head: c.head ?? null,
       landed: c.landed ?? null,
     })),
-    queue: s.queue.map((q) => ({ ...q, since: jsonInstant(q.since), skipped: q.skipped ?? null })),
+    queue: s.queue.map((q) => ({ ...q, since: jsonInstant(q.since), priority: q.priority ?? 'normal', skipped: q.skipped ?? null })),
     announcements: s.announcements.map((a) => ({ ...a, at: jsonInstant(a.at), expiresAt: jsonInstant(a.expiresAt) })),
     gate: gateJson,
     settings: s.settings,

@@ -19,6 +19,7 @@ import { buildAgentEnv } from './agent-env.js';
 import { collectAgentWork, prepareAgentRepo } from './agent-repo.js';
 import { changeLimits } from './change-limits.js';
 import { openCycleLog, type CycleLog } from './cycle-log.js';
+import { watchCycle, type CycleWatch } from './cycle-watch.js';
 import { fillLaneStore } from './lane-objects.js';
 import { releaseClaim, type Taken } from './claim.js';
 import type { RunContext } from './context.js';
@@ -59,8 +60,10 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
   const cycleDir = await makeCycleFolder(ctx.repo.deps.config.tmpDir);
   let landing = false;
   let log: CycleLog | undefined;
+  let watch: CycleWatch | undefined;
   try {
     log = await openCycleLog({ commonDir: ctx.repo.commonDir, runId: ctx.runId, n, item: short });
+    watch = watchCycle(ctx, short, log);
     // The agent's repository borrows from the lane store, which holds only what main reaches.
     const [files, storeObjects, config] = await Promise.all([
       stageCycle(cycleDir, item, taken),
@@ -115,14 +118,12 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
         timeoutMs: ctx.agentTimeoutMs,
         signal: keeper.signal,
         now: () => clock.now(),
-        onOutput: (chunk: string) => {
-          log?.write(chunk);
-          ctx.onOutput?.(chunk);
-        },
+        onOutput: (chunk: string) => watch?.agentOutput(chunk),
       },
     });
     const usage = parseUsageLines(await readAgentFile(files.usage)).tokens;
     if (usage > 0) await debitBudget(ctx.budgetDir, { tokens: usage });
+    watch.used(usage);
     const agent = { agentMs: run.durationMs, exitCode: run.exitCode, ...(usage ? { usage } : {}) };
     // Scrubbed whole before it is cut to lines, so a key block loses its body with its header.
     const tail = scrubSecrets(run.outputTail).trim().split('\n').slice(-3).join(' | ');
@@ -163,6 +164,7 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
     await ctx.repo.git.must(['update-ref', `refs/heads/${branch}`, work.head]);
     await keeper.stop();
     landing = true;
+    watch.landing();
     const waitMs = Math.max(1000, Math.min(LAND_WAIT_MS, ctx.deadline - clock.now()));
     try {
       const receipt = (head: string) =>
@@ -176,6 +178,7 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
         keep: false,
         alsoWrite: receipt,
         lane: { attended: ctx.attended },
+        checkWatch: watch.checks,
       };
       const r = await land(lane, { ...input, ...(consumed ? { consumed } : {}) }, ctx.gate);
       return end({ outcome: 'landed', landed: r.tip, ...agent });
@@ -185,6 +188,7 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
     }
   } finally {
     await keeper.stop();
+    watch?.end();
     await log?.close();
     await Promise.all([removeTree(cycleDir), ctx.repo.git.run(['update-ref', '-d', `refs/heads/${branch}`])]);
     if (!landing || !(await landedDone(lane, taken.ref))) await releaseClaim(lane, item.key, 'the cycle did not land');

@@ -6,6 +6,7 @@ import { laneRef } from '../records/refs.js';
 import { writeRecordCommit } from '../records/objects.js';
 import type { Repo } from '../repo/repo.js';
 import { readPidSpace, readStartTime } from '../machine/gate/process.js';
+import type { LanePhase, UsageSoFar } from './progress.js';
 
 // A running record is rewritten at least this often, so status can tell a lane that died.
 const HEARTBEAT_MS = 60_000;
@@ -55,8 +56,17 @@ export class RunRecorder {
   working(item: string, on: boolean): void {
     const now = this.repo.deps.clock.now();
     const rest = this.record.current.filter((c) => c.item !== item);
-    this.record.current = on ? [...rest, { item, since: now }] : rest;
+    // A cycle starts with its agent (the worktree it prepares first is the agent's).
+    this.record.current = on ? [...rest, { item, since: now, phase: 'agent', phaseAt: now }] : rest;
     if (on) this.publishSoon();
+  }
+
+  /** An item's cycle entered another phase: one write, which carries its usage so far. */
+  phase(item: string, p: { phase: LanePhase; at: number; usage: UsageSoFar }): void {
+    const c = this.record.current.find((x) => x.item === item);
+    if (!c || c.phase === p.phase) return;
+    Object.assign(c, { phase: p.phase, phaseAt: p.at, usage: p.usage.tokens, ...(p.usage.costUsd ? { costUsd: p.usage.costUsd } : {}) });
+    this.publishSoon();
   }
 
   addCycle(c: CycleRecord): void {

@@ -42,7 +42,20 @@ export const LaneResultSchema = z.object({
   at: z.number().int().nonnegative().max(MAX_INSTANT_MS),
   ttl: z.number().int().min(1000),
   /** The items its lanes work on now. */
-  current: z.array(z.object({ item: z.string().max(200), since: z.number().int().nonnegative() })).max(64),
+  current: z
+    .array(
+      z.object({
+        item: z.string().max(200),
+        since: z.number().int().nonnegative(),
+        /** What the item's cycle does now (the agent, the land's checks, the rest of landing), since when. */
+        phase: z.enum(['agent', 'checks', 'landing']).optional(),
+        phaseAt: z.number().int().nonnegative().max(MAX_INSTANT_MS).optional(),
+        /** What its agent used so far, as of the last phase change: tokens, and dollars where the runtime says. */
+        usage: z.number().nonnegative().optional(),
+        costUsd: z.number().nonnegative().optional(),
+      }),
+    )
+    .max(64),
   cycles: z.array(CycleSchema).max(MAX_RESULT_CYCLES),
   /** Work seen but not started (deadline, budget, cycle cap), and pending requests left. */
   deferred: z.array(z.object({ item: z.string().max(200), why: z.string().max(MAX_REASON_CHARS).regex(PRINTABLE) })).max(MAX_RESULT_CYCLES),

@@ -1,15 +1,11 @@
 // What one cycle tells while it runs, in one place: the agent's and the checks' output go to the
 // cycle's log; its phase (agent, checks, landing), what it used and the agent's latest line go to
 // the run's hooks (the run's record and the terminal's live lines listen there).
-import { scrubSecrets } from '../core/scrub.js';
-import { sanitizeLine } from '../core/sanitize.js';
 import type { CheckWatch } from '../land/checks.js';
 import type { RunContext } from './context.js';
 import type { CycleLog } from './cycle-log.js';
+import { activityText } from './output-tail.js';
 
-// A terminal's colour and cursor codes: shown as text they would be noise in a live line.
-// eslint-disable-next-line no-control-regex -- escape sequences are what this removes
-const TERMINAL_CODES = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(\u0007|\u001b\\)?/g;
 // How much of an unfinished line is held waiting for its end.
 const MAX_PARTIAL_CHARS = 4096;
 
@@ -54,9 +50,4 @@ export function watchCycle(ctx: RunContext, item: string, log: CycleLog | undefi
       ctx.onPhase?.(item, null);
     },
   };
-}
-
-/** One line of agent output as a person may see it on a live line: no codes, no token, one line. */
-export function activityText(line: string): string {
-  return sanitizeLine(scrubSecrets(line.replace(TERMINAL_CODES, ''))).trim();
 }

@@ -20,6 +20,7 @@ import { collectAgentWork, prepareAgentRepo } from './agent-repo.js';
 import { changeLimits } from './change-limits.js';
 import { openCycleLog, type CycleLog } from './cycle-log.js';
 import { watchCycle, type CycleWatch } from './cycle-watch.js';
+import { agentTail, checkTail } from './output-tail.js';
 import { fillLaneStore } from './lane-objects.js';
 import { releaseClaim, type Taken } from './claim.js';
 import type { RunContext } from './context.js';
@@ -124,7 +125,7 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
     const usage = parseUsageLines(await readAgentFile(files.usage)).tokens;
     if (usage > 0) await debitBudget(ctx.budgetDir, { tokens: usage });
     watch.used(usage);
-    const agent = { agentMs: run.durationMs, exitCode: run.exitCode, ...(usage ? { usage } : {}) };
+    const agent = { agentMs: run.durationMs, exitCode: run.exitCode, ...(usage ? { usage } : {}), ...agentTail(run.outputTail) };
     // Scrubbed whole before it is cut to lines, so a key block loses its body with its header.
     const tail = scrubSecrets(run.outputTail).trim().split('\n').slice(-3).join(' | ');
     if (keeper.fenced) return end({ outcome: 'failed', code: 'fenced', reason: keeper.fenced.message, ...agent });
@@ -184,7 +185,8 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
       return end({ outcome: 'landed', landed: r.tip, ...agent });
     } catch (e) {
       if (!isRefusal(e)) throw e;
-      return end({ outcome: e.code === 'interrupted' ? 'cancelled' : 'failed', code: e.code, reason: e.message.split('\n')[0]!, ...agent });
+      const outcome = e.code === 'interrupted' ? 'cancelled' : 'failed';
+      return end({ outcome, code: e.code, reason: e.message.split('\n')[0]!, ...agent, ...checkTail(e) });
     }
   } finally {
     await keeper.stop();

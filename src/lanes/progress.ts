@@ -2,6 +2,7 @@
 // the rest of landing), since when, the agent's latest tool call or message, and what it used so
 // far. Kept in memory for the terminal's live lines; a phase change also goes to the run's record
 // (one write per change), activity and usage never do on their own (they change too often).
+import { activityText } from './output-tail.js';
 
 export type LanePhase = 'agent' | 'checks' | 'landing';
 
@@ -69,7 +70,8 @@ export class LaneBoard {
 
   activity(item: string, activity: AgentActivity): void {
     const state = this.states.get(item);
-    const text = activity.text.trim().slice(0, MAX_ACTIVITY_CHARS);
+    // A runtime's text is the agent's: hostile, and it may quote a token it came across.
+    const text = activityText(activity.text, MAX_ACTIVITY_CHARS);
     if (!state || text === '') return;
     this.states.set(item, { ...state, activity: { kind: activity.kind, text } });
     this.tell('activity', item);

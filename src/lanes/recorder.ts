@@ -7,6 +7,7 @@ import { writeRecordCommit } from '../records/objects.js';
 import type { Repo } from '../repo/repo.js';
 import { readPidSpace, readStartTime } from '../machine/gate/process.js';
 import type { LanePhase, UsageSoFar } from './progress.js';
+import { keepNewestTails } from './output-tail.js';
 
 // A running record is rewritten at least this often, so status can tell a lane that died.
 const HEARTBEAT_MS = 60_000;
@@ -70,7 +71,7 @@ export class RunRecorder {
   }
 
   addCycle(c: CycleRecord): void {
-    this.record.cycles = [...this.record.cycles, c].slice(-MAX_RESULT_CYCLES);
+    this.record.cycles = keepNewestTails([...this.record.cycles, c].slice(-MAX_RESULT_CYCLES));
     this.record.usage += c.usage ?? 0;
     this.publishSoon();
   }

@@ -8,6 +8,9 @@ import { MAX_INSTANT_MS, OID } from './limits.js';
 export const MAX_RESULT_CYCLES = 200;
 const MAX_REASON_CHARS = 500;
 
+// A few printable lines; the writer keeps each tail within a byte budget too.
+const TailSchema = z.array(z.string().max(200).regex(PRINTABLE)).max(12);
+
 const CycleSchema = z.object({
   item: z.string().min(1).max(200),
   outcome: z.enum(['landed', 'failed', 'no-change', 'timeout', 'cancelled', 'deferred']),
@@ -24,6 +27,9 @@ const CycleSchema = z.object({
   landed: z.string().regex(OID).optional(),
   usage: z.number().nonnegative().optional(),
   followUp: z.boolean().optional(),
+  /** The last lines the agent printed, and the failing check's, scrubbed (the newest cycles only). */
+  outputTail: TailSchema.optional(),
+  checkTail: TailSchema.optional(),
 });
 export type CycleRecord = z.infer<typeof CycleSchema>;
 

@@ -33,7 +33,7 @@ export function watchCycle(ctx: RunContext, item: string, log: CycleLog | undefi
       // The command runtime's activity is its last whole line that says something.
       const lines = (partial + chunk).split('\n');
       partial = (lines.pop() ?? '').slice(-MAX_PARTIAL_CHARS);
-      const last = lines.map(activityText).findLast((l) => l !== '');
+      const last = lines.map((l) => activityText(l)).findLast((l) => l !== '');
       if (last) ctx.onActivity(item, { kind: 'message', text: last });
     },
     used(tokens, costUsd = 0) {

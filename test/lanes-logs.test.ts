@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupTemp } from './harness/git-env.js';
 import { COMMITTING_AGENT, laneSession, remoteWithItems } from './harness/lanes.js';
 import { ABCD_BIN } from './harness/session.js';
+import { ANSWERS } from '../src/cli/answers.js';
 
 afterAll(cleanupTemp);
 
@@ -52,6 +53,7 @@ describe('abcd logs', () => {
     expect(one.json.cycles.map((c: { item: string }) => c.item)).toEqual(['beta']);
     expect(one.json.cycles[0].text).toContain('check output for beta');
     expect(one.json.cycles[0].text).not.toContain('alpha');
+    expect(ANSWERS.logs!.safeParse(one.json).success).toBe(true);
 
     // The files themselves never held the token: it is scrubbed before it is written.
     const dir = join(s.dir, '.git/abcd/logs', runId);

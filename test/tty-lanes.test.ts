@@ -38,6 +38,8 @@ describe('live lane lines', () => {
   });
 
   async function inTmux(s: Session, args: string[]): Promise<void> {
+    // The pane of a test before (its shell waits a minute so its screen can be read) goes first.
+    await tmux(['kill-server']);
     const script = join(dir, 'lane.sh');
     const env = Object.entries(s.env).map(([k, v]) => `export ${k}=${quote(v)}`);
     await writeFile(
@@ -67,6 +69,23 @@ describe('live lane lines', () => {
     // The live line went with the run: only the answer is left.
     expect(screen).not.toMatch(/fixme {2}(agent|landing|checks) /);
     expect(await format('#{history_size}')).toBe(history);
+  }, 150_000);
+
+  it('drain on a terminal with two lanes: one line for each working lane at once', async () => {
+    const remote = await remoteWithItems([{ slug: 'east' }, { slug: 'west' }]);
+    const s = await laneSession(remote, 'ttydrain');
+    await inTmux(s, ['drain', '--lanes', '2', '--agent', `echo "on $ABCD_ITEM"; sleep 4; ${COMMITTING_AGENT}`]);
+    await until(async () => {
+      const p = await pane();
+      return (
+        /east {2}agent {2}\d+s {2}0 tokens {2}on local:item:east/.test(p) &&
+        /west {2}agent {2}\d+s {2}0 tokens {2}on local:item:west/.test(p)
+      );
+    }, 'both lanes');
+    await until(async () => (await pane()).includes('EXITED'), 'the drain to end');
+    const screen = await pane();
+    expect(screen).toContain('EXITED 0');
+    expect(screen).not.toMatch(/(east|west) {2}(agent|landing|checks) /);
   }, 150_000);
 
   it('off a terminal: one plain line per phase change on stderr, with the usage at each; none for the agent output', async () => {

@@ -14,6 +14,8 @@ export interface CycleWatch {
   agentOutput(chunk: string): void;
   /** The agent's usage once it is known (the command runtime reports it when the agent exits). */
   used(tokens: number, costUsd?: number): void;
+  /** The agent works again in the same cycle (a steer, a conflict or a failed check sent back to it). */
+  agent(): void;
   /** The agent is done: its work goes to the land queue. */
   landing(): void;
   /** Handed to the land: the checks' output and when they run. */
@@ -38,6 +40,9 @@ export function watchCycle(ctx: RunContext, item: string, log: CycleLog | undefi
     },
     used(tokens, costUsd = 0) {
       ctx.onUsage?.(item, { tokens, costUsd });
+    },
+    agent() {
+      ctx.onPhase?.(item, 'agent');
     },
     landing() {
       ctx.onPhase?.(item, 'landing');

@@ -1,7 +1,8 @@
 // Nothing secret in any folder the sandbox can see, whatever TMPDIR is: the credential channel
 // the lane opens for its own git calls while the agent runs is out of the agent's reach, and
 // what the agent prints reaches the remote's record bounded and scrubbed of anything that
-// looks like a token, while the whole of it stays in a local log under the clone's git dir.
+// looks like a token, while the whole of it, scrubbed the same way, stays in a local log under
+// the clone's git dir.
 import { generateKeyPairSync } from 'node:crypto';
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -146,7 +147,7 @@ describe('secrets out of the sandbox', () => {
     expect(log).not.toContain('password=');
   }, 120_000);
 
-  it("the record keeps a bounded tail with tokens and keys scrubbed; the local log keeps the agent's output whole", async () => {
+  it("the record keeps a bounded tail with tokens and keys scrubbed; the local log keeps the agent's output whole but them", async () => {
     const remote = await remoteWithItems([{ slug: 'loud' }]);
     const s = await laneSession(remote, 'loud');
     const fake = {
@@ -174,7 +175,10 @@ describe('secrets out of the sandbox', () => {
     const log = await readLogs(join(s.dir, '.git'), laneRun(r).runId);
     expect(log).toContain('filler line 1\n');
     expect(log).toContain('filler line 5000\n');
-    for (const secret of Object.values(fake)) expect(log).toContain(secret);
+    // The log is scrubbed too: a person pastes it into an issue, a backup carries the git dir away.
+    for (const secret of Object.values(fake)) expect(log).not.toContain(secret);
+    expect(log).toContain('token ghs_[scrubbed] and github_pat_[scrubbed]');
+    expect(log).toContain('-----PEM block [scrubbed]-----');
   }, 90_000);
 });
 

@@ -365,6 +365,24 @@ const budget = z.strictObject({
   }),
 });
 
+const logs = z.strictObject({
+  ...Ok,
+  runId: z.string(),
+  state: z
+    .enum(['running', 'finished', 'lost'])
+    .nullable()
+    .describe("lost: the run's process is gone without saying it finished; null: the run wrote no state"),
+  end: z.string().nullable().describe('how the run ended: ok, or the refusal code that stopped it'),
+  cycles: z.array(
+    z.strictObject({
+      cycle: z.number().int(),
+      item: z.string().describe("the item's short name as the log file names it"),
+      file: z.string(),
+      text: z.string().describe("the agent's output, then each check's, scrubbed of anything shaped like a token"),
+    }),
+  ),
+});
+
 /** Each verb's success answer. Verbs the person runs by hand are described loosely. */
 export const ANSWERS: Record<string, z.ZodType> = {
   reserve,
@@ -376,6 +394,7 @@ export const ANSWERS: Record<string, z.ZodType> = {
   announce,
   gate,
   steer,
+  logs,
   build: z.strictObject(Ok).loose(),
   drain: z.strictObject(Ok).loose(),
   items,

@@ -21,6 +21,7 @@ import { drain } from './commands/drain.js';
 import { items } from './commands/items.js';
 import { budget } from './commands/budget.js';
 import { steer } from './commands/steer.js';
+import { logs } from './commands/logs.js';
 
 /**
  * Every verb, in the order `abcd --help` lists them: an agent's verbs first, in the order an
@@ -40,6 +41,7 @@ export const commands: readonly Command[] = [
   build,
   drain,
   steer,
+  logs,
   items,
   budget,
   settings,

@@ -4,9 +4,11 @@ import { UsageError } from '../core/refusals.js';
 import { durationArg, ttlArg } from './args.js';
 import { formatDuration } from './render.js';
 import type { LaneFlags } from '../lanes/options.js';
-import type { LaneRunResult } from '../lanes/lane-run.js';
+import type { LaneRunInput, LaneRunResult } from '../lanes/lane-run.js';
 import { runRefusal } from '../lanes/run-refusal.js';
+import type { Deps } from '../core/deps.js';
 import type { Result } from './command.js';
+import { laneLines } from './lane-lines.js';
 
 export function laneOptions(y: Argv): Argv {
   return y
@@ -43,6 +45,29 @@ export function laneFlags(args: Record<string, unknown>): LaneFlags {
     ...(args['agent-timeout'] !== undefined ? { agentTimeoutMs: durationArg(args['agent-timeout'], '--agent-timeout', 0) } : {}),
     ...(maxCycles !== undefined ? { maxCycles: maxCycles as number } : {}),
   };
+}
+
+/**
+ * Runs the lane with its live lines (or plain phase lines off a terminal), removed when it ends.
+ * The lane's own waits show no wait line of their own: the lane's line says it is landing.
+ */
+export async function runWithLines(
+  deps: Deps,
+  o: { json: boolean; attended: boolean },
+  run: (deps: Deps, extra: Pick<LaneRunInput, 'onProgress' | 'onOutput'>) => Promise<LaneRunResult>,
+): Promise<LaneRunResult> {
+  // An attended build streams its agent's output to stderr: live lines would be drawn over it.
+  const streaming = o.attended && !o.json;
+  const lines = laneLines(deps, { json: o.json, streaming });
+  const extra = {
+    ...(lines.onProgress ? { onProgress: lines.onProgress } : {}),
+    ...(streaming ? { onOutput: (t: string) => deps.out.stderr(t) } : {}),
+  };
+  try {
+    return await run(lines.deps, extra);
+  } finally {
+    lines.stop();
+  }
 }
 
 export function renderLaneRun(r: LaneRunResult): Result {

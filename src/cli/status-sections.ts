@@ -102,7 +102,7 @@ export function statusSections(s: StatusData, gate: GateSummary, o: SectionOptio
     out.push({
       title: `Running lanes (${running.length})`,
       rows: running.map((l) => {
-        const items = l.current.map((x) => `${printable(x.item)} for ${formatDuration(x.forMs)}`).join(', ');
+        const items = l.current.map((x) => `${printable(x.item)} for ${formatDuration(x.forMs)}${phaseOf(x)}`).join(', ');
         return [`  ${head(l)}${items ? `: ${items}` : ''}; ${l.landed} landed so far, usage ${l.usage}`];
       }),
       attention: true,
@@ -153,6 +153,14 @@ export function statusSections(s: StatusData, gate: GateSummary, o: SectionOptio
     });
   out.push({ rows: notes(s, gate, c).map((n) => [n]), attention: false });
   return out;
+}
+
+/** A running item's phase, since when and its agent's usage so far: " (checks for 12s, 1200 tokens, $0.04)". */
+function phaseOf(x: StatusData['lanes'][number]['current'][number]): string {
+  if (!x.phase) return '';
+  const since = x.phaseForMs !== undefined ? ` for ${formatDuration(x.phaseForMs)}` : '';
+  const cost = x.costUsd ? `, $${x.costUsd.toFixed(2)}` : '';
+  return ` (${printable(x.phase)}${since}, ${x.usage ?? 0} tokens${cost})`;
 }
 
 function claimRow(x: ClaimView, readAt: number, c: boolean): string[] {

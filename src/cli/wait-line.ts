@@ -5,7 +5,7 @@ import { terminalSize } from './terminal-size.js';
 
 type Render = ((text: string) => void) & { clear(): void };
 
-/** A progress callback that redraws one line on `stream`; null removes it. */
+/** A progress callback that redraws one line (or a few, one per line of the text) on `stream`; null removes it. */
 export function makeWaitLine(stream: NodeJS.WriteStream): (line: string | null) => void {
   let render: Render | undefined;
   let loading: Promise<void> | undefined;
@@ -15,7 +15,13 @@ export function makeWaitLine(stream: NodeJS.WriteStream): (line: string | null) 
     if (latest === null) render.clear();
     else {
       const { columns } = terminalSize(stream);
-      render(latest.length > columns - 1 ? latest.slice(0, columns - 2) + '…' : latest);
+      // Each line cut to the width: a wrapped line would leave a stale row behind on the next redraw.
+      render(
+        latest
+          .split('\n')
+          .map((l) => (l.length > columns - 1 ? l.slice(0, columns - 2) + '…' : l))
+          .join('\n'),
+      );
     }
   };
   return (line) => {

@@ -88,6 +88,8 @@ export type UsageKinds = {
   text: { chars: number };
   /** A --from-file that cannot be read. */
   file: { file: string };
+  /** A run id that names no run whose logs this clone keeps, or more than one; `known` lists the newest. */
+  run: { run: string; reason: 'unknown' | 'ambiguous'; known: string[] };
 };
 
 export type UsageKind = keyof UsageKinds;

@@ -28,6 +28,8 @@ export interface SpawnOptions {
   timeoutMs?: number;
   signal?: AbortSignal;
   onStart?: (pid: number) => void;
+  /** Each chunk of stdout and stderr as it arrives (captured as well). */
+  onOutput?: (chunk: Buffer) => void;
 }
 
 export interface SpawnResult {
@@ -57,8 +59,8 @@ export function spawnProcess(cmd: string, args: readonly string[], o: SpawnOptio
     let startError: NodeJS.ErrnoException | undefined;
     const child = spawn(cmd, [...args], { cwd: o.cwd, env: o.env, stdio: stdio as StdioOptions, detached: o.group ?? false });
     const bound = o.group ? boundGroup(child.pid, o.timeoutMs ?? NO_TIMEOUT_MS, o.signal) : undefined;
-    child.stdout?.on('data', (c: Buffer) => (out.push(c), all.push(c)));
-    child.stderr?.on('data', (c: Buffer) => (err.push(c), all.push(c)));
+    child.stdout?.on('data', (c: Buffer) => (out.push(c), all.push(c), o.onOutput?.(c)));
+    child.stderr?.on('data', (c: Buffer) => (err.push(c), all.push(c), o.onOutput?.(c)));
     if (o.input !== undefined && child.stdin) {
       // A child that exits without reading its input is its own answer, not an EPIPE crash.
       child.stdin.on('error', () => undefined);

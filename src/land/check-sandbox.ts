@@ -13,7 +13,7 @@ import { bwrapArgs, probeBwrap, type Sandbox, type SandboxMode } from '../machin
 import { allowedEnv } from '../machine/sandbox/environment.js';
 import { secretPlaces } from '../machine/sandbox/places.js';
 import type { Repo } from '../repo/repo.js';
-import { runChecks, type CheckRun, type LandConfig } from './checks.js';
+import { runChecks, type CheckRun, type CheckWatch, type LandConfig } from './checks.js';
 
 /** Who asked for the land: a lane (whose agent wrote the work) or the person's own session. */
 export interface LandCaller {
@@ -144,7 +144,7 @@ async function ownRepository(wt: Git, jail: string, objects: string): Promise<st
 export async function runJailedChecks(
   repo: Repo,
   wt: Git,
-  o: { config: LandConfig; sandbox: Sandbox; vars: CheckVars; signal: AbortSignal },
+  o: { config: LandConfig; sandbox: Sandbox; vars: CheckVars; signal: AbortSignal; watch?: CheckWatch },
 ): Promise<CheckRun[]> {
   if (o.config.checks.length === 0) return [];
   const jail = await prepareCheckJail(repo, wt, {
@@ -163,6 +163,7 @@ export async function runJailedChecks(
       retries: o.config.retries,
       signal: o.signal,
       now: () => repo.deps.clock.now(),
+      ...(o.watch ? { watch: o.watch } : {}),
     });
   } finally {
     await jail.dispose();

@@ -2,6 +2,7 @@
 import { readRepoConfig } from '../repo/config.js';
 import { CheckFailed } from '../core/refusals.js';
 import type { Git } from '../git/git.js';
+import { StringDecoder } from 'node:string_decoder';
 import { spawnProcess } from '../core/spawn.js';
 import { formatDuration } from '../core/duration.js';
 import type { SandboxMode } from '../machine/sandbox/bwrap.js';
@@ -64,6 +65,14 @@ export function landConfigReader(git: Git, parseDuration: (t: string) => number)
   };
 }
 
+/** Who watches a land's checks as they run (a lane's log and its phase). */
+export interface CheckWatch {
+  /** The checks of one test start (true) or are over (false), however they ended. */
+  running?(on: boolean): void;
+  /** What the checks print, as it comes, with a line before and after each check. */
+  output?(text: string): void;
+}
+
 export interface CheckRun {
   command: string;
   exitCode: number;
@@ -93,20 +102,42 @@ export async function runChecks(o: {
   retries?: number;
   signal: AbortSignal;
   now: () => number;
+  watch?: CheckWatch;
 }): Promise<CheckRun[]> {
+  o.watch?.running?.(true);
+  try {
+    return await runEachCheck(o);
+  } finally {
+    o.watch?.running?.(false);
+  }
+}
+
+async function runEachCheck(o: Parameters<typeof runChecks>[0]): Promise<CheckRun[]> {
   const runs: CheckRun[] = [];
+  const say = o.watch?.output;
   for (const command of o.checks) {
     for (let attempt = 1; ; attempt++) {
       const t0 = o.now();
       // Its own process group: a timeout or a fence ends everything the check started.
       const [file, ...args] = o.argv(command) as [string, ...string[]];
-      const r = await spawnProcess(file, args, { cwd: o.cwd, env: o.env, group: true, timeoutMs: o.timeoutMs, signal: o.signal });
+      say?.(`\n[abcd] check: ${command}${attempt > 1 ? ` (attempt ${attempt})` : ''}\n`);
+      // A character split between two chunks is joined before it is passed on.
+      const text = new StringDecoder('utf8');
+      const r = await spawnProcess(file, args, {
+        cwd: o.cwd,
+        env: o.env,
+        group: true,
+        timeoutMs: o.timeoutMs,
+        signal: o.signal,
+        ...(say ? { onOutput: (c: Buffer) => say(text.write(c)) } : {}),
+      });
       const run = { command, exitCode: r.fired ? 124 : (r.exitCode ?? 1), durationMs: o.now() - t0, attempt };
       runs.push(run);
-      if (run.exitCode === 0 && !r.fired) break;
-      if (!r.fired && attempt <= (o.retries ?? 0) && !o.signal.aborted) continue;
       const why =
         r.fired === 'timeout' ? `timed out after ${formatDuration(o.timeoutMs)}` : r.fired ? 'was stopped' : `exited ${run.exitCode}`;
+      say?.(`\n[abcd] check ${why}${r.fired === 'timeout' ? '' : ` after ${formatDuration(run.durationMs)}`}\n`);
+      if (run.exitCode === 0 && !r.fired) break;
+      if (!r.fired && attempt <= (o.retries ?? 0) && !o.signal.aborted) continue;
       const tail = r.all.toString().slice(-OUTPUT_TAIL_CHARS);
       const said = tail.trim() === '' ? 'It printed nothing (no output on stdout or stderr).' : `Its output ends:\n${tail}`;
       const tries = attempt > 1 ? ` on each of ${attempt} attempts` : '';

@@ -266,7 +266,10 @@ async function testInTurn(
       const sandbox = jail ? { checksSandbox: jail.sandbox, ...(jail.warning ? { warning: jail.warning } : {}) } : {};
       try {
         const vars = { item, tip, base: stack.parent };
-        const checks = jail ? await runJailedChecks(repo, wt, { config, sandbox: jail.sandbox, vars, signal: keeper.signal }) : [];
+        const watch = input.checkWatch ? { watch: input.checkWatch } : {};
+        const checks = jail
+          ? await runJailedChecks(repo, wt, { config, sandbox: jail.sandbox, vars, signal: keeper.signal, ...watch })
+          : [];
         return { kind: 'tested', tip, checks, stack, ...sandbox };
       } catch (e) {
         // On a stack the failure may be an entry's ahead: judged once the stack lands or changes.

@@ -5,7 +5,7 @@ import type { ItemKey } from '../records/item.js';
 import type { Consumption } from '../records/receipt.js';
 import type { Repo } from '../repo/repo.js';
 import type { ClaimEntry, Snapshot } from '../repo/snapshot.js';
-import type { CheckRun, LandConfig } from './checks.js';
+import type { CheckRun, CheckWatch, LandConfig } from './checks.js';
 import type { ClaimKeeper } from './claim-keeper.js';
 import type { RecordWrite } from '../claims/write.js';
 import type { SkippedEntry } from './queue-order.js';
@@ -27,6 +27,8 @@ export interface LandInput {
   alsoWrite?: (landedTip: string) => RecordWrite[];
   /** What a lane's cycle absorbed in flight: written as trailers into the commit that marks the item done. */
   consumed?: Consumption;
+  /** Told when the checks run and what they print (a lane's log and phase). */
+  checkWatch?: CheckWatch;
 }
 
 /** Runs the checks under the machine's load gate; the gate's own wait ends by `untilMs`. */

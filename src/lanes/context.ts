@@ -6,6 +6,7 @@ import type { Repo } from '../repo/repo.js';
 import type { MainBranch } from '../claims/main-branch.js';
 import type { Runtime } from './runtimes/runtime.js';
 import type { Sandbox, SandboxPlan } from './sandbox.js';
+import type { AgentActivity, LanePhase, UsageSoFar } from './progress.js';
 
 /** Everything one lane run (a build or a drain) shares between its lanes and cycles. */
 export interface RunContext {
@@ -36,6 +37,12 @@ export interface RunContext {
   signal?: AbortSignal;
   /** Streams each agent's output (an attended build). */
   onOutput?: (chunk: string) => void;
+  /** What an item's agent does now (its latest tool call or message), as its runtime reports it. */
+  onActivity?: (item: string, activity: AgentActivity) => void;
+  /** What an item's agent used so far in its cycle, as its runtime reports it. */
+  onUsage?: (item: string, usage: UsageSoFar) => void;
+  /** An item's cycle entered a phase, or ended (null). */
+  onPhase?: (item: string, phase: LanePhase | null) => void;
 }
 
 // Claim, worktree, push, land and publish around the agent: what one cycle needs besides

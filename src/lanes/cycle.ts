@@ -19,6 +19,8 @@ import { buildAgentEnv } from './agent-env.js';
 import { collectAgentWork, prepareAgentRepo } from './agent-repo.js';
 import { changeLimits } from './change-limits.js';
 import { openCycleLog, type CycleLog } from './cycle-log.js';
+import { watchCycle, type CycleWatch } from './cycle-watch.js';
+import { agentTail, checkTail } from './output-tail.js';
 import { fillLaneStore } from './lane-objects.js';
 import { releaseClaim, type Taken } from './claim.js';
 import type { RunContext } from './context.js';
@@ -60,8 +62,10 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
   let landing = false;
   let log: CycleLog | undefined;
   let closeSession: () => Promise<void> = () => Promise.resolve();
+  let watch: CycleWatch | undefined;
   try {
     log = await openCycleLog({ commonDir: ctx.repo.commonDir, runId: ctx.runId, n, item: short });
+    watch = watchCycle(ctx, short, log);
     // The agent's repository borrows from the lane store, which holds only what main reaches.
     const [files, storeObjects, config] = await Promise.all([
       stageCycle(cycleDir, item, taken),
@@ -111,10 +115,7 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
       usageFile: files.usage,
       promptFile: files.prompt,
       now: () => clock.now(),
-      onOutput: (chunk: string) => {
-        log?.write(chunk);
-        ctx.onOutput?.(chunk);
-      },
+      onOutput: (chunk: string) => watch?.agentOutput(chunk),
     });
     closeSession = () => session.close();
     const { run, watcher, collected } = await runSteeredAgent(ctx, lane, {
@@ -130,7 +131,9 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
     await closeSession();
     const spent = await session.usage();
     await debitBudget(ctx.budgetDir, { usage: spent, runtime: ctx.runtime.name, item: short });
-    const agent = { agentMs: run.durationMs, exitCode: run.exitCode, ...recordedUsage(spent) };
+    const recorded = recordedUsage(spent);
+    watch.used(recorded.usage ?? 0, spent.costUsd);
+    const agent = { agentMs: run.durationMs, exitCode: run.exitCode, ...recorded, ...agentTail(run.outputTail) };
     // Scrubbed whole before it is cut to lines, so a key block loses its body with its header.
     const tail = scrubSecrets(run.outputTail).trim().split('\n').slice(-3).join(' | ');
     if (keeper.fenced) return end({ outcome: 'failed', code: 'fenced', reason: keeper.fenced.message, ...agent });
@@ -170,6 +173,7 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
     await ctx.repo.git.must(['update-ref', `refs/heads/${branch}`, work.head]);
     await keeper.stop();
     landing = true;
+    watch.landing();
     const waitMs = Math.max(1000, Math.min(LAND_WAIT_MS, ctx.deadline - clock.now()));
     try {
       const receipt = (head: string) =>
@@ -184,16 +188,19 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
         keep: false,
         alsoWrite: receipt,
         lane: { attended: ctx.attended },
+        checkWatch: watch.checks,
       };
       const r = await land(lane, { ...input, ...(consumed ? { consumed } : {}) }, ctx.gate);
       return end({ outcome: 'landed', landed: r.tip, ...agent });
     } catch (e) {
       if (!isRefusal(e)) throw e;
-      return end({ outcome: e.code === 'interrupted' ? 'cancelled' : 'failed', code: e.code, reason: e.message.split('\n')[0]!, ...agent });
+      const outcome = e.code === 'interrupted' ? 'cancelled' : 'failed';
+      return end({ outcome, code: e.code, reason: e.message.split('\n')[0]!, ...agent, ...checkTail(e) });
     }
   } finally {
     await closeSession();
     await keeper.stop();
+    watch?.end();
     await log?.close();
     await Promise.all([removeTree(cycleDir), ctx.repo.git.run(['update-ref', '-d', `refs/heads/${branch}`])]);
     if (!landing || !(await landedDone(lane, taken.ref))) await releaseClaim(lane, item.key, 'the cycle did not land');

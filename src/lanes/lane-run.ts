@@ -26,6 +26,8 @@ import { secretPlaces } from '../machine/sandbox/places.js';
 import { chooseCheckSandbox } from '../land/check-sandbox.js';
 import { checkLaneLogin } from './login.js';
 import { markRun, sweepDeadRuns } from './leftovers.js';
+import { startRunLog, sweepOldRunLogs } from './run-logs.js';
+import { boardHooks, watchLanes, type ProgressListener } from './run-progress.js';
 
 export interface LaneRunInput extends LaneFlags {
   verb: 'build' | 'drain';
@@ -38,6 +40,8 @@ export interface LaneRunInput extends LaneFlags {
   reopen?: boolean;
   gate: GateRunner;
   onOutput?: (chunk: string) => void;
+  /** Every lane's state whenever one changes (the terminal's live lines). */
+  onProgress?: ProgressListener;
 }
 
 export type RunOutcome = CycleRecord['outcome'] | 'pending' | 'idle';
@@ -134,6 +138,8 @@ async function runWith(
 ): Promise<LaneRunResult> {
   const { clock } = repo.deps;
   const runId = newRunId(clock.now());
+  const lanes = input.verb === 'build' ? 1 : s.lanes;
+  const rec = new RunRecorder(repo, { runId, verb: input.verb, holder: repo.me, lifecycle: s.lifecycle, lanes, startedAt: clock.now() });
   const ctx: RunContext = {
     repo,
     runId,
@@ -155,12 +161,18 @@ async function runWith(
     hide: o.hide,
     ...(repo.deps.signal ? { signal: repo.deps.signal } : {}),
     ...(input.onOutput ? { onOutput: input.onOutput } : {}),
+    ...boardHooks(watchLanes(clock, rec, input.onProgress)),
   };
-  const lanes = input.verb === 'build' ? 1 : s.lanes;
-  const rec = new RunRecorder(repo, { runId, verb: input.verb, holder: repo.me, lifecycle: s.lifecycle, lanes, startedAt: clock.now() });
-  // What runs killed with -9 left in this clone and the temporary directory goes meanwhile.
-  const sweeping = sweepDeadRuns(repo);
-  const unmark = await markRun(repo, runId);
+
+  // What runs killed with -9 left in this clone and the temporary directory goes meanwhile, and old runs' logs.
+  const sweeping = Promise.all([
+    sweepDeadRuns(repo),
+    sweepOldRunLogs(repo.commonDir, { retentionMs: s.logRetentionMs, now: clock.now(), keep: runId }),
+  ]);
+  const [unmark, logged] = await Promise.all([
+    markRun(repo, runId),
+    startRunLog(repo.commonDir, { runId, verb: input.verb, startedAt: clock.now() }),
+  ]);
   rec.start();
   const loop = await runLanes(ctx, rec, {
     lifecycle: s.lifecycle,
@@ -173,7 +185,8 @@ async function runWith(
     ...(input.item && input.reopen ? { reopen: true } : {}),
   }).finally(unmark);
   const stop = loop.stop;
-  await rec.finish(stop ? (isRefusal(stop) ? stop.code : 'internal') : 'ok');
+  const end = stop ? (isRefusal(stop) ? stop.code : 'internal') : 'ok';
+  await Promise.all([rec.finish(end), logged(end, clock.now())]);
   await sweeping;
   const outcome = summarize(loop.cycles);
   const exit = exitOf(input.verb, loop.cycles);

@@ -34,6 +34,8 @@ export interface LaneSettings {
   maxCycles: number;
   lanes: number;
   envNames: string[];
+  /** How long a run's local log folder is kept after its last write. */
+  logRetentionMs: number;
 }
 
 const DEFAULT_AGENT_TIMEOUT_MS = 30 * 60_000;
@@ -41,6 +43,8 @@ const DEFAULT_IDLE_MS = 5 * 60_000;
 // A lane's claim lives this long between renewals (the keeper renews at a third of it).
 const DEFAULT_LANE_TTL_MS = 10 * 60_000;
 const DEFAULT_MAX_CYCLES = 3;
+// A week of runs' logs: long enough to look into last week's failure, short enough not to pile up.
+const DEFAULT_LOG_RETENTION_MS = 7 * 86_400_000;
 
 export function laneSettings(flags: LaneFlags, cfg: LanesConfig, env: Env, now: number): LaneSettings {
   const agent = flags.agent ?? cfg.agent;
@@ -79,6 +83,7 @@ export function laneSettings(flags: LaneFlags, cfg: LanesConfig, env: Env, now: 
     maxCycles: flags.maxCycles ?? cfg.maxCycles ?? DEFAULT_MAX_CYCLES,
     lanes: flags.lanes ?? cfg.lanes ?? 1,
     envNames: checkEnvNames(cfg.env ?? []),
+    logRetentionMs: cfg.logRetention ? parseDuration(cfg.logRetention, 'lanes.logRetention') : DEFAULT_LOG_RETENTION_MS,
   };
 }
 

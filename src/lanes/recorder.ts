@@ -7,6 +7,8 @@ import { writeRecordCommit } from '../records/objects.js';
 import type { Repo } from '../repo/repo.js';
 import { readPidSpace, readStartTime } from '../machine/gate/process.js';
 import { addCounts, safeUsd } from '../machine/budget/usage.js';
+import type { LanePhase, UsageSoFar } from './progress.js';
+import { keepNewestTails } from './output-tail.js';
 
 // A running record is rewritten at least this often, so status can tell a lane that died.
 const HEARTBEAT_MS = 60_000;
@@ -56,12 +58,21 @@ export class RunRecorder {
   working(item: string, on: boolean): void {
     const now = this.repo.deps.clock.now();
     const rest = this.record.current.filter((c) => c.item !== item);
-    this.record.current = on ? [...rest, { item, since: now }] : rest;
+    // A cycle starts with its agent (the worktree it prepares first is the agent's).
+    this.record.current = on ? [...rest, { item, since: now, phase: 'agent', phaseAt: now }] : rest;
     if (on) this.publishSoon();
   }
 
+  /** An item's cycle entered another phase: one write, which carries its usage so far. */
+  phase(item: string, p: { phase: LanePhase; at: number; usage: UsageSoFar }): void {
+    const c = this.record.current.find((x) => x.item === item);
+    if (!c || c.phase === p.phase) return;
+    Object.assign(c, { phase: p.phase, phaseAt: p.at, usage: p.usage.tokens, ...(p.usage.costUsd ? { costUsd: p.usage.costUsd } : {}) });
+    this.publishSoon();
+  }
+
   addCycle(c: CycleRecord): void {
-    this.record.cycles = [...this.record.cycles, c].slice(-MAX_RESULT_CYCLES);
+    this.record.cycles = keepNewestTails([...this.record.cycles, c].slice(-MAX_RESULT_CYCLES));
     // Capped like every usage sum: a record with an unsafe number would not be written at all.
     this.record.usage = addCounts(this.record.usage, c.usage ?? 0);
     if (c.spend) this.record.costUsd = safeUsd((this.record.costUsd ?? 0) + c.spend.costUsd);

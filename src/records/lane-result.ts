@@ -25,6 +25,8 @@ const SpendSchema = z.object({
   sessionId: z.string().max(200).regex(PRINTABLE).optional(),
   ignoredLines: Count.optional(),
 });
+// A few printable lines; the writer keeps each tail within a byte budget too.
+const TailSchema = z.array(z.string().max(200).regex(PRINTABLE)).max(12);
 
 const CycleSchema = z.object({
   item: z.string().min(1).max(200),
@@ -45,6 +47,9 @@ const CycleSchema = z.object({
   /** The same usage by kind, with its cost; absent from older writers and where nothing was reported. */
   spend: SpendSchema.optional(),
   followUp: z.boolean().optional(),
+  /** The last lines the agent printed, and the failing check's, scrubbed (the newest cycles only). */
+  outputTail: TailSchema.optional(),
+  checkTail: TailSchema.optional(),
 });
 export type CycleRecord = z.infer<typeof CycleSchema>;
 
@@ -63,7 +68,20 @@ export const LaneResultSchema = z.object({
   at: z.number().int().nonnegative().max(MAX_INSTANT_MS),
   ttl: z.number().int().min(1000),
   /** The items its lanes work on now. */
-  current: z.array(z.object({ item: z.string().max(200), since: z.number().int().nonnegative() })).max(64),
+  current: z
+    .array(
+      z.object({
+        item: z.string().max(200),
+        since: z.number().int().nonnegative(),
+        /** What the item's cycle does now (the agent, the land's checks, the rest of landing), since when. */
+        phase: z.enum(['agent', 'checks', 'landing']).optional(),
+        phaseAt: z.number().int().nonnegative().max(MAX_INSTANT_MS).optional(),
+        /** What its agent used so far, as of the last phase change: tokens, and dollars where the runtime says. */
+        usage: z.number().nonnegative().optional(),
+        costUsd: z.number().nonnegative().optional(),
+      }),
+    )
+    .max(64),
   cycles: z.array(CycleSchema).max(MAX_RESULT_CYCLES),
   /** Work seen but not started (deadline, budget, cycle cap), and pending requests left. */
   deferred: z.array(z.object({ item: z.string().max(200), why: z.string().max(MAX_REASON_CHARS).regex(PRINTABLE) })).max(MAX_RESULT_CYCLES),

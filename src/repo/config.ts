@@ -74,6 +74,8 @@ export const LanesSectionSchema = z.strictObject({
   maxChangeBytes: z.number().int().positive().optional(),
   /** The most paths one cycle may add, change or delete (default 1000). */
   maxFiles: z.number().int().positive().optional(),
+  /** How long a run's local logs (under the clone's git dir) are kept after its last write (default 7d). */
+  logRetention: Duration.optional(),
 });
 
 export const RepoConfigSchema = z.strictObject({

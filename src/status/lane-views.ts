@@ -20,7 +20,8 @@ export interface LaneView {
   lost?: { why: LostWhy; lastSeenAt: number };
   startedAt: number;
   at: number;
-  current: Array<{ item: string; forMs: number }>;
+  /** Each item a lane works on now: for how long, its phase and since when, and its agent's usage as of that phase. */
+  current: Array<{ item: string; forMs: number; phase?: string; phaseForMs?: number; usage?: number; costUsd?: number }>;
   landed: number;
   notLanded: number;
   cycles: Array<{ item: string; outcome: string; reason?: string; landed?: string }>;
@@ -75,7 +76,7 @@ export function laneViews(snap: Snapshot, now: number, gone: ProcessGone): { lan
       ...standing,
       startedAt: r.startedAt,
       at: r.at,
-      current: state === 'running' ? r.current.map((c) => ({ item: c.item, forMs: now - c.since })) : [],
+      current: state === 'running' ? r.current.map((c) => currentView(c, now)) : [],
       landed: r.cycles.filter((c) => c.outcome === 'landed').length,
       notLanded: r.cycles.filter((c) => c.outcome !== 'landed').length,
       cycles: r.cycles.map((c) => ({
@@ -103,6 +104,17 @@ export function laneViews(snap: Snapshot, now: number, gone: ProcessGone): { lan
     ...(p.request.note ? { note: p.request.note } : {}),
   }));
   return { lanes: [...running.sort((a, b) => a.startedAt - b.startedAt), ...recent], pending };
+}
+
+function currentView(c: LaneResultRecord['current'][number], now: number): LaneView['current'][number] {
+  return {
+    item: c.item,
+    forMs: now - c.since,
+    ...(c.phase ? { phase: c.phase } : {}),
+    ...(c.phaseAt !== undefined ? { phaseForMs: Math.max(0, now - c.phaseAt) } : {}),
+    ...(c.usage !== undefined ? { usage: c.usage } : {}),
+    ...(c.costUsd !== undefined ? { costUsd: c.costUsd } : {}),
+  };
 }
 
 /** Deletes old lane results and stale requests, each leased on the tip read. Returns the refs deleted. */

@@ -2,7 +2,7 @@
 import type { Command } from '../command.js';
 import { machineGate } from './land.js';
 import { durationArg, itemArg, noteArg } from '../args.js';
-import { laneFlags, laneOptions, renderLaneRun } from '../lane-args.js';
+import { laneFlags, laneOptions, renderLaneRun, runWithLines } from '../lane-args.js';
 
 export const build: Command = {
   command: 'build <item>',
@@ -44,17 +44,20 @@ export const build: Command = {
     const flags = laneFlags(args);
     const item = itemArg(args.item);
     const [{ openRepo }, { runLane }] = await Promise.all([import('../../repo/repo.js'), import('../../lanes/lane-run.js')]);
-    const r = await runLane(await openRepo(deps), {
-      ...flags,
-      verb: 'build',
-      item,
-      attended: Boolean(args.attended),
-      ...(args.reopen ? { reopen: true } : {}),
-      ...(args.note !== undefined ? { note: noteArg(args.note) } : {}),
-      ...(args.wait !== undefined ? { waitMs: durationArg(args.wait, '--wait', 0) } : {}),
-      gate: await machineGate(deps),
-      ...(args.attended && !args.json ? { onOutput: (t: string) => deps.out.stderr(t) } : {}),
-    });
+    const attended = Boolean(args.attended);
+    const r = await runWithLines(deps, { json: args.json, attended }, async (quiet, extra) =>
+      runLane(await openRepo(quiet), {
+        ...flags,
+        verb: 'build',
+        item,
+        attended,
+        ...(args.reopen ? { reopen: true } : {}),
+        ...(args.note !== undefined ? { note: noteArg(args.note) } : {}),
+        ...(args.wait !== undefined ? { waitMs: durationArg(args.wait, '--wait', 0) } : {}),
+        gate: await machineGate(quiet),
+        ...extra,
+      }),
+    );
     return renderLaneRun(r);
   },
 };

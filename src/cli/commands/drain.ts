@@ -2,7 +2,7 @@
 import type { Command } from '../command.js';
 import { machineGate } from './land.js';
 import { UsageError } from '../../core/refusals.js';
-import { laneFlags, laneOptions, renderLaneRun } from '../lane-args.js';
+import { laneFlags, laneOptions, renderLaneRun, runWithLines } from '../lane-args.js';
 
 // More lanes than this on one computer is a typo, not a plan.
 const MAX_LANES = 64;
@@ -40,13 +40,18 @@ export const drain: Command = {
       throw new UsageError(`--lanes ${String(lanes)} is not a whole number from 1 to ${MAX_LANES}.`, 'argument');
     }
     const [{ openRepo }, { runLane }] = await Promise.all([import('../../repo/repo.js'), import('../../lanes/lane-run.js')]);
-    const r = await runLane(await openRepo(deps), {
-      ...flags,
-      ...(lanes !== undefined ? { lanes: lanes as number } : {}),
-      verb: 'drain',
-      attended: Boolean(args.attended),
-      gate: await machineGate(deps),
-    });
+    const attended = Boolean(args.attended);
+    // A drain's lanes run side by side: their agents' output is never streamed, only their lines.
+    const r = await runWithLines(deps, { json: args.json, attended: false }, async (quiet, { onProgress }) =>
+      runLane(await openRepo(quiet), {
+        ...flags,
+        ...(lanes !== undefined ? { lanes: lanes as number } : {}),
+        verb: 'drain',
+        attended,
+        gate: await machineGate(quiet),
+        ...(onProgress ? { onProgress } : {}),
+      }),
+    );
     return renderLaneRun(r);
   },
 };

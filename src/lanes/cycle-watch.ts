@@ -1,0 +1,58 @@
+// What one cycle tells while it runs, in one place: the agent's and the checks' output go to the
+// cycle's log; its phase (agent, checks, landing), what it used and the agent's latest line go to
+// the run's hooks (the run's record and the terminal's live lines listen there).
+import type { CheckWatch } from '../land/checks.js';
+import type { RunContext } from './context.js';
+import type { CycleLog } from './cycle-log.js';
+import { activityText } from './output-tail.js';
+
+// How much of an unfinished line is held waiting for its end.
+const MAX_PARTIAL_CHARS = 4096;
+
+export interface CycleWatch {
+  /** What the agent printed (stdout and stderr together). */
+  agentOutput(chunk: string): void;
+  /** The agent's usage once it is known (the command runtime reports it when the agent exits). */
+  used(tokens: number, costUsd?: number): void;
+  /** The agent works again in the same cycle (a steer, a conflict or a failed check sent back to it). */
+  agent(): void;
+  /** The agent is done: its work goes to the land queue. */
+  landing(): void;
+  /** Handed to the land: the checks' output and when they run. */
+  readonly checks: CheckWatch;
+  /** The cycle is over. */
+  end(): void;
+}
+
+export function watchCycle(ctx: RunContext, item: string, log: CycleLog | undefined): CycleWatch {
+  let partial = '';
+  ctx.onPhase?.(item, 'agent');
+  return {
+    agentOutput(chunk) {
+      log?.write(chunk);
+      ctx.onOutput?.(chunk);
+      if (!ctx.onActivity) return;
+      // The command runtime's activity is its last whole line that says something.
+      const lines = (partial + chunk).split('\n');
+      partial = (lines.pop() ?? '').slice(-MAX_PARTIAL_CHARS);
+      const last = lines.map((l) => activityText(l)).findLast((l) => l !== '');
+      if (last) ctx.onActivity(item, { kind: 'message', text: last });
+    },
+    used(tokens, costUsd = 0) {
+      ctx.onUsage?.(item, { tokens, costUsd });
+    },
+    agent() {
+      ctx.onPhase?.(item, 'agent');
+    },
+    landing() {
+      ctx.onPhase?.(item, 'landing');
+    },
+    checks: {
+      running: (on) => ctx.onPhase?.(item, on ? 'checks' : 'landing'),
+      output: (text) => log?.write(text),
+    },
+    end() {
+      ctx.onPhase?.(item, null);
+    },
+  };
+}

@@ -84,6 +84,7 @@ describe('the --json contract on every verb, failure paths included', () => {
     await expectAnswer(a, ['budget'], 'ok', 0);
     await expectAnswer(a, ['items'], 'ok', 0);
     await expectAnswer(a, ['prime'], 'ok', 0);
+    await expectAnswer(a, ['logs', 'no-such-run'], 'usage', 2);
     await expectAnswer(a, ['check-login'], 'ok', 0);
     await expectAnswer(a, ['init', '--agents'], 'ok', 0);
     await expectAnswer(a, ['frobnicate'], 'usage', 2);

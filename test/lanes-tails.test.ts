@@ -4,7 +4,7 @@
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupTemp } from './harness/git-env.js';
-import { COMMITTING_AGENT, laneSession, remoteWithItems } from './harness/lanes.js';
+import { COMMITTING_AGENT, laneRun, laneSession, remoteWithItems } from './harness/lanes.js';
 
 afterAll(cleanupTemp);
 
@@ -21,7 +21,7 @@ describe('the result record keeps tails', () => {
     const agent = `seq 1 3000 | sed 's/^/agent line /'; echo "${wide}"; echo "saw ${AGENT_SECRET} here"; ${COMMITTING_AGENT}`;
     const r = await s.abcd(['build', 'noisy', '--json', '--agent', agent], { timeoutMs: 120_000 });
     expect(r.code, r.stdout + r.stderr).toBe(3);
-    const raw = (await execa('git', ['-C', remote.dir, 'show', `${r.json.ref}:record.json`])).stdout;
+    const raw = (await execa('git', ['-C', remote.dir, 'show', `${laneRun(r).ref}:record.json`])).stdout;
     expect(raw).not.toContain(AGENT_SECRET);
     expect(raw).not.toContain(CHECK_SECRET);
     const cycle = JSON.parse(raw).cycles[0];

@@ -184,7 +184,7 @@ export class AnthropicStub {
     if (req.method !== 'POST' || !path.startsWith('/v1/messages')) return this.refuse(res, `unexpected ${req.method} ${path}`);
     if (isCount(path)) return json(res, { input_tokens: Math.ceil(raw.length / 4) });
     const script = this.scriptFor(r);
-    if (!script) return this.refuse(res, `no script for conversation ${conversation} (first request: ${requestText(r).slice(0, 200)})`);
+    if (!script) return this.refuse(res, `no script for conversation ${conversation} (its request ends: ${requestText(r).slice(-200)})`);
     const next = script.steps[script.next];
     if (!next)
       return this.refuse(res, `conversation ${conversation} asked for answer ${script.next + 1}, its script has ${script.steps.length}`);

@@ -25,6 +25,8 @@ export interface StubStep {
   usage?: StubUsage;
   /** Holds the answer until this resolves (a test that must act while the agent waits on its model). */
   hold?: () => Promise<unknown>;
+  /** The same step answers the next request too (a step function that waits for something to arrive). */
+  repeat?: boolean;
 }
 
 /** A step may be worked out from the request it answers (e.g. act on a steer only once it arrived). */
@@ -85,6 +87,14 @@ export function requestText(req: ModelRequest): string {
     .join('\n');
 }
 
+/** The agent's working directory, as the CLI tells its model in the system prompt. */
+export function workingDirectory(req: ModelRequest): string {
+  const system = JSON.stringify(req.body.system ?? '');
+  const m = /Primary working directory: ([^\\"]+)/.exec(system);
+  if (!m) throw new Error('the request names no working directory');
+  return m[1]!.trim();
+}
+
 /** The user-side text a request added after the previous request of its conversation. */
 export function lastUserText(req: ModelRequest): string {
   const msgs = req.body.messages ?? [];
@@ -128,9 +138,16 @@ export class AnthropicStub {
    * The script of the first conversation whose first request's user text contains `match`
    * (or satisfies it). Scripts are tried in the order registered; each serves one conversation.
    */
-  on(match: string | ((req: ModelRequest) => boolean), steps: ScriptStep[]): void {
+  on(match: string | ((req: ModelRequest) => boolean), steps: ScriptStep[]): { conversation: () => string } {
     const m = typeof match === 'string' ? (req: ModelRequest) => requestText(req).includes(match) : match;
-    this.scripts.push({ match: m, steps, next: 0 });
+    const script: Script = { match: m, steps, next: 0 };
+    this.scripts.push(script);
+    return {
+      conversation: () => {
+        if (!script.conversation) throw new Error('that script has served no conversation yet');
+        return script.conversation;
+      },
+    };
   }
 
   /** The conversations in the order they started. */
@@ -188,13 +205,13 @@ export class AnthropicStub {
     const next = script.steps[script.next];
     if (!next)
       return this.refuse(res, `conversation ${conversation} asked for answer ${script.next + 1}, its script has ${script.steps.length}`);
-    script.next++;
     let step: StubStep;
     try {
       step = typeof next === 'function' ? await next(r) : next;
+      if (!step.repeat) script.next++;
       await step.hold?.();
     } catch (e) {
-      return this.refuse(res, `step ${script.next} of conversation ${conversation} failed: ${(e as Error).message}`);
+      return this.refuse(res, `step ${script.next + 1} of conversation ${conversation} failed: ${(e as Error).message}`);
     }
     this.count(conversation, step.usage);
     const message = messageOf(step, body.model ?? 'claude-stub', r.n);

@@ -24,6 +24,8 @@ const TOOL_SUMMARY_CHARS = 200;
 export class ClaudeStream {
   sessionId?: string;
   model?: string;
+  /** Characters of readable text kept so far: a mark for tailSince. */
+  written = 0;
   private partial = '';
   private tail = '';
   private readonly sums = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, turns: 0 };
@@ -59,6 +61,12 @@ export class ClaudeStream {
   /** The end of what the agent said and did, readable (no JSON). */
   readableTail(): string {
     return this.tail;
+  }
+
+  /** The readable text kept since `mark` (a turn's own), at most the tail's length. */
+  tailSince(mark: number): string {
+    const n = Math.min(this.written - mark, this.tail.length);
+    return n > 0 ? this.tail.slice(-n) : '';
   }
 
   usage(): CycleUsage {
@@ -123,7 +131,9 @@ export class ClaudeStream {
   }
 
   private keep(text: string): void {
-    this.tail = `${this.tail}${this.tail ? '\n' : ''}${text}`.slice(-TAIL_CHARS);
+    const add = `${this.written ? '\n' : ''}${text}`;
+    this.written += add.length;
+    this.tail = (this.tail + add).slice(-TAIL_CHARS);
   }
 }
 

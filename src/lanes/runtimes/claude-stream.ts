@@ -66,7 +66,8 @@ export class ClaudeStream {
   /** The readable text kept since `mark` (a turn's own), at most the tail's length. */
   tailSince(mark: number): string {
     const n = Math.min(this.written - mark, this.tail.length);
-    return n > 0 ? this.tail.slice(-n) : '';
+    // The separator before the turn's first line is the previous turn's.
+    return n > 0 ? this.tail.slice(-n).replace(/^\n/, '') : '';
   }
 
   usage(): CycleUsage {

@@ -6,6 +6,7 @@ import { ClaudeStream } from '../src/lanes/runtimes/claude-stream.js';
 import { checkClaudeConfig, claudeArgv } from '../src/lanes/runtimes/claude-args.js';
 import type { AgentActivity } from '../src/lanes/runtimes/runtime.js';
 import { parseRepoConfig } from '../src/repo/config.js';
+import { laneSettings } from '../src/lanes/options.js';
 
 const SID = '70533e85-c906-47a0-b1ee-ea608f806e2b';
 const line = (m: unknown) => JSON.stringify(m) + '\n';
@@ -141,6 +142,26 @@ describe('lanes.claude in .abcd/config.json', () => {
     }
     expect(() => parseRepoConfig(JSON.stringify({ lanes: { runtime: 'gemini' } }), 'cfg')).toThrow(
       /"lanes.runtime" has the wrong type or value/,
+    );
+  });
+});
+
+describe("--runtime in a lane's settings", () => {
+  const now = Date.parse('2026-12-01T12:00:00Z');
+  it('claude needs no agent command, runs its program (lanes.claude.program, else claude), and refuses --agent', () => {
+    expect(laneSettings({ runtime: 'claude' }, {}, {}, now)).toMatchObject({ runtime: 'claude', agent: '', program: 'claude' });
+    const fromConfig = laneSettings({}, { runtime: 'claude', claude: { program: '/opt/claude/bin/claude' } }, {}, now);
+    expect(fromConfig).toMatchObject({ runtime: 'claude', program: '/opt/claude/bin/claude' });
+    // The flag wins over the config; the command runtime keeps --agent.
+    expect(laneSettings({ runtime: 'command', agent: 'true' }, { runtime: 'claude' }, {}, now)).toMatchObject({
+      runtime: 'command',
+      agent: 'true',
+      program: 'true',
+    });
+    expect(() => laneSettings({ runtime: 'claude', agent: 'true' }, {}, {}, now)).toThrow(/--agent is the command runtime's/);
+    expect(() => laneSettings({}, {}, {}, now)).toThrow(/no agent command: .*--runtime claude/);
+    expect(() => laneSettings({ runtime: 'claude' }, { claude: { args: ['--resume', 'x'] } }, {}, now)).toThrow(
+      /lanes.claude.args sets --resume/,
     );
   });
 });

@@ -79,10 +79,14 @@ export function toolStep(blocks: StubBlock | StubBlock[], usage?: StubUsage): St
   return { blocks: Array.isArray(blocks) ? blocks : [blocks], ...(usage ? { usage } : {}) };
 }
 
-/** Everything the request carries from the user's side: prompts, tool results, injected messages. */
+/**
+ * Everything the request carries from the user's side: prompts, tool results, and the messages
+ * the CLI injects (a message that came while it worked goes in as a `system` role message, or
+ * inside the next user message).
+ */
 export function requestText(req: ModelRequest): string {
   return (req.body.messages ?? [])
-    .filter((m) => m.role === 'user')
+    .filter((m) => m.role !== 'assistant')
     .map((m) => textOf(m.content))
     .join('\n');
 }
@@ -95,11 +99,15 @@ export function workingDirectory(req: ModelRequest): string {
   return m[1]!.trim();
 }
 
-/** The user-side text a request added after the previous request of its conversation. */
+/** What a request added after the model's last answer: the messages after the last assistant one. */
 export function lastUserText(req: ModelRequest): string {
   const msgs = req.body.messages ?? [];
-  const last = msgs.at(-1);
-  return last?.role === 'user' ? textOf(last.content) : '';
+  const after = msgs.slice(msgs.findLastIndex((m) => m.role === 'assistant') + 1);
+  return after.map((m) => textOf(m.content)).join('\n');
+}
+
+function lastOfRole(req: ModelRequest, role: string): string {
+  return textOf((req.body.messages ?? []).findLast((m) => m.role === role)?.content);
 }
 
 function textOf(content: unknown): string {
@@ -201,7 +209,11 @@ export class AnthropicStub {
     if (req.method !== 'POST' || !path.startsWith('/v1/messages')) return this.refuse(res, `unexpected ${req.method} ${path}`);
     if (isCount(path)) return json(res, { input_tokens: Math.ceil(raw.length / 4) });
     const script = this.scriptFor(r);
-    if (!script) return this.refuse(res, `no script for conversation ${conversation} (its request ends: ${requestText(r).slice(-200)})`);
+    if (!script)
+      return this.refuse(
+        res,
+        `no script for conversation ${conversation} (its last user message ends: ${lastOfRole(r, 'user').slice(-200)})`,
+      );
     const next = script.steps[script.next];
     if (!next)
       return this.refuse(res, `conversation ${conversation} asked for answer ${script.next + 1}, its script has ${script.steps.length}`);

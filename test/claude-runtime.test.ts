@@ -122,4 +122,41 @@ describe('a claude session', () => {
       sessionId: conversations[0],
     });
   }, 240_000);
+
+  it("a steer written while the model writes its final answer runs as the CLI's next turn, and the turn ends after it", async () => {
+    const { agent } = await cycleAgent([], []);
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((r) => (release = r));
+    let asked: () => void = () => undefined;
+    const answering = new Promise<void>((r) => (asked = r));
+    stub.on('answer at once', [
+      // The final answer is held while the steer is written: no tool call is left to take it at.
+      {
+        ...answer('first answer', { input: 100, output: 5 }),
+        hold: () => {
+          asked();
+          return held;
+        },
+      },
+      (req) => {
+        expect(lastUserText(req)).toContain('LATE STEER');
+        return answer('answered the steer', { input: 200, output: 6 });
+      },
+    ]);
+    const env = { ANTHROPIC_BASE_URL: stub.url, ANTHROPIC_API_KEY: 'sk-stub' };
+    const session = await claudeRuntime({ program: CLAUDE, env: ['ANTHROPIC_BASE_URL', 'ANTHROPIC_API_KEY'] }, env).open(agent);
+    const turn = session.turn('answer at once', { kind: 'task', timeoutMs: 120_000 });
+    await answering;
+    const steered = session.steer('LATE STEER: one more thing');
+    // Let the line reach the CLI before its answer comes.
+    await new Promise((r) => setTimeout(r, 500));
+    release();
+    expect(await steered).toBe(true);
+    const r = await turn;
+    expect(r).toMatchObject({ exitCode: 0 });
+    expect(r.outputTail).toBe('first answer\nresult: first answer\nanswered the steer\nresult: answered the steer');
+    await session.close();
+    stub.verify();
+    expect(await session.usage()).toMatchObject({ inputTokens: 300, outputTokens: 11, turns: 2 });
+  }, 240_000);
 });

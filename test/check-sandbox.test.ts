@@ -7,7 +7,7 @@ import { mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupTemp, git, isolatedEnv, tempDir } from './harness/git-env.js';
-import { laneSession, remoteWithItems } from './harness/lanes.js';
+import { laneRun, laneSession, remoteWithItems } from './harness/lanes.js';
 import { makeRemote } from './harness/remote.js';
 import { makeSession, type Session } from './harness/session.js';
 
@@ -66,7 +66,7 @@ describe('land checks run sandboxed', () => {
     const r = await s.abcd(['drain', '--json', '--sandbox', 'bwrap', '--agent', agent], { timeoutMs: 120_000 });
     // It read nothing, so it passed and the work landed; outside its worktree nothing was written.
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(r.json.record.cycles).toMatchObject([{ item: 'evil', outcome: 'landed' }]);
+    expect(laneRun(r).record.cycles).toMatchObject([{ item: 'evil', outcome: 'landed' }]);
     expect(await readdir(secrets.outside)).toEqual([]);
   }, 150_000);
 

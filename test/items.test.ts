@@ -15,6 +15,7 @@ import { parseItem } from '../src/records/item.js';
 import { cleanupTemp, git, tempDir } from './harness/git-env.js';
 import { makeRemote, type BareRemote } from './harness/remote.js';
 import { makeSession, type Session } from './harness/session.js';
+import { laneRun } from './harness/lanes.js';
 
 afterAll(cleanupTemp);
 
@@ -330,7 +331,7 @@ describe('hostile YAML in item files', () => {
       timeoutMs: 120_000,
     });
     expect(b.code, b.stderr).toBe(0);
-    expect(b.json.outcome).toBe('landed');
+    expect(laneRun(b).outcome).toBe('landed');
     const show = await execa('git', ['-C', remote.dir, 'show', 'main:good.txt'], { reject: false });
     expect(String(show.stdout)).toBe('built');
   }, 150_000);

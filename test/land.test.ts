@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupTemp, git, isolatedEnv, tempDir } from './harness/git-env.js';
 import { makeRemote, writeRawRecord, type BareRemote } from './harness/remote.js';
 import { ABCD_BIN, makeSession, type Session } from './harness/session.js';
+import { assertAnswerContract } from './harness/answer-contract.js';
 
 // Timers and process exits run late on a loaded machine: what abcd measured may be late by this much.
 const LOADED_MACHINE_MS = 3000;
@@ -290,6 +291,7 @@ describe('land', () => {
     const done = await run;
     expect(done.exitCode, String(done.stdout) + String(done.stderr)).toBe(130);
     expect(JSON.parse(String(done.stdout))).toMatchObject({ ok: false, refusal: { code: 'interrupted' } });
+    assertAnswerContract(['land', '--json'], done.exitCode ?? -1, JSON.parse(String(done.stdout)));
     const refs = await r.remote.refs();
     expect(refs.get(MAIN)).toBe(before);
     expect(refs.has('refs/heads/abcd/queue/local/item/stopped')).toBe(false);

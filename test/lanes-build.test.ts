@@ -3,8 +3,9 @@
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ABCD_BIN } from './harness/session.js';
+import { assertAnswerContract } from './harness/answer-contract.js';
 import { cleanupTemp, tempDir } from './harness/git-env.js';
-import { agentProcesses, COMMITTING_AGENT, itemStatus, laneSession, processesWith, remoteWithItems } from './harness/lanes.js';
+import { laneRun, agentProcesses, COMMITTING_AGENT, itemStatus, laneSession, processesWith, remoteWithItems } from './harness/lanes.js';
 
 describe('build', () => {
   afterAll(cleanupTemp);
@@ -31,7 +32,7 @@ describe('build', () => {
       const marker = `build-marker-${process.pid}-${Date.now()}`;
       const r = await s.abcd(['build', 'task', '--json', '--agent-timeout', '3s', '--agent', `${agent} # ${marker}`]);
       expect(r.code, r.stdout + r.stderr).toBe(exit);
-      const cycle = r.json.record.cycles[0];
+      const cycle = laneRun(r).record.cycles[0];
       expect(cycle).toMatchObject({ item: 'task', outcome });
       expect(cycle.reason).toMatch(why);
       expect(await itemStatus(remote, 'task')).toBe('ready');
@@ -89,6 +90,7 @@ describe('build', () => {
     const r = await p;
     expect(r.exitCode, String(r.stdout) + String(r.stderr)).toBe(130);
     const json = JSON.parse(String(r.stdout).trim().split('\n').at(-1)!);
+    assertAnswerContract(['drain', '--json'], r.exitCode ?? -1, json);
     expect(json.refusal.code).toBe('interrupted');
     expect(json.refusal.data.result.record).toMatchObject({ state: 'finished', end: 'interrupted', cycles: [{ outcome: 'cancelled' }] });
     expect(await processesWith(marker)).toEqual([]);

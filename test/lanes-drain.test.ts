@@ -3,7 +3,16 @@
 import { readdir } from 'node:fs/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupTemp, tempDir } from './harness/git-env.js';
-import { COMMITTING_AGENT, itemStatus, laneSession, mainSubjects, processesWith, remoteWithItems, type ItemSpec } from './harness/lanes.js';
+import {
+  laneRun,
+  COMMITTING_AGENT,
+  itemStatus,
+  laneSession,
+  mainSubjects,
+  processesWith,
+  remoteWithItems,
+  type ItemSpec,
+} from './harness/lanes.js';
 
 const TEN: ItemSpec[] = [
   ...['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map((slug) => ({ slug })),
@@ -26,7 +35,7 @@ describe('drain', () => {
     const marker = `drain-marker-${process.pid}-${Date.now()}`;
     const r = await s.abcd(['drain', '--lanes', '3', '--json', '--agent', `${COMMITTING_AGENT} # ${marker}`], { timeoutMs: 150_000 });
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    const cycles = r.json.record.cycles as Array<{ item: string; outcome: string }>;
+    const cycles = laneRun(r).record.cycles as Array<{ item: string; outcome: string }>;
     expect(cycles.map((c) => c.item).sort()).toEqual(TEN.map((i) => i.slug).sort());
     expect(cycles.every((c) => c.outcome === 'landed')).toBe(true);
     const subjects = (await mainSubjects(remote)).filter((x) => x.startsWith('agent: '));
@@ -51,7 +60,7 @@ describe('drain', () => {
     );
     for (const r of runs) expect(r.code, r.stdout + r.stderr).toBe(0);
     const landed = runs.flatMap((r) =>
-      (r.json?.record?.cycles ?? []).filter((c: { outcome: string }) => c.outcome === 'landed').map((c: { item: string }) => c.item),
+      (laneRun(r)?.record?.cycles ?? []).filter((c: { outcome: string }) => c.outcome === 'landed').map((c: { item: string }) => c.item),
     );
     expect(landed.sort()).toEqual(TEN.map((i) => i.slug).sort());
     const subjects = (await mainSubjects(remote)).filter((x) => x.startsWith('agent: '));

@@ -5,7 +5,7 @@
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupTemp } from './harness/git-env.js';
-import { laneSession, remoteWithItems } from './harness/lanes.js';
+import { laneRun, laneSession, remoteWithItems } from './harness/lanes.js';
 import type { BareRemote } from './harness/remote.js';
 
 /** The remote's branches besides main and abcd's records: a lane branch pushed for review or landing. */
@@ -38,7 +38,7 @@ describe('lane isolation', () => {
     ].join('; ');
     const r = await s.abcd(['build', 'leak', '--json', '--sandbox', 'bwrap', '--agent', agent], { timeoutMs: 90_000 });
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(r.json.record.cycles[0]).toMatchObject({ outcome: 'landed' });
+    expect(laneRun(r).record.cycles[0]).toMatchObject({ outcome: 'landed' });
     const all = (await execa('git', ['-C', remote.dir, 'show', 'main:all.txt'])).stdout;
     const named = (await execa('git', ['-C', remote.dir, 'show', 'main:named.txt'])).stdout;
     // The agent saw main's objects (the item file), not the person's branch.
@@ -77,8 +77,8 @@ describe('lane isolation', () => {
     const before = await remote.refs();
     const left = await s.abcd(['build', 'left', '--json', '--agent', `echo work > work.txt; ${BAD_GITMODULES}`]);
     expect(left.code, left.stdout + left.stderr).toBe(3);
-    expect(left.json.record.cycles[0]).toMatchObject({ item: 'left', outcome: 'failed', code: 'agent-objects-refused' });
-    expect(left.json.record.cycles[0].reason).toMatch(/gitmodulesUrl/);
+    expect(laneRun(left).record.cycles[0]).toMatchObject({ item: 'left', outcome: 'failed', code: 'agent-objects-refused' });
+    expect(laneRun(left).record.cycles[0].reason).toMatch(/gitmodulesUrl/);
     const committed = await s.abcd([
       'build',
       'committed',
@@ -87,8 +87,8 @@ describe('lane isolation', () => {
       `${BAD_GITMODULES}; git add .gitmodules && git commit -qm submodule; echo more > more.txt`,
     ]);
     expect(committed.code, committed.stdout + committed.stderr).toBe(3);
-    expect(committed.json.record.cycles[0]).toMatchObject({ item: 'committed', outcome: 'failed', code: 'agent-objects-refused' });
-    expect(committed.json.record.cycles[0].reason).toMatch(/gitmodulesUrl/);
+    expect(laneRun(committed).record.cycles[0]).toMatchObject({ item: 'committed', outcome: 'failed', code: 'agent-objects-refused' });
+    expect(laneRun(committed).record.cycles[0].reason).toMatch(/gitmodulesUrl/);
     // Nothing landed or was pushed for either, and the remote holds no object fsck refuses.
     expect((await remote.refs()).get('refs/heads/main')).toBe(before.get('refs/heads/main'));
     expect(await workBranches(remote)).toEqual([]);
@@ -111,15 +111,15 @@ describe('lane isolation', () => {
       'head -c 3000 /dev/zero > big.bin; head -c 1500 /dev/zero > medium.bin; echo small > small.txt; git add big.bin && git commit -qm big',
     ]);
     expect(huge.code, huge.stdout + huge.stderr).toBe(3);
-    const h = huge.json.record.cycles[0];
+    const h = laneRun(huge).record.cycles[0];
     expect(h).toMatchObject({ item: 'huge', outcome: 'failed', code: 'change-too-large' });
     expect(h.reason).toMatch(/4506 bytes/);
     expect(h.reason.indexOf('big.bin')).toBeGreaterThan(-1);
     expect(h.reason.indexOf('big.bin')).toBeLessThan(h.reason.indexOf('medium.bin'));
     const many = await s.abcd(['build', 'many', '--json', '--agent', 'for i in 1 2 3 4 5; do echo $i > f$i.txt; done']);
     expect(many.code, many.stdout + many.stderr).toBe(3);
-    expect(many.json.record.cycles[0]).toMatchObject({ item: 'many', outcome: 'failed', code: 'change-too-large' });
-    expect(many.json.record.cycles[0].reason).toMatch(/5 files/);
+    expect(laneRun(many).record.cycles[0]).toMatchObject({ item: 'many', outcome: 'failed', code: 'change-too-large' });
+    expect(laneRun(many).record.cycles[0].reason).toMatch(/5 files/);
     expect((await remote.refs()).get('refs/heads/main')).toBe(before.get('refs/heads/main'));
     expect(await workBranches(remote)).toEqual([]);
     expect(await mainFiles(remote)).not.toMatch(/big\.bin|f1\.txt/);

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupTemp, tempDir } from './harness/git-env.js';
-import { COMMITTING_AGENT, laneSession, processesWith, remoteWithItems } from './harness/lanes.js';
+import { laneRun, COMMITTING_AGENT, laneSession, processesWith, remoteWithItems } from './harness/lanes.js';
 import { ABCD_BIN } from './harness/session.js';
 import { until } from './harness/steer.js';
 import { runStanding } from '../src/status/lane-views.js';
@@ -87,14 +87,14 @@ describe('a lane killed with -9', () => {
     await s.git(['update-ref', 'refs/heads/lane/local-item-x/20261201T000000Z-aaaaaa-1', 'HEAD']);
     const r = await s.abcd(['drain', '--json', '--agent', COMMITTING_AGENT]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(r.json.record.cycles).toMatchObject([{ item: 'one', outcome: 'landed' }]);
+    expect(laneRun(r).record.cycles).toMatchObject([{ item: 'one', outcome: 'landed' }]);
     expect(await laneFolders(tmp)).toEqual([live]);
     expect(await readdir(join(gitDir, 'abcd', 'runs'))).toEqual([elsewhere]);
     expect(await s.git(['for-each-ref', '--format=%(refname)', 'refs/heads/lane/'])).toBe(
       'refs/heads/lane/local-item-x/20261201T000000Z-aaaaaa-1',
     );
     // The run that ended leaves no memory of its claims either (its folder emptied as it landed).
-    expect((await readdir(join(gitDir, 'abcd', 'held'))).filter((x) => x.endsWith(r.json.runId))).toEqual([]);
+    expect((await readdir(join(gitDir, 'abcd', 'held'))).filter((x) => x.endsWith(laneRun(r).runId))).toEqual([]);
     // A land sweeps them as well.
     await mkdir(join(tmp, dead, 'wt'), { recursive: true });
     expect((await s.abcd(['reserve', 'tidy'])).code).toBe(0);

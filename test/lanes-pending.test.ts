@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupTemp, tempDir } from './harness/git-env.js';
-import { laneSession, remoteWithItems } from './harness/lanes.js';
+import { laneRun, laneSession, remoteWithItems } from './harness/lanes.js';
 import { makeSession } from './harness/session.js';
 
 async function until(what: string, ok: () => Promise<boolean> | boolean, ms = 60_000): Promise<void> {
@@ -58,7 +58,7 @@ describe('preserve and coalesce', () => {
     await writeFile(go, '');
     const r = await run;
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    const cycles = r.json.record.cycles;
+    const cycles = laneRun(r).record.cycles;
     expect(cycles.map((c: { outcome: string }) => c.outcome)).toEqual(['landed', 'landed']);
     expect(cycles[1].followUp).toBe(true);
     const files = (await execa('git', ['-C', remote.dir, 'ls-tree', '--name-only', 'main'])).stdout
@@ -102,11 +102,11 @@ describe('preserve and coalesce', () => {
     await writeFile(go, '');
     const r = await run;
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(r.json.record.cycles).toHaveLength(1);
-    expect(r.json.record.deferred).toMatchObject([{ item: 'note', why: expect.stringMatching(/pending slot/) }]);
+    expect(laneRun(r).record.cycles).toHaveLength(1);
+    expect(laneRun(r).record.deferred).toMatchObject([{ item: 'note', why: expect.stringMatching(/pending slot/) }]);
     const next = await waiter;
     expect(next.code, next.stdout + next.stderr).toBe(0);
-    expect(next.json.record.cycles).toMatchObject([{ item: 'note', outcome: 'landed', followUp: true }]);
+    expect(laneRun(next).record.cycles).toMatchObject([{ item: 'note', outcome: 'landed', followUp: true }]);
     expect((await remote.refs()).has(slot)).toBe(false);
     const files = (await execa('git', ['-C', remote.dir, 'ls-tree', '--name-only', 'main'])).stdout
       .split('\n')

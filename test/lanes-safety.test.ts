@@ -14,6 +14,7 @@ import {
   mainSubjects,
   processesWith,
   remoteWithItems,
+  laneRun,
 } from './harness/lanes.js';
 import { ABCD_BIN } from './harness/session.js';
 
@@ -93,7 +94,7 @@ describe('lane safety', () => {
       timeoutMs: 90_000,
     });
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(r.json.record.cycles).toMatchObject([{ item: 'crash', outcome: 'landed' }]);
+    expect(laneRun(r).record.cycles).toMatchObject([{ item: 'crash', outcome: 'landed' }]);
     expect((await mainSubjects(remote)).filter((x) => x.startsWith('agent: '))).toEqual(['agent: local:item:crash']);
   }, 120_000);
 

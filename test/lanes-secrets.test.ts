@@ -9,7 +9,7 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupTemp, git, isolatedEnv, QUIET_CONFIG, tempDir } from './harness/git-env.js';
 import { startGitHubRemote, type GitHubRemote } from './harness/github-remote.js';
-import { laneSession, remoteWithItems } from './harness/lanes.js';
+import { laneRun, laneSession, remoteWithItems } from './harness/lanes.js';
 
 const TOKEN = 'ghs_laneChannelCanary0123456789abcdefXYZ';
 
@@ -130,15 +130,15 @@ describe('secrets out of the sandbox', () => {
       timeoutMs: 90_000,
     });
     expect(r.code, r.stdout + r.stderr).toBe(3);
-    const cycle = r.json.record.cycles[0];
+    const cycle = laneRun(r).record.cycles[0];
     expect(cycle).toMatchObject({ item: 'scan', outcome: 'failed', code: 'agent-failed' });
     expect(cycle.reason).toMatch(/SOCKETS 0 ANSWERED 0/);
     expect(r.stdout + r.stderr).not.toContain(TOKEN);
-    const record = (await execa('git', ['-C', remote.dir, 'show', `${r.json.ref}:record.json`], { reject: false })).stdout;
+    const record = (await execa('git', ['-C', remote.dir, 'show', `${laneRun(r).ref}:record.json`], { reject: false })).stdout;
     expect(record).toContain('SOCKETS 0');
     expect(record).not.toContain(TOKEN);
     // The whole output is in the local log: the scan ran, saw its own cycle folder, found nothing.
-    const log = await readLogs(join(s.dir, '.git'), r.json.runId);
+    const log = await readLogs(join(s.dir, '.git'), laneRun(r).runId);
     if (process.env.SHOW_SCAN) console.log(log);
     expect(log).toMatch(/FILES .*abcd-lane-/);
     expect(log).toContain('READ-HAS-TOKEN false');
@@ -164,14 +164,14 @@ describe('secrets out of the sandbox', () => {
     ].join('; ');
     const r = await s.abcd(['build', 'loud', '--json', '--agent', agent]);
     expect(r.code, r.stdout + r.stderr).toBe(3);
-    const cycle = r.json.record.cycles[0];
+    const cycle = laneRun(r).record.cycles[0];
     expect(cycle).toMatchObject({ outcome: 'failed', code: 'agent-failed' });
     expect(cycle.reason.length).toBeLessThanOrEqual(500);
     expect(cycle.reason).toMatch(/model key/);
-    const record = (await execa('git', ['-C', remote.dir, 'show', `${r.json.ref}:record.json`])).stdout;
+    const record = (await execa('git', ['-C', remote.dir, 'show', `${laneRun(r).ref}:record.json`])).stdout;
     for (const text of [cycle.reason as string, record, r.stdout])
       for (const secret of Object.values(fake)) expect(text, secret).not.toContain(secret);
-    const log = await readLogs(join(s.dir, '.git'), r.json.runId);
+    const log = await readLogs(join(s.dir, '.git'), laneRun(r).runId);
     expect(log).toContain('filler line 1\n');
     expect(log).toContain('filler line 5000\n');
     for (const secret of Object.values(fake)) expect(log).toContain(secret);

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupTemp, git, isolatedEnv, tempDir } from './harness/git-env.js';
 import { makeRemote } from './harness/remote.js';
 import { makeSession } from './harness/session.js';
-import { COMMITTING_AGENT, laneSession, mainSubjects, remoteWithItems } from './harness/lanes.js';
+import { laneRun, COMMITTING_AGENT, laneSession, mainSubjects, remoteWithItems } from './harness/lanes.js';
 
 // The land check of both items, coordinated through files so the race is the same on any
 // machine: b's speculative test (on top of a) starts, then a's check fails; b's check ends
@@ -38,7 +38,7 @@ describe('network deadline', () => {
     });
     // a's failing check makes the run's answer exit 3; before, b's cut-short read ended it with exit 8.
     expect(r.code, r.stdout + r.stderr).toBe(3);
-    const cycles = (r.json?.record?.cycles ?? []) as Array<{ item: string; outcome: string; code?: string; reason?: string }>;
+    const cycles = (laneRun(r)?.record?.cycles ?? []) as Array<{ item: string; outcome: string; code?: string; reason?: string }>;
     const byItem = Object.fromEntries(cycles.map((c) => [c.item, c]));
     expect(byItem.a, r.stdout + r.stderr).toMatchObject({ outcome: 'failed', code: 'check-failed' });
     expect(byItem.b, r.stdout + r.stderr).toMatchObject({ outcome: 'landed' });

@@ -8,7 +8,7 @@ import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { encodeReceipt } from '../src/records/receipt.js';
 import { cleanupTemp, tempDir } from './harness/git-env.js';
-import { remoteWithItems } from './harness/lanes.js';
+import { laneRun, remoteWithItems } from './harness/lanes.js';
 import { writeRawRecord } from './harness/remote.js';
 import { makeSession } from './harness/session.js';
 
@@ -61,7 +61,7 @@ describe('a forged receipt', () => {
     const run = await person.abcd(['build', 'page', '--reopen', '--json', '--sandbox', 'none', '--agent', agent], { timeoutMs: 90_000 });
     expect(run.code, run.stdout + run.stderr).toBe(0);
     expect(run.json).toMatchObject({ outcome: 'landed' });
-    expect(run.json.record.cycles).toMatchObject([{ item: 'page', outcome: 'landed', followUp: true }]);
+    expect(laneRun(run).record.cycles).toMatchObject([{ item: 'page', outcome: 'landed', followUp: true }]);
     expect(existsSync(marker) ? (await execa('cat', [marker])).stdout.split('\n').sort() : []).toEqual([
       'local:item:other',
       'local:item:page',

@@ -4,6 +4,7 @@ import { execa } from 'execa';
 import { cleanupTemp } from './harness/git-env.js';
 import { makeRemote } from './harness/remote.js';
 import { ABCD_BIN, makeSession } from './harness/session.js';
+import { assertAnswerContract } from './harness/answer-contract.js';
 
 // A watch that printed nothing for this long is stuck, not slow.
 const STUCK_MS = 60_000;
@@ -47,5 +48,7 @@ describe('status --watch', () => {
     expect(done.exitCode).toBe(0);
     expect(seen.length).toBeGreaterThanOrEqual(3);
     expect(seen.at(-1)!.claims.map((c) => c.item)).toEqual(['seen-live']);
+    // Every line of a watch is an answer of its own, in the shape `abcd schema status` publishes.
+    for (const line of seen) assertAnswerContract(['status', '--json'], 0, line);
   });
 });

@@ -6,7 +6,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupTemp, tempDir } from './harness/git-env.js';
-import { laneSession, remoteWithItems } from './harness/lanes.js';
+import { laneRun, laneSession, remoteWithItems } from './harness/lanes.js';
 import { makeSession } from './harness/session.js';
 import { envelopes, landedMailboxes, liveEnvelopes, mailboxAgent, refsUnder, remoteRecord, until } from './harness/steer.js';
 
@@ -57,9 +57,11 @@ describe('steer cap', () => {
     expect(text.stdout).toMatch(
       new RegExp(`page ${ids[2]} by lane@example\\.com/.* \\(waiting for the next build or drain\\): steer three`),
     );
-    expect(text.stdout).toMatch(new RegExp(`page: run ${r.json.runId} absorbed steer ${ids[0]}, steer ${ids[1]}; settled on [0-9a-f]{12}`));
+    expect(text.stdout).toMatch(
+      new RegExp(`page: run ${laneRun(r).runId} absorbed steer ${ids[0]}, steer ${ids[1]}; settled on [0-9a-f]{12}`),
+    );
     expect(st.json.receipts).toEqual([
-      expect.objectContaining({ item: 'page', runId: r.json.runId, consumed: [`steer ${ids[0]}`, `steer ${ids[1]}`] }),
+      expect.objectContaining({ item: 'page', runId: laneRun(r).runId, consumed: [`steer ${ids[0]}`, `steer ${ids[1]}`] }),
     ]);
 
     // The item is done: the open amendment alone does not make it work again.
@@ -70,14 +72,14 @@ describe('steer cap', () => {
     // The person reopens it: the waiting steers are delivered, the envelope comes first.
     const next = await lane.abcd([...build, '--reopen'], { timeoutMs: 150_000 });
     expect(next.code, next.stdout + next.stderr).toBe(0);
-    expect(next.json.record.cycles.map((c: { outcome: string }) => c.outcome)).toEqual(['landed']);
+    expect(laneRun(next).record.cycles.map((c: { outcome: string }) => c.outcome)).toEqual(['landed']);
     const mailboxes = await landedMailboxes(remote);
     expect(mailboxes).toHaveLength(2);
     const [start] = envelopes(mailboxes[1]!);
     expect(start).toContain('| steer three\n');
     expect(start).toMatch(/--- context \d\/2: steer \S+ by stranger@example\.com/);
     const after = await remoteRecord(remote, 'refs/heads/abcd/receipts/local/item/page');
-    expect(after.runId).toBe(next.json.runId);
+    expect(after.runId).toBe(laneRun(next).runId);
     expect(after.consumed.map((c: { id: string }) => c.id)).toContain(ids[2]);
     expect(await refsUnder(remote, 'refs/heads/abcd/steer/')).toEqual([]);
   }, 150_000);

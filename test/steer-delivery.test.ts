@@ -9,7 +9,7 @@ import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { STEER_ENVELOPE_FIRST_LINE } from '../src/steering/envelope.js';
 import { cleanupTemp, tempDir } from './harness/git-env.js';
-import { laneSession, remoteWithItems } from './harness/lanes.js';
+import { laneRun, laneSession, remoteWithItems } from './harness/lanes.js';
 import { makeSession } from './harness/session.js';
 import { envelopes, landedMailboxes, liveEnvelopes, mailboxAgent, refsUnder, remoteRecord, steerTogether, until } from './harness/steer.js';
 
@@ -77,7 +77,7 @@ describe('steering a lane in flight', () => {
     // The receipt names the three requests and the landed head; the requests are gone with it.
     const main = (await execa('git', ['-C', remote.dir, 'rev-parse', 'main'])).stdout.trim();
     const receipt = await remoteRecord(remote, 'refs/heads/abcd/receipts/local/item/page');
-    expect(receipt).toMatchObject({ abcd: 'receipt', v: 1, item: 'local:item:page', head: main, runId: r.json.runId });
+    expect(receipt).toMatchObject({ abcd: 'receipt', v: 1, item: 'local:item:page', head: main, runId: laneRun(r).runId });
     expect(receipt.consumed.map((c: { kind: string }) => c.kind)).toEqual(['steer', 'steer', 'steer']);
     expect(receipt.consumed[0].id).toBe(one.json.id);
     expect(await refsUnder(remote, 'refs/heads/abcd/steer/')).toEqual([]);

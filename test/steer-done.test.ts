@@ -2,7 +2,7 @@
 // build and land it again; it waits until someone reopens the item, and `build --reopen` delivers it.
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupTemp } from './harness/git-env.js';
-import { itemStatus, laneSession, mainSubjects, remoteWithItems } from './harness/lanes.js';
+import { laneRun, itemStatus, laneSession, mainSubjects, remoteWithItems } from './harness/lanes.js';
 import { makeSession } from './harness/session.js';
 import { landedMailboxes, refsUnder } from './harness/steer.js';
 
@@ -42,7 +42,7 @@ describe('a steer on a done item', () => {
     // The person reopens it with build --reopen: it builds, the steers are delivered and removed.
     const again = await lane.abcd(['build', 'page', '--reopen', ...flags], { timeoutMs: 120_000 });
     expect(again.code, again.stdout + again.stderr).toBe(0);
-    expect(again.json.record.cycles.map((c: { outcome: string }) => c.outcome)).toEqual(['landed']);
+    expect(laneRun(again).record.cycles.map((c: { outcome: string }) => c.outcome)).toEqual(['landed']);
     expect(await agentCommits()).toBe(2);
     const mailboxes = await landedMailboxes(remote);
     expect(mailboxes).toHaveLength(2);

@@ -6,7 +6,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupTemp, tempDir } from './harness/git-env.js';
-import { laneSession, remoteWithItems } from './harness/lanes.js';
+import { laneRun, laneSession, remoteWithItems } from './harness/lanes.js';
 import { makeSession } from './harness/session.js';
 import { envelopes, landedMailboxes, liveEnvelopes, mailboxAgent, refsUnder, remoteRecord, until } from './harness/steer.js';
 
@@ -31,7 +31,7 @@ describe('steered cycles that fail, and re-invocation', () => {
     await writeFile(join(dir, 'go'), '');
     const r = await run;
     expect(r.code, r.stdout + r.stderr).toBe(3);
-    expect(r.json.record.cycles[0]).toMatchObject({ outcome: 'failed', code: 'agent-failed' });
+    expect(laneRun(r).record.cycles[0]).toMatchObject({ outcome: 'failed', code: 'agent-failed' });
     expect(await refsUnder(remote, 'refs/heads/abcd/receipts/')).toEqual([]);
     expect(await refsUnder(remote, 'refs/heads/abcd/steer/')).toEqual([`refs/heads/abcd/steer/local/item/page/${s.json.id}`]);
     const st = await asker.abcd(['status', '--json']);
@@ -55,7 +55,7 @@ describe('steered cycles that fail, and re-invocation', () => {
     await writeFile(join(dir, 'go'), '');
     const r = await run;
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(r.json.record.cycles.map((c: { outcome: string }) => c.outcome)).toEqual(['landed']);
+    expect(laneRun(r).record.cycles.map((c: { outcome: string }) => c.outcome)).toEqual(['landed']);
     const starts = (await readFile(join(dir, 'starts'), 'utf8')).trim().split('\n');
     expect(starts).toHaveLength(2);
     expect(starts[0]).toBe('round 1 from 0');

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupTemp, tempDir } from './harness/git-env.js';
-import { remoteWithItems } from './harness/lanes.js';
+import { laneRun, remoteWithItems } from './harness/lanes.js';
 import { writeRawRecord } from './harness/remote.js';
 import { makeSession, type Json } from './harness/session.js';
 import { liveEnvelopes, mailboxAgent, refsUnder, remoteRecord, until } from './harness/steer.js';
@@ -74,17 +74,17 @@ describe('receipts', () => {
       const b = built[i]!;
       expect(b.code, b.stdout + b.stderr).toBe(0);
       // One cycle: the lane's own next look found the slot covered by its receipt and removed it.
-      expect(b.json.record.cycles.map((c: { outcome: string }) => c.outcome)).toEqual(['landed']);
+      expect(laneRun(b).record.cycles.map((c: { outcome: string }) => c.outcome)).toEqual(['landed']);
       const receipt = await remoteRecord(remote, receiptRef(slug));
       expect(receipt).toMatchObject({
         item: `local:item:${slug}`,
-        runId: b.json.runId,
+        runId: laneRun(b).runId,
         consumed: [{ kind: 'pending', id: tips.get(slug) }],
       });
       expect(await refsUnder(remote, pendingRef(slug))).toEqual([]);
       // What proves it is main: the landed commit the receipt names carries the run and the request.
       const landed = (await execa('git', ['-C', remote.dir, 'log', '-1', '--format=%B', receipt.head])).stdout;
-      expect(landed).toContain(`Abcd-Run: ${b.json.runId}\nAbcd-Consumed: pending ${tips.get(slug)}`);
+      expect(landed).toContain(`Abcd-Run: ${laneRun(b).runId}\nAbcd-Consumed: pending ${tips.get(slug)}`);
       expect((await execa('git', ['-C', remote.dir, 'rev-list', '--first-parent', 'main'])).stdout.split('\n')).toContain(receipt.head);
       // Put the answered request back, as a lane stopped right after its landing leaves it.
       await execa('git', ['-C', remote.dir, 'update-ref', pendingRef(slug), tips.get(slug)!]);

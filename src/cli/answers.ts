@@ -20,7 +20,7 @@ const Ok = { ok: z.literal(true) };
 /** A refusal answer with one of these codes, each described by its row in the refusal table. */
 export function refusalAnswer(codes: readonly RefusalCode[]) {
   const [first, ...rest] = codes.map((code) =>
-    z.object({
+    z.strictObject({
       code: z.literal(code).describe(`${REFUSALS[code].means}: ${REFUSALS[code].todo}`),
       exit: z.number().int(),
       message: z.string(),
@@ -28,7 +28,7 @@ export function refusalAnswer(codes: readonly RefusalCode[]) {
     }),
   );
   if (!first) throw new Error('a refusal answer needs at least one code');
-  return z.object({ ok: z.literal(false), refusal: z.discriminatedUnion('code', [first, ...rest]) });
+  return z.strictObject({ ok: z.literal(false), refusal: z.discriminatedUnion('code', [first, ...rest]) });
 }
 
 /** A refusal answer with any code abcd has. */
@@ -45,7 +45,7 @@ const ClaimAnswer = {
   ttlMs: Ms,
 };
 
-const reserve = z.object({
+const reserve = z.strictObject({
   ...ClaimAnswer,
   state: z.literal('held'),
   holder: z.string(),
@@ -55,9 +55,9 @@ const reserve = z.object({
   waitedMs: Ms.describe('0 when nothing was waited on'),
 });
 
-const renew = z.object({ ...ClaimAnswer, written: z.boolean() });
+const renew = z.strictObject({ ...ClaimAnswer, written: z.boolean() });
 const release = z.union([
-  z.object({
+  z.strictObject({
     ...ClaimAnswer,
     written: z.boolean().describe('false when there was nothing to write: the item had landed, or this session released it already'),
     already: z.boolean().describe('this session had released it already'),
@@ -68,7 +68,7 @@ const release = z.union([
     .describe('release --force'),
 ]);
 
-const push = z.object({
+const push = z.strictObject({
   ...Ok,
   item: z.string(),
   branch: z.string(),
@@ -79,25 +79,34 @@ const push = z.object({
   expiresAt: Instant,
 });
 
-const land = z.object({
+const SkippedEntry = z.strictObject({ item: z.string(), ref: z.string(), claimRef: z.string(), code: z.string(), message: z.string() });
+
+const land = z.strictObject({
   ...Ok,
   item: z.string(),
   main: z.string(),
   tip: Oid.describe("main's tip after landing"),
   previousTip: Oid.nullable().describe("main's tip the landing was tested on (git forge)"),
-  github: z.object({ number: z.number().int(), url: z.string().nullable(), via: z.string(), fenceWindowMs: Ms }).nullable(),
+  github: z.strictObject({ number: z.number().int(), url: z.string().nullable(), via: z.string(), fenceWindowMs: Ms }).nullable(),
   head: Oid,
   branch: z.string(),
   attempts: z.number().int(),
-  checks: z.array(z.object({ command: z.string(), exitCode: z.number().int(), durationMs: Ms })),
+  checks: z.array(z.strictObject({ command: z.string(), exitCode: z.number().int(), durationMs: Ms })),
   checksSandbox: z.enum(['bwrap', 'none']).optional().describe('where the checks ran: bubblewrap, or unsandboxed as the person'),
   warning: z.string().optional().describe('said when the checks ran unsandboxed for want of a sandbox'),
   enqueuedAt: Instant,
   waitedMs: Ms,
   state: State,
+  skipped: z.array(SkippedEntry).optional().describe('queue entries ahead whose claim this abcd could not read: skipped, not waited on'),
+  speculation: z
+    .strictObject({ depth: z.number().int(), position: z.number().int(), retests: z.number().int() })
+    .optional()
+    .describe('with land.speculate above 1: how deep this entry was tested and the tests thrown away'),
 });
 
-const RefusedRecord = z.object({
+const Proven = z.string().describe('the principal the signature proves, or "unverified": the name beside it is only stated');
+
+const RefusedRecord = z.strictObject({
   ref: z.string(),
   code: z.string(),
   exit: z.number().int(),
@@ -105,13 +114,13 @@ const RefusedRecord = z.object({
   data: z.record(z.string(), z.unknown()),
 });
 
-const status = z.object({
+const status = z.strictObject({
   ...Ok,
   remote: z.string(),
   readAt: Instant,
   session: z.string(),
   claims: z.array(
-    z.object({
+    z.strictObject({
       item: z.string(),
       ref: z.string(),
       state: State,
@@ -130,11 +139,11 @@ const status = z.object({
       note: z.string().nullable(),
       branch: z.string().nullable(),
       head: Oid.nullable(),
-      landed: z.object({ main: z.string(), tip: Oid }).nullable(),
+      landed: z.strictObject({ main: z.string(), tip: Oid }).nullable(),
     }),
   ),
   queue: z.array(
-    z.object({
+    z.strictObject({
       position: z.number().int(),
       item: z.string(),
       holder: z.string(),
@@ -143,10 +152,11 @@ const status = z.object({
       main: z.string(),
       since: Instant,
       alive: z.boolean(),
+      skipped: SkippedEntry.nullable().describe("set when the entry's claim cannot be read: lands skip it, never wait on it or delete it"),
     }),
   ),
   announcements: z.array(
-    z.object({
+    z.strictObject({
       session: z.string(),
       ref: z.string(),
       state: z.string(),
@@ -157,11 +167,14 @@ const status = z.object({
       mine: z.boolean(),
     }),
   ),
-  gate: z.object({ dir: z.string(), slots: z.number().int(), holders: z.number().int(), waiters: z.number().int() }),
+  gate: z.strictObject({ dir: z.string(), slots: z.number().int(), holders: z.number().int(), waiters: z.number().int() }),
   settings: z
     .object({ reservationCap: z.number().int(), defaultTtl: Ms, takeoverDelay: Ms, doneRetention: Ms, requesters: z.array(z.string()) })
     .loose(),
-  settingsTrust: z.object({ protected: z.boolean(), signers: z.string() }).loose(),
+  settingsTrust: z.strictObject({ protected: z.boolean(), signers: z.string() }).loose(),
+  requestTrust: z
+    .strictObject({ protected: z.boolean(), signers: z.string() })
+    .describe('whether steer and build requests are proven by signature (the person keeps an allowed-signers list)'),
   refused: z.array(RefusedRecord),
   unknown: z.array(z.string()),
   pruned: z.number().int(),
@@ -189,13 +202,45 @@ const status = z.object({
       .loose(),
   ),
   pending: z.array(
-    z.object({ item: z.string(), requester: z.string(), at: Instant, note: z.string().nullable(), coalesced: z.number().int() }),
+    z.strictObject({
+      item: z.string(),
+      requester: z.string(),
+      provenBy: Proven,
+      at: Instant,
+      note: z.string().nullable(),
+      coalesced: z.number().int(),
+    }),
   ),
-  clockSkew: z.object({ writer: z.string(), minMs: Ms, maxMs: Ms, limitMs: Ms }).nullable(),
+  steers: z
+    .array(
+      z.strictObject({
+        item: z.string(),
+        id: z.string(),
+        author: z.string(),
+        provenBy: Proven,
+        at: Instant,
+        text: z.string().describe('the first line of its text, cut short'),
+        heldBy: z.string().nullable().describe('the session whose lane gets it on its next poll'),
+      }),
+    )
+    .describe('steer requests not yet delivered by a cycle that landed'),
+  receipts: z
+    .array(
+      z.strictObject({
+        item: z.string(),
+        runId: z.string(),
+        holder: z.string(),
+        at: Instant,
+        head: Oid,
+        consumed: z.array(z.string()).describe('what the run absorbed: "steer <id>", "pending <tip>", "item <blob>"'),
+      }),
+    )
+    .describe("each item's latest receipt: which run absorbed which requests"),
+  clockSkew: z.strictObject({ writer: z.string(), minMs: Ms, maxMs: Ms, limitMs: Ms }).nullable(),
 });
 
 const gate = z.union([
-  z.object({
+  z.strictObject({
     ...Ok,
     gate: z.string(),
     command: z.array(z.string()),
@@ -205,16 +250,20 @@ const gate = z.union([
     waitedMs: Ms,
     ranMs: Ms,
   }),
-  z.object({
+  z.strictObject({
     ...Ok,
     gate: z.string(),
     slots: z.number().int(),
-    holders: z.array(z.object({ pid: z.number().int(), ticket: z.number().int(), command: z.string(), since: Instant, forMs: Ms }).loose()),
-    waiters: z.array(z.object({ pid: z.number().int(), ticket: z.number().int(), command: z.string(), waitedMs: Ms, until: Instant })),
+    holders: z.array(
+      z.strictObject({ pid: z.number().int(), ticket: z.number().int(), command: z.string(), since: Instant, forMs: Ms }).loose(),
+    ),
+    waiters: z.array(
+      z.strictObject({ pid: z.number().int(), ticket: z.number().int(), command: z.string(), waitedMs: Ms, until: Instant }),
+    ),
   }),
 ]);
 
-const announce = z.object({
+const announce = z.strictObject({
   ...Ok,
   session: z.string(),
   ref: z.string(),
@@ -226,7 +275,7 @@ const announce = z.object({
   ttlMs: Ms,
 });
 
-const steer = z.object({
+const steer = z.strictObject({
   ...Ok,
   item: z.string(),
   id: z.string(),
@@ -235,7 +284,64 @@ const steer = z.object({
   author: z.string(),
   at: Instant,
   heldBy: z.string().nullable(),
+  laneHolds: z.boolean().describe('the holder is a lane running on the item: it gets the request on its next poll'),
+  done: z.boolean().describe('the item is done and not reopened: the request waits until someone reopens it'),
   as: z.enum(['amendment', 'context']).nullable(),
+  signed: z.boolean().describe('the request commit is signed'),
+  provenBy: z.string().nullable().describe("the principal the person's allowed-signers list proves signed it (null: unverified)"),
+  protected: z.boolean().describe("this clone keeps the person's allowed-signers list (without one, requests are unprotected)"),
+});
+
+const items = z.strictObject({
+  ...Ok,
+  main: z.string(),
+  mainTip: Oid,
+  items: z.array(
+    z.strictObject({
+      key: z.string(),
+      slug: z.string(),
+      title: z.string(),
+      status: z.enum(['ready', 'done']).describe("the item file's front matter"),
+      dependsOn: z.array(z.string()),
+      readiness: z.enum(['ready', 'blocked', 'held', 'done', 'pending']),
+      blockedBy: z.array(z.string()).describe('dependencies not yet done (readiness blocked)'),
+      claim: z
+        .strictObject({ state: State, holder: z.string(), expiresAt: Instant, live: z.boolean() })
+        .nullable()
+        .describe("the item's claim record as it stands, whatever its state"),
+      path: z.string(),
+      addedAt: Instant.nullable().describe('when the item entered main, null when history does not say'),
+    }),
+  ),
+  refused: z.array(
+    z.strictObject({ path: z.string(), key: z.string().nullable(), code: z.string(), reason: z.string().nullable(), message: z.string() }),
+  ),
+});
+
+const Tokens = z.number().int().nonnegative().describe('a number of model tokens');
+const Usd = z.number().nonnegative().describe('dollars');
+const SpendTotal = { debits: z.number().int().describe('cycles that debited something'), tokens: Tokens, usd: Usd };
+const budget = z.strictObject({
+  ...Ok,
+  dir: z.string(),
+  pool: Tokens.nullable().describe('null: no token limit'),
+  remaining: Tokens.nullable(),
+  spent: Tokens,
+  poolUsd: Usd.nullable().describe('null: no dollar limit'),
+  remainingUsd: Usd.nullable(),
+  spentUsd: Usd,
+  debits: z.number().int(),
+  setAt: Instant.nullable(),
+  exhausted: z.boolean(),
+  exhaustedBy: z.array(z.enum(['tokens', 'usd'])),
+  changed: z.boolean(),
+  lastDay: z.strictObject({
+    since: Instant,
+    ...SpendTotal,
+    byRuntime: z.array(z.strictObject({ runtime: z.string(), ...SpendTotal })),
+    byItem: z.array(z.strictObject({ item: z.string(), ...SpendTotal })),
+    ignoredLines: z.number().int().describe('lines of the spend log that could not be read'),
+  }),
 });
 
 /** Each verb's success answer. Verbs the person runs by hand are described loosely. */
@@ -249,10 +355,10 @@ export const ANSWERS: Record<string, z.ZodType> = {
   announce,
   gate,
   steer,
-  build: z.object(Ok).loose(),
-  drain: z.object(Ok).loose(),
-  items: z.object(Ok).loose(),
-  budget: z.object(Ok).loose(),
+  build: z.strictObject(Ok).loose(),
+  drain: z.strictObject(Ok).loose(),
+  items,
+  budget,
   settings: z
     .object({
       ...Ok,
@@ -261,13 +367,15 @@ export const ANSWERS: Record<string, z.ZodType> = {
       signers: z.string(),
     })
     .loose(),
-  init: z.object({ ...Ok, root: z.string(), written: z.array(z.string()), kept: z.array(z.string()), next: z.string().nullable() }).loose(),
-  'check-login': z.object({ ...Ok, applies: z.boolean() }).loose(),
-  'setup-app': z.object(Ok).loose(),
-  credential: z.object(Ok),
-  prime: z.object({ ...Ok, text: z.string() }),
-  schema: z.object({ ...Ok }).loose(),
-  completion: z.object({ ...Ok, shell: z.enum(['bash', 'zsh']), script: z.string() }),
+  init: z
+    .strictObject({ ...Ok, root: z.string(), written: z.array(z.string()), kept: z.array(z.string()), next: z.string().nullable() })
+    .loose(),
+  'check-login': z.strictObject({ ...Ok, applies: z.boolean() }).loose(),
+  'setup-app': z.strictObject(Ok).loose(),
+  credential: z.strictObject(Ok),
+  prime: z.strictObject({ ...Ok, text: z.string() }),
+  schema: z.strictObject({ ...Ok }).loose(),
+  completion: z.strictObject({ ...Ok, shell: z.enum(['bash', 'zsh']), script: z.string() }),
 };
 
 /** A verb's answer as JSON Schema: its success shape or a refusal with one of the codes it can give. */

@@ -2,6 +2,7 @@
 import type { Argv } from 'yargs';
 import type { Deps } from '../core/deps.js';
 import type { RefusalCode } from '../core/refusal-table.js';
+import type { Refusal } from '../core/refusals.js';
 
 /** What a verb hands back to the CLI: the JSON answer and its human rendering. */
 export interface Result {
@@ -11,6 +12,11 @@ export interface Result {
   exitCode?: number;
   /** The verb already wrote its output (status --watch): report nothing more. */
   printed?: boolean;
+  /**
+   * The verb ran but did not do what was asked (a lane run that landed nothing): --json answers
+   * this refusal and the process exits with its code, while a person still reads `text`.
+   */
+  refusal?: Refusal;
 }
 
 /** Options every verb accepts (--remote only where the verb declares usesRemote). */

@@ -5,6 +5,8 @@ import { durationArg, ttlArg } from './args.js';
 import { formatDuration } from './render.js';
 import type { LaneFlags } from '../lanes/options.js';
 import type { LaneRunResult } from '../lanes/lane-run.js';
+import { runRefusal } from '../lanes/run-refusal.js';
+import type { Result } from './command.js';
 
 export function laneOptions(y: Argv): Argv {
   return y
@@ -48,8 +50,11 @@ export function laneFlags(args: Record<string, unknown>): LaneFlags {
   };
 }
 
-export function renderLaneRun(r: LaneRunResult): { json: Record<string, unknown>; text: string; exitCode: number } {
-  const json = { ...r, ok: r.exit === 0 };
+export function renderLaneRun(r: LaneRunResult): Result {
+  const json: Record<string, unknown> = { ...r };
+  // A run that landed nothing is refused (exit 3, 4 or 130): its answer says why and carries the run.
+  const refusal = runRefusal(r);
+  if (refusal) return { json, refusal, exitCode: r.exit, text: laneRunText(r) };
   if (r.pending) {
     const p = r.pending;
     return {
@@ -58,6 +63,10 @@ export function renderLaneRun(r: LaneRunResult): { json: Record<string, unknown>
       text: `${p.item} is held by ${p.holder}: the request waits in its pending slot (${p.replaced ? `replacing an older one, ${p.coalesced} coalesced` : 'new'}); the active lane runs one follow-up after its cycle`,
     };
   }
+  return { json, text: laneRunText(r), exitCode: r.exit };
+}
+
+function laneRunText(r: LaneRunResult): string {
   const lines = [`lane run ${r.runId} (${r.lifecycle}, sandbox ${r.sandbox}): ${r.outcome}`];
   if (r.warning) lines.push(`warning: ${r.warning}`);
   if (r.login) lines.push(r.login);
@@ -67,5 +76,5 @@ export function renderLaneRun(r: LaneRunResult): { json: Record<string, unknown>
   }
   for (const d of r.record?.deferred ?? []) lines.push(`  deferred ${d.item}: ${d.why}`);
   if (r.publishError) lines.push(`the result record could not be written: ${r.publishError}`);
-  return { json, text: lines.join('\n'), exitCode: r.exit };
+  return lines.join('\n');
 }

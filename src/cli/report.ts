@@ -1,5 +1,5 @@
 // The one place a result or a refusal becomes text or JSON and an exit code.
-import { isRefusal } from '../core/refusals.js';
+import { isRefusal, type Refusal } from '../core/refusals.js';
 import type { Output } from '../core/deps.js';
 import { sanitizeText, stringifySafeJson } from '../core/sanitize.js';
 import type { Result } from './command.js';
@@ -13,11 +13,17 @@ import { sanitizeOutput } from './render.js';
 /** Writes a verb's answer: one JSON object with --json, else its text. */
 export function reportResult(result: Result, o: { json: boolean; out: Output }): void {
   if (result.printed) return;
-  if (o.json) o.out.stdout(stringifySafeJson({ ok: true, ...result.json }) + '\n');
+  if (o.json && result.refusal) o.out.stdout(stringifySafeJson(refusalAnswer(result.refusal, result.refusal.exit)) + '\n');
+  else if (o.json) o.out.stdout(stringifySafeJson({ ok: true, ...result.json }) + '\n');
   else if (result.text) {
     const text = sanitizeOutput(result.text, o.out.isTTY);
     o.out.stdout(text.endsWith('\n') ? text : text + '\n');
   }
+}
+
+/** The --json answer of a refusal: every `ok:false` has this shape (`abcd schema`). */
+function refusalAnswer(e: Refusal, exit: number) {
+  return { ok: false, refusal: { code: e.code, exit, message: sanitizeText(e.message), data: e.data } };
 }
 
 /** Turns anything thrown into text or JSON and an exit code. Returns the exit code. */
@@ -29,12 +35,8 @@ export function reportFailure(
   if (isRefusal(e)) {
     const message = sanitizeText(e.message);
     const exit = exitOf(e, e.exit);
-    if (o.json) {
-      const refusal = { code: e.code, exit, message, data: e.data };
-      o.out.stdout(stringifySafeJson({ ok: false, refusal }) + '\n');
-    } else {
-      o.out.stderr(`abcd: ${message}\n`);
-    }
+    if (o.json) o.out.stdout(stringifySafeJson(refusalAnswer(e, exit)) + '\n');
+    else o.out.stderr(`abcd: ${message}\n`);
     if (o.debug && e.stack) o.out.stderr(sanitizeText(e.stack) + '\n');
     return exit;
   }

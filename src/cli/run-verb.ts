@@ -32,7 +32,7 @@ export async function runVerb(
   };
   const result = await c.run(g, deps, cli).finally(() => progress?.(null));
   reportResult(result, { json: g.json, out });
-  return result.exitCode;
+  return result.refusal?.exit ?? result.exitCode;
 }
 
 // How long a stopped verb may take to undo its work (leave the land queue, remove a worktree).

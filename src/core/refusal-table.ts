@@ -97,7 +97,32 @@ export const REFUSALS = {
     exit: 3,
     means: "the computer's model budget is used up: no new lane cycle",
     todo: 'tell the person (abcd budget)',
-    data: shape<{ dir: string; remaining: number; pool: number | null; spent: number }>(),
+    data: shape<{
+      dir: string;
+      /** The limits used up: tokens, usd (dollars), or both. */
+      exhausted: ('tokens' | 'usd')[];
+      remaining: number | null;
+      pool: number | null;
+      spent: number;
+      remainingUsd: number | null;
+      poolUsd: number | null;
+      spentUsd: number;
+    }>(),
+  },
+  'not-landed': {
+    exit: 3,
+    means: 'the lane run ended without landing its work: the agent failed or changed nothing, or the work was deferred',
+    todo: "read data.cycles (each item's outcome and reason); fix the item or the agent and build again, or tell the person",
+    data: shape<{
+      verb: 'build' | 'drain';
+      /** The run's outcome: the latest cycle's (build), the worst of them (drain). */
+      outcome: string;
+      runId: string | null;
+      /** The items whose cycle did not land, each with its outcome and why. */
+      cycles: { item: string; outcome: string; reason: string | null }[];
+      /** The whole run, as a run that landed answers it. */
+      result: Record<string, unknown>;
+    }>(),
   },
   'agent-objects-refused': {
     exit: 3,
@@ -171,8 +196,17 @@ export const REFUSALS = {
   'check-failed': {
     exit: 3,
     means: 'a configured land check failed; nothing landed',
-    todo: 'read data.checks, fix the work, push and land again',
-    data: shape<{ check: string; exitCode: number; timedOut: boolean; output: string }>(),
+    todo: 'read data.check (the command) and data.output (its last output), fix the work, push and land again',
+    data: shape<{
+      check: string;
+      exitCode: number;
+      timedOut: boolean;
+      output: string;
+      /** Runs of the failing check on this tree (more than 1 with land.retries). */
+      attempts?: number;
+      /** Every check run so far, each with its attempt number. */
+      runs?: { command: string; exitCode: number; durationMs: number; attempt: number }[];
+    }>(),
   },
   'forge-rejected': {
     exit: 3,
@@ -213,6 +247,8 @@ export const REFUSALS = {
       attempts?: number;
       main?: string;
       position?: number;
+      /** A lane run whose agent ran out of time: the run, as a run that landed answers it. */
+      result?: Record<string, unknown>;
     }>(),
   },
   fenced: {
@@ -311,7 +347,7 @@ export const REFUSALS = {
     exit: 130,
     means: 'stopped by a signal after undoing what it could',
     todo: 'run the verb again when you mean to',
-    data: shape<{ item?: string }>(),
+    data: shape<{ item?: string; result?: Record<string, unknown> }>(),
   },
   // Not a refusal: anything else thrown. report.ts answers it with this code and no data.
   internal: { exit: 1, means: 'a bug in abcd', todo: 'report it with the --debug output', data: shape<Record<string, never>>() },

@@ -122,6 +122,10 @@ export class GitFailed extends refusal('git-failed') {}
 
 /** A follow-up request from a session the lane does not take requests from (lanes.requesters). */
 export class NotRequester extends refusal('not-requester') {}
+
+/** A lane run whose cycles did not land (the agent failed, changed nothing, or the work was deferred). */
+export class NotLanded extends refusal('not-landed') {}
+
 /** Objects of the agent's work (committed or left in its worktree) that git's strict checks refuse: nothing of it lands. */
 export class AgentObjectsRefused extends refusal('agent-objects-refused') {}
 /** The agent's change is past the repository's lanes.maxChangeBytes or lanes.maxFiles: nothing of it is pushed. */

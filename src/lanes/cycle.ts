@@ -5,6 +5,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { makeCycleFolder, removeTree } from '../machine/owned-folders.js';
 import { join } from 'node:path';
 import { debitBudget } from '../machine/budget/budget.js';
+import { recordedUsage } from '../machine/budget/usage.js';
 import type { ItemDoc } from '../items/source.js';
 import { formatItem, shortItem } from '../records/item.js';
 import type { CycleRecord } from '../records/lane-result.js';
@@ -128,12 +129,8 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
     });
     await closeSession();
     const spent = await session.usage();
-    const usage = Math.min(
-      Number.MAX_SAFE_INTEGER,
-      spent.inputTokens + spent.outputTokens + spent.cacheReadTokens + spent.cacheWriteTokens,
-    );
-    if (usage > 0) await debitBudget(ctx.budgetDir, { tokens: usage });
-    const agent = { agentMs: run.durationMs, exitCode: run.exitCode, ...(usage ? { usage } : {}) };
+    await debitBudget(ctx.budgetDir, { usage: spent, runtime: ctx.runtime.name, item: short });
+    const agent = { agentMs: run.durationMs, exitCode: run.exitCode, ...recordedUsage(spent) };
     // Scrubbed whole before it is cut to lines, so a key block loses its body with its header.
     const tail = scrubSecrets(run.outputTail).trim().split('\n').slice(-3).join(' | ');
     if (keeper.fenced) return end({ outcome: 'failed', code: 'fenced', reason: keeper.fenced.message, ...agent });
@@ -183,6 +180,7 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
         branch,
         waitMs,
         strategy: 'rebase' as const,
+        ...(item.priority ? { priority: item.priority } : {}),
         keep: false,
         alsoWrite: receipt,
         lane: { attended: ctx.attended },

@@ -3,6 +3,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { execa } from 'execa';
 import { ABCD_BIN, type Json, type Session } from './session.js';
+import { assertAnswerContract } from './answer-contract.js';
 
 /**
  * push-main: `abcd push <item> main`, committing on the clone's main (only land may write main).
@@ -168,6 +169,8 @@ export async function runAct(
     json = undefined;
   }
   const exit = killed && r.signal === 'SIGKILL' ? 'killed' : (r.exitCode ?? -1);
+  // Every answer of the model's acts keeps the published contract too (a killed act has none).
+  if (exit !== 'killed') assertAnswerContract(args, exit, json);
   if (plan.verb === 'land' && exit === 0) work.startAfresh(plan.item);
   return {
     index: o.index,

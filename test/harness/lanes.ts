@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { git, isolatedEnv, tempDir } from './git-env.js';
 import { makeRemote, type BareRemote } from './remote.js';
-import { makeSession, type Session } from './session.js';
+import { makeSession, type AbcdRun, type Json, type Session } from './session.js';
 
 export interface ItemSpec {
   slug: string;
@@ -75,4 +75,12 @@ export async function agentProcesses(marker: string): Promise<number[]> {
     if (cmd && !cmd.includes('bin/abcd')) out.push(pid);
   }
   return out;
+}
+
+/**
+ * A build or drain answer's run: the answer itself when it landed, else the run its refusal
+ * carries (a run that lands nothing answers not-landed, deadline or interrupted, the run in data.result).
+ */
+export function laneRun(r: AbcdRun): Json {
+  return r.json?.ok ? r.json : r.json?.refusal?.data?.result;
 }

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { git, isolatedEnv, QUIET_CONFIG, tempDir } from './git-env.js';
 import { makeRemote, type BareRemote } from './remote.js';
+import { assertAnswerContract } from './answer-contract.js';
 
 export const ABCD_BIN = resolve(import.meta.dirname, '../../bin/abcd');
 
@@ -70,7 +71,10 @@ export async function makeSession(
 
 export async function runAbcd(cwd: string, args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<AbcdRun> {
   const r = await execa(process.execPath, [ABCD_BIN, ...args], { cwd, env, extendEnv: false, reject: false, timeout: timeoutMs });
-  return { code: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr), json: lastJson(String(r.stdout)) };
+  const run = { code: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr), json: lastJson(String(r.stdout)) };
+  // Every --json answer of every test keeps its verb's published contract, or the test fails here.
+  assertAnswerContract(args, run.code, run.json);
+  return run;
 }
 
 /** The --json answer: the last line of stdout, parsed (undefined when it is not JSON). */

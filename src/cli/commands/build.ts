@@ -8,6 +8,7 @@ export const build: Command = {
   command: 'build <item>',
   describe: 'run an agent headless on one item: claim, fresh worktree, sandboxed agent, land through the queue',
   refusals: [
+    'not-landed',
     'budget-exhausted',
     'not-requester',
     'agent-objects-refused',
@@ -25,8 +26,11 @@ export const build: Command = {
   ],
   usesRemote: true,
   examples: [
-    ['abcd build fix-login --runtime claude', 'one cycle of Claude Code on fix-login, landed when it changed something'],
-    ["abcd build fix-login --agent './scripts/agent.sh'", 'the same with your own command (the task is in $ABCD_PROMPT)'],
+    ['abcd build fix-login --runtime claude', 'one cycle on fix-login with Claude Code headless, landed when it changed something'],
+    [
+      `abcd build fix-login --agent './agent.sh "$ABCD_ITEM_FILE"'`,
+      "any command, in single quotes: the lane's shell expands $ABCD_ITEM_FILE, not yours",
+    ],
     ['abcd build fix-login --reopen', 'build a done item again: the steers left on it are delivered'],
     ['abcd build fix-login --note "also cover logout"', 'while a lane holds it: leave one follow-up request for that lane'],
   ],

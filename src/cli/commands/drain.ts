@@ -11,6 +11,7 @@ export const drain: Command = {
   command: 'drain',
   describe: 'unattended: take the next actionable item (dependencies first), build and land it, again, in N lanes',
   refusals: [
+    'not-landed',
     'budget-exhausted',
     'not-requester',
     'agent-objects-refused',

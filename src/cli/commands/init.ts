@@ -11,21 +11,31 @@ export const init: Command = {
     ['abcd init', 'write .abcd/config.json if it is missing'],
     ['abcd init --ci github', 'also write .github/workflows/abcd-lanes.yml'],
     ['abcd init --ci gitlab --force', 'write (or rewrite) the GitLab CI file for lanes'],
-    ['abcd init --agents', "also write abcd's instructions for agents into AGENTS.md (kept up to date on each run)"],
+    ['abcd init --agents', "also write abcd's instructions for agents into AGENTS.md (kept up to date), and a CLAUDE.md importing it"],
   ],
   builder: (y: Argv) =>
     y
       .option('ci', { choices: ['github', 'gitlab'] as const, describe: 'write a CI file that runs lanes' })
       .option('force', { type: 'boolean', default: false, describe: 'rewrite an existing CI file' })
-      .option('agents', { type: 'boolean', default: false, describe: "write or update abcd's section of AGENTS.md (abcd prime)" }),
+      .option('agents', {
+        type: 'boolean',
+        default: false,
+        describe: "write or update abcd's section of AGENTS.md (abcd prime) and CLAUDE.md's import of it",
+      }),
   async run(args, deps, cli) {
     const { initRepository } = await import('../../setup/init.js');
     const ci = args.ci === 'github' || args.ci === 'gitlab' ? args.ci : undefined;
     const r = await initRepository({ cwd: deps.cwd, env: deps.env, ci, force: args.force === true });
     if (args.agents === true) {
-      const [{ primeText }, { writeAgentsSection }] = await Promise.all([import('../prime-text.js'), import('../../setup/agents-md.js')]);
+      const [{ primeText }, { writeAgentsSection, writeClaudeImport }] = await Promise.all([
+        import('../prime-text.js'),
+        import('../../setup/agents-md.js'),
+      ]);
       const a = await writeAgentsSection(r.root, primeText(cli.commands));
       (a.changed ? r.written : r.kept).push(a.path);
+      // After AGENTS.md: a CLAUDE.md symlinked to it is recognised as the same file.
+      const c = await writeClaudeImport(r.root);
+      (c.changed ? r.written : r.kept).push(c.path);
     }
     const lines = [...r.written.map((p) => `wrote ${p}`), ...r.kept.map((p) => `kept ${p} (already there)`), ...(r.next ? [r.next] : [])];
     return { json: { root: r.root, written: r.written, kept: r.kept, next: r.next ?? null }, text: lines.join('\n') };

@@ -1,6 +1,6 @@
 // `abcd items`: the items, what is ready and what waits on what.
 import type { Command } from '../command.js';
-import { formatInstant, inOrAgo, table } from '../render.js';
+import { inOrAgo, jsonInstant, table } from '../render.js';
 import { sanitizeLine } from '../../core/sanitize.js';
 import type { ItemsData, ItemView } from '../../items/items.js';
 
@@ -35,8 +35,8 @@ export const items: Command = {
         mainTip: r.mainTip,
         items: r.items.map((i) => ({
           ...i,
-          addedAt: i.addedAt === null ? null : formatInstant(i.addedAt),
-          claim: i.claim ? { ...i.claim, expiresAt: formatInstant(i.claim.expiresAt) } : null,
+          addedAt: i.addedAt === null ? null : jsonInstant(i.addedAt),
+          claim: i.claim ? { ...i.claim, expiresAt: jsonInstant(i.claim.expiresAt) } : null,
         })),
         refused: r.refused,
       },

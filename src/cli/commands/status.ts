@@ -106,7 +106,7 @@ function toJson(s: StatusData, gateJson: GateSummary): Record<string, unknown> {
       head: c.head ?? null,
       landed: c.landed ?? null,
     })),
-    queue: s.queue.map((q) => ({ ...q, since: jsonInstant(q.since) })),
+    queue: s.queue.map((q) => ({ ...q, since: jsonInstant(q.since), skipped: q.skipped ?? null })),
     announcements: s.announcements.map((a) => ({ ...a, at: jsonInstant(a.at), expiresAt: jsonInstant(a.expiresAt) })),
     gate: gateJson,
     settings: s.settings,
@@ -123,7 +123,7 @@ function toJson(s: StatusData, gateJson: GateSummary): Record<string, unknown> {
       lost: l.lost ? { why: l.lost.why, lastSeenAt: jsonInstant(l.lost.lastSeenAt) } : null,
     })),
     pending: s.pending.map((p) => ({ ...p, at: jsonInstant(p.at), note: p.note ?? null })),
-    steers: s.steers.map((x) => ({ ...x, at: jsonInstant(x.at) })),
+    steers: s.steers.map((x) => ({ ...x, at: jsonInstant(x.at), heldBy: x.heldBy ?? null })),
     receipts: s.receipts.map((x) => ({ ...x, at: jsonInstant(x.at) })),
     clockSkew: s.clockSkew ?? null,
   };

@@ -59,7 +59,7 @@ export const steer: Command = {
         ? `the lane of ${r.heldBy} gets it on its next poll${as}`
         : `no lane holds it now${r.heldBy ? ` (${r.heldBy} holds it, and is no lane)` : ''}: it will be delivered to the next lane that ` +
           `takes ${r.item}`;
-    const json = { ...r, at: jsonInstant(r.at), heldBy: r.heldBy ?? null, as: r.as ?? null };
+    const json = { ...r, at: jsonInstant(r.at), heldBy: r.heldBy ?? null, as: r.as ?? null, provenBy: r.provenBy ?? null };
     return { json, text: `steer ${r.id} recorded for ${r.item}; ${where}` };
   },
 };

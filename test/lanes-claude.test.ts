@@ -3,6 +3,7 @@
 // tool calls make the CLI edit files with its own tools; abcd lands what it did, counts the
 // usage the server reported, and hands a steer to the running session as a user message.
 import { execa } from 'execa';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { STEER_ENVELOPE_FIRST_LINE } from '../src/steering/envelope.js';
@@ -52,6 +53,16 @@ async function onMain(remote: { dir: string }, file: string): Promise<string> {
 
 const tokens = (u: Required<StubUsage>) => u.input + u.output + u.cacheRead + u.cacheWrite;
 
+/** The `total_cost_usd` of each result Claude Code printed in one cycle's log, in order. */
+async function costsInLog(clone: string, runId: string, item: string): Promise<number[]> {
+  const dir = join(clone, '.git', 'abcd', 'logs', runId);
+  const name = (await readdir(dir)).find((f) => f.endsWith(`-${item}.log`))!;
+  return (await readFile(join(dir, name), 'utf8'))
+    .split('\n')
+    .filter((l) => l.startsWith('{"type":"result"'))
+    .map((l) => (JSON.parse(l) as { total_cost_usd: number }).total_cost_usd);
+}
+
 describe('the claude runtime', () => {
   it('drains two items whose model edits files through the CLI: both land, each with the usage the model reported', async () => {
     const remote = await remoteWithItems([{ slug: 'alpha' }, { slug: 'beta' }], claudeConfig());
@@ -84,6 +95,27 @@ describe('the claude runtime', () => {
     expect(used('alpha')).toBe(tokens(stub.usageOf(alpha.conversation())));
     expect(used('beta')).toBe(tokens(stub.usageOf(beta.conversation())));
     expect(r.json.record.usage).toBe(tokens(stub.usageOf(alpha.conversation())) + tokens(stub.usageOf(beta.conversation())));
+    // By kind, with the cost the CLI printed last in each cycle's log (its running total), the
+    // model requests, the model and the session.
+    for (const [item, script] of [
+      ['alpha', alpha],
+      ['beta', beta],
+    ] as const) {
+      const cycle = cycles.find((c) => c.item === item) as unknown as { spend: Record<string, unknown> };
+      const reported = stub.usageOf(script.conversation());
+      const totals = await costsInLog(s.dir, r.json.runId, item);
+      expect(totals.length).toBe(1);
+      expect(cycle.spend).toEqual({
+        inputTokens: reported.input,
+        outputTokens: reported.output,
+        cacheReadTokens: reported.cacheRead,
+        cacheWriteTokens: reported.cacheWrite,
+        costUsd: totals.at(-1),
+        turns: 3,
+        model: expect.stringContaining(MODEL),
+        sessionId: script.conversation(),
+      });
+    }
     // The model named in lanes.claude is the one asked; one conversation per item.
     expect(new Set(stub.requests.filter((q) => q.method === 'POST').map((q) => q.body.model))).toEqual(new Set([MODEL]));
     expect(stub.conversations()).toHaveLength(2);

@@ -116,6 +116,13 @@ describe('the claude runtime', () => {
         sessionId: script.conversation(),
       });
     }
+    // The machine's budget took exactly that, under the claude runtime.
+    const costs = [...(await costsInLog(s.dir, r.json.runId, 'alpha')), ...(await costsInLog(s.dir, r.json.runId, 'beta'))];
+    const budget = await s.abcd(['budget', '--json']);
+    expect(budget.json).toMatchObject({ spent: r.json.record.usage, spentUsd: expect.closeTo(costs[0]! + costs[1]!, 12) });
+    expect(budget.json.lastDay.byRuntime).toEqual([
+      { runtime: 'claude', debits: 2, tokens: r.json.record.usage, usd: expect.closeTo(costs[0]! + costs[1]!, 12) },
+    ]);
     // The model named in lanes.claude is the one asked; one conversation per item.
     expect(new Set(stub.requests.filter((q) => q.method === 'POST').map((q) => q.body.model))).toEqual(new Set([MODEL]));
     expect(stub.conversations()).toHaveLength(2);

@@ -12,6 +12,10 @@ import { laneLines } from './lane-lines.js';
 
 export function laneOptions(y: Argv): Argv {
   return y
+    .option('runtime', {
+      choices: ['command', 'claude', 'codex'] as const,
+      describe: 'what runs the agent: command (--agent), claude (Claude Code) or codex (default: lanes.runtime, else command)',
+    })
     .option('agent', { type: 'string', describe: 'the agent command, run with sh -c per cycle (default: lanes.agent on main)' })
     .option('sandbox', { choices: ['auto', 'bwrap', 'none'] as const, describe: 'run the agent under bubblewrap (auto: when it works)' })
     .option('lifecycle', {
@@ -36,6 +40,7 @@ export function laneFlags(args: Record<string, unknown>): LaneFlags {
     throw new UsageError(`--max-cycles ${String(maxCycles)} is not a whole number of at least 1.`, 'argument');
   }
   return {
+    ...(args.runtime ? { runtime: args.runtime as LaneFlags['runtime'] } : {}),
     ...(typeof args.agent === 'string' ? { agent: args.agent } : {}),
     ...(args.sandbox ? { sandbox: args.sandbox as LaneFlags['sandbox'] } : {}),
     ...(args.lifecycle ? { lifecycle: args.lifecycle as LaneFlags['lifecycle'] } : {}),

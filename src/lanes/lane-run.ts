@@ -106,7 +106,7 @@ export async function runLane(repo: Repo, input: LaneRunInput): Promise<LaneRunR
   // A lane whose checks could not run sandboxed refuses before it claims or pays for anything.
   if (config.land?.checks?.length) await chooseCheckSandbox(config.land.sandbox ?? 'auto', repo, { lane: { attended: input.attended } });
   const hide = secretPlaces(env, repo.deps.config);
-  const program = sandbox === 'bwrap' ? await programOf(repo, s.agent, hide, cfg.bind ?? []) : { binds: [], symlinks: [] };
+  const program = sandbox === 'bwrap' ? await programOf(repo, s.program, hide, cfg.bind ?? []) : { binds: [], symlinks: [] };
   return runWith(repo, input, s, {
     main,
     sandbox,
@@ -147,7 +147,7 @@ async function runWith(
     configAt: configReader(repo, o.cfg),
     main: o.main,
     gate: input.gate,
-    runtime: runtimeFor({ name: 'command', command: s.agent }),
+    runtime: runtimeFor({ name: s.runtime, command: s.agent, claude: s.claude, env: repo.deps.env }),
     sandbox: o.sandbox,
     program: o.program,
     attended: input.attended,

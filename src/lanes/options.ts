@@ -1,16 +1,19 @@
 // A lane run's settings: the command line first, then `lanes` in .abcd/config.json on main,
 // then the defaults; and the deadline rule of the timed lifecycle (ADR 0024).
-import type { LanesConfig } from '../repo/config.js';
+import type { ClaudeConfig, LanesConfig } from '../repo/config.js';
 import type { Env } from '../core/deps.js';
 import { DeadlineReached, UsageError } from '../core/refusals.js';
 import { formatDuration, formatInstant, parseDuration, parseInstant } from '../core/duration.js';
 import { checkEnvNames } from './agent-env.js';
 import { CYCLE_OVERHEAD_MS } from './context.js';
+import { checkClaudeConfig, DEFAULT_CLAUDE_PROGRAM } from './runtimes/claude-args.js';
+import type { RuntimeName } from './runtimes/runtime.js';
 import type { SandboxMode } from './sandbox.js';
 
 export type Lifecycle = 'once' | 'poll' | 'timed';
 
 export interface LaneFlags {
+  runtime?: RuntimeName;
   agent?: string;
   sandbox?: SandboxMode;
   lifecycle?: Lifecycle;
@@ -24,7 +27,13 @@ export interface LaneFlags {
 }
 
 export interface LaneSettings {
+  runtime: RuntimeName;
+  /** The `command` runtime's shell command ('' for the others). */
   agent: string;
+  /** What the agent's sandbox must show: the command (its first word) or the runtime's program. */
+  program: string;
+  /** `lanes.claude`, checked. */
+  claude: ClaudeConfig;
   sandbox: SandboxMode;
   lifecycle: Lifecycle;
   deadline: number;
@@ -47,10 +56,23 @@ const DEFAULT_MAX_CYCLES = 3;
 const DEFAULT_LOG_RETENTION_MS = 7 * 86_400_000;
 
 export function laneSettings(flags: LaneFlags, cfg: LanesConfig, env: Env, now: number): LaneSettings {
-  const agent = flags.agent ?? cfg.agent;
-  if (!agent || agent.trim() === '') {
-    throw new UsageError('no agent command: pass --agent "<shell command>" or set lanes.agent in .abcd/config.json on main.', 'argument');
+  const runtime = flags.runtime ?? cfg.runtime ?? 'command';
+  const agent = runtime === 'command' ? (flags.agent ?? cfg.agent) : '';
+  if (runtime === 'command' && (!agent || agent.trim() === '')) {
+    throw new UsageError(
+      'no agent command: pass --agent "<shell command>" or set lanes.agent in .abcd/config.json on main ' +
+        '(or run a built-in agent: --runtime claude).',
+      'argument',
+    );
   }
+  if (runtime !== 'command' && flags.agent !== undefined) {
+    throw new UsageError(
+      `--agent is the command runtime's; --runtime ${runtime} runs its own program (set it in lanes.${runtime}).`,
+      'argument',
+    );
+  }
+  const claude = cfg.claude ?? {};
+  if (runtime === 'claude') checkClaudeConfig(claude);
   const lifecycle = flags.lifecycle ?? cfg.lifecycle ?? 'once';
   const agentTimeoutMs =
     flags.agentTimeoutMs ?? (cfg.agentTimeout ? parseDuration(cfg.agentTimeout, 'lanes.agentTimeout') : DEFAULT_AGENT_TIMEOUT_MS);
@@ -73,7 +95,10 @@ export function laneSettings(flags: LaneFlags, cfg: LanesConfig, env: Env, now: 
     );
   }
   return {
-    agent,
+    runtime,
+    agent: agent ?? '',
+    program: runtime === 'claude' ? (claude.program ?? DEFAULT_CLAUDE_PROGRAM) : (agent ?? ''),
+    claude,
     sandbox: flags.sandbox ?? cfg.sandbox ?? 'auto',
     lifecycle,
     deadline,

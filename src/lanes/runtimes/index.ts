@@ -1,4 +1,7 @@
 // The runtimes a lane can run its agent with, by name.
+import type { Env } from '../../core/deps.js';
+import type { ClaudeConfig } from '../../repo/config.js';
+import { claudeRuntime } from './claude.js';
 import { commandRuntime } from './command.js';
 import type { Runtime, RuntimeName } from './runtime.js';
 
@@ -6,12 +9,17 @@ export interface RuntimeChoice {
   name: RuntimeName;
   /** The `command` runtime's shell command (--agent). */
   command?: string;
+  /** `lanes.claude` (checked) and the lane's environment, which its `env` names are taken from. */
+  claude?: ClaudeConfig;
+  env?: Env;
 }
 
 export function runtimeFor(c: RuntimeChoice): Runtime {
   switch (c.name) {
     case 'command':
       return commandRuntime(c.command ?? '');
+    case 'claude':
+      return claudeRuntime(c.claude ?? {}, c.env ?? {});
     default:
       throw new Error(`runtime ${c.name} is not built in yet`);
   }

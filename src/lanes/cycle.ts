@@ -3,9 +3,8 @@
 // queue fenced by the claim, or the claim released saying why. Cleanup on every path.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { makeCycleFolder, removeTree } from '../machine/owned-folders.js';
-import { readAgentFile } from './agent-files.js';
 import { join } from 'node:path';
-import { debitBudget, parseUsageLines } from '../machine/budget/budget.js';
+import { debitBudget } from '../machine/budget/budget.js';
 import type { ItemDoc } from '../items/source.js';
 import { formatItem, shortItem } from '../records/item.js';
 import type { CycleRecord } from '../records/lane-result.js';
@@ -59,6 +58,7 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
   const cycleDir = await makeCycleFolder(ctx.repo.deps.config.tmpDir);
   let landing = false;
   let log: CycleLog | undefined;
+  let closeSession: () => Promise<void> = () => Promise.resolve();
   try {
     log = await openCycleLog({ commonDir: ctx.repo.commonDir, runId: ctx.runId, n, item: short });
     // The agent's repository borrows from the lane store, which holds only what main reaches.
@@ -100,28 +100,38 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
         atMs: clock.now(),
         limits: changeLimits(config.lanes),
       });
-    const { run, watcher, collected } = await runSteeredAgent(ctx, lane, {
-      item,
-      taken,
+    const session = await ctx.runtime.open({
+      env,
+      sandbox: ctx.sandbox,
+      plan: cyclePlan({ cycleDir, objectsDir: storeObjects, hide: laneHidden(ctx), program: ctx.program }),
+      marker: `ABCD_WORKTREE=${wt}`,
+      cycleDir,
       mailbox: files.mailbox,
-      runHead,
-      collect,
-      agent: {
-        command: ctx.agent,
-        env,
-        sandbox: ctx.sandbox,
-        plan: cyclePlan({ cycleDir, objectsDir: storeObjects, hide: laneHidden(ctx), program: ctx.program }),
-        marker: `ABCD_WORKTREE=${wt}`,
-        timeoutMs: ctx.agentTimeoutMs,
-        signal: keeper.signal,
-        now: () => clock.now(),
-        onOutput: (chunk: string) => {
-          log?.write(chunk);
-          ctx.onOutput?.(chunk);
-        },
+      usageFile: files.usage,
+      promptFile: files.prompt,
+      now: () => clock.now(),
+      onOutput: (chunk: string) => {
+        log?.write(chunk);
+        ctx.onOutput?.(chunk);
       },
     });
-    const usage = parseUsageLines(await readAgentFile(files.usage)).tokens;
+    closeSession = () => session.close();
+    const { run, watcher, collected } = await runSteeredAgent(ctx, lane, {
+      session,
+      item,
+      taken,
+      ...(taken.answered ? { followUp: mailboxLine(taken.answered).trim() } : {}),
+      runHead,
+      timeoutMs: ctx.agentTimeoutMs,
+      signal: keeper.signal,
+      collect,
+    });
+    await closeSession();
+    const spent = await session.usage();
+    const usage = Math.min(
+      Number.MAX_SAFE_INTEGER,
+      spent.inputTokens + spent.outputTokens + spent.cacheReadTokens + spent.cacheWriteTokens,
+    );
     if (usage > 0) await debitBudget(ctx.budgetDir, { tokens: usage });
     const agent = { agentMs: run.durationMs, exitCode: run.exitCode, ...(usage ? { usage } : {}) };
     // Scrubbed whole before it is cut to lines, so a key block loses its body with its header.
@@ -184,6 +194,7 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
       return end({ outcome: e.code === 'interrupted' ? 'cancelled' : 'failed', code: e.code, reason: e.message.split('\n')[0]!, ...agent });
     }
   } finally {
+    await closeSession();
     await keeper.stop();
     await log?.close();
     await Promise.all([removeTree(cycleDir), ctx.repo.git.run(['update-ref', '-d', `refs/heads/${branch}`])]);
@@ -197,12 +208,13 @@ async function landedDone(lane: Repo, ref: string): Promise<boolean> {
   return !(await lane.held.has(ref));
 }
 
-/** The cycle's files outside the worktree: a copy of the item, the mailbox, the usage file, an empty HOME. */
+/** The cycle's files outside the worktree: a copy of the item, the mailbox, the usage file, the prompt, an empty HOME. */
 async function stageCycle(cycleDir: string, item: ItemDoc, taken: Taken) {
   const files = {
     item: join(cycleDir, 'item.md'),
     mailbox: join(cycleDir, 'mailbox'),
     usage: join(cycleDir, 'usage'),
+    prompt: join(cycleDir, 'prompt'),
     home: join(cycleDir, 'home'),
     tmp: join(cycleDir, 'tmp'),
   };
@@ -211,5 +223,6 @@ async function stageCycle(cycleDir: string, item: ItemDoc, taken: Taken) {
   await writeFile(files.item, doc);
   await writeFile(files.mailbox, taken.answered ? mailboxLine(taken.answered) : '');
   await writeFile(files.usage, '');
+  await writeFile(files.prompt, '');
   return files;
 }

@@ -8,6 +8,10 @@ import type { LaneRunResult } from '../lanes/lane-run.js';
 
 export function laneOptions(y: Argv): Argv {
   return y
+    .option('runtime', {
+      choices: ['command', 'claude', 'codex'] as const,
+      describe: 'what runs the agent: command (--agent, the default), claude or codex (default: lanes.runtime on main)',
+    })
     .option('agent', { type: 'string', describe: 'the agent command, run with sh -c per cycle (default: lanes.agent on main)' })
     .option('sandbox', { choices: ['auto', 'bwrap', 'none'] as const, describe: 'run the agent under bubblewrap (auto: when it works)' })
     .option('lifecycle', {
@@ -32,6 +36,7 @@ export function laneFlags(args: Record<string, unknown>): LaneFlags {
     throw new UsageError(`--max-cycles ${String(maxCycles)} is not a whole number of at least 1.`, 'argument');
   }
   return {
+    ...(args.runtime ? { runtime: args.runtime as LaneFlags['runtime'] } : {}),
     ...(typeof args.agent === 'string' ? { agent: args.agent } : {}),
     ...(args.sandbox ? { sandbox: args.sandbox as LaneFlags['sandbox'] } : {}),
     ...(args.lifecycle ? { lifecycle: args.lifecycle as LaneFlags['lifecycle'] } : {}),

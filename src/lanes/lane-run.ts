@@ -1,6 +1,6 @@
 // `abcd build <item>` and `abcd drain`: one run of one or N lanes, with its one result.
 import { randomBytes } from 'node:crypto';
-import { readRepoConfig, type RepoConfig } from '../repo/config.js';
+import { readRepoConfig, type LanesConfig, type RepoConfig } from '../repo/config.js';
 import { LocalItemSource } from '../items/local-source.js';
 import type { ItemListing } from '../items/source.js';
 import { budgetDir } from '../machine/budget/budget.js';
@@ -20,6 +20,7 @@ import { RunRecorder } from './recorder.js';
 import { requestFollowUp, type PendingOutcome } from './request.js';
 import { runLanes } from './run-loop.js';
 import { runtimeFor } from './runtimes/index.js';
+import { codexProgram } from './runtimes/codex.js';
 import { agentProgramView, chooseSandbox, laneHidden } from './sandbox.js';
 import { probeBwrap } from '../machine/sandbox/bwrap.js';
 import { secretPlaces } from '../machine/sandbox/places.js';
@@ -102,7 +103,7 @@ export async function runLane(repo: Repo, input: LaneRunInput): Promise<LaneRunR
   // A lane whose checks could not run sandboxed refuses before it claims or pays for anything.
   if (config.land?.checks?.length) await chooseCheckSandbox(config.land.sandbox ?? 'auto', repo, { lane: { attended: input.attended } });
   const hide = secretPlaces(env, repo.deps.config);
-  const program = sandbox === 'bwrap' ? await programOf(repo, s.agent, hide, cfg.bind ?? []) : { binds: [], symlinks: [] };
+  const program = sandbox === 'bwrap' ? await programOf(repo, programCommand(s, cfg), hide, cfg.bind ?? []) : { binds: [], symlinks: [] };
   return runWith(repo, input, s, {
     main,
     sandbox,
@@ -141,7 +142,7 @@ async function runWith(
     configAt: configReader(repo, o.cfg),
     main: o.main,
     gate: input.gate,
-    runtime: runtimeFor({ name: 'command', command: s.agent }),
+    runtime: runtimeFor({ name: s.runtime, command: s.agent, ...(o.cfg.config.lanes?.codex ? { codex: o.cfg.config.lanes.codex } : {}) }),
     sandbox: o.sandbox,
     program: o.program,
     attended: input.attended,
@@ -196,6 +197,11 @@ async function runWith(
     throw stop;
   }
   return result;
+}
+
+/** What starts the agent, as a command whose first word is its program. */
+function programCommand(s: LaneSettings, cfg: LanesConfig): string {
+  return s.runtime === 'codex' ? codexProgram(cfg.codex) : s.agent;
 }
 
 /** Where the agent's program is, as its sandbox must show it; refuses when it cannot be shown. */

@@ -1,6 +1,8 @@
 // A lane run's settings: the command line first, then `lanes` in .abcd/config.json on main,
 // then the defaults; and the deadline rule of the timed lifecycle (ADR 0024).
 import type { LanesConfig } from '../repo/config.js';
+import { codexEnvNames } from './runtimes/codex.js';
+import type { RuntimeName } from './runtimes/runtime.js';
 import type { Env } from '../core/deps.js';
 import { DeadlineReached, UsageError } from '../core/refusals.js';
 import { formatDuration, formatInstant, parseDuration, parseInstant } from '../core/duration.js';
@@ -11,6 +13,7 @@ import type { SandboxMode } from './sandbox.js';
 export type Lifecycle = 'once' | 'poll' | 'timed';
 
 export interface LaneFlags {
+  runtime?: RuntimeName;
   agent?: string;
   sandbox?: SandboxMode;
   lifecycle?: Lifecycle;
@@ -24,6 +27,8 @@ export interface LaneFlags {
 }
 
 export interface LaneSettings {
+  runtime: RuntimeName;
+  /** The `command` runtime's shell command ('' for the others). */
   agent: string;
   sandbox: SandboxMode;
   lifecycle: Lifecycle;
@@ -43,8 +48,9 @@ const DEFAULT_LANE_TTL_MS = 10 * 60_000;
 const DEFAULT_MAX_CYCLES = 3;
 
 export function laneSettings(flags: LaneFlags, cfg: LanesConfig, env: Env, now: number): LaneSettings {
-  const agent = flags.agent ?? cfg.agent;
-  if (!agent || agent.trim() === '') {
+  const runtime = flags.runtime ?? cfg.runtime ?? 'command';
+  const agent = runtime === 'command' ? (flags.agent ?? cfg.agent) : '';
+  if (runtime === 'command' && (!agent || agent.trim() === '')) {
     throw new UsageError('no agent command: pass --agent "<shell command>" or set lanes.agent in .abcd/config.json on main.', 'argument');
   }
   const lifecycle = flags.lifecycle ?? cfg.lifecycle ?? 'once';
@@ -69,7 +75,8 @@ export function laneSettings(flags: LaneFlags, cfg: LanesConfig, env: Env, now: 
     );
   }
   return {
-    agent,
+    runtime,
+    agent: agent ?? '',
     sandbox: flags.sandbox ?? cfg.sandbox ?? 'auto',
     lifecycle,
     deadline,
@@ -78,7 +85,7 @@ export function laneSettings(flags: LaneFlags, cfg: LanesConfig, env: Env, now: 
     agentTimeoutMs,
     maxCycles: flags.maxCycles ?? cfg.maxCycles ?? DEFAULT_MAX_CYCLES,
     lanes: flags.lanes ?? cfg.lanes ?? 1,
-    envNames: checkEnvNames(cfg.env ?? []),
+    envNames: [...checkEnvNames(cfg.env ?? []), ...(runtime === 'codex' ? codexEnvNames(cfg.codex) : [])],
   };
 }
 

@@ -41,7 +41,27 @@ export const LandSectionSchema = z.strictObject({
   network: z.boolean().optional(),
 });
 
+/** The `codex` runtime: Codex's own `codex exec --json`, resumed per turn (it has no max-turns setting to offer). */
+export const CodexSectionSchema = z.strictObject({
+  /** The program (default `codex` on the lane's PATH): a name on PATH or an absolute path. */
+  program: z.string().min(1).max(4096).optional(),
+  /** The model (`-m`); default: the seeded config.toml's. */
+  model: z.string().min(1).max(200).optional(),
+  /**
+   * Codex's own sandbox for the commands its model runs, inside the lane's: `danger-full-access`
+   * (default; the lane's sandbox is the boundary), `workspace-write` (its .git is read-only: the
+   * agent cannot commit, abcd commits what it leaves), `read-only`.
+   */
+  sandbox: z.enum(['danger-full-access', 'workspace-write', 'read-only']).optional(),
+  /** Extra arguments for every `codex exec` and `codex exec resume` (so `-c key=value` forms). */
+  args: z.array(z.string().max(4096)).max(64).optional(),
+  /** Names of variables Codex gets on top of OPENAI_API_KEY, OPENAI_BASE_URL and CODEX_HOME (proxies, CA files). */
+  env: z.array(EnvName).optional(),
+});
+
 export const LanesSectionSchema = z.strictObject({
+  /** What runs the agent when `--runtime` is not given: `command` (default: `agent`), `claude`, `codex`. */
+  runtime: z.enum(['command', 'claude', 'codex']).optional(),
   /** The agent command a lane runs per cycle when `--agent` is not given. */
   agent: z.string().min(1).optional(),
   sandbox: z.enum(['auto', 'bwrap', 'none']).optional(),
@@ -64,6 +84,7 @@ export const LanesSectionSchema = z.strictObject({
   maxChangeBytes: z.number().int().positive().optional(),
   /** The most paths one cycle may add, change or delete (default 1000). */
   maxFiles: z.number().int().positive().optional(),
+  codex: CodexSectionSchema.optional(),
 });
 
 export const RepoConfigSchema = z.strictObject({
@@ -73,6 +94,7 @@ export const RepoConfigSchema = z.strictObject({
 
 export type RepoConfig = z.infer<typeof RepoConfigSchema>;
 export type LanesConfig = z.infer<typeof LanesSectionSchema>;
+export type CodexConfig = z.infer<typeof CodexSectionSchema>;
 
 /** What `abcd init` writes when there is no config yet. */
 export const DEFAULT_REPO_CONFIG: RepoConfig = { land: { checks: '' } };

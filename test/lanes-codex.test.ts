@@ -3,7 +3,7 @@
 // through exec_command, with exactly the usage the stub reported debited; a steer sent while
 // Codex works reaches it by resuming the same thread, the agent acts on it, and the landing's
 // receipt lists it.
-import { writeFile } from 'node:fs/promises';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -130,4 +130,31 @@ describe('the codex runtime', () => {
       await server.stop();
     }
   }, 200_000);
+
+  it("Codex installed under HOME (hidden by the sandbox): its launcher's folder and its platform package are shown, and it runs", async () => {
+    const server = await OpenAiModelServer.start([
+      { exec: 'echo home > home.txt && git add home.txt && git commit -qm "codex: home"' },
+      { say: 'done' },
+    ]);
+    try {
+      const remote = await remoteWithItems([{ slug: 'from-home' }]);
+      const env = await codexEnv(server);
+      const lane = await laneSession(remote, 'lane', env);
+      // An npm install under HOME, as hard links (the native binary is 400 MB), and no other on PATH.
+      const modules = join(lane.env.HOME!, 'tools', 'node_modules');
+      await mkdir(join(modules, '.bin'), { recursive: true });
+      await execa('cp', ['-al', join(BIN, '..', '@openai'), join(modules, '@openai')]);
+      await symlink('../@openai/codex/bin/codex.js', join(modules, '.bin', 'codex'));
+      const r = await lane.abcd(['drain', '--runtime', 'codex', '--json', '--agent-timeout', '120s'], {
+        env: { PATH: [join(modules, '.bin'), ...env.PATH!.split(':').filter((d) => !d.endsWith('node_modules/.bin'))].join(':') },
+        timeoutMs: 150_000,
+      });
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      expect(r.json).toMatchObject({ outcome: 'landed', sandbox: 'bwrap' });
+      expect(await mainFile(remote, 'home.txt')).toBe('home');
+      server.verify({ allStepsUsed: true });
+    } finally {
+      await server.stop();
+    }
+  }, 180_000);
 });

@@ -21,6 +21,7 @@ import { requestFollowUp, type PendingOutcome } from './request.js';
 import { runLanes } from './run-loop.js';
 import { runtimeFor } from './runtimes/index.js';
 import { codexProgram } from './runtimes/codex.js';
+import { codexPlatformBinds } from './runtimes/codex-program.js';
 import { agentProgramView, chooseSandbox, laneHidden } from './sandbox.js';
 import { probeBwrap } from '../machine/sandbox/bwrap.js';
 import { secretPlaces } from '../machine/sandbox/places.js';
@@ -103,7 +104,7 @@ export async function runLane(repo: Repo, input: LaneRunInput): Promise<LaneRunR
   // A lane whose checks could not run sandboxed refuses before it claims or pays for anything.
   if (config.land?.checks?.length) await chooseCheckSandbox(config.land.sandbox ?? 'auto', repo, { lane: { attended: input.attended } });
   const hide = secretPlaces(env, repo.deps.config);
-  const program = sandbox === 'bwrap' ? await programOf(repo, programCommand(s, cfg), hide, cfg.bind ?? []) : { binds: [], symlinks: [] };
+  const program = sandbox === 'bwrap' ? await programOf(repo, s, hide, cfg) : { binds: [], symlinks: [] };
   return runWith(repo, input, s, {
     main,
     sandbox,
@@ -199,26 +200,22 @@ async function runWith(
   return result;
 }
 
-/** What starts the agent, as a command whose first word is its program. */
-function programCommand(s: LaneSettings, cfg: LanesConfig): string {
-  return s.runtime === 'codex' ? codexProgram(cfg.codex) : s.agent;
-}
-
 /** Where the agent's program is, as its sandbox must show it; refuses when it cannot be shown. */
-function programOf(repo: Repo, agent: string, hide: readonly string[], bind: readonly string[]) {
+async function programOf(repo: Repo, s: LaneSettings, hide: readonly string[], cfg: LanesConfig) {
   const { env, config } = repo.deps;
   const hidden = laneHidden({ hide, repo });
   // Never shown, even read-only: everything hidden but HOME and the temporary folders themselves.
   const secret = hidden.filter((p) => p !== config.home && p !== config.tmpDir && p !== '/tmp');
-  return agentProgramView({
-    command: agent,
+  const view = await agentProgramView({
+    command: s.runtime === 'codex' ? codexProgram(cfg.codex) : s.agent,
     path: env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
     cwd: repo.deps.cwd,
     home: config.home,
     hidden,
     secret,
-    bind,
+    bind: cfg.bind ?? [],
   });
+  return s.runtime === 'codex' ? { ...view, binds: [...view.binds, ...codexPlatformBinds(view.binds, secret)] } : view;
 }
 
 /** The run's outcome: its latest cycle's (build), or the worst of them (drain); idle with none. */

@@ -20,7 +20,6 @@ import { RunRecorder } from './recorder.js';
 import { requestFollowUp, type PendingOutcome } from './request.js';
 import { runLanes } from './run-loop.js';
 import { runtimeFor } from './runtimes/index.js';
-import { codexProgram } from './runtimes/codex.js';
 import { codexPlatformBinds } from './runtimes/codex-program.js';
 import { agentProgramView, chooseSandbox, laneHidden } from './sandbox.js';
 import { probeBwrap } from '../machine/sandbox/bwrap.js';
@@ -143,7 +142,13 @@ async function runWith(
     configAt: configReader(repo, o.cfg),
     main: o.main,
     gate: input.gate,
-    runtime: runtimeFor({ name: s.runtime, command: s.agent, ...(o.cfg.config.lanes?.codex ? { codex: o.cfg.config.lanes.codex } : {}) }),
+    runtime: runtimeFor({
+      name: s.runtime,
+      command: s.agent,
+      claude: s.claude,
+      env: repo.deps.env,
+      ...(o.cfg.config.lanes?.codex ? { codex: o.cfg.config.lanes.codex } : {}),
+    }),
     sandbox: o.sandbox,
     program: o.program,
     attended: input.attended,
@@ -207,7 +212,7 @@ async function programOf(repo: Repo, s: LaneSettings, hide: readonly string[], c
   // Never shown, even read-only: everything hidden but HOME and the temporary folders themselves.
   const secret = hidden.filter((p) => p !== config.home && p !== config.tmpDir && p !== '/tmp');
   const view = await agentProgramView({
-    command: s.runtime === 'codex' ? codexProgram(cfg.codex) : s.agent,
+    command: s.program,
     path: env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
     cwd: repo.deps.cwd,
     home: config.home,

@@ -1,13 +1,14 @@
 // A lane run's settings: the command line first, then `lanes` in .abcd/config.json on main,
 // then the defaults; and the deadline rule of the timed lifecycle (ADR 0024).
-import type { LanesConfig } from '../repo/config.js';
-import { codexEnvNames } from './runtimes/codex.js';
-import type { RuntimeName } from './runtimes/runtime.js';
+import type { ClaudeConfig, LanesConfig } from '../repo/config.js';
+import { codexEnvNames, codexProgram } from './runtimes/codex.js';
 import type { Env } from '../core/deps.js';
 import { DeadlineReached, UsageError } from '../core/refusals.js';
 import { formatDuration, formatInstant, parseDuration, parseInstant } from '../core/duration.js';
 import { checkEnvNames } from './agent-env.js';
 import { CYCLE_OVERHEAD_MS } from './context.js';
+import { checkClaudeConfig, DEFAULT_CLAUDE_PROGRAM } from './runtimes/claude-args.js';
+import type { RuntimeName } from './runtimes/runtime.js';
 import type { SandboxMode } from './sandbox.js';
 
 export type Lifecycle = 'once' | 'poll' | 'timed';
@@ -30,6 +31,10 @@ export interface LaneSettings {
   runtime: RuntimeName;
   /** The `command` runtime's shell command ('' for the others). */
   agent: string;
+  /** What the agent's sandbox must show: the command (its first word) or the runtime's program. */
+  program: string;
+  /** `lanes.claude`, checked. */
+  claude: ClaudeConfig;
   sandbox: SandboxMode;
   lifecycle: Lifecycle;
   deadline: number;
@@ -51,8 +56,20 @@ export function laneSettings(flags: LaneFlags, cfg: LanesConfig, env: Env, now: 
   const runtime = flags.runtime ?? cfg.runtime ?? 'command';
   const agent = runtime === 'command' ? (flags.agent ?? cfg.agent) : '';
   if (runtime === 'command' && (!agent || agent.trim() === '')) {
-    throw new UsageError('no agent command: pass --agent "<shell command>" or set lanes.agent in .abcd/config.json on main.', 'argument');
+    throw new UsageError(
+      'no agent command: pass --agent "<shell command>" or set lanes.agent in .abcd/config.json on main ' +
+        '(or run a built-in agent: --runtime claude or --runtime codex).',
+      'argument',
+    );
   }
+  if (runtime !== 'command' && flags.agent !== undefined) {
+    throw new UsageError(
+      `--agent is the command runtime's; --runtime ${runtime} runs its own program (set it in lanes.${runtime}).`,
+      'argument',
+    );
+  }
+  const claude = cfg.claude ?? {};
+  if (runtime === 'claude') checkClaudeConfig(claude);
   const lifecycle = flags.lifecycle ?? cfg.lifecycle ?? 'once';
   const agentTimeoutMs =
     flags.agentTimeoutMs ?? (cfg.agentTimeout ? parseDuration(cfg.agentTimeout, 'lanes.agentTimeout') : DEFAULT_AGENT_TIMEOUT_MS);
@@ -77,6 +94,9 @@ export function laneSettings(flags: LaneFlags, cfg: LanesConfig, env: Env, now: 
   return {
     runtime,
     agent: agent ?? '',
+    program:
+      runtime === 'claude' ? (claude.program ?? DEFAULT_CLAUDE_PROGRAM) : runtime === 'codex' ? codexProgram(cfg.codex) : (agent ?? ''),
+    claude,
     sandbox: flags.sandbox ?? cfg.sandbox ?? 'auto',
     lifecycle,
     deadline,

@@ -59,11 +59,30 @@ export const CodexSectionSchema = z.strictObject({
   env: z.array(EnvName).optional(),
 });
 
+// What the `claude` runtime runs: Claude Code headless. Every key is optional; the runtime's
+// defaults are in src/lanes/runtimes/claude-args.ts.
+export const ClaudeSectionSchema = z.strictObject({
+  /** The program: a name on PATH or an absolute path (default `claude`). */
+  program: z.string().min(1).max(4096).optional(),
+  /** `--model`, e.g. claude-sonnet-4-5 (default: the CLI's own). */
+  model: z.string().min(1).max(200).optional(),
+  /** `--allowedTools`: the tools the agent may use without asking (it cannot ask: it is headless). */
+  allowedTools: z.array(z.string().min(1).max(500)).max(100).optional(),
+  /** `--max-turns`: model requests per turn before the CLI stops on its own. */
+  maxTurns: z.number().int().positive().max(10_000).optional(),
+  /** More arguments, after the runtime's own (never the ones it sets itself). */
+  args: z.array(z.string().max(4096)).max(64).optional(),
+  /** Names of variables the agent gets on top of lanes.env (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, a proxy...). */
+  env: z.array(EnvName).optional(),
+});
+
 export const LanesSectionSchema = z.strictObject({
-  /** What runs the agent when `--runtime` is not given: `command` (default: `agent`), `claude`, `codex`. */
-  runtime: z.enum(['command', 'claude', 'codex']).optional(),
   /** The agent command a lane runs per cycle when `--agent` is not given. */
   agent: z.string().min(1).optional(),
+  /** What runs the agent: `command` (default: the agent command), `claude` (Claude Code) or `codex`. */
+  runtime: z.enum(['command', 'claude', 'codex']).optional(),
+  claude: ClaudeSectionSchema.optional(),
+  codex: CodexSectionSchema.optional(),
   sandbox: z.enum(['auto', 'bwrap', 'none']).optional(),
   /** Names of variables passed to the agent on top of the allow-list. */
   env: z.array(EnvName).optional(),
@@ -84,7 +103,6 @@ export const LanesSectionSchema = z.strictObject({
   maxChangeBytes: z.number().int().positive().optional(),
   /** The most paths one cycle may add, change or delete (default 1000). */
   maxFiles: z.number().int().positive().optional(),
-  codex: CodexSectionSchema.optional(),
 });
 
 export const RepoConfigSchema = z.strictObject({
@@ -95,6 +113,7 @@ export const RepoConfigSchema = z.strictObject({
 export type RepoConfig = z.infer<typeof RepoConfigSchema>;
 export type LanesConfig = z.infer<typeof LanesSectionSchema>;
 export type CodexConfig = z.infer<typeof CodexSectionSchema>;
+export type ClaudeConfig = z.infer<typeof ClaudeSectionSchema>;
 
 /** What `abcd init` writes when there is no config yet. */
 export const DEFAULT_REPO_CONFIG: RepoConfig = { land: { checks: '' } };

@@ -25,10 +25,8 @@ export const build: Command = {
   ],
   usesRemote: true,
   examples: [
-    [
-      'abcd build fix-login --agent "claude -p \\"$(cat $ABCD_ITEM_FILE)\\""',
-      'one cycle on fix-login, landed when the agent changed something',
-    ],
+    ['abcd build fix-login --runtime claude', 'one cycle of Claude Code on fix-login, landed when it changed something'],
+    ["abcd build fix-login --agent './scripts/agent.sh'", 'the same with your own command (the task is in $ABCD_PROMPT)'],
     ['abcd build fix-login --reopen', 'build a done item again: the steers left on it are delivered'],
     ['abcd build fix-login --note "also cover logout"', 'while a lane holds it: leave one follow-up request for that lane'],
   ],

@@ -29,6 +29,7 @@ export const drain: Command = {
   usesRemote: true,
   examples: [
     ['abcd drain --agent ./scripts/agent.sh --lanes 3', 'one pass over the ready items with three lanes'],
+    ['abcd drain --runtime claude', 'one pass with Claude Code (lanes.claude in .abcd/config.json sets its model and tools)'],
     ['abcd drain --lifecycle timed --deadline 50m', 'keep draining until 50 minutes from now (CI)'],
   ],
   builder: (y) => laneOptions(y).option('lanes', { type: 'number', describe: 'lanes in this process (default 1)' }),

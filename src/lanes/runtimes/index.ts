@@ -1,5 +1,7 @@
 // The runtimes a lane can run its agent with, by name.
-import type { CodexConfig } from '../../repo/config.js';
+import type { Env } from '../../core/deps.js';
+import type { ClaudeConfig, CodexConfig } from '../../repo/config.js';
+import { claudeRuntime } from './claude.js';
 import { codexRuntime } from './codex.js';
 import { commandRuntime } from './command.js';
 import type { Runtime, RuntimeName } from './runtime.js';
@@ -8,6 +10,9 @@ export interface RuntimeChoice {
   name: RuntimeName;
   /** The `command` runtime's shell command (--agent). */
   command?: string;
+  /** `lanes.claude` (checked) and the lane's environment, which its `env` names are taken from. */
+  claude?: ClaudeConfig;
+  env?: Env;
   /** `lanes.codex` of main's config. */
   codex?: CodexConfig;
 }
@@ -16,6 +21,8 @@ export function runtimeFor(c: RuntimeChoice): Runtime {
   switch (c.name) {
     case 'command':
       return commandRuntime(c.command ?? '');
+    case 'claude':
+      return claudeRuntime(c.claude ?? {}, c.env ?? {});
     case 'codex':
       return codexRuntime(c.codex ?? {});
     default:

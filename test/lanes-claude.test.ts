@@ -1,0 +1,141 @@
+// Lanes with the `claude` runtime: the real Claude Code (the devDependency) in the lane's
+// bubblewrap sandbox, against a scripted Anthropic model server on 127.0.0.1. The model's
+// tool calls make the CLI edit files with its own tools; abcd lands what it did, counts the
+// usage the server reported, and hands a steer to the running session as a user message.
+import { execa } from 'execa';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { STEER_ENVELOPE_FIRST_LINE } from '../src/steering/envelope.js';
+import { cleanupTemp } from './harness/git-env.js';
+import { laneSession, remoteWithItems } from './harness/lanes.js';
+import {
+  AnthropicStub,
+  answer,
+  lastUserText,
+  tool,
+  toolStep,
+  workingDirectory,
+  type ModelRequest,
+  type StubUsage,
+} from './harness/model-server-anthropic.js';
+import { makeSession } from './harness/session.js';
+import { refsUnder, remoteRecord, until } from './harness/steer.js';
+
+const CLAUDE = join(import.meta.dirname, '..', 'node_modules', '.bin', 'claude');
+const MODEL = 'claude-sonnet-4-5';
+
+let stub: AnthropicStub;
+beforeEach(async () => {
+  stub = await AnthropicStub.start();
+});
+afterEach(async () => {
+  await stub.close();
+});
+afterAll(cleanupTemp);
+
+function claudeConfig(extra: Record<string, unknown> = {}) {
+  return {
+    lanes: {
+      claude: { program: CLAUDE, model: MODEL, env: ['ANTHROPIC_BASE_URL', 'ANTHROPIC_API_KEY'] },
+      ...extra,
+    },
+  };
+}
+
+function modelEnv(): Record<string, string> {
+  return { ANTHROPIC_BASE_URL: stub.url, ANTHROPIC_API_KEY: 'sk-stub-not-a-key' };
+}
+
+async function onMain(remote: { dir: string }, file: string): Promise<string> {
+  return (await execa('git', ['-C', remote.dir, 'show', `main:${file}`])).stdout;
+}
+
+const tokens = (u: Required<StubUsage>) => u.input + u.output + u.cacheRead + u.cacheWrite;
+
+describe('the claude runtime', () => {
+  it('drains two items whose model edits files through the CLI: both land, each with the usage the model reported', async () => {
+    const remote = await remoteWithItems([{ slug: 'alpha' }, { slug: 'beta' }], claudeConfig());
+    // alpha: Write, then commit with Bash. beta: Write, then Edit, and the change left uncommitted.
+    const alpha = stub.on('local:item:alpha', [
+      (req) =>
+        toolStep(tool.write(join(workingDirectory(req), 'alpha.txt'), 'alpha by claude\n'), { input: 1200, output: 40, cacheWrite: 300 }),
+      toolStep(tool.bash('git add alpha.txt && git commit -qm "claude: alpha"'), { input: 1300, output: 25, cacheRead: 1100 }),
+      answer('alpha is done', { input: 1400, output: 8, cacheRead: 1200 }),
+    ]);
+    const beta = stub.on('local:item:beta', [
+      (req) => toolStep(tool.write(join(workingDirectory(req), 'beta.txt'), 'one\n'), { input: 900, output: 30 }),
+      (req) => toolStep(tool.edit(join(workingDirectory(req), 'beta.txt'), 'one', 'two'), { input: 950, output: 20, cacheRead: 800 }),
+      answer('beta is done', { input: 1000, output: 6, cacheRead: 850, cacheWrite: 50 }),
+    ]);
+    const s = await laneSession(remote, 'drainer', modelEnv());
+    const r = await s.abcd(['drain', '--runtime', 'claude', '--json'], { timeoutMs: 240_000 });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    stub.verify();
+    expect(r.json.sandbox).toBe('bwrap');
+    const cycles = r.json.record.cycles as Array<{ item: string; outcome: string; usage?: number }>;
+    expect(cycles.map((c) => [c.item, c.outcome]).sort()).toEqual([
+      ['alpha', 'landed'],
+      ['beta', 'landed'],
+    ]);
+    expect(await onMain(remote, 'alpha.txt')).toBe('alpha by claude');
+    expect(await onMain(remote, 'beta.txt')).toBe('two');
+    // Each cycle's usage is what its conversation's answers reported, every kind of token summed.
+    const used = (item: string) => cycles.find((c) => c.item === item)!.usage;
+    expect(used('alpha')).toBe(tokens(stub.usageOf(alpha.conversation())));
+    expect(used('beta')).toBe(tokens(stub.usageOf(beta.conversation())));
+    expect(r.json.record.usage).toBe(tokens(stub.usageOf(alpha.conversation())) + tokens(stub.usageOf(beta.conversation())));
+    // The model named in lanes.claude is the one asked; one conversation per item.
+    expect(new Set(stub.requests.filter((q) => q.method === 'POST').map((q) => q.body.model))).toEqual(new Set([MODEL]));
+    expect(stub.conversations()).toHaveLength(2);
+  }, 300_000);
+
+  it('hands a steer to Claude Code while it works: a user message of the same session, acted on, and receipted', async () => {
+    const remote = await remoteWithItems([{ slug: 'page' }], claudeConfig({ steer: { poll: '300ms' } }));
+    const steerLine = 'also write steered.txt saying bold';
+    let steeredAt: ModelRequest | undefined;
+    // The model works (a Bash step it repeats) until a request carries the envelope; then it
+    // does what the steer asked and answers.
+    const page = stub.on('local:item:page', [
+      (req) => toolStep(tool.write(join(workingDirectory(req), 'page.txt'), 'page\n'), { input: 500, output: 10 }),
+      (req) => {
+        if (!lastUserText(req).includes(STEER_ENVELOPE_FIRST_LINE))
+          return { ...toolStep(tool.bash('sleep 0.3'), { input: 10, output: 1 }), repeat: true };
+        steeredAt = req;
+        return toolStep(tool.write(join(workingDirectory(req), 'steered.txt'), 'bold\n'), { input: 700, output: 12 });
+      },
+      toolStep(tool.bash('git add -A && git commit -qm "claude: page"'), { input: 720, output: 9 }),
+      answer('page is done, steered as asked', { input: 730, output: 7 }),
+    ]);
+    const lane = await laneSession(remote, 'lane', { ABCD_SESSION: 'lane', ...modelEnv() });
+    const run = lane.abcd(['build', 'page', '--runtime', 'claude', '--json'], { timeoutMs: 240_000 });
+    await until('the agent to ask its model', () => stub.requests.some((q) => q.method === 'POST'), 120_000);
+    const asker = await makeSession(remote.url, 'asker', { person: 'lane@example.com' });
+    const steer = await asker.abcd(['steer', 'page', steerLine, '--json']);
+    expect(steer.code, steer.stdout + steer.stderr).toBe(0);
+    const r = await run;
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.json).toMatchObject({ outcome: 'landed' });
+    stub.verify();
+
+    // The envelope reached the same conversation, in a later request of the turn it was steered in.
+    const conversation = page.conversation();
+    expect(stub.conversations()).toEqual([conversation]);
+    expect(steeredAt?.conversation).toBe(conversation);
+    const first = stub.requestsOf(conversation)[0]!;
+    expect(steeredAt!.n).toBeGreaterThan(first.n);
+    const took = lastUserText(steeredAt!);
+    expect(took).toContain(STEER_ENVELOPE_FIRST_LINE);
+    expect(took).toContain(`| ${steerLine}`);
+    // The CLI's own words for a message that came while it worked: taken inside the turn.
+    expect(took).toContain('The user sent a new message while you were working');
+    // The agent acted on it, and what it did landed.
+    expect(await onMain(remote, 'steered.txt')).toBe('bold');
+    // One cycle, one turn of the CLI: the steer came in flight, not as a restart.
+    expect(r.json.record.cycles).toHaveLength(1);
+    const main = (await execa('git', ['-C', remote.dir, 'rev-parse', 'main'])).stdout.trim();
+    const receipt = await remoteRecord(remote, 'refs/heads/abcd/receipts/local/item/page');
+    expect(receipt).toMatchObject({ abcd: 'receipt', item: 'local:item:page', head: main, runId: r.json.runId });
+    expect(receipt.consumed).toEqual([expect.objectContaining({ kind: 'steer', id: steer.json.id })]);
+    expect(await refsUnder(remote, 'refs/heads/abcd/steer/')).toEqual([]);
+  }, 300_000);
+});

@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { makeCodexHome, topLevelModel } from '../src/lanes/runtimes/codex-home.js';
 import { CodexEvents } from '../src/lanes/runtimes/codex-events.js';
+import { codexEnvNames } from '../src/lanes/runtimes/codex.js';
+import { UsageError } from '../src/core/refusals.js';
 import type { AgentActivity } from '../src/lanes/runtimes/runtime.js';
 import { cleanupTemp, tempDir } from './harness/git-env.js';
 
@@ -77,5 +79,18 @@ describe('codex events', () => {
     await mkdir(join(bare, 'x'));
     expect(await makeCodexHome(bare, undefined)).toMatchObject({ seeded: expect.stringMatching(/no config/) });
     expect(topLevelModel('[t]\nmodel = "x"\n')).toBeUndefined();
+  });
+
+  it("Codex's environment names: its key, endpoint and config home, plus lanes.codex.env, never a forge token", () => {
+    expect(codexEnvNames({ env: ['HTTPS_PROXY'] })).toEqual(['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'CODEX_HOME', 'HTTPS_PROXY']);
+    let err: unknown;
+    try {
+      codexEnvNames({ env: ['GH_TOKEN'] });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as UsageError).message).toMatch(/^lanes\.codex\.env names GH_TOKEN/);
+    expect((err as UsageError).data).toEqual({ name: 'GH_TOKEN' });
   });
 });

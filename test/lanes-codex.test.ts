@@ -157,4 +157,22 @@ describe('the codex runtime', () => {
       await server.stop();
     }
   }, 180_000);
+
+  it('a model that refuses: the cycle fails with what Codex said, not its raw JSON, and nothing lands', async () => {
+    const server = await OpenAiModelServer.start([]);
+    try {
+      const remote = await remoteWithItems([{ slug: 'refused' }]);
+      const lane = await laneSession(remote, 'lane', await codexEnv(server));
+      const r = await lane.abcd(['drain', '--runtime', 'codex', '--json', '--agent-timeout', '120s'], { timeoutMs: 150_000 });
+      expect(r.code, r.stdout + r.stderr).toBe(3);
+      const [cycle] = r.json.record.cycles;
+      expect(cycle).toMatchObject({ item: 'refused', outcome: 'failed', code: 'agent-failed' });
+      expect(cycle.reason).toMatch(/^the agent exited 1: .*model stub: request 0 of conversation \S+ is past its script/);
+      expect(cycle.reason).not.toMatch(/thread\.started|turn\.started|"item_/);
+      expect(await itemStatus(remote, 'refused')).toBe('ready');
+      expect(server.requests).toHaveLength(1);
+    } finally {
+      await server.stop();
+    }
+  }, 180_000);
 });

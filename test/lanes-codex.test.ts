@@ -175,4 +175,20 @@ describe('the codex runtime', () => {
       await server.stop();
     }
   }, 180_000);
+
+  it('past its timeout, Codex is killed with what it started: its request to the model is dropped, nothing lands', async () => {
+    const server = await OpenAiModelServer.start([() => new Promise(() => undefined)]);
+    try {
+      const remote = await remoteWithItems([{ slug: 'slow' }]);
+      const lane = await laneSession(remote, 'lane', await codexEnv(server));
+      const r = await lane.abcd(['drain', '--runtime', 'codex', '--json', '--agent-timeout', '8s'], { timeoutMs: 150_000 });
+      expect(r.code, r.stdout + r.stderr).toBe(3);
+      expect(r.json.record.cycles[0]).toMatchObject({ item: 'slow', outcome: 'timeout' });
+      expect(server.requests).toHaveLength(1);
+      await until('the killed agent to drop its request', () => server.inFlight() === 0, 10_000);
+      expect(await itemStatus(remote, 'slow')).toBe('ready');
+    } finally {
+      await server.stop();
+    }
+  }, 180_000);
 });

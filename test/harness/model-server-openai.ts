@@ -51,6 +51,7 @@ export class OpenAiModelServer {
   private readonly threads = new Map<string, ScriptStep[]>();
   private server!: Server;
   private port = 0;
+  private open = 0;
 
   private constructor(private readonly script: (thread: string, n: number) => ScriptStep[]) {}
 
@@ -110,7 +111,14 @@ export class OpenAiModelServer {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
+  /** Requests neither answered nor dropped by the client: a killed agent drops its own. */
+  inFlight(): number {
+    return this.open;
+  }
+
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    this.open++;
+    res.on('close', () => this.open--);
     const text = await readBody(req);
     const refuse = (why: string) => {
       this.problems.push(why);

@@ -4,6 +4,7 @@
 import type { CheckWatch } from '../land/checks.js';
 import type { RunContext } from './context.js';
 import type { CycleLog } from './cycle-log.js';
+import type { AgentActivity } from './runtimes/runtime.js';
 import { activityText } from './output-tail.js';
 
 // How much of an unfinished line is held waiting for its end.
@@ -14,6 +15,8 @@ export interface CycleWatch {
   agentOutput(chunk: string): void;
   /** The agent's usage once it is known (the command runtime reports it when the agent exits). */
   used(tokens: number, costUsd?: number): void;
+  /** What the runtime says its agent is doing (a tool, a message). */
+  activity(a: AgentActivity): void;
   /** The agent works again in the same cycle (a steer, a conflict or a failed check sent back to it). */
   agent(): void;
   /** The agent is done: its work goes to the land queue. */
@@ -25,18 +28,23 @@ export interface CycleWatch {
 }
 
 export function watchCycle(ctx: RunContext, item: string, log: CycleLog | undefined): CycleWatch {
+  // Claude Code and Codex say what they do in their own messages; their raw output is JSON.
+  const reportsOwnActivity = ctx.runtime.name !== 'command';
   let partial = '';
   ctx.onPhase?.(item, 'agent');
   return {
     agentOutput(chunk) {
       log?.write(chunk);
       ctx.onOutput?.(chunk);
-      if (!ctx.onActivity) return;
+      if (!ctx.onActivity || reportsOwnActivity) return;
       // The command runtime's activity is its last whole line that says something.
       const lines = (partial + chunk).split('\n');
       partial = (lines.pop() ?? '').slice(-MAX_PARTIAL_CHARS);
       const last = lines.map((l) => activityText(l)).findLast((l) => l !== '');
       if (last) ctx.onActivity(item, { kind: 'message', text: last });
+    },
+    activity(a) {
+      ctx.onActivity?.(item, a);
     },
     used(tokens, costUsd = 0) {
       ctx.onUsage?.(item, { tokens, costUsd });

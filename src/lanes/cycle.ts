@@ -116,6 +116,7 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
       promptFile: files.prompt,
       now: () => clock.now(),
       onOutput: (chunk: string) => watch?.agentOutput(chunk),
+      onActivity: (a) => watch?.activity(a),
     });
     closeSession = () => session.close();
     const { run, watcher, collected } = await runSteeredAgent(ctx, lane, {

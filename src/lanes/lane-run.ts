@@ -1,6 +1,6 @@
 // `abcd build <item>` and `abcd drain`: one run of one or N lanes, with its one result.
 import { randomBytes } from 'node:crypto';
-import { readRepoConfig, type RepoConfig } from '../repo/config.js';
+import { readRepoConfig, type LanesConfig, type RepoConfig } from '../repo/config.js';
 import { LocalItemSource } from '../items/local-source.js';
 import type { ItemListing } from '../items/source.js';
 import { budgetDir } from '../machine/budget/budget.js';
@@ -20,6 +20,7 @@ import { RunRecorder } from './recorder.js';
 import { requestFollowUp, type PendingOutcome } from './request.js';
 import { runLanes } from './run-loop.js';
 import { runtimeFor } from './runtimes/index.js';
+import { codexPlatformBinds } from './runtimes/codex-program.js';
 import { agentProgramView, chooseSandbox, laneHidden } from './sandbox.js';
 import { probeBwrap } from '../machine/sandbox/bwrap.js';
 import { secretPlaces } from '../machine/sandbox/places.js';
@@ -106,7 +107,7 @@ export async function runLane(repo: Repo, input: LaneRunInput): Promise<LaneRunR
   // A lane whose checks could not run sandboxed refuses before it claims or pays for anything.
   if (config.land?.checks?.length) await chooseCheckSandbox(config.land.sandbox ?? 'auto', repo, { lane: { attended: input.attended } });
   const hide = secretPlaces(env, repo.deps.config);
-  const program = sandbox === 'bwrap' ? await programOf(repo, s.program, hide, cfg.bind ?? []) : { binds: [], symlinks: [] };
+  const program = sandbox === 'bwrap' ? await programOf(repo, s, hide, cfg) : { binds: [], symlinks: [] };
   return runWith(repo, input, s, {
     main,
     sandbox,
@@ -147,7 +148,13 @@ async function runWith(
     configAt: configReader(repo, o.cfg),
     main: o.main,
     gate: input.gate,
-    runtime: runtimeFor({ name: s.runtime, command: s.agent, claude: s.claude, env: repo.deps.env }),
+    runtime: runtimeFor({
+      name: s.runtime,
+      command: s.agent,
+      claude: s.claude,
+      env: repo.deps.env,
+      ...(o.cfg.config.lanes?.codex ? { codex: o.cfg.config.lanes.codex } : {}),
+    }),
     sandbox: o.sandbox,
     program: o.program,
     attended: input.attended,
@@ -212,20 +219,21 @@ async function runWith(
 }
 
 /** Where the agent's program is, as its sandbox must show it; refuses when it cannot be shown. */
-function programOf(repo: Repo, agent: string, hide: readonly string[], bind: readonly string[]) {
+async function programOf(repo: Repo, s: LaneSettings, hide: readonly string[], cfg: LanesConfig) {
   const { env, config } = repo.deps;
   const hidden = laneHidden({ hide, repo });
   // Never shown, even read-only: everything hidden but HOME and the temporary folders themselves.
   const secret = hidden.filter((p) => p !== config.home && p !== config.tmpDir && p !== '/tmp');
-  return agentProgramView({
-    command: agent,
+  const view = await agentProgramView({
+    command: s.program,
     path: env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
     cwd: repo.deps.cwd,
     home: config.home,
     hidden,
     secret,
-    bind,
+    bind: cfg.bind ?? [],
   });
+  return s.runtime === 'codex' ? { ...view, binds: [...view.binds, ...codexPlatformBinds(view.binds, secret)] } : view;
 }
 
 /** The run's outcome: its latest cycle's (build), or the worst of them (drain); idle with none. */

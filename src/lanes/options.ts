@@ -1,6 +1,7 @@
 // A lane run's settings: the command line first, then `lanes` in .abcd/config.json on main,
 // then the defaults; and the deadline rule of the timed lifecycle (ADR 0024).
 import type { ClaudeConfig, LanesConfig } from '../repo/config.js';
+import { codexEnvNames, codexProgram } from './runtimes/codex.js';
 import type { Env } from '../core/deps.js';
 import { DeadlineReached, UsageError } from '../core/refusals.js';
 import { formatDuration, formatInstant, parseDuration, parseInstant } from '../core/duration.js';
@@ -61,7 +62,7 @@ export function laneSettings(flags: LaneFlags, cfg: LanesConfig, env: Env, now: 
   if (runtime === 'command' && (!agent || agent.trim() === '')) {
     throw new UsageError(
       'no agent command: pass --agent "<shell command>" or set lanes.agent in .abcd/config.json on main ' +
-        '(or run a built-in agent: --runtime claude).',
+        '(or run a built-in agent: --runtime claude or --runtime codex).',
       'argument',
     );
   }
@@ -97,7 +98,8 @@ export function laneSettings(flags: LaneFlags, cfg: LanesConfig, env: Env, now: 
   return {
     runtime,
     agent: agent ?? '',
-    program: runtime === 'claude' ? (claude.program ?? DEFAULT_CLAUDE_PROGRAM) : (agent ?? ''),
+    program:
+      runtime === 'claude' ? (claude.program ?? DEFAULT_CLAUDE_PROGRAM) : runtime === 'codex' ? codexProgram(cfg.codex) : (agent ?? ''),
     claude,
     sandbox: flags.sandbox ?? cfg.sandbox ?? 'auto',
     lifecycle,
@@ -107,7 +109,7 @@ export function laneSettings(flags: LaneFlags, cfg: LanesConfig, env: Env, now: 
     agentTimeoutMs,
     maxCycles: flags.maxCycles ?? cfg.maxCycles ?? DEFAULT_MAX_CYCLES,
     lanes: flags.lanes ?? cfg.lanes ?? 1,
-    envNames: checkEnvNames(cfg.env ?? []),
+    envNames: [...checkEnvNames(cfg.env ?? []), ...(runtime === 'codex' ? codexEnvNames(cfg.codex) : [])],
     logRetentionMs: cfg.logRetention ? parseDuration(cfg.logRetention, 'lanes.logRetention') : DEFAULT_LOG_RETENTION_MS,
   };
 }

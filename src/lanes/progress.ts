@@ -3,14 +3,11 @@
 // far. Kept in memory for the terminal's live lines; a phase change also goes to the run's record
 // (one write per change), activity and usage never do on their own (they change too often).
 import { activityText } from './output-tail.js';
+import type { AgentActivity } from './runtimes/runtime.js';
 
 export type LanePhase = 'agent' | 'checks' | 'landing';
 
-/** One thing the agent did, as its runtime reports it: a tool it called, or a message it wrote. */
-export interface AgentActivity {
-  kind: 'tool' | 'message';
-  text: string;
-}
+export type { AgentActivity };
 
 /** What an agent used so far in its cycle. */
 export interface UsageSoFar {

@@ -45,6 +45,8 @@ export interface AgentProcessOptions {
   onOutput?: (chunk: string) => void;
   /** Streams stdout alone (a runtime that reads the agent's messages from it). */
   onStdout?: (chunk: string) => void;
+  /** Streams stderr alone (a runtime that keeps the agent's warnings apart from its messages). */
+  onStderr?: (chunk: string) => void;
   /** Called as soon as the process is gone (before its pipes are drained). */
   onExit?: () => void;
 }
@@ -80,7 +82,10 @@ export async function startAgent(o: AgentProcessOptions): Promise<AgentProcess> 
     keep(d);
     o.onStdout?.(d.toString());
   });
-  child.stderr?.on('data', keep);
+  child.stderr?.on('data', (d: Buffer) => {
+    keep(d);
+    o.onStderr?.(d.toString());
+  });
   let fired: 'timeout' | 'stop' | undefined;
   const killGroup = () => {
     if (child.pid === undefined) return;

@@ -51,6 +51,24 @@ export const LandSectionSchema = z.strictObject({
   priorityAge: Duration.optional(),
 });
 
+/** The `codex` runtime: Codex's own `codex exec --json`, resumed per turn (it has no max-turns setting to offer). */
+export const CodexSectionSchema = z.strictObject({
+  /** The program (default `codex` on the lane's PATH): a name on PATH or an absolute path. */
+  program: z.string().min(1).max(4096).optional(),
+  /** The model (`-m`); default: the seeded config.toml's. */
+  model: z.string().min(1).max(200).optional(),
+  /**
+   * Codex's own sandbox for the commands its model runs, inside the lane's: `danger-full-access`
+   * (default; the lane's sandbox is the boundary), `workspace-write` (its .git is read-only: the
+   * agent cannot commit, abcd commits what it leaves), `read-only`.
+   */
+  sandbox: z.enum(['danger-full-access', 'workspace-write', 'read-only']).optional(),
+  /** Extra arguments for every `codex exec` and `codex exec resume` (so `-c key=value` forms). */
+  args: z.array(z.string().max(4096)).max(64).optional(),
+  /** Names of variables Codex gets on top of OPENAI_API_KEY, OPENAI_BASE_URL and CODEX_HOME (proxies, CA files). */
+  env: z.array(EnvName).optional(),
+});
+
 // What the `claude` runtime runs: Claude Code headless. Every key is optional; the runtime's
 // defaults are in src/lanes/runtimes/claude-args.ts.
 export const ClaudeSectionSchema = z.strictObject({
@@ -74,6 +92,7 @@ export const LanesSectionSchema = z.strictObject({
   /** What runs the agent: `command` (default: the agent command), `claude` (Claude Code) or `codex`. */
   runtime: z.enum(['command', 'claude', 'codex']).optional(),
   claude: ClaudeSectionSchema.optional(),
+  codex: CodexSectionSchema.optional(),
   sandbox: z.enum(['auto', 'bwrap', 'none']).optional(),
   /** Names of variables passed to the agent on top of the allow-list. */
   env: z.array(EnvName).optional(),
@@ -105,6 +124,7 @@ export const RepoConfigSchema = z.strictObject({
 
 export type RepoConfig = z.infer<typeof RepoConfigSchema>;
 export type LanesConfig = z.infer<typeof LanesSectionSchema>;
+export type CodexConfig = z.infer<typeof CodexSectionSchema>;
 export type ClaudeConfig = z.infer<typeof ClaudeSectionSchema>;
 
 /** What `abcd init` writes when there is no config yet. */

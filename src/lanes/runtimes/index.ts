@@ -1,7 +1,8 @@
 // The runtimes a lane can run its agent with, by name.
 import type { Env } from '../../core/deps.js';
-import type { ClaudeConfig } from '../../repo/config.js';
+import type { ClaudeConfig, CodexConfig } from '../../repo/config.js';
 import { claudeRuntime } from './claude.js';
+import { codexRuntime } from './codex.js';
 import { commandRuntime } from './command.js';
 import type { Runtime, RuntimeName } from './runtime.js';
 
@@ -12,6 +13,8 @@ export interface RuntimeChoice {
   /** `lanes.claude` (checked) and the lane's environment, which its `env` names are taken from. */
   claude?: ClaudeConfig;
   env?: Env;
+  /** `lanes.codex` of main's config. */
+  codex?: CodexConfig;
 }
 
 export function runtimeFor(c: RuntimeChoice): Runtime {
@@ -20,6 +23,8 @@ export function runtimeFor(c: RuntimeChoice): Runtime {
       return commandRuntime(c.command ?? '');
     case 'claude':
       return claudeRuntime(c.claude ?? {}, c.env ?? {});
+    case 'codex':
+      return codexRuntime(c.codex ?? {});
     default:
       throw new Error(`runtime ${c.name} is not built in yet`);
   }

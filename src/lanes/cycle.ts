@@ -9,7 +9,7 @@ import { debitBudget, parseUsageLines } from '../machine/budget/budget.js';
 import type { ItemDoc } from '../items/source.js';
 import { formatItem, shortItem } from '../records/item.js';
 import type { CycleRecord } from '../records/lane-result.js';
-import { AgentObjectsRefused, ChangeTooLarge, isRefusal } from '../core/refusals.js';
+import { AgentObjectsRefused, ChangeTooLarge } from '../core/refusals.js';
 import { sanitizeLine } from '../core/sanitize.js';
 import { scrubSecrets } from '../core/scrub.js';
 import { land } from '../land/land.js';
@@ -26,6 +26,11 @@ import { consumptionOf, receiptWrites } from './receipts.js';
 import { runSteeredAgent } from './steer-cycle.js';
 import { cyclePlan, laneHidden } from './sandbox.js';
 import { mailboxLine } from '../steering/mailbox.js';
+import { cycleFits } from './context.js';
+import { cycleBranch } from './keep-work.js';
+import { landKeepingWork } from './land-retry.js';
+import { bringToMain } from './rebase-worktree.js';
+import { resumeTurn } from './resume-turn.js';
 
 // A land inside a cycle waits in the queue at most this long (land's own default).
 const LAND_WAIT_MS = 30 * 60_000;
@@ -44,7 +49,7 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
   const short = shortItem(item.key);
   // main as the check that chose the item read it: the item's text is from that commit too.
   const runHead = await ctx.main.tipIn(taken.seen);
-  const branch = `lane/${key.replace(/:/g, '-')}/${ctx.runId}-${n}`;
+  const branch = cycleBranch(item.key, ctx.runId, n);
   const base = { item: short, startedAt, runHead, ...(taken.answered ? { followUp: true } : {}) };
   const end = (r: Partial<CycleRecord> & Pick<CycleRecord, 'outcome'>): CycleRecord => ({
     ...base,
@@ -67,13 +72,14 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
       fillLaneStore({ env: ctx.repo.deps.env, commonDir: ctx.repo.commonDir, runHead }),
       ctx.configAt(runHead),
     ]);
+    const who = { name: `${ctx.repo.author.name} (abcd lane)`, email: ctx.repo.author.email };
     const wt = await prepareAgentRepo({
       env: ctx.repo.deps.env,
       objectsDir: storeObjects,
       cycleDir,
       branch,
       runHead,
-      who: { name: `${ctx.repo.author.name} (abcd lane)`, email: ctx.repo.author.email },
+      who,
     });
     const env = buildAgentEnv(ctx.repo.deps.env, ctx.envNames, {
       item: key,
@@ -87,39 +93,40 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
       home: files.home,
       tmp: files.tmp,
     });
-    const collect = () =>
+    const collect = (base = runHead) =>
       collectAgentWork({
         lane: ctx.repo.git,
         env: ctx.repo.deps.env,
         laneGitDir: ctx.repo.gitDir,
         storeObjects,
         cycleDir,
-        runHead,
+        runHead: base,
         item: short,
         who: ctx.repo.author,
         atMs: clock.now(),
         limits: changeLimits(config.lanes),
       });
+    const agentRun = {
+      command: ctx.agent,
+      env,
+      sandbox: ctx.sandbox,
+      plan: cyclePlan({ cycleDir, objectsDir: storeObjects, hide: laneHidden(ctx), program: ctx.program }),
+      marker: `ABCD_WORKTREE=${wt}`,
+      timeoutMs: ctx.agentTimeoutMs,
+      signal: keeper.signal,
+      now: () => clock.now(),
+      onOutput: (chunk: string) => {
+        log?.write(chunk);
+        ctx.onOutput?.(chunk);
+      },
+    };
     const { run, watcher, collected } = await runSteeredAgent(ctx, lane, {
       item,
       taken,
       mailbox: files.mailbox,
       runHead,
       collect,
-      agent: {
-        command: ctx.agent,
-        env,
-        sandbox: ctx.sandbox,
-        plan: cyclePlan({ cycleDir, objectsDir: storeObjects, hide: laneHidden(ctx), program: ctx.program }),
-        marker: `ABCD_WORKTREE=${wt}`,
-        timeoutMs: ctx.agentTimeoutMs,
-        signal: keeper.signal,
-        now: () => clock.now(),
-        onOutput: (chunk: string) => {
-          log?.write(chunk);
-          ctx.onOutput?.(chunk);
-        },
-      },
+      agent: agentRun,
     });
     const usage = parseUsageLines(await readAgentFile(files.usage)).tokens;
     if (usage > 0) await debitBudget(ctx.budgetDir, { tokens: usage });
@@ -160,34 +167,65 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
         reason: `the agent exited 0 and changed nothing${work.ignored ? ` (${work.ignored})` : ''}`,
         ...agent,
       });
-    await ctx.repo.git.must(['update-ref', `refs/heads/${branch}`, work.head]);
-    await keeper.stop();
     landing = true;
-    const waitMs = Math.max(1000, Math.min(LAND_WAIT_MS, ctx.deadline - clock.now()));
-    try {
-      const receipt = (head: string) =>
-        receiptWrites({ watcher, item: item.key, runId: ctx.runId, holder: lane.me, gen: taken.claim.gen, at: clock.now(), head });
-      const consumed = consumptionOf(watcher, ctx.runId);
-      const input = {
-        item: item.key,
-        branch,
-        waitMs,
-        strategy: 'rebase' as const,
-        keep: false,
-        alsoWrite: receipt,
-        lane: { attended: ctx.attended },
-      };
-      const r = await land(lane, { ...input, ...(consumed ? { consumed } : {}) }, ctx.gate);
-      return end({ outcome: 'landed', landed: r.tip, ...agent });
-    } catch (e) {
-      if (!isRefusal(e)) throw e;
-      return end({ outcome: e.code === 'interrupted' ? 'cancelled' : 'failed', code: e.code, reason: e.message.split('\n')[0]!, ...agent });
-    }
+    const receipt = (head: string) =>
+      receiptWrites({ watcher, item: item.key, runId: ctx.runId, holder: lane.me, gen: taken.claim.gen, at: clock.now(), head });
+    const landed = await landKeepingWork({
+      lane,
+      key: item.key,
+      item: short,
+      ref: taken.ref,
+      branch,
+      keeper,
+      work: work.head,
+      base: runHead,
+      land: () => {
+        const consumed = consumptionOf(watcher, ctx.runId);
+        const waitMs = Math.max(1000, Math.min(LAND_WAIT_MS, ctx.deadline - clock.now()));
+        const input = {
+          item: item.key,
+          branch,
+          waitMs,
+          strategy: 'rebase' as const,
+          keep: false,
+          alsoWrite: receipt,
+          lane: { attended: ctx.attended },
+        };
+        return land(lane, { ...input, ...(consumed ? { consumed } : {}) }, ctx.gate);
+      },
+      collect: (base) => collect(base),
+      rebase: async (o) =>
+        (
+          await bringToMain({
+            ...o,
+            env: ctx.repo.deps.env,
+            lane: ctx.repo.git,
+            laneGitDir: ctx.repo.gitDir,
+            commonDir: ctx.repo.commonDir,
+            cycleDir,
+            branch,
+            workHead: o.head,
+            who,
+          })
+        ).files,
+      turn: (text, kind, signal) => resumeTurn({ ...agentRun, signal }, { text, kind, promptFile: files.prompt }),
+      fits: () => cycleFits(ctx, clock.now()),
+      caps: { conflict: Math.max(0, (ctx.maxCycles ?? 3) - 1), check: config.lanes?.fixChecks ?? 1 },
+    });
+    const { turnMs, ...record } = landed;
+    // The usage of the turns after the first is debited as the first turn's was.
+    const after = turnMs ? parseUsageLines(await readAgentFile(files.usage)).tokens : usage;
+    if (after > usage) await debitBudget(ctx.budgetDir, { tokens: after - usage });
+    return end({ ...agent, ...record, agentMs: agent.agentMs + turnMs, ...(after ? { usage: after } : {}) });
   } finally {
     await keeper.stop();
     await log?.close();
     await Promise.all([removeTree(cycleDir), ctx.repo.git.run(['update-ref', '-d', `refs/heads/${branch}`])]);
-    if (!landing || !(await landedDone(lane, taken.ref))) await releaseClaim(lane, item.key, 'the cycle did not land');
+    // Once the work was pushed to keep it, its branch stays: nothing a later failure does removes it.
+    if (!landing || !(await landedDone(lane, taken.ref)))
+      await releaseClaim(lane, item.key, landing ? 'the cycle did not land; its work stays on its branch' : 'the cycle did not land', {
+        keepBranch: landing,
+      });
     ctx.signal?.removeEventListener('abort', follow);
   }
 }
@@ -203,6 +241,7 @@ async function stageCycle(cycleDir: string, item: ItemDoc, taken: Taken) {
     item: join(cycleDir, 'item.md'),
     mailbox: join(cycleDir, 'mailbox'),
     usage: join(cycleDir, 'usage'),
+    prompt: join(cycleDir, 'prompt'),
     home: join(cycleDir, 'home'),
     tmp: join(cycleDir, 'tmp'),
   };

@@ -64,6 +64,8 @@ export const LanesSectionSchema = z.strictObject({
   maxChangeBytes: z.number().int().positive().optional(),
   /** The most paths one cycle may add, change or delete (default 1000). */
   maxFiles: z.number().int().positive().optional(),
+  /** Turns the agent gets, with a failing land check's output, to fix its work (default 1; 0: none). */
+  fixChecks: z.number().int().nonnegative().max(10).optional(),
 });
 
 export const RepoConfigSchema = z.strictObject({

@@ -1,6 +1,7 @@
 // What a cycle does with what it absorbed: a cycle that fails after a steer reached
 // its agent writes no receipt and the request stays open; a steer that arrives after the agent
-// exited re-invokes it once more in the same worktree, the envelope after ABCD_MAILBOX_FROM.
+// exited re-invokes it once more in the same worktree, the envelope after ABCD_MAILBOX_FROM
+// and as the second turn's text in ABCD_PROMPT.
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -67,6 +68,15 @@ describe('steered cycles that fail, and re-invocation', () => {
     expect(Buffer.byteLength(again)).toBeGreaterThan(from);
     expect(envelopes(Buffer.from(again).subarray(from).toString())).toHaveLength(1);
     expect(again).toContain('| one more thing');
+    // The same session's second turn: its text is the envelope alone; the first was the task.
+    expect((await readFile(join(dir, 'turns'), 'utf8')).trim().split('\n')).toEqual(['task 1', 'steer 2']);
+    const task = await readFile(join(dir, 'prompt-1'), 'utf8');
+    expect(task).toContain('Title: page');
+    expect(task).toContain('| Work on page.');
+    expect(task).toMatch(/Do not run abcd/);
+    const second = await readFile(join(dir, 'prompt-2'), 'utf8');
+    expect(envelopes(second)).toHaveLength(1);
+    expect(second).toContain('| one more thing');
     const receipt = await remoteRecord(remote, 'refs/heads/abcd/receipts/local/item/page');
     expect(receipt.consumed).toEqual([{ kind: 'steer', id: s.json.id }]);
     expect(await refsUnder(remote, 'refs/heads/abcd/steer/')).toEqual([]);

@@ -80,6 +80,9 @@ export const ENV_VARIABLES: ReadonlyArray<readonly [name: string, meaning: strin
   ['ABCD_MAILBOX', 'set by a lane for its agent: the file abcd appends messages to'],
   ['ABCD_MAILBOX_FROM', 'set by a lane for a steered agent: where the new envelope starts'],
   ['ABCD_STEER_ROUND', 'set by a lane for a steered agent: which steer round this is'],
+  ['ABCD_PROMPT', "set by a lane for a command agent: the file holding this turn's text (the task, steers, a conflict or a failing check)"],
+  ['ABCD_TURN_KIND', 'set by a lane for a command agent: why this turn runs (task, steer, conflict, check)'],
+  ['ABCD_TURN', "set by a lane for a command agent: the turn's number in the cycle, from 1"],
 ];
 
 /** Reads the environment once. Nothing here throws: malformed values throw when asked for. */

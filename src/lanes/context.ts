@@ -4,6 +4,7 @@ import type { ItemSource } from '../items/source.js';
 import type { GateRunner } from '../land/land.js';
 import type { Repo } from '../repo/repo.js';
 import type { MainBranch } from '../claims/main-branch.js';
+import type { Runtime } from './runtimes/runtime.js';
 import type { Sandbox, SandboxPlan } from './sandbox.js';
 
 /** Everything one lane run (a build or a drain) shares between its lanes and cycles. */
@@ -15,7 +16,8 @@ export interface RunContext {
   configAt: (commit: string) => Promise<RepoConfig>;
   main: MainBranch;
   gate: GateRunner;
-  agent: string;
+  /** What runs the agent (the `command` runtime, Claude Code, Codex). */
+  runtime: Runtime;
   sandbox: Sandbox;
   /** What the agent's sandbox shows of its program (lanes.bind, the install folders found). */
   program: Pick<SandboxPlan, 'binds' | 'symlinks'>;

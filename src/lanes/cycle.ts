@@ -3,9 +3,8 @@
 // queue fenced by the claim, or the claim released saying why. Cleanup on every path.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { makeCycleFolder, removeTree } from '../machine/owned-folders.js';
-import { readAgentFile } from './agent-files.js';
 import { join } from 'node:path';
-import { debitBudget, parseUsageLines } from '../machine/budget/budget.js';
+import { debitBudget } from '../machine/budget/budget.js';
 import type { ItemDoc } from '../items/source.js';
 import { formatItem, shortItem } from '../records/item.js';
 import type { CycleRecord } from '../records/lane-result.js';
@@ -21,16 +20,15 @@ import { changeLimits } from './change-limits.js';
 import { openCycleLog, type CycleLog } from './cycle-log.js';
 import { fillLaneStore } from './lane-objects.js';
 import { releaseClaim, type Taken } from './claim.js';
-import type { RunContext } from './context.js';
+import { cycleFits, type RunContext } from './context.js';
 import { consumptionOf, receiptWrites } from './receipts.js';
 import { runSteeredAgent } from './steer-cycle.js';
 import { cyclePlan, laneHidden } from './sandbox.js';
 import { mailboxLine } from '../steering/mailbox.js';
-import { cycleFits } from './context.js';
 import { cycleBranch } from './keep-work.js';
 import { landKeepingWork } from './land-retry.js';
 import { bringToMain } from './rebase-worktree.js';
-import { resumeTurn } from './resume-turn.js';
+import type { AgentSession } from './runtimes/runtime.js';
 
 // A land inside a cycle waits in the queue at most this long (land's own default).
 const LAND_WAIT_MS = 30 * 60_000;
@@ -64,6 +62,7 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
   const cycleDir = await makeCycleFolder(ctx.repo.deps.config.tmpDir);
   let landing = false;
   let log: CycleLog | undefined;
+  let closeSession: () => Promise<void> = () => Promise.resolve();
   try {
     log = await openCycleLog({ commonDir: ctx.repo.commonDir, runId: ctx.runId, n, item: short });
     // The agent's repository borrows from the lane store, which holds only what main reaches.
@@ -106,29 +105,34 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
         atMs: clock.now(),
         limits: changeLimits(config.lanes),
       });
-    const agentRun = {
-      command: ctx.agent,
+    const session = await ctx.runtime.open({
       env,
       sandbox: ctx.sandbox,
       plan: cyclePlan({ cycleDir, objectsDir: storeObjects, hide: laneHidden(ctx), program: ctx.program }),
       marker: `ABCD_WORKTREE=${wt}`,
-      timeoutMs: ctx.agentTimeoutMs,
-      signal: keeper.signal,
+      cycleDir,
+      mailbox: files.mailbox,
+      usageFile: files.usage,
+      promptFile: files.prompt,
       now: () => clock.now(),
       onOutput: (chunk: string) => {
         log?.write(chunk);
         ctx.onOutput?.(chunk);
       },
-    };
+    });
+    closeSession = () => session.close();
     const { run, watcher, collected } = await runSteeredAgent(ctx, lane, {
+      session,
       item,
       taken,
-      mailbox: files.mailbox,
+      ...(taken.answered ? { followUp: mailboxLine(taken.answered).trim() } : {}),
       runHead,
+      timeoutMs: ctx.agentTimeoutMs,
+      signal: keeper.signal,
       collect,
-      agent: agentRun,
     });
-    const usage = parseUsageLines(await readAgentFile(files.usage)).tokens;
+    // The session stays open: a conflict or a failing check may give it more turns.
+    const usage = await usedTokens(session);
     if (usage > 0) await debitBudget(ctx.budgetDir, { tokens: usage });
     const agent = { agentMs: run.durationMs, exitCode: run.exitCode, ...(usage ? { usage } : {}) };
     // Scrubbed whole before it is cut to lines, so a key block loses its body with its header.
@@ -208,16 +212,18 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
             who,
           })
         ).files,
-      turn: (text, kind, signal) => resumeTurn({ ...agentRun, signal }, { text, kind, promptFile: files.prompt }),
+      turn: (text, kind, signal) => session.turn(text, { kind, timeoutMs: ctx.agentTimeoutMs, signal }),
       fits: () => cycleFits(ctx, clock.now()),
       caps: { conflict: Math.max(0, (ctx.maxCycles ?? 3) - 1), check: config.lanes?.fixChecks ?? 1 },
     });
     const { turnMs, ...record } = landed;
     // The usage of the turns after the first is debited as the first turn's was.
-    const after = turnMs ? parseUsageLines(await readAgentFile(files.usage)).tokens : usage;
+    await closeSession();
+    const after = turnMs ? Math.max(usage, await usedTokens(session)) : usage;
     if (after > usage) await debitBudget(ctx.budgetDir, { tokens: after - usage });
     return end({ ...agent, ...record, agentMs: agent.agentMs + turnMs, ...(after ? { usage: after } : {}) });
   } finally {
+    await closeSession();
     await keeper.stop();
     await log?.close();
     await Promise.all([removeTree(cycleDir), ctx.repo.git.run(['update-ref', '-d', `refs/heads/${branch}`])]);
@@ -230,12 +236,18 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
   }
 }
 
+/** Every token the session reports, as one count the budget takes (a sum past 2^53 is capped). */
+async function usedTokens(session: AgentSession): Promise<number> {
+  const spent = await session.usage();
+  return Math.min(Number.MAX_SAFE_INTEGER, spent.inputTokens + spent.outputTokens + spent.cacheReadTokens + spent.cacheWriteTokens);
+}
+
 /** Whether this lane's land left the claim done (then there is nothing to release). */
 async function landedDone(lane: Repo, ref: string): Promise<boolean> {
   return !(await lane.held.has(ref));
 }
 
-/** The cycle's files outside the worktree: a copy of the item, the mailbox, the usage file, an empty HOME. */
+/** The cycle's files outside the worktree: a copy of the item, the mailbox, the usage file, the prompt, an empty HOME. */
 async function stageCycle(cycleDir: string, item: ItemDoc, taken: Taken) {
   const files = {
     item: join(cycleDir, 'item.md'),
@@ -250,5 +262,6 @@ async function stageCycle(cycleDir: string, item: ItemDoc, taken: Taken) {
   await writeFile(files.item, doc);
   await writeFile(files.mailbox, taken.answered ? mailboxLine(taken.answered) : '');
   await writeFile(files.usage, '');
+  await writeFile(files.prompt, '');
   return files;
 }

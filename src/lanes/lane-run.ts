@@ -19,6 +19,7 @@ import { laneSettings, type LaneFlags, type LaneSettings } from './options.js';
 import { RunRecorder } from './recorder.js';
 import { requestFollowUp, type PendingOutcome } from './request.js';
 import { runLanes } from './run-loop.js';
+import { runtimeFor } from './runtimes/index.js';
 import { agentProgramView, chooseSandbox, laneHidden } from './sandbox.js';
 import { probeBwrap } from '../machine/sandbox/bwrap.js';
 import { secretPlaces } from '../machine/sandbox/places.js';
@@ -140,7 +141,7 @@ async function runWith(
     configAt: configReader(repo, o.cfg),
     main: o.main,
     gate: input.gate,
-    agent: s.agent,
+    runtime: runtimeFor({ name: 'command', command: s.agent }),
     sandbox: o.sandbox,
     program: o.program,
     attended: input.attended,

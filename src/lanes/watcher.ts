@@ -1,8 +1,7 @@
 // The watcher of one cycle: polls the records and main (one round trip per poll) for requests
 // made while the cycle runs, judges each once, folds every request of one poll into one
-// envelope and appends it to the agent's mailbox while the agent runs. After the agent exits
-// it is asked once more (afterExit) so the cycle can re-invoke the agent with what came late.
-import { agentFileSize, appendToAgentFile } from './agent-files.js';
+// envelope and hands it to a live agent session while a turn runs. After a turn ends it is
+// asked once more (afterExit) so the cycle can run one more turn with what came late.
 import type { ItemDoc } from '../items/source.js';
 import { formatItem } from '../records/item.js';
 import { receiptRef } from '../records/refs.js';
@@ -26,6 +25,7 @@ export class SteerWatcher {
   private mainTip: string;
   private blob: string | undefined;
   private running = false;
+  private sink: ((envelope: string) => Promise<boolean>) | undefined;
   private windowEnd = 0;
   private timer?: NodeJS.Timeout;
   private polling: Promise<void> = Promise.resolve();
@@ -35,7 +35,7 @@ export class SteerWatcher {
   constructor(
     private readonly ctx: RunContext,
     private readonly lane: Repo,
-    private readonly o: { item: ItemDoc; taken: Taken; mailbox: string; runHead: string; settings: SteerSettings },
+    private readonly o: { item: ItemDoc; taken: Taken; runHead: string; settings: SteerSettings },
   ) {
     this.key = formatItem(o.item.key);
     this.mainTip = o.runHead;
@@ -43,20 +43,29 @@ export class SteerWatcher {
   }
 
   /**
-   * Before the agent starts: open requests become part of its task (no steer spent). They
-   * are read from `seen`, the read the claim was just taken on (no second round trip); one
-   * that arrives after it reaches the agent in flight or after it exits, like any later one.
+   * Before the agent starts: open requests become part of its task (no steer spent); returns
+   * their envelope for the first turn's prompt. They are read from `seen`, the read the claim
+   * was just taken on (no second round trip); one that arrives after it reaches the agent in
+   * flight or after its turn, like any later one.
    */
-  async prime(seen?: Snapshot): Promise<void> {
+  async prime(seen?: Snapshot): Promise<string | undefined> {
     this.blob = await itemBlob(this.lane.git, this.o.runHead, this.o.item.path);
     const found = await this.poll(seen);
-    if (found.length) this.deliver(found);
+    if (!found.length) return undefined;
+    const envelope = this.envelopeOf(found);
+    this.markDelivered(found);
+    return envelope;
   }
 
-  /** The agent was started: deliver in flight until `windowEnd` (its timeout) nears. */
-  begin(windowEnd: number): void {
+  /**
+   * A turn was started: deliver in flight through `sink` (a live session's steer) until
+   * `windowEnd` (its timeout) nears. Without a sink, requests wait for the turn's end.
+   */
+  begin(windowEnd: number, sink?: (envelope: string) => Promise<boolean>): void {
     this.running = true;
     this.windowEnd = windowEnd;
+    this.sink = sink;
+    if (!sink) return;
     const tick = () => {
       this.polling = this.steerInFlight().catch(() => undefined); // a failed poll: the next one tries
       void this.polling.then(() => {
@@ -73,11 +82,11 @@ export class SteerWatcher {
   }
 
   /**
-   * After the agent exited 0: one more poll. When requests came and the cap and the time
-   * allow, their envelope is appended and the cycle re-invokes the agent in the same
-   * worktree; returns the mailbox offset where it starts and the time the agent may take.
+   * After a turn ended well: one more poll. When requests came and the cap and the time
+   * allow, returns their envelope for the next turn of the same session and the time that
+   * turn may take; the requests count as delivered once the agent took it (`taken`).
    */
-  async afterExit(): Promise<{ from: number; timeoutMs: number } | undefined> {
+  async afterExit(): Promise<{ envelope: string; timeoutMs: number; taken: () => void } | undefined> {
     this.exited();
     await this.polling;
     const found = await this.poll();
@@ -89,10 +98,17 @@ export class SteerWatcher {
       reserveMs: this.o.settings.reserveMs,
     });
     if (!found.length || !this.allows(now, now + timeoutMs)) return undefined;
-    const from = agentFileSize(this.o.mailbox);
-    this.deliver(found);
     this.spend();
-    return { from, timeoutMs };
+    let once = false;
+    return {
+      envelope: this.envelopeOf(found),
+      timeoutMs,
+      taken: () => {
+        if (once) return;
+        once = true;
+        this.markDelivered(found);
+      },
+    };
   }
 
   /** The receipt's lease: the item's receipt tip while this cycle holds the claim. */
@@ -102,9 +118,12 @@ export class SteerWatcher {
 
   private async steerInFlight(): Promise<void> {
     const found = await this.poll();
-    if (!found.length || !this.running) return;
+    const sink = this.sink;
+    if (!found.length || !this.running || !sink) return;
     if (!this.allows(this.lane.deps.clock.now(), this.windowEnd)) return;
-    this.deliver(found);
+    // A steer the session could not hand over (its agent gone, its channel replaced) stays open.
+    if (!(await sink(this.envelopeOf(found)))) return;
+    this.markDelivered(found);
     this.spend();
   }
 
@@ -124,11 +143,13 @@ export class SteerWatcher {
     m.set(this.key, (m.get(this.key) ?? 0) + 1);
   }
 
-  /** Appends one envelope; the requests in it count as consumed from here on. */
-  private deliver(found: SteerCandidate[]): void {
-    const now = this.lane.deps.clock.now();
-    // A mailbox the agent replaced (a symlink, a folder) gets nothing: the requests stay open.
-    if (!appendToAgentFile(this.o.mailbox, buildEnvelope({ item: this.key, runId: this.ctx.runId, at: now, entries: found }))) return;
+  /** The requests of one poll, folded into one envelope. */
+  private envelopeOf(found: SteerCandidate[]): string {
+    return buildEnvelope({ item: this.key, runId: this.ctx.runId, at: this.lane.deps.clock.now(), entries: found });
+  }
+
+  /** The requests reached the agent: they count as consumed from here on. */
+  private markDelivered(found: SteerCandidate[]): void {
     for (const c of found) {
       this.judged.add(requestKey(c.req));
       this.delivered.push(c);

@@ -9,13 +9,15 @@ import type { Json, Session } from './session.js';
 /**
  * An agent that, until `<dir>/go` exists, copies its mailbox to `<at>/mailbox-live` (`at` is
  * `dir`, or with perItem `<dir>/<item key with - for :>`); then commits a copy of it as
- * mailbox-<ns>.txt (so it lands) and exits `exit`. Each start appends a line to `<at>/starts`.
+ * mailbox-<ns>.txt (so it lands) and exits `exit`. Each start appends a line to `<at>/starts`,
+ * its turn's kind and number to `<at>/turns`, and copies its turn's text to `<at>/prompt-<n>`.
  */
 export function mailboxAgent(dir: string, o: { exit?: number; perItem?: boolean } = {}): string {
   const at = o.perItem ? `D="${dir}/$(printf %s "$ABCD_ITEM" | tr : -)"; mkdir -p "$D"; ` : `D="${dir}"; `;
   return (
     at +
     `echo "round \${ABCD_STEER_ROUND:-1} from \${ABCD_MAILBOX_FROM:-0}" >> "$D/starts"; ` +
+    `echo "$ABCD_TURN_KIND $ABCD_TURN" >> "$D/turns"; cp "$ABCD_PROMPT" "$D/prompt-$ABCD_TURN"; ` +
     // Copied aside then renamed: the test never reads a half-written copy.
     `while [ ! -f ${dir}/go ]; do cp "$ABCD_MAILBOX" "$D/.copy" && mv "$D/.copy" "$D/mailbox-live"; sleep 0.1; done; ` +
     `cp "$ABCD_MAILBOX" "$D/.copy" && mv "$D/.copy" "$D/mailbox-live"; cp "$ABCD_MAILBOX" "mailbox-$(date +%s%N).txt"; ` +

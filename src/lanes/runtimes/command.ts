@@ -1,0 +1,69 @@
+// The `command` runtime: any shell command, headless, stdin closed. Its contract is abcd's
+// own files: the turn's text in ABCD_PROMPT, steers appended to ABCD_MAILBOX while it runs
+// (ABCD_MAILBOX_FROM says where a later turn's envelope starts), usage lines in ABCD_USAGE.
+// A later turn runs the same command again in the same worktree; ABCD_TURN_KIND says why.
+import { writeFile } from 'node:fs/promises';
+import { emptyUsage, parseUsageLines } from '../../machine/budget/usage.js';
+import { agentFileSize, appendToAgentFile, readAgentFile } from '../agent-files.js';
+import { runAgent } from '../run-agent.js';
+import type { AgentSession, CycleAgent, Runtime, TurnOptions, TurnResult } from './runtime.js';
+
+export function commandRuntime(command: string): Runtime {
+  return {
+    name: 'command',
+    open: (agent) => Promise.resolve(new CommandSession(command, agent)),
+  };
+}
+
+class CommandSession implements AgentSession {
+  readonly live = true;
+  private round = 0;
+
+  constructor(
+    private readonly command: string,
+    private readonly a: CycleAgent,
+  ) {}
+
+  async turn(text: string, o: TurnOptions): Promise<TurnResult> {
+    this.round++;
+    const from = agentFileSize(this.a.mailbox);
+    // The envelope also goes to the mailbox, the channel a command that predates ABCD_PROMPT reads.
+    if (o.envelope !== undefined) appendToAgentFile(this.a.mailbox, o.envelope);
+    await writeFile(this.a.promptFile, text);
+    o.onTaken?.();
+    const env: Record<string, string> = {
+      ...this.a.env,
+      ABCD_PROMPT: this.a.promptFile,
+      ABCD_TURN_KIND: o.kind,
+      ABCD_TURN: String(this.round),
+    };
+    if (this.round > 1 && o.kind === 'steer') Object.assign(env, { ABCD_MAILBOX_FROM: String(from), ABCD_STEER_ROUND: String(this.round) });
+    return runAgent({
+      command: this.command,
+      env,
+      sandbox: this.a.sandbox,
+      plan: this.a.plan,
+      marker: this.a.marker,
+      timeoutMs: o.timeoutMs,
+      ...(o.signal ? { signal: o.signal } : {}),
+      now: this.a.now,
+      ...(this.a.onOutput ? { onOutput: this.a.onOutput } : {}),
+      ...(o.onExit ? { onExit: o.onExit } : {}),
+    });
+  }
+
+  /** While a turn runs: the envelope is appended to the mailbox the command reads. */
+  steer(envelope: string): Promise<boolean> {
+    return Promise.resolve(appendToAgentFile(this.a.mailbox, envelope));
+  }
+
+  async usage() {
+    const parsed = parseUsageLines(await readAgentFile(this.a.usageFile));
+    return { ...emptyUsage(), inputTokens: parsed.tokens, ...(parsed.ignored ? { ignoredLines: parsed.ignored } : {}) };
+  }
+
+  close(): Promise<void> {
+    // Each turn's process is gone when the turn ends: nothing is left to stop.
+    return Promise.resolve();
+  }
+}

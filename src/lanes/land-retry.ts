@@ -7,7 +7,7 @@
 // its branch (ADR 0089).
 import type { CycleRecord } from '../records/lane-result.js';
 import type { ItemKey } from '../records/item.js';
-import { AgentObjectsRefused, ChangeTooLarge, isRefusal, type Refusal } from '../core/refusals.js';
+import { AgentObjectsRefused, ChangeTooLarge, CheckFailed, Conflict, isRefusal, type Refusal } from '../core/refusals.js';
 import { ClaimKeeper } from '../land/claim-keeper.js';
 import type { LandResult } from '../land/types.js';
 import type { Repo } from '../repo/repo.js';
@@ -98,7 +98,16 @@ async function landAndResume(o: LandRetry, started: (k: ClaimKeeper) => void): P
     const next = nextTurn(refusal, resumed, o);
     if (!next)
       return end({ outcome: refusal.code === 'interrupted' ? 'cancelled' : 'failed', code: refusal.code, reason: why(refusal, o) });
-    const held = await keeperAfterLand(o);
+    const held = await keeperAfterLand(o).catch((e: unknown) => {
+      if (isRefusal(e)) return e;
+      throw e;
+    });
+    if (isRefusal(held))
+      return end({
+        outcome: 'failed',
+        code: held.code,
+        reason: `${why(refusal, o)}; then the claim could not be read: ${firstLine(held)}`,
+      });
     if (!held)
       return end({
         outcome: 'failed',
@@ -108,21 +117,26 @@ async function landAndResume(o: LandRetry, started: (k: ClaimKeeper) => void): P
     keeper = held;
     started(keeper);
     keeper.start();
-    let text: string;
     let turnBase = base;
+    let told: string[] = [];
+    let t: ResumedTurn | undefined;
     if (next.kind === 'conflict') {
       turnBase = next.mainTip;
-      const files = await o.rebase({ base, head, mainTip: next.mainTip });
-      text = conflictPrompt({ item: o.item, mainTip: next.mainTip, files: files.length ? files : next.files, branch: o.branch });
-    } else text = checkPrompt({ item: o.item, ...next.check });
+      told = await o.rebase({ base, head, mainTip: next.mainTip });
+      // Merged as one change, the work may go in cleanly where replaying its commits did not:
+      // then there is nothing for the agent to resolve, and no turn to pay for.
+      if (told.length)
+        t = await o.turn(conflictPrompt({ item: o.item, mainTip: next.mainTip, files: told, branch: o.branch }), 'conflict', keeper.signal);
+    } else t = await o.turn(checkPrompt({ item: o.item, ...next.check }), 'check', keeper.signal);
     resumed[next.kind]++;
-    const t = await o.turn(text, next.kind, keeper.signal);
-    turnMs += t.durationMs;
-    if (keeper.fenced) return end({ outcome: 'failed', code: 'fenced', reason: keeper.fenced.message });
-    if (t.stopped) return end({ outcome: 'cancelled', reason: `the lane was stopped while the agent's ${next.kind} turn ran` });
-    if (t.timedOut) return end({ outcome: 'timeout', reason: `the agent's ${next.kind} turn ran past its timeout and was killed` });
-    if (t.exitCode !== 0)
-      return end({ outcome: 'failed', code: 'agent-failed', reason: `the agent's ${next.kind} turn exited ${t.exitCode}` });
+    if (t) {
+      turnMs += t.durationMs;
+      if (keeper.fenced) return end({ outcome: 'failed', code: 'fenced', reason: keeper.fenced.message });
+      if (t.stopped) return end({ outcome: 'cancelled', reason: `the lane was stopped while the agent's ${next.kind} turn ran` });
+      if (t.timedOut) return end({ outcome: 'timeout', reason: `the agent's ${next.kind} turn ran past its timeout and was killed` });
+      if (t.exitCode !== 0)
+        return end({ outcome: 'failed', code: 'agent-failed', reason: `the agent's ${next.kind} turn exited ${t.exitCode}` });
+    }
     let work: AgentWork;
     try {
       work = await o.collect(turnBase);
@@ -133,7 +147,7 @@ async function landAndResume(o: LandRetry, started: (k: ClaimKeeper) => void): P
     }
     if (!work.head) return end({ outcome: 'no-change', reason: `after its ${next.kind} turn the agent's work changes nothing on main` });
     if (next.kind === 'conflict') {
-      const left = await markersLeft(o.lane, work.head, next.files);
+      const left = await markersLeft(o.lane, work.head, told);
       if (left.length)
         return end({
           outcome: 'failed',
@@ -153,34 +167,26 @@ async function landAndResume(o: LandRetry, started: (k: ClaimKeeper) => void): P
 }
 
 type NextTurn =
-  | { kind: 'conflict'; mainTip: string; files: string[] }
-  | { kind: 'check'; check: { check: string; exitCode: number; timedOut: boolean; output: string } };
+  { kind: 'conflict'; mainTip: string } | { kind: 'check'; check: { check: string; exitCode: number; timedOut: boolean; output: string } };
 
 /** The turn a refused land earns, or none (not a conflict or a check, a cap used up, no time left). */
 function nextTurn(e: Refusal, resumed: { conflict: number; check: number }, o: LandRetry): NextTurn | undefined {
   if (!o.fits()) return undefined;
-  const d = e.data;
-  if (e.code === 'conflict' && typeof d.mainTip === 'string' && Array.isArray(d.files) && resumed.conflict < o.caps.conflict)
-    return { kind: 'conflict', mainTip: d.mainTip, files: d.files as string[] };
-  if (e.code === 'check-failed' && typeof d.check === 'string' && resumed.check < o.caps.check)
-    return {
-      kind: 'check',
-      check: {
-        check: d.check,
-        exitCode: Number(d.exitCode),
-        timedOut: d.timedOut === true,
-        output: typeof d.output === 'string' ? d.output : '',
-      },
-    };
+  // Only a conflict of the work with main's tip is the agent's to resolve (not a branch someone
+  // moved, an entry another session pruned, a hook that refused the push).
+  if (e instanceof Conflict && e.data.mainTip && e.data.files && resumed.conflict < o.caps.conflict)
+    return { kind: 'conflict', mainTip: e.data.mainTip };
+  if (e instanceof CheckFailed && resumed.check < o.caps.check) return { kind: 'check', check: e.data };
   return undefined;
 }
 
 /** The cycle's reason when it stops: the land's, in a lane's words where a lane has none of its own. */
 function why(e: Refusal, o: LandRetry): string {
   const at = `the work is kept on the remote's branch ${o.branch}`;
-  if (e.code === 'conflict' && Array.isArray(e.data.files))
-    return `it conflicts with main at ${String(e.data.mainTip).slice(0, 12)} in ${(e.data.files as string[]).join(', ') || 'its history'}, and no turn to resolve it is left; ${at}`;
-  if (e.code === 'check-failed') return `the land check "${String(e.data.check)}" failed and no turn to fix it is left; ${at}`;
+  const none = o.fits() ? 'no turn to' : 'the deadline leaves no time for a turn to';
+  if (e instanceof Conflict && e.data.mainTip && e.data.files)
+    return `it conflicts with main at ${e.data.mainTip.slice(0, 12)} in ${e.data.files.join(', ') || 'its history'}, and ${none} resolve it; ${at}`;
+  if (e instanceof CheckFailed) return `the land check "${e.data.check}" failed and ${none} fix it; ${at}`;
   return `${firstLine(e)} (${at})`;
 }
 

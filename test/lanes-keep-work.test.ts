@@ -35,9 +35,10 @@ async function withSharedLine(remote: BareRemote): Promise<void> {
  * main (the test says so through a folder the sandbox shows read-only). On a conflict turn it
  * checks what the prompt says, keeps both lines and commits.
  */
-function sameLineAgent(gate: string): string {
+function sameLineAgent(gate: string, resolves = true): string {
   return [
-    'if [ "$ABCD_TURN_KIND" = conflict ]; then',
+    // An agent that does not resolve: it exits 0 on its conflict turn, leaving the markers.
+    resolves ? 'if [ "$ABCD_TURN_KIND" = conflict ]; then' : 'if [ "$ABCD_TURN_KIND" = conflict ]; then exit 0; fi; if false; then',
     '  grep -q "^abcd-resume v1 conflict" "$ABCD_PROMPT" && grep -q "^  shared.txt$" "$ABCD_PROMPT" || exit 3',
     '  grep -v -e "^<<<<<<< " -e "^=======$" -e "^>>>>>>> " shared.txt > ../resolved && mv ../resolved shared.txt',
     '  git add -A && git commit -q --no-edit; exit 0',
@@ -48,13 +49,13 @@ function sameLineAgent(gate: string): string {
 }
 
 /** Runs a two-lane drain of `one` and `two` and opens the gate once `one` has landed. */
-async function drainSameLine(maxCycles: number) {
+async function drainSameLine(maxCycles: number, resolves = true) {
   const gate = await tempDir('same-line-gate');
   const remote = await remoteWithItems([{ slug: 'one' }, { slug: 'two' }], { land: { checks: '' }, lanes: { bind: [gate] } });
   await withSharedLine(remote);
   const s = await laneSession(remote, 'drainer');
   const run = s.abcd(
-    ['drain', '--lanes', '2', '--lifecycle', 'once', '--max-cycles', String(maxCycles), '--json', '--agent', sameLineAgent(gate)],
+    ['drain', '--lanes', '2', '--lifecycle', 'once', '--max-cycles', String(maxCycles), '--json', '--agent', sameLineAgent(gate, resolves)],
     {
       timeoutMs: 150_000,
     },
@@ -96,6 +97,15 @@ describe('a lane keeps its work', () => {
     expect(refs.get(`refs/heads/${two!.kept!.branch}`)).toBe(two!.kept!.head);
     expect(await show(remote, `${two!.kept!.head}:shared.txt`)).toBe('line by local:item:two');
     expect(await itemStatus(remote, 'two')).toBe('ready');
+  }, 180_000);
+
+  it('an agent that leaves the conflict markers: nothing of them lands, and the work before the turn stays on its branch', async () => {
+    const { remote, two } = await drainSameLine(3, false);
+    expect(two).toMatchObject({ outcome: 'failed', code: 'conflict', resumed: { conflict: 1, check: 0 } });
+    expect(two!.reason).toMatch(/conflict markers in shared\.txt/);
+    expect((await remote.refs()).get(`refs/heads/${two!.kept!.branch}`)).toBe(two!.kept!.head);
+    expect(await show(remote, `${two!.kept!.head}:shared.txt`)).toBe('line by local:item:two');
+    expect(await show(remote, 'main:shared.txt')).toBe('line by local:item:one');
   }, 180_000);
 
   // The check says what is missing; on its turn the agent reads that from the prompt and fixes it.

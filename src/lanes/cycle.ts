@@ -11,7 +11,6 @@ import type { CycleRecord } from '../records/lane-result.js';
 import { AgentObjectsRefused, ChangeTooLarge } from '../core/refusals.js';
 import { sanitizeLine } from '../core/sanitize.js';
 import { scrubSecrets } from '../core/scrub.js';
-import { land } from '../land/land.js';
 import { ClaimKeeper } from '../land/claim-keeper.js';
 import type { Repo } from '../repo/repo.js';
 import { buildAgentEnv } from './agent-env.js';
@@ -20,18 +19,13 @@ import { changeLimits } from './change-limits.js';
 import { openCycleLog, type CycleLog } from './cycle-log.js';
 import { fillLaneStore } from './lane-objects.js';
 import { releaseClaim, type Taken } from './claim.js';
-import { cycleFits, type RunContext } from './context.js';
-import { consumptionOf, receiptWrites } from './receipts.js';
+import type { RunContext } from './context.js';
 import { runSteeredAgent } from './steer-cycle.js';
 import { cyclePlan, laneHidden } from './sandbox.js';
 import { mailboxLine } from '../steering/mailbox.js';
 import { cycleBranch } from './keep-work.js';
-import { landKeepingWork } from './land-retry.js';
-import { bringToMain } from './rebase-worktree.js';
+import { landCycle } from './cycle-landing.js';
 import type { AgentSession } from './runtimes/runtime.js';
-
-// A land inside a cycle waits in the queue at most this long (land's own default).
-const LAND_WAIT_MS = 30 * 60_000;
 
 export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, taken: Taken, n: number): Promise<CycleRecord> {
   const { clock } = ctx.repo.deps;
@@ -172,49 +166,19 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
         ...agent,
       });
     landing = true;
-    const receipt = (head: string) =>
-      receiptWrites({ watcher, item: item.key, runId: ctx.runId, holder: lane.me, gen: taken.claim.gen, at: clock.now(), head });
-    const landed = await landKeepingWork({
-      lane,
-      key: item.key,
-      item: short,
-      ref: taken.ref,
+    const landed = await landCycle(ctx, lane, {
+      item,
+      taken,
       branch,
       keeper,
       work: work.head,
-      base: runHead,
-      land: () => {
-        const consumed = consumptionOf(watcher, ctx.runId);
-        const waitMs = Math.max(1000, Math.min(LAND_WAIT_MS, ctx.deadline - clock.now()));
-        const input = {
-          item: item.key,
-          branch,
-          waitMs,
-          strategy: 'rebase' as const,
-          keep: false,
-          alsoWrite: receipt,
-          lane: { attended: ctx.attended },
-        };
-        return land(lane, { ...input, ...(consumed ? { consumed } : {}) }, ctx.gate);
-      },
-      collect: (base) => collect(base),
-      rebase: async (o) =>
-        (
-          await bringToMain({
-            ...o,
-            env: ctx.repo.deps.env,
-            lane: ctx.repo.git,
-            laneGitDir: ctx.repo.gitDir,
-            commonDir: ctx.repo.commonDir,
-            cycleDir,
-            branch,
-            workHead: o.head,
-            who,
-          })
-        ).files,
-      turn: (text, kind, signal) => session.turn(text, { kind, timeoutMs: ctx.agentTimeoutMs, signal }),
-      fits: () => cycleFits(ctx, clock.now()),
-      caps: { conflict: Math.max(0, (ctx.maxCycles ?? 3) - 1), check: config.lanes?.fixChecks ?? 1 },
+      runHead,
+      watcher,
+      session,
+      cycleDir,
+      who,
+      config,
+      collect,
     });
     const { turnMs, ...record } = landed;
     // The usage of the turns after the first is debited as the first turn's was.

@@ -40,7 +40,7 @@ const DEFAULT_AGENT_TIMEOUT_MS = 30 * 60_000;
 const DEFAULT_IDLE_MS = 5 * 60_000;
 // A lane's claim lives this long between renewals (the keeper renews at a third of it).
 const DEFAULT_LANE_TTL_MS = 10 * 60_000;
-const DEFAULT_MAX_CYCLES = 3;
+export const DEFAULT_MAX_CYCLES = 3;
 
 export function laneSettings(flags: LaneFlags, cfg: LanesConfig, env: Env, now: number): LaneSettings {
   const agent = flags.agent ?? cfg.agent;

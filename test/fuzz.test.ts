@@ -15,7 +15,8 @@ import { buildSnapshot } from '../src/repo/snapshot.js';
 import { unprotectedSettings } from '../src/repo/settings-trust/trust.js';
 import { parseItemFile } from '../src/items/item-file.js';
 import { parseRepoConfig } from '../src/repo/config.js';
-import { parseUsageLines } from '../src/machine/budget/usage.js';
+import { readCommandUsage } from '../src/machine/budget/command-usage.js';
+import { debitedTokens } from '../src/machine/budget/usage.js';
 
 // Stop each property after this long (a pass if nothing failed by then): the machine is shared.
 const BOUND = { numRuns: 400, interruptAfterTimeLimit: 1500 } as const;
@@ -271,18 +272,43 @@ describe('fuzz: text others wrote (item front matter, the repository config, age
     );
   });
 
-  it("an agent's usage lines sum to a safe integer and count what they ignored; nothing throws", () => {
+  it("an agent's usage lines sum to safe integers and finite dollars and count what they ignored; nothing throws", () => {
+    const kind = fc.constantFrom('tokens', 'inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'turns', 'costUsd');
     const line = fc.oneof(
       fc.nat().map((n) => `{"tokens":${n}}`),
-      fc.constantFrom('{"tokens":1e12}', '{"tokens":1e300}', '{"tokens":-1}', '{"tokens":"5"}', 'null', '[]', '{', '{"tokens":1.5}'),
+      fc
+        .tuple(kind, fc.oneof(fc.nat(), fc.double(), fc.constantFrom('1e12', '1e300', '-1', '"5"', 'null')))
+        .map(([k, v]) => `{"${k}":${v}}`),
+      fc.constantFrom(
+        '{"tokens":1e12}',
+        '{"tokens":1e300}',
+        '{"tokens":-1}',
+        '{"tokens":"5"}',
+        'null',
+        '[]',
+        '{',
+        '{"tokens":1.5}',
+        '{"costUsd":1e6}',
+      ),
       fc.string({ unit: 'binary', maxLength: 40 }),
     );
     fc.assert(
       fc.property(fc.array(line, { maxLength: 50 }), (lines) => {
         const text = lines.join('\n');
-        const r = parseUsageLines(text);
-        expect(Number.isSafeInteger(r.tokens)).toBe(true);
-        expect(r.lines + r.ignored).toBeLessThanOrEqual(text.split('\n').length);
+        const r = readCommandUsage(text);
+        for (const n of [
+          r.inputTokens,
+          r.outputTokens,
+          r.cacheReadTokens,
+          r.cacheWriteTokens,
+          r.otherTokens ?? 0,
+          r.turns,
+          debitedTokens(r),
+        ]) {
+          expect(Number.isSafeInteger(n) && n >= 0).toBe(true);
+        }
+        expect(Number.isFinite(r.costUsd) && r.costUsd >= 0).toBe(true);
+        expect(r.ignoredLines ?? 0).toBeLessThanOrEqual(text.split('\n').length);
       }),
       BOUND,
     );

@@ -113,8 +113,10 @@ describe('a lane keeps its work', () => {
   const FIXING_AGENT = [
     'if [ "$ABCD_TURN_KIND" = check ]; then',
     '  grep -q "^| CHECK-SAYS: write ok into fixed.txt" "$ABCD_PROMPT" || exit 3',
+    '  echo \'{"tokens":50}\' >> "$ABCD_USAGE"',
     '  echo ok > fixed.txt; git add fixed.txt && git commit -qm "agent: fix the check"; exit 0',
     'fi',
+    'echo \'{"tokens":100}\' >> "$ABCD_USAGE"',
     'echo work > work.txt; git add work.txt && git commit -qm "agent: $ABCD_ITEM"',
   ].join('\n');
 
@@ -124,7 +126,10 @@ describe('a lane keeps its work', () => {
     const r = await s.abcd(['build', 'checked', '--json', '--agent', FIXING_AGENT], { timeoutMs: 120_000 });
     expect(r.code, r.stdout + r.stderr).toBe(0);
     const [cycle] = r.json.record.cycles as Cycle[];
-    expect(cycle).toMatchObject({ outcome: 'landed', resumed: { conflict: 0, check: 1 } });
+    expect(cycle).toMatchObject({ outcome: 'landed', resumed: { conflict: 0, check: 1 }, usage: 150 });
+    // Both turns are debited from the pool: the first before the land, the fixing turn after it.
+    const pool = JSON.parse(await readFile(join(s.env.ABCD_MACHINE_DIR!, 'budget/budget.json'), 'utf8')) as { spent: number };
+    expect(pool.spent).toBe(150);
     expect(await show(remote, 'main:fixed.txt')).toBe('ok');
     expect(await show(remote, 'main:work.txt')).toBe('work');
     expect(await itemStatus(remote, 'checked')).toBe('done');

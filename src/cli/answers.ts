@@ -238,6 +238,32 @@ const steer = z.object({
   as: z.enum(['amendment', 'context']).nullable(),
 });
 
+const Tokens = z.number().int().nonnegative().describe('a number of model tokens');
+const Usd = z.number().nonnegative().describe('dollars');
+const SpendTotal = { debits: z.number().int().describe('cycles that debited something'), tokens: Tokens, usd: Usd };
+const budget = z.object({
+  ...Ok,
+  dir: z.string(),
+  pool: Tokens.nullable().describe('null: no token limit'),
+  remaining: Tokens.nullable(),
+  spent: Tokens,
+  poolUsd: Usd.nullable().describe('null: no dollar limit'),
+  remainingUsd: Usd.nullable(),
+  spentUsd: Usd,
+  debits: z.number().int(),
+  setAt: Instant.nullable(),
+  exhausted: z.boolean(),
+  exhaustedBy: z.array(z.enum(['tokens', 'usd'])),
+  changed: z.boolean(),
+  lastDay: z.object({
+    since: Instant,
+    ...SpendTotal,
+    byRuntime: z.array(z.object({ runtime: z.string(), ...SpendTotal })),
+    byItem: z.array(z.object({ item: z.string(), ...SpendTotal })),
+    ignoredLines: z.number().int().describe('lines of the spend log that could not be read'),
+  }),
+});
+
 /** Each verb's success answer. Verbs the person runs by hand are described loosely. */
 export const ANSWERS: Record<string, z.ZodType> = {
   reserve,
@@ -252,7 +278,7 @@ export const ANSWERS: Record<string, z.ZodType> = {
   build: z.object(Ok).loose(),
   drain: z.object(Ok).loose(),
   items: z.object(Ok).loose(),
-  budget: z.object(Ok).loose(),
+  budget,
   settings: z
     .object({
       ...Ok,

@@ -82,7 +82,7 @@ export function statusSections(s: StatusData, gate: GateSummary, o: SectionOptio
     const first = s.queue.find((q) => q.alive);
     const rows = s.queue.map((q) => [
       q === first ? paint(c, 'green', '>') : String(q.position),
-      printable(q.item),
+      q.priority ? `${printable(q.item)} (${q.priority})` : printable(q.item),
       printable(q.holder),
       q.head.slice(0, 12),
       `${formatDuration(s.readAt - q.since)} ago`,
@@ -189,7 +189,7 @@ function landedSections(s: StatusData, o: SectionOptions): Section[] {
         title: `Landed (${done.length} ${kept})`,
         rows: byName.map((x) => [
           x.landed
-            ? `  ${printable(x.item)} on ${printable(x.landed.main)} at ${x.landed.tip.slice(0, 12)} (${formatDuration(s.readAt - x.at)} ago)`
+            ? `  ${printable(x.item)} on ${printable(x.landed.main)} at ${x.landed.tip.slice(0, 12)} (${formatDuration(s.readAt - x.at)} ago)${flakyNote(x.landed)}`
             : `  ${printable(x.item)} (done ${formatDuration(s.readAt - x.at)} ago)`,
         ]),
         attention: false,
@@ -198,8 +198,16 @@ function landedSections(s: StatusData, o: SectionOptions): Section[] {
   }
   const newest = [...done].sort((a, b) => b.at - a.at || compareNatural(a.item, b.item)).slice(0, LANDED_NAMED);
   const named = newest.map((x) => `${printable(x.item)} (${formatDuration(s.readAt - x.at)} ago)`).join(', ');
-  const line = `landed: ${done.length} ${kept}, latest ${newest.length === 1 ? '' : `${newest.length}`}: ${named}${done.length > newest.length ? '; abcd status --all lists every one' : ''}`;
+  const flaky = done.filter((x) => x.landed?.flaky?.length).length;
+  const retried = flaky ? `; ${flaky} passed its checks only on a retry (abcd status --all names them)` : '';
+  const line = `landed: ${done.length} ${kept}, latest ${newest.length === 1 ? '' : `${newest.length}`}: ${named}${done.length > newest.length ? '; abcd status --all lists every one' : ''}${retried}`;
   return [{ rows: [[line]], attention: false }];
+}
+
+/** ", passed only on a retry: <check> (attempt 2)" for a landing whose checks were flaky. */
+function flakyNote(landed: { flaky?: { check: string; attempts: number }[] }): string {
+  if (!landed.flaky?.length) return '';
+  return `, passed only on a retry: ${landed.flaky.map((f) => `"${printable(f.check)}" (attempt ${f.attempts})`).join(', ')}`;
 }
 
 /** Why a lane run counts as lost: its process seen gone here, or its record no longer rewritten. */

@@ -66,7 +66,7 @@ export const ENV_VARIABLES: ReadonlyArray<readonly [name: string, meaning: strin
   ['ABCD_GITHUB_URL', 'GitHub web root, for the device flow (Enterprise, tests)'],
   ['ABCD_GITHUB_GRAPHQL_URL', 'GitHub GraphQL endpoint (default <API URL>/graphql)'],
   ['ABCD_LANE', 'set by a lane: settings writes are refused under it'],
-  ['ABCD_USAGE', 'file an agent appends {"tokens":n} lines to (model budget)'],
+  ['ABCD_USAGE', 'file an agent appends usage lines to, {"tokens":n} or named kinds and costUsd (model budget)'],
   ['ABCD_GATE_HELD', 'set by abcd for a command it runs under the load gate'],
   ['ABCD_LAND_ITEM', "set by abcd for land's checks: the item landing"],
   ['ABCD_LAND_TIP', "set by abcd for land's checks: the commit under test"],

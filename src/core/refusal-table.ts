@@ -97,7 +97,17 @@ export const REFUSALS = {
     exit: 3,
     means: "the computer's model budget is used up: no new lane cycle",
     todo: 'tell the person (abcd budget)',
-    data: shape<{ dir: string; remaining: number; pool: number | null; spent: number }>(),
+    data: shape<{
+      dir: string;
+      /** The limits used up: tokens, usd (dollars), or both. */
+      exhausted: ('tokens' | 'usd')[];
+      remaining: number | null;
+      pool: number | null;
+      spent: number;
+      remainingUsd: number | null;
+      poolUsd: number | null;
+      spentUsd: number;
+    }>(),
   },
   'agent-objects-refused': {
     exit: 3,
@@ -172,7 +182,16 @@ export const REFUSALS = {
     exit: 3,
     means: 'a configured land check failed; nothing landed',
     todo: 'read data.checks, fix the work, push and land again',
-    data: shape<{ check: string; exitCode: number; timedOut: boolean; output: string }>(),
+    data: shape<{
+      check: string;
+      exitCode: number;
+      timedOut: boolean;
+      output: string;
+      /** Runs of the failing check on this tree (more than 1 with land.retries). */
+      attempts?: number;
+      /** Every check run so far, each with its attempt number. */
+      runs?: { command: string; exitCode: number; durationMs: number; attempt: number }[];
+    }>(),
   },
   'forge-rejected': {
     exit: 3,

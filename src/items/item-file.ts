@@ -6,12 +6,13 @@ import { parseDocument } from 'yaml';
 import { formatItem, parseItem, type ItemKey } from '../records/item.js';
 import { ItemInvalid, isRefusal } from '../core/refusals.js';
 import { sanitizeLine } from '../core/sanitize.js';
+import { PRIORITIES, type Priority } from '../records/queue.js';
 import type { ItemDoc, ItemStatus } from './source.js';
 import { ITEM_SUFFIX, ITEMS_DIR, itemPath } from './item-path.js';
 
 export { ITEMS_DIR, itemPath };
 
-const KEYS = ['title', 'status', 'depends_on'] as const;
+const KEYS = ['title', 'status', 'depends_on', 'priority'] as const;
 const STATUSES: readonly ItemStatus[] = ['ready', 'done'];
 // Front matter: `---` on the first line, then everything up to the next `---` line.
 const FRONT_MATTER = /^---[ \t]*\r?\n([\s\S]*?)^---[ \t]*(?:\r?\n|$)/m;
@@ -68,10 +69,20 @@ export function parseItemFile(path: string, key: ItemKey, text: string): ItemDoc
       `its status ${sanitizeLine(JSON.stringify(status ?? null), 60)} is not one of ${STATUSES.join(', ')}`,
     );
   }
+  const priority = fields.priority;
+  if (priority !== undefined && (typeof priority !== 'string' || !PRIORITIES.includes(priority as Priority))) {
+    throw refuse(
+      path,
+      key,
+      'priority',
+      `its priority ${sanitizeLine(JSON.stringify(priority), 60)} is not one of ${PRIORITIES.join(', ')}`,
+    );
+  }
   return {
     key,
     title: title.trim(),
     status: status as ItemStatus,
+    ...(priority !== undefined && priority !== 'normal' ? { priority: priority as Priority } : {}),
     dependsOn: parseDependsOn(path, key, fields.depends_on),
     body: text.slice(m[0].length),
     path,

@@ -98,8 +98,8 @@ export function readinessOf(
 
 /**
  * The items a lane may take now, in the order to take them: pending requests first (someone
- * is waiting on them), then items other items wait on (dependencies first), then the oldest
- * (addedAt; unknown counts as newest), then by key.
+ * is waiting on them), then items other items wait on (dependencies first), then by priority
+ * (high, normal, low), then the oldest (addedAt; unknown counts as newest), then by key.
  * A lane passes `claims` without its own claim to see the items it holds as work.
  */
 export function actionable(
@@ -120,9 +120,14 @@ export function actionable(
     .sort(
       (a, b) =>
         rank(a) - rank(b) ||
+        urgency(a) - urgency(b) ||
         age(a) - age(b) ||
         (formatItem(a.key) < formatItem(b.key) ? -1 : formatItem(a.key) > formatItem(b.key) ? 1 : 0),
     );
+}
+
+function urgency(i: ItemDoc): number {
+  return i.priority === 'high' ? 0 : i.priority === 'low' ? 2 : 1;
 }
 
 function age(i: ItemDoc): number {

@@ -2,6 +2,7 @@
 // issues come next behind the same interface. Lanes and `abcd items` depend on this file only.
 import type { ItemKey } from '../records/item.js';
 import type { Refusal } from '../core/refusals.js';
+import type { Priority } from '../records/queue.js';
 
 export type ItemStatus = 'ready' | 'done';
 
@@ -16,6 +17,8 @@ export interface ItemDoc {
   body: string;
   /** Where the item lives in the repository, e.g. `.abcd/items/fix-login.md`. */
   path: string;
+  /** How urgent it is (front matter `priority`): orders the drain and the item's place in the land queue. */
+  priority?: Priority;
   /** When the item entered main (ms, commit time of the commit that added it): "oldest first". */
   addedAt?: number;
 }

@@ -160,6 +160,7 @@ export async function runJailedChecks(
       argv: jail.argv,
       env: jail.env,
       timeoutMs: o.config.timeoutMs,
+      retries: o.config.retries,
       signal: o.signal,
       now: () => repo.deps.clock.now(),
     });

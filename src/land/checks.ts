@@ -6,6 +6,7 @@ import { spawnProcess } from '../core/spawn.js';
 import { formatDuration } from '../core/duration.js';
 import type { SandboxMode } from '../machine/sandbox/bwrap.js';
 import { checkEnvNames } from '../machine/sandbox/environment.js';
+import { DEFAULT_PRIORITY_AGE_MS } from './priority.js';
 
 // A check that runs longer than this is stuck; the land refuses rather than wait forever.
 const DEFAULT_CHECK_TIMEOUT_MS = 30 * 60_000;
@@ -23,6 +24,10 @@ export interface LandConfig {
   envNames: string[];
   /** false: a sandboxed check has no network. */
   network: boolean;
+  /** A failing check runs again this many times on the same tree before it counts as failed. */
+  retries: number;
+  /** How far a priority moves a queue entry (land/priority.ts). */
+  priorityAgeMs: number;
 }
 
 /**
@@ -39,6 +44,8 @@ export async function readLandConfig(git: Git, mainTip: string, parseDuration: (
     sandbox: land?.sandbox ?? 'auto',
     envNames: checkEnvNames(land?.env ?? [], 'land.env'),
     network: land?.network ?? true,
+    retries: land?.retries ?? 0,
+    priorityAgeMs: land?.priorityAge ? parseDuration(land.priorityAge) : DEFAULT_PRIORITY_AGE_MS,
   };
 }
 
@@ -61,36 +68,55 @@ export interface CheckRun {
   command: string;
   exitCode: number;
   durationMs: number;
+  /** Which run of this check on this tree (1 unless `land.retries` ran it again). */
+  attempt: number;
 }
 
-/** Runs each check in `cwd` as `argv` says (its sandbox); the first failure is a CheckFailed refusal. */
+/** The checks that passed only when run again: flaky, and said so in the result and status. */
+export function passedOnRetry(runs: readonly CheckRun[]): { check: string; attempts: number }[] {
+  const last = new Map<string, CheckRun>();
+  for (const r of runs) last.set(r.command, r);
+  return [...last.values()].filter((r) => r.exitCode === 0 && r.attempt > 1).map((r) => ({ check: r.command, attempts: r.attempt }));
+}
+
+/**
+ * Runs each check in `cwd` as `argv` says (its sandbox); a failing one runs again up to
+ * `retries` times on the same tree, and the first check that fails every attempt is a
+ * CheckFailed refusal carrying every run so far. A timeout or a stop is never retried.
+ */
 export async function runChecks(o: {
   cwd: string;
   checks: readonly string[];
   argv: (command: string) => string[];
   env: Record<string, string>;
   timeoutMs: number;
+  retries?: number;
   signal: AbortSignal;
   now: () => number;
 }): Promise<CheckRun[]> {
   const runs: CheckRun[] = [];
   for (const command of o.checks) {
-    const t0 = o.now();
-    // Its own process group: a timeout or a fence ends everything the check started.
-    const [file, ...args] = o.argv(command) as [string, ...string[]];
-    const r = await spawnProcess(file, args, { cwd: o.cwd, env: o.env, group: true, timeoutMs: o.timeoutMs, signal: o.signal });
-    const run = { command, exitCode: r.fired ? 124 : (r.exitCode ?? 1), durationMs: o.now() - t0 };
-    runs.push(run);
-    if (run.exitCode !== 0 || r.fired) {
+    for (let attempt = 1; ; attempt++) {
+      const t0 = o.now();
+      // Its own process group: a timeout or a fence ends everything the check started.
+      const [file, ...args] = o.argv(command) as [string, ...string[]];
+      const r = await spawnProcess(file, args, { cwd: o.cwd, env: o.env, group: true, timeoutMs: o.timeoutMs, signal: o.signal });
+      const run = { command, exitCode: r.fired ? 124 : (r.exitCode ?? 1), durationMs: o.now() - t0, attempt };
+      runs.push(run);
+      if (run.exitCode === 0 && !r.fired) break;
+      if (!r.fired && attempt <= (o.retries ?? 0) && !o.signal.aborted) continue;
       const why =
         r.fired === 'timeout' ? `timed out after ${formatDuration(o.timeoutMs)}` : r.fired ? 'was stopped' : `exited ${run.exitCode}`;
       const tail = r.all.toString().slice(-OUTPUT_TAIL_CHARS);
       const said = tail.trim() === '' ? 'It printed nothing (no output on stdout or stderr).' : `Its output ends:\n${tail}`;
-      throw new CheckFailed(`the check "${command}" ${why}; nothing landed. ${said}`, {
+      const tries = attempt > 1 ? ` on each of ${attempt} attempts` : '';
+      throw new CheckFailed(`the check "${command}" ${why}${tries}; nothing landed. ${said}`, {
         check: command,
         exitCode: run.exitCode,
         timedOut: r.fired === 'timeout',
         output: tail,
+        attempts: attempt,
+        runs,
       });
     }
   }

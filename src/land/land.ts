@@ -7,7 +7,7 @@ import { claimRef } from '../records/refs.js';
 import { parseDuration } from '../core/duration.js';
 import { requireMineOnBranch } from '../claims/holding.js';
 import { withNetworkDeadline, withoutNetworkDeadline, type Repo } from '../repo/repo.js';
-import { landConfigReader } from './checks.js';
+import { landConfigReader, passedOnRetry } from './checks.js';
 import { ClaimKeeper } from './claim-keeper.js';
 import { pruneDeadCycleFolders } from '../machine/owned-folders.js';
 import { readWithMain, refuseNothingToLand, resolveLandTarget } from './target.js';
@@ -64,12 +64,14 @@ async function landWith<E>(strategy: LandStrategy<E>, given: Repo, input: LandIn
   }
   if (!input.keep) await repo.held.forget(ref);
   await sweeping;
+  const flaky = passedOnRetry(landed.checks);
   return {
     item,
     main: target.main,
     head: target.head,
     branch: target.branch,
     ...landed,
+    ...(flaky.length ? { flaky } : {}),
     waitedMs: clock.now() - started,
     claim: input.keep ? 'held' : 'done',
   };

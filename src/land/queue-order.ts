@@ -5,10 +5,21 @@ import type { Settings } from '../records/settings.js';
 import type { ClaimEntry, QueueEntry, Snapshot } from '../repo/snapshot.js';
 import type { ClockView } from '../repo/clock-view.js';
 import { isLapsed } from '../claims/rules.js';
+import { entryRank } from './priority.js';
 
-/** The queue's fairness order: first enqueued first, ties broken by the item key. */
+/** The queue's order: by rank (enqueue time moved by priority, priority.ts), ties broken by the item key. */
 export function queueOrder(entries: Iterable<QueueEntry>): QueueEntry[] {
-  return [...entries].sort((a, b) => a.entry.at - b.entry.at || (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0));
+  return [...entries].sort((a, b) => entryRank(a) - entryRank(b) || (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0));
+}
+
+/** The first `n` live entries in queue order: the ones under test (or about to be). */
+export function liveHead(snap: Snapshot, n: number, now: number, clock: ClockView): QueueEntry[] {
+  const out: QueueEntry[] = [];
+  for (const q of queueOrder(snap.queue.values())) {
+    if (out.length >= n) break;
+    if (entryState(q, snap, now, clock) === 'alive') out.push(q);
+  }
+  return out;
 }
 
 /**

@@ -10,10 +10,12 @@ import { queueRef } from '../records/refs.js';
 import { CheckFailed, Conflict, DeadlineReached, Fenced, isRefusal } from '../core/refusals.js';
 import { refusePush, workBranchUpdate } from '../claims/write.js';
 import type { QueueEntry, Snapshot } from '../repo/snapshot.js';
-import type { CheckRun, LandConfig } from './checks.js';
+import { passedOnRetry, type CheckRun, type LandConfig } from './checks.js';
+import { sanitizeLine } from '../core/sanitize.js';
 import { chooseCheckSandbox, runJailedChecks } from './check-sandbox.js';
 import { pruneQueue } from './prune-queue.js';
-import { turnOf, type SkippedEntry } from './queue-order.js';
+import { liveHead, turnOf, type SkippedEntry } from './queue-order.js';
+import { entryRank, rankFor } from './priority.js';
 import { fetchHeads, integrateAhead, judgeStack, type Stack } from './speculation.js';
 import { entryGone, entryLost, interrupted, leaveQueueAfter, waitedTooLong, waitForTurn } from './turn.js';
 import type { LandContext, Landed, LandStrategy } from './types.js';
@@ -76,6 +78,20 @@ async function enqueue({ waiting: repo, input, target, snap, held, keeper, item,
   const refusedEntry = snap.refused.get(qref);
   if (refusedEntry) throw refusedEntry.refusal;
   const old = snap.queue.get(qref);
+  const view = await readClock(repo);
+  const again = old && sameSession(old.entry.holder, repo.me) ? old : undefined;
+  const at = again ? again.entry.at : clock.now();
+  const priority = input.priority ?? 'normal';
+  // A re-enqueue keeps its place; a new entry never ranks ahead of the entries under test.
+  const rank =
+    again && (again.entry.priority ?? 'normal') === priority
+      ? entryRank(again)
+      : rankFor({
+          at,
+          priority,
+          ageMs: config.priorityAgeMs,
+          testing: liveHead(snap, config.speculate, clock.now(), view).filter((q) => q.ref !== qref),
+        });
   const entry: QueueRecord = {
     ...(old ? unknownQueueFields(old.entry) : {}),
     abcd: 'queue',
@@ -86,13 +102,16 @@ async function enqueue({ waiting: repo, input, target, snap, held, keeper, item,
     head: target.head,
     main: target.main,
     strategy: input.strategy,
-    at: old && sameSession(old.entry.holder, repo.me) ? old.entry.at : clock.now(),
+    at,
+    rank,
+    ...(priority !== 'normal' ? { priority } : {}),
     // The entries behind integrate this one as it will land: with --keep, its item stays ready.
     ...(input.keep ? { keep: true } : {}),
     // ...and with what its run absorbed in the marking commit, so their stacks are the commits that land.
     ...(input.consumed ? { consumed: input.consumed } : {}),
   };
   if (!input.keep) delete (entry as Record<string, unknown>).keep;
+  if (priority === 'normal') delete (entry as Record<string, unknown>).priority;
   if (!input.consumed) delete (entry as Record<string, unknown>).consumed;
   let lease = old?.tip ?? null;
   let enq;
@@ -121,7 +140,6 @@ async function enqueue({ waiting: repo, input, target, snap, held, keeper, item,
   // The read made before enqueueing, plus this entry: if it may test now, the first turn needs
   // no second read (the read just before landing still catches a late earlier entry).
   const read: Snapshot = { ...snap, queue: new Map([...snap.queue, [qref, { ref: qref, item, tip: myEntryTip, entry }]]) };
-  const view = await readClock(repo);
   const first = turnOf(read, qref, clock.now(), view);
   const mayTest = first.turn.kind === 'mine' || (first.turn.kind === 'behind' && first.ahead.length < config.speculate);
   if (mayTest && first.dead.length) await pruneQueue(repo, first.dead, view);
@@ -169,7 +187,7 @@ async function landInTurn(ctx: LandContext, q: Queued): Promise<Landed> {
     // The entries ahead landed exactly as tested under it: the failure is this entry's own.
     if (next === 'land' && tested.failed) throw tested.failed;
     if (next === 'land') {
-      if (await pushLanding(ctx, q, tested.tip, tested.stack.parent)) {
+      if (await pushLanding(ctx, q, tested.tip, tested.stack.parent, passedOnRetry(tested.checks))) {
         return {
           tip: tested.tip,
           previousTip: tested.stack.parent,
@@ -301,10 +319,16 @@ async function pushLanding(
   q: Queued,
   tip: string,
   parent: string,
+  flaky: { check: string; attempts: number }[],
 ): Promise<boolean> {
+  const landed = {
+    main: target.main,
+    tip,
+    ...(flaky.length ? { flaky: flaky.map((f) => ({ ...f, check: sanitizeLine(f.check, 500) })) } : {}),
+  };
   const r = await keeper.push(
     (claim) => ({
-      claim: input.keep ? claim : { ...claim, state: 'done', landed: { main: target.main, tip } },
+      claim: input.keep ? claim : { ...claim, state: 'done', landed },
       message: `land ${claim.item} on ${target.main} at ${tip.slice(0, 12)}`,
       records: [{ ref: q.qref, lease: q.myEntryTip, content: null, message: `dequeue ${q.entry.item}` }, ...(input.alsoWrite?.(tip) ?? [])],
       extra: [

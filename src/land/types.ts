@@ -10,12 +10,15 @@ import type { ClaimKeeper } from './claim-keeper.js';
 import type { RecordWrite } from '../claims/write.js';
 import type { SkippedEntry } from './queue-order.js';
 import type { LandTarget } from './target.js';
+import type { Priority } from './priority.js';
 
 export interface LandInput {
   item: ItemKey;
   branch?: string;
   waitMs: number;
   strategy: 'rebase' | 'merge';
+  /** Its place in the land queue (default normal): land/priority.ts. */
+  priority?: Priority;
   /** Keep the claim held after landing instead of marking it done. */
   keep: boolean;
   /** Set by a lane: its agent wrote the work (its checks never run unsandboxed unless attended and opted out). */
@@ -42,6 +45,8 @@ export interface LandResult {
   /** Tests on main's tip; more than one when main moved under a test (git forge). */
   attempts: number;
   checks: CheckRun[];
+  /** Checks that failed and then passed when run again (land.retries): flaky, not failed. */
+  flaky?: { check: string; attempts: number }[];
   /** Where the checks ran: bubblewrap, or as the person (opted out, or no sandbox for their own entry). */
   checksSandbox?: 'bwrap' | 'none';
   /** Said when the checks ran unsandboxed for want of a sandbox. */

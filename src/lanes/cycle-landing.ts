@@ -62,6 +62,7 @@ export function landCycle(
         branch,
         waitMs,
         strategy: 'rebase' as const,
+        ...(item.priority ? { priority: item.priority } : {}),
         keep: false,
         alsoWrite: receipt,
         lane: { attended: ctx.attended },

@@ -5,6 +5,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { makeCycleFolder, removeTree } from '../machine/owned-folders.js';
 import { join } from 'node:path';
 import { debitBudget } from '../machine/budget/budget.js';
+import { recordedUsage, usageSince } from '../machine/budget/usage.js';
 import type { ItemDoc } from '../items/source.js';
 import { formatItem, shortItem } from '../records/item.js';
 import type { CycleRecord } from '../records/lane-result.js';
@@ -25,7 +26,6 @@ import { cyclePlan, laneHidden } from './sandbox.js';
 import { mailboxLine } from '../steering/mailbox.js';
 import { cycleBranch } from './keep-work.js';
 import { landCycle } from './cycle-landing.js';
-import type { AgentSession } from './runtimes/runtime.js';
 
 export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, taken: Taken, n: number): Promise<CycleRecord> {
   const { clock } = ctx.repo.deps;
@@ -126,9 +126,9 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
       collect,
     });
     // The session stays open: a conflict or a failing check may give it more turns.
-    const usage = await usedTokens(session);
-    if (usage > 0) await debitBudget(ctx.budgetDir, { tokens: usage });
-    const agent = { agentMs: run.durationMs, exitCode: run.exitCode, ...(usage ? { usage } : {}) };
+    const spent = await session.usage();
+    await debitBudget(ctx.budgetDir, { usage: spent, runtime: ctx.runtime.name, item: short });
+    const agent = { agentMs: run.durationMs, exitCode: run.exitCode, ...recordedUsage(spent) };
     // Scrubbed whole before it is cut to lines, so a key block loses its body with its header.
     const tail = scrubSecrets(run.outputTail).trim().split('\n').slice(-3).join(' | ');
     if (keeper.fenced) return end({ outcome: 'failed', code: 'fenced', reason: keeper.fenced.message, ...agent });
@@ -181,11 +181,11 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
       collect,
     });
     const { turnMs, ...record } = landed;
-    // The usage of the turns after the first is debited as the first turn's was.
     await closeSession();
-    const after = turnMs ? Math.max(usage, await usedTokens(session)) : usage;
-    if (after > usage) await debitBudget(ctx.budgetDir, { tokens: after - usage });
-    return end({ ...agent, ...record, agentMs: agent.agentMs + turnMs, ...(after ? { usage: after } : {}) });
+    // The turns after the first are debited as the first was: what the session used since.
+    const total = turnMs ? await session.usage() : spent;
+    if (turnMs) await debitBudget(ctx.budgetDir, { usage: usageSince(total, spent), runtime: ctx.runtime.name, item: short });
+    return end({ ...agent, ...record, agentMs: agent.agentMs + turnMs, ...recordedUsage(total) });
   } finally {
     await closeSession();
     await keeper.stop();
@@ -198,12 +198,6 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
       });
     ctx.signal?.removeEventListener('abort', follow);
   }
-}
-
-/** Every token the session reports, as one count the budget takes (a sum past 2^53 is capped). */
-async function usedTokens(session: AgentSession): Promise<number> {
-  const spent = await session.usage();
-  return Math.min(Number.MAX_SAFE_INTEGER, spent.inputTokens + spent.outputTokens + spent.cacheReadTokens + spent.cacheWriteTokens);
 }
 
 /** Whether this lane's land left the claim done (then there is nothing to release). */

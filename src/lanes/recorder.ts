@@ -6,6 +6,7 @@ import { laneRef } from '../records/refs.js';
 import { writeRecordCommit } from '../records/objects.js';
 import type { Repo } from '../repo/repo.js';
 import { readPidSpace, readStartTime } from '../machine/gate/process.js';
+import { addCounts, safeUsd } from '../machine/budget/usage.js';
 
 // A running record is rewritten at least this often, so status can tell a lane that died.
 const HEARTBEAT_MS = 60_000;
@@ -61,7 +62,9 @@ export class RunRecorder {
 
   addCycle(c: CycleRecord): void {
     this.record.cycles = [...this.record.cycles, c].slice(-MAX_RESULT_CYCLES);
-    this.record.usage += c.usage ?? 0;
+    // Capped like every usage sum: a record with an unsafe number would not be written at all.
+    this.record.usage = addCounts(this.record.usage, c.usage ?? 0);
+    if (c.spend) this.record.costUsd = safeUsd((this.record.costUsd ?? 0) + c.spend.costUsd);
     this.publishSoon();
   }
 

@@ -26,8 +26,17 @@ export const ClaimSchema = z.looseObject({
   /** The work branch and its head, as last pushed under this claim. */
   branch: z.string().max(255).optional(),
   head: z.string().regex(OID).optional(),
-  /** Set with state done: where the work landed. */
-  landed: z.looseObject({ main: z.string().max(255), tip: z.string().regex(OID) }).optional(),
+  /** Set with state done: where the work landed, and the checks that passed only on a retry (flaky). */
+  landed: z
+    .looseObject({
+      main: z.string().max(255),
+      tip: z.string().regex(OID),
+      flaky: z
+        .array(z.object({ check: z.string().max(500).regex(PRINTABLE), attempts: z.number().int().min(2).max(100) }))
+        .max(20)
+        .optional(),
+    })
+    .optional(),
   /**
    * Set by `abcd release --force`: this released generation was written by the person (the
    * holder, at `at`) over another generation, which may not have been readable.

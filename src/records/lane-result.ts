@@ -8,6 +8,24 @@ import { MAX_INSTANT_MS, OID } from './limits.js';
 export const MAX_RESULT_CYCLES = 200;
 const MAX_REASON_CHARS = 500;
 
+const Count = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
+// Dollars: finite, within what a budget pool holds.
+const Usd = z.number().nonnegative().max(1e9);
+
+/** What the cycle's agent used, as its runtime reported it (machine/budget/usage.ts's CycleUsage). */
+const SpendSchema = z.object({
+  inputTokens: Count,
+  outputTokens: Count,
+  cacheReadTokens: Count,
+  cacheWriteTokens: Count,
+  otherTokens: Count.optional(),
+  costUsd: Usd,
+  turns: Count,
+  model: z.string().max(200).regex(PRINTABLE).optional(),
+  sessionId: z.string().max(200).regex(PRINTABLE).optional(),
+  ignoredLines: Count.optional(),
+});
+
 const CycleSchema = z.object({
   item: z.string().min(1).max(200),
   outcome: z.enum(['landed', 'failed', 'no-change', 'timeout', 'cancelled', 'deferred']),
@@ -22,7 +40,10 @@ const CycleSchema = z.object({
   /** main's tip the cycle started from, and the landed revision. */
   runHead: z.string().regex(OID).optional(),
   landed: z.string().regex(OID).optional(),
+  /** Tokens the cycle took off the budget (every kind, summed). */
   usage: z.number().nonnegative().optional(),
+  /** The same usage by kind, with its cost; absent from older writers and where nothing was reported. */
+  spend: SpendSchema.optional(),
   followUp: z.boolean().optional(),
   /** Where the cycle's work is on the remote when it did not land: its work branch and head. */
   kept: z.object({ branch: z.string().min(1).max(300).regex(PRINTABLE), head: z.string().regex(OID) }).optional(),
@@ -50,7 +71,10 @@ export const LaneResultSchema = z.object({
   cycles: z.array(CycleSchema).max(MAX_RESULT_CYCLES),
   /** Work seen but not started (deadline, budget, cycle cap), and pending requests left. */
   deferred: z.array(z.object({ item: z.string().max(200), why: z.string().max(MAX_REASON_CHARS).regex(PRINTABLE) })).max(MAX_RESULT_CYCLES),
+  /** Tokens all cycles took off the budget. */
   usage: z.number().nonnegative(),
+  /** Dollars all cycles cost, as their runtimes reported; absent from older writers. */
+  costUsd: Usd.optional(),
   /** How the run ended: ok, or the refusal code that stopped it (budget-exhausted, interrupted). */
   end: z.string().max(60).regex(PRINTABLE).optional(),
   /**

@@ -19,10 +19,18 @@ export const QueueSchema = z.looseObject({
   /** The branch it lands on. */
   main: z.string().min(1).max(255),
   strategy: z.enum(['rebase', 'merge']),
-  /** Enqueue time on the writer's clock: the queue's fairness order is (at, item). */
+  /** Enqueue time on the writer's clock. */
   at: z.number().int().nonnegative().max(MAX_INSTANT_MS),
+  /** How urgent the writer said it is (absent: normal). */
+  priority: z.enum(['high', 'low']).optional(),
+  /** The queue's order is (rank, item): `at` moved by the priority, fixed at enqueue (land/priority.ts). Absent: `at`. */
+  rank: z.number().int().nonnegative().max(MAX_INSTANT_MS).optional(),
 });
 export type QueueRecord = z.infer<typeof QueueSchema>;
+
+/** How urgent a piece of work is: an item's, and its queue entry's (normal is written as none). */
+export type Priority = 'high' | 'normal' | 'low';
+export const PRIORITIES: readonly Priority[] = ['high', 'normal', 'low'];
 
 export function decodeQueue(ref: string, blob: Buffer | string): QueueRecord {
   return decodeRecord(ref, 'queue', QueueSchema, blob);

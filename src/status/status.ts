@@ -36,7 +36,7 @@ export interface ClaimView {
   note?: string;
   branch?: string;
   head?: string;
-  landed?: { main: string; tip: string };
+  landed?: { main: string; tip: string; flaky?: { check: string; attempts: number }[] };
 }
 
 export interface RefusedView {
@@ -55,6 +55,8 @@ export interface QueueView {
   head: string;
   main: string;
   since: number;
+  /** high or low; absent for normal. */
+  priority?: 'high' | 'low';
   /** False when the holder's claim lapsed: the entry is skipped, not waited on. */
   alive: boolean;
   /** Set when the entry's claim cannot be read: lands skip it, never wait on it or delete it. */
@@ -168,6 +170,7 @@ export async function status(repo: Repo): Promise<StatusData> {
     head: q.entry.head,
     main: q.entry.main,
     since: q.entry.at,
+    ...(q.entry.priority ? { priority: q.entry.priority } : {}),
     alive: entryState(q, snap, now, view) === 'alive',
     ...(entryState(q, snap, now, view) === 'unreadable' ? { skipped: skippedOf(q, snap) } : {}),
   }));

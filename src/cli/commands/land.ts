@@ -35,6 +35,7 @@ export const land: Command = {
   examples: [
     ['abcd land fix-login', 'land the current branch onto main under the claim on fix-login'],
     ['abcd land fix-login work/fix-login --wait 10m --strategy merge', 'merge instead of rebase; give up after 10 minutes'],
+    ['abcd land hotfix --priority high', 'go ahead of normal work queued in the last 10 minutes (never ahead of a test already running)'],
   ],
   builder: (y) =>
     y
@@ -42,7 +43,12 @@ export const land: Command = {
       .positional('branch', { type: 'string', describe: 'the work branch (default: the current branch)' })
       .option('wait', { type: 'string', describe: 'how long to wait for the queue (default 30m)' })
       .option('strategy', { choices: ['rebase', 'merge'] as const, default: 'rebase' as const, describe: 'how the work comes onto main' })
-      .option('keep', { type: 'boolean', default: false, describe: 'keep the claim held after landing instead of marking it done' }),
+      .option('keep', { type: 'boolean', default: false, describe: 'keep the claim held after landing instead of marking it done' })
+      .option('priority', {
+        choices: ['high', 'normal', 'low'] as const,
+        default: 'normal' as const,
+        describe: 'its place in the land queue: high ranks as if queued land.priorityAge (10m) earlier, low as if that much later',
+      }),
   async run(args, deps) {
     const input = {
       item: itemArg(args.item),
@@ -50,6 +56,7 @@ export const land: Command = {
       waitMs: durationArg(args.wait, '--wait', DEFAULT_WAIT_MS),
       strategy: args.strategy === 'merge' ? ('merge' as const) : ('rebase' as const),
       keep: Boolean(args.keep),
+      priority: args.priority === 'high' ? ('high' as const) : args.priority === 'low' ? ('low' as const) : ('normal' as const),
     };
     const [{ openRepo }, { land: run }] = await Promise.all([import('../../repo/repo.js'), import('../../land/land.js')]);
     const repo = await openRepo(deps);

@@ -3,7 +3,7 @@
 // (ABCD_MAILBOX_FROM says where a later turn's envelope starts), usage lines in ABCD_USAGE.
 // A later turn runs the same command again in the same worktree; ABCD_TURN_KIND says why.
 import { writeFile } from 'node:fs/promises';
-import { emptyUsage, parseUsageLines } from '../../machine/budget/usage.js';
+import { readCommandUsage } from '../../machine/budget/command-usage.js';
 import { agentFileSize, appendToAgentFile, readAgentFile } from '../agent-files.js';
 import { runAgent } from '../run-agent.js';
 import type { AgentSession, CycleAgent, Runtime, TurnOptions, TurnResult } from './runtime.js';
@@ -58,8 +58,7 @@ class CommandSession implements AgentSession {
   }
 
   async usage() {
-    const parsed = parseUsageLines(await readAgentFile(this.a.usageFile));
-    return { ...emptyUsage(), inputTokens: parsed.tokens, ...(parsed.ignored ? { ignoredLines: parsed.ignored } : {}) };
+    return readCommandUsage(await readAgentFile(this.a.usageFile));
   }
 
   close(): Promise<void> {

@@ -1,26 +1,30 @@
 // The computer's model budget pool for lanes (a file on this computer, shared by its lanes). Format:
 //
 //   <machine dir>/budget/budget.json   one JSON object, only ever replaced whole by rename(2):
-//     {"abcd":"budget","v":1,"pool":<set amount>|null,"remaining":<tokens>|null,
-//      "spent":<tokens debited since set>,"debits":<count>,"setAt":<ms>|null,"updatedAt":<ms>}
+//     {"abcd":"budget","v":2,"pool":<tokens>|null,"remaining":<tokens>|null,
+//      "poolUsd":<dollars>|null,"remainingUsd":<dollars>|null,"spent":<tokens>,"spentUsd":<dollars>,
+//      "debits":<count>,"setAt":<ms>|null,"updatedAt":<ms>|null}
+//   <machine dir>/budget/spend.jsonl   the last day's debits (spend-log.ts)
 //
-// `pool` null means no pool was ever set: lanes are not limited. Every change is a
-// read-modify-write under the same lock the load gate uses (gate-lock.ts, in this folder), so
+// A null pool is no limit of that kind; with neither set lanes are not limited and debits are
+// only counted. The pool is used up when either limit's remainder reaches 0, where it stays
+// (ADR 0074). Every change is a read-modify-write under the same lock the load gate uses, so
 // debits from concurrent lanes on one computer are never lost. Readers without the lock see
-// the old or the new file, never half of one.
+// the old or the new file, never half of one. Version 1 files (tokens only) still read.
 import { join } from 'node:path';
 import { systemClock } from '../../core/deps.js';
 import { BudgetExhausted, DeadlineReached } from '../../core/refusals.js';
 import { emptyBudget, readBudgetFile, writeBudgetFile, type BudgetState } from './file.js';
-import type { Usage } from './usage.js';
+import { appendSpend } from './spend-log.js';
+import { addCounts, debitedTokens, poolUsd, safeCount, safeUsd, type CycleUsage } from './usage.js';
 import { LockTimeout, withGateLock } from '../gate/lock.js';
 import { ensureGateDir } from '../gate/paths.js';
 import { systemGateDeps, type GateDeps, type ProcessId } from '../gate/process.js';
 
-export { parseUsageLines, type ParsedUsage, type Usage } from './usage.js';
 export type { BudgetState } from './file.js';
+export type { CycleUsage } from './usage.js';
 
-// The lock is held for one small file's rewrite; waiting this long means something is wrong.
+// The lock is held for two small files' rewrite; waiting this long means something is wrong.
 const LOCK_WAIT_MS = 30_000;
 
 /** The budget's folder inside the machine dir. */
@@ -33,57 +37,121 @@ export function readBudget(dir: string): BudgetState {
   return readBudgetFile(dir);
 }
 
-/** Sets the pool to `tokens` (the whole amount left from now on); `spent` starts again at 0. */
+/** A pool's size: tokens, dollars, or both; a kind not named has no limit. */
+export interface PoolSize {
+  tokens?: number;
+  usd?: number;
+}
+
+/** Sets the whole pool from now on (a kind not named is unlimited); what was spent starts again at 0. */
 export async function setBudget(
   dir: string,
-  tokens: number,
+  size: PoolSize,
   deps: GateDeps = systemGateDeps(systemClock, process.pid),
 ): Promise<BudgetState> {
+  const tokens = size.tokens === undefined ? null : safeCount(size.tokens);
+  const usd = size.usd === undefined ? null : poolUsd(size.usd);
   // The old file is not read: setting the pool is also how a person repairs a broken one.
-  return change(dir, deps, (_old, now) => ({ ...emptyBudget(), pool: tokens, remaining: tokens, setAt: now, updatedAt: now }), false);
+  return change(
+    dir,
+    deps,
+    (_old, now) => ({ ...emptyBudget(), pool: tokens, remaining: tokens, poolUsd: usd, remainingUsd: usd, setAt: now, updatedAt: now }),
+    false,
+  );
 }
 
-/** Takes `usage` off the pool (a pool never set only counts it). Never lost to a concurrent debit. */
+/** One cycle's usage to take off the pool, and whose it was (for the spend view). */
+export interface Debit {
+  usage: CycleUsage;
+  /** The runtime that reported it: command, claude, codex. */
+  runtime: string;
+  /** The item the cycle worked on, as results name it (its slug, or the full key). */
+  item: string;
+}
+
+/**
+ * Takes a cycle's tokens and dollars off the pool (a pool never set only counts them) and logs
+ * the debit. Never lost to a concurrent debit; sums are capped and what is left floors at 0,
+ * so no report, however large, writes a number the next reader refuses. A usage of nothing
+ * writes nothing.
+ */
 export async function debitBudget(
   dir: string,
-  usage: Usage,
+  debit: Debit,
   deps: GateDeps = systemGateDeps(systemClock, process.pid),
 ): Promise<BudgetState> {
-  // Sums stay within what the file's schema (and JavaScript's integers) hold: a debit past them
-  // is capped rather than written as a number the next reader refuses, which would stop every lane.
-  const tokens = Math.min(Number.MAX_SAFE_INTEGER, Math.max(0, Math.floor(usage.tokens)) || 0);
-  return change(dir, deps, (s, now) => ({
-    ...s,
-    remaining: s.remaining === null ? null : Math.max(-Number.MAX_SAFE_INTEGER, s.remaining - tokens),
-    spent: Math.min(Number.MAX_SAFE_INTEGER, s.spent + tokens),
-    debits: s.debits + 1,
-    updatedAt: now,
-  }));
+  const tokens = debitedTokens(debit.usage);
+  const usd = safeUsd(debit.usage.costUsd);
+  if (tokens === 0 && usd === 0) return readBudget(dir);
+  return change(dir, deps, (s, now, me) => {
+    appendSpend(dir, { at: now, runtime: debit.runtime, item: debit.item, tokens, usd }, me);
+    return {
+      ...s,
+      remaining: s.remaining === null ? null : Math.max(0, s.remaining - tokens),
+      remainingUsd: s.remainingUsd === null ? null : poolUsd(s.remainingUsd - usd),
+      spent: addCounts(s.spent, tokens),
+      spentUsd: poolUsd(s.spentUsd + usd),
+      debits: addCounts(s.debits, 1),
+      updatedAt: now,
+    };
+  });
 }
 
-export type BudgetCheck = { allowed: true; remaining: number | null } | { allowed: false; remaining: number; refusal: BudgetExhausted };
+/** Which of the pool's limits are used up (none when no limit is set). */
+export function exhaustedKinds(s: BudgetState): ('tokens' | 'usd')[] {
+  return [
+    ...(s.remaining !== null && s.remaining <= 0 ? ['tokens' as const] : []),
+    ...(s.remainingUsd !== null && s.remainingUsd <= 0 ? ['usd' as const] : []),
+  ];
+}
 
-/** Whether a new lane cycle may start: no pool set, or some of it left (above zero). */
+export type BudgetCheck = { allowed: true; state: BudgetState } | { allowed: false; state: BudgetState; refusal: BudgetExhausted };
+
+/** Whether a new lane cycle may start: no limit set, or some of every set limit left. */
 export function budgetAllowsCycle(dir: string): BudgetCheck {
   const s = readBudget(dir);
-  if (s.remaining === null || s.remaining > 0) return { allowed: true, remaining: s.remaining };
+  const out = exhaustedKinds(s);
+  if (out.length === 0) return { allowed: true, state: s };
+  const left = [
+    ...(s.pool !== null ? [`${s.remaining} of ${s.pool} tokens left`] : []),
+    ...(s.poolUsd !== null ? [`$${formatUsd(s.remainingUsd ?? 0)} of $${formatUsd(s.poolUsd)} left`] : []),
+  ].join(', ');
   return {
     allowed: false,
-    remaining: s.remaining,
+    state: s,
     refusal: new BudgetExhausted(
-      `this computer's model budget is used up (${s.remaining} of ${s.pool} tokens left, ${s.spent} spent in ${s.debits} cycle(s)); ` +
-        'no new lane cycle starts and nothing was marked done. Ask the person to top it up with "abcd budget set <tokens>".',
-      { dir, remaining: s.remaining, pool: s.pool, spent: s.spent },
+      `this computer's model budget is used up (${left}; ${s.spent} tokens and $${formatUsd(s.spentUsd)} spent in ${s.debits} cycle(s)); ` +
+        'no new lane cycle starts and nothing was marked done. Ask the person to top it up with "abcd budget set <tokens>" or "abcd budget set --usd <dollars>".',
+      {
+        dir,
+        exhausted: out,
+        remaining: s.remaining,
+        pool: s.pool,
+        spent: s.spent,
+        remainingUsd: s.remainingUsd,
+        poolUsd: s.poolUsd,
+        spentUsd: s.spentUsd,
+      },
     ),
   };
 }
 
-async function change(dir: string, deps: GateDeps, fn: (s: BudgetState, now: number) => BudgetState, readOld = true): Promise<BudgetState> {
+/** Dollars as a person reads them: cents, or four decimals below a dollar. */
+export function formatUsd(usd: number): string {
+  return usd > 0 && usd < 1 ? usd.toFixed(4) : usd.toFixed(2);
+}
+
+async function change(
+  dir: string,
+  deps: GateDeps,
+  fn: (s: BudgetState, now: number, me: ProcessId) => BudgetState,
+  readOld = true,
+): Promise<BudgetState> {
   ensureGateDir(dir);
   const me: ProcessId = { pid: deps.pid, start: deps.startTime(deps.pid) };
   try {
     return await withGateLock(dir, deps, deps.clock.now() + LOCK_WAIT_MS, () => {
-      const next = fn(readOld ? readBudgetFile(dir) : emptyBudget(), deps.clock.now());
+      const next = fn(readOld ? readBudgetFile(dir) : emptyBudget(), deps.clock.now(), me);
       writeBudgetFile(dir, next, me);
       return next;
     });

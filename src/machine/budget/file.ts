@@ -1,4 +1,5 @@
-// budget.json's schema, reading and atomic rewriting (format documented in budget.ts).
+// budget.json's schema, reading (this version and the one before) and atomic rewriting
+// (format documented in budget.ts).
 import { randomBytes } from 'node:crypto';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -6,14 +7,20 @@ import { z } from 'zod';
 import { RecordInvalid, RecordTooNew } from '../../core/refusals.js';
 import { ownedName } from '../gate/paths.js';
 import type { ProcessId } from '../gate/process.js';
+import { MAX_COST_USD } from './usage.js';
 
-const BUDGET_VERSION = 1;
+// v2 added the dollar pool and floors what is left at 0. An abcd that knows only v1 refuses a
+// v2 file rather than rewriting it without the dollar limit.
+const BUDGET_VERSION = 2;
 export const BUDGET_FILE = 'budget.json';
 
 const Tokens = z.number().int().min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER);
-const BudgetSchema = z.object({
+const Count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+const Usd = z.number().min(0).max(MAX_COST_USD);
+
+const V1Schema = z.object({
   abcd: z.literal('budget'),
-  v: z.literal(BUDGET_VERSION),
+  v: z.literal(1),
   pool: Tokens.nullable(),
   remaining: Tokens.nullable(),
   spent: Tokens,
@@ -22,10 +29,39 @@ const BudgetSchema = z.object({
   updatedAt: z.number().nullable(),
 });
 
+const BudgetSchema = z.object({
+  abcd: z.literal('budget'),
+  v: z.literal(BUDGET_VERSION),
+  /** Tokens the pool was set to, and what is left; null: no token limit. */
+  pool: Count.nullable(),
+  remaining: Count.nullable(),
+  /** Dollars the pool was set to, and what is left; null: no dollar limit. */
+  poolUsd: Usd.nullable(),
+  remainingUsd: Usd.nullable(),
+  /** Debited since the pool was set (counted with no limit set too). */
+  spent: Count,
+  spentUsd: Usd,
+  debits: Count,
+  setAt: z.number().nullable(),
+  updatedAt: z.number().nullable(),
+});
+
 export type BudgetState = z.infer<typeof BudgetSchema>;
 
 export function emptyBudget(): BudgetState {
-  return { abcd: 'budget', v: BUDGET_VERSION, pool: null, remaining: null, spent: 0, debits: 0, setAt: null, updatedAt: null };
+  return {
+    abcd: 'budget',
+    v: BUDGET_VERSION,
+    pool: null,
+    remaining: null,
+    poolUsd: null,
+    remainingUsd: null,
+    spent: 0,
+    spentUsd: 0,
+    debits: 0,
+    setAt: null,
+    updatedAt: null,
+  };
 }
 
 export function readBudgetFile(dir: string): BudgetState {
@@ -56,19 +92,36 @@ export function readBudgetFile(dir: string): BudgetState {
       },
     );
   }
-  const parsed = BudgetSchema.safeParse(value);
+  const parsed = v === 1 ? V1Schema.safeParse(value) : BudgetSchema.safeParse(value);
   if (!parsed.success) {
     const issues = parsed.error.issues
       .slice(0, 3)
       .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
       .join('; ');
-    throw new RecordInvalid(`the model budget's ${path} does not match the budget v1 schema (${issues}). ${fix}`, {
-      ref: path,
-      reason: 'schema',
-      issues,
-    });
+    throw new RecordInvalid(
+      `the model budget's ${path} does not match the budget v${v === 1 ? 1 : BUDGET_VERSION} schema (${issues}). ${fix}`,
+      {
+        ref: path,
+        reason: 'schema',
+        issues,
+      },
+    );
   }
-  return parsed.data;
+  return parsed.data.v === 1 ? fromV1(parsed.data) : parsed.data;
+}
+
+/** A v1 pool (tokens only, what is left possibly below 0) as this version states it. */
+function fromV1(s: z.infer<typeof V1Schema>): BudgetState {
+  const floor = (n: number | null) => (n === null ? null : Math.max(0, n));
+  return {
+    ...emptyBudget(),
+    pool: floor(s.pool),
+    remaining: floor(s.remaining),
+    spent: Math.max(0, s.spent),
+    debits: s.debits,
+    setAt: s.setAt,
+    updatedAt: s.updatedAt,
+  };
 }
 
 /** Replaces budget.json atomically: a temp file named after this process, then rename. */

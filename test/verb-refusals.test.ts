@@ -17,9 +17,15 @@ const SRC = resolve(import.meta.dirname, '../src');
 /** Calls whose refusals the caller catches and answers otherwise: the one place the analysis is told. */
 const CAUGHT: readonly Caught[] = [
   {
-    from: 'lanes/cycle.ts#runCycle',
+    from: 'lanes/cycle-landing.ts#landCycle',
     to: 'land/land.ts#land',
-    because: "a cycle's land refusal is written into the cycle's record and the lane goes on; the verb answers ok",
+    because:
+      "a cycle's land refusal is written into the cycle's record (or earns the agent another turn) and the lane goes on; the verb answers ok",
+  },
+  {
+    from: 'lanes/land-retry.ts#landAndResume',
+    to: 'lanes/keep-work.ts#keepWork',
+    because: "a refused push of the cycle's work branch is written into the cycle's record; the verb answers ok",
   },
   {
     from: 'cli/commands/completion.ts#completion',

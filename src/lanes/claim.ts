@@ -62,22 +62,24 @@ export async function takeClaim(lane: Repo, snap: Snapshot, item: ItemKey, ttlMs
 
 /**
  * Writes a released generation of the lane's claim (reading it fresh), deleting the work
- * branch the claim recorded. Best effort: a claim that moved is someone else's now.
+ * branch the claim recorded unless `keepBranch` (work that could not land stays on the
+ * remote, and the released generation still names it). Best effort: a claim that moved is
+ * someone else's now.
  */
-export async function releaseClaim(lane: Repo, item: ItemKey, why: string): Promise<void> {
+export async function releaseClaim(lane: Repo, item: ItemKey, why: string, o: { keepBranch?: boolean } = {}): Promise<void> {
   const ref = claimRef(item);
   try {
     const snap = await readSnapshot(lane);
     const e = snap.claims.get(ref);
     if (!e || e.claim.state !== 'held' || !sameSession(e.claim.holder, lane.me)) return;
     const c = e.claim;
-    const extra =
-      c.branch && c.head && c.branch.startsWith('lane/') ? [{ ref: `refs/heads/${c.branch}`, newOid: null, lease: c.head }] : [];
+    const drop = !o.keepBranch && c.branch && c.head && c.branch.startsWith('lane/');
+    const extra = drop ? [{ ref: `refs/heads/${c.branch}`, newOid: null, lease: c.head ?? null }] : [];
     const { branch: _b, head: _h, ...rest } = c;
     await pushClaim(lane, {
       ref,
       lease: e.tip,
-      claim: { ...rest, gen: c.gen + 1, at: lane.deps.clock.now(), state: 'released' },
+      claim: { ...(o.keepBranch ? c : rest), gen: c.gen + 1, at: lane.deps.clock.now(), state: 'released' },
       message: `lane releases ${shortItem(item)}: ${why.slice(0, 200)}`,
       extra,
     });

@@ -27,6 +27,8 @@ export interface RunContext {
   envNames: readonly string[];
   ttlMs: number;
   agentTimeoutMs: number;
+  /** Cycles per item per run: a cycle's turns to resolve land conflicts come out of it too. */
+  maxCycles?: number;
   /** The hard deadline (timed, or --deadline / ABCD_JOB_DEADLINE), ms since the epoch. */
   deadline: number;
   /** The computer's model budget folder. */

@@ -5,14 +5,13 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { makeCycleFolder, removeTree } from '../machine/owned-folders.js';
 import { join } from 'node:path';
 import { debitBudget } from '../machine/budget/budget.js';
-import { recordedUsage } from '../machine/budget/usage.js';
+import { recordedUsage, usageSince } from '../machine/budget/usage.js';
 import type { ItemDoc } from '../items/source.js';
 import { formatItem, shortItem } from '../records/item.js';
 import type { CycleRecord } from '../records/lane-result.js';
-import { AgentObjectsRefused, ChangeTooLarge, isRefusal } from '../core/refusals.js';
+import { AgentObjectsRefused, ChangeTooLarge } from '../core/refusals.js';
 import { sanitizeLine } from '../core/sanitize.js';
 import { scrubSecrets } from '../core/scrub.js';
-import { land } from '../land/land.js';
 import { ClaimKeeper } from '../land/claim-keeper.js';
 import type { Repo } from '../repo/repo.js';
 import { buildAgentEnv } from './agent-env.js';
@@ -20,17 +19,15 @@ import { collectAgentWork, prepareAgentRepo } from './agent-repo.js';
 import { changeLimits } from './change-limits.js';
 import { openCycleLog, type CycleLog } from './cycle-log.js';
 import { watchCycle, type CycleWatch } from './cycle-watch.js';
-import { agentTail, checkTail } from './output-tail.js';
+import { agentTail } from './output-tail.js';
 import { fillLaneStore } from './lane-objects.js';
 import { releaseClaim, type Taken } from './claim.js';
 import type { RunContext } from './context.js';
-import { consumptionOf, receiptWrites } from './receipts.js';
 import { runSteeredAgent } from './steer-cycle.js';
 import { cyclePlan, laneHidden } from './sandbox.js';
 import { mailboxLine } from '../steering/mailbox.js';
-
-// A land inside a cycle waits in the queue at most this long (land's own default).
-const LAND_WAIT_MS = 30 * 60_000;
+import { cycleBranch } from './keep-work.js';
+import { landCycle } from './cycle-landing.js';
 
 export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, taken: Taken, n: number): Promise<CycleRecord> {
   const { clock } = ctx.repo.deps;
@@ -46,7 +43,7 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
   const short = shortItem(item.key);
   // main as the check that chose the item read it: the item's text is from that commit too.
   const runHead = await ctx.main.tipIn(taken.seen);
-  const branch = `lane/${key.replace(/:/g, '-')}/${ctx.runId}-${n}`;
+  const branch = cycleBranch(item.key, ctx.runId, n);
   const base = { item: short, startedAt, runHead, ...(taken.answered ? { followUp: true } : {}) };
   const end = (r: Partial<CycleRecord> & Pick<CycleRecord, 'outcome'>): CycleRecord => ({
     ...base,
@@ -72,13 +69,14 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
       fillLaneStore({ env: ctx.repo.deps.env, commonDir: ctx.repo.commonDir, runHead }),
       ctx.configAt(runHead),
     ]);
+    const who = { name: `${ctx.repo.author.name} (abcd lane)`, email: ctx.repo.author.email };
     const wt = await prepareAgentRepo({
       env: ctx.repo.deps.env,
       objectsDir: storeObjects,
       cycleDir,
       branch,
       runHead,
-      who: { name: `${ctx.repo.author.name} (abcd lane)`, email: ctx.repo.author.email },
+      who,
     });
     const env = buildAgentEnv(ctx.repo.deps.env, ctx.envNames, {
       item: key,
@@ -92,14 +90,14 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
       home: files.home,
       tmp: files.tmp,
     });
-    const collect = () =>
+    const collect = (base = runHead) =>
       collectAgentWork({
         lane: ctx.repo.git,
         env: ctx.repo.deps.env,
         laneGitDir: ctx.repo.gitDir,
         storeObjects,
         cycleDir,
-        runHead,
+        runHead: base,
         item: short,
         who: ctx.repo.author,
         atMs: clock.now(),
@@ -129,7 +127,7 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
       signal: keeper.signal,
       collect,
     });
-    await closeSession();
+    // The session stays open: a conflict or a failing check may give it more turns.
     const spent = await session.usage();
     await debitBudget(ctx.budgetDir, { usage: spent, runtime: ctx.runtime.name, item: short });
     const recorded = recordedUsage(spent);
@@ -171,40 +169,39 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
         reason: `the agent exited 0 and changed nothing${work.ignored ? ` (${work.ignored})` : ''}`,
         ...agent,
       });
-    await ctx.repo.git.must(['update-ref', `refs/heads/${branch}`, work.head]);
-    await keeper.stop();
     landing = true;
-    watch.landing();
-    const waitMs = Math.max(1000, Math.min(LAND_WAIT_MS, ctx.deadline - clock.now()));
-    try {
-      const receipt = (head: string) =>
-        receiptWrites({ watcher, item: item.key, runId: ctx.runId, holder: lane.me, gen: taken.claim.gen, at: clock.now(), head });
-      const consumed = consumptionOf(watcher, ctx.runId);
-      const input = {
-        item: item.key,
-        branch,
-        waitMs,
-        strategy: 'rebase' as const,
-        ...(item.priority ? { priority: item.priority } : {}),
-        keep: false,
-        alsoWrite: receipt,
-        lane: { attended: ctx.attended },
-        checkWatch: watch.checks,
-      };
-      const r = await land(lane, { ...input, ...(consumed ? { consumed } : {}) }, ctx.gate);
-      return end({ outcome: 'landed', landed: r.tip, ...agent });
-    } catch (e) {
-      if (!isRefusal(e)) throw e;
-      const outcome = e.code === 'interrupted' ? 'cancelled' : 'failed';
-      return end({ outcome, code: e.code, reason: e.message.split('\n')[0]!, ...agent, ...checkTail(e) });
-    }
+    const landed = await landCycle(ctx, lane, {
+      item,
+      taken,
+      branch,
+      keeper,
+      work: work.head,
+      runHead,
+      watcher,
+      session,
+      cycleDir,
+      who,
+      config,
+      collect,
+      watch,
+    });
+    const { turnMs, ...record } = landed;
+    await closeSession();
+    // The turns after the first are debited as the first was: what the session used since.
+    const total = turnMs ? await session.usage() : spent;
+    if (turnMs) await debitBudget(ctx.budgetDir, { usage: usageSince(total, spent), runtime: ctx.runtime.name, item: short });
+    return end({ ...agent, ...record, agentMs: agent.agentMs + turnMs, ...recordedUsage(total) });
   } finally {
     await closeSession();
     await keeper.stop();
     watch?.end();
     await log?.close();
     await Promise.all([removeTree(cycleDir), ctx.repo.git.run(['update-ref', '-d', `refs/heads/${branch}`])]);
-    if (!landing || !(await landedDone(lane, taken.ref))) await releaseClaim(lane, item.key, 'the cycle did not land');
+    // Once the work was pushed to keep it, its branch stays: nothing a later failure does removes it.
+    if (!landing || !(await landedDone(lane, taken.ref)))
+      await releaseClaim(lane, item.key, landing ? 'the cycle did not land; its work stays on its branch' : 'the cycle did not land', {
+        keepBranch: landing,
+      });
     ctx.signal?.removeEventListener('abort', follow);
   }
 }

@@ -161,6 +161,7 @@ async function runWith(
     envNames: s.envNames,
     ttlMs: s.ttlMs,
     agentTimeoutMs: s.agentTimeoutMs,
+    maxCycles: s.maxCycles,
     deadline: s.deadline,
     budgetDir: budgetDir(repo.deps.config.machineDir),
     // secretPlaces covers abcd's config folder (the credential channel) and the temporary folder

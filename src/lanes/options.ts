@@ -52,9 +52,9 @@ const DEFAULT_AGENT_TIMEOUT_MS = 30 * 60_000;
 const DEFAULT_IDLE_MS = 5 * 60_000;
 // A lane's claim lives this long between renewals (the keeper renews at a third of it).
 const DEFAULT_LANE_TTL_MS = 10 * 60_000;
-const DEFAULT_MAX_CYCLES = 3;
 // A week of runs' logs: long enough to look into last week's failure, short enough not to pile up.
 const DEFAULT_LOG_RETENTION_MS = 7 * 86_400_000;
+export const DEFAULT_MAX_CYCLES = 3;
 
 export function laneSettings(flags: LaneFlags, cfg: LanesConfig, env: Env, now: number): LaneSettings {
   const runtime = flags.runtime ?? cfg.runtime ?? 'command';

@@ -129,6 +129,8 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
         rec.working(shortItem(next.key), true);
         const cycle = await runCycle(ctx, lane, next, taken, ++cycleNo);
         rec.working(shortItem(next.key), false);
+        // Turns that resolved a land conflict were cycles' worth of work: they count against the cap.
+        if (cycle.resumed?.conflict) attempts.set(k, (attempts.get(k) ?? 0) + cycle.resumed.conflict);
         cycles.push(cycle);
         rec.addCycle(cycle);
         lastWork = clock.now();

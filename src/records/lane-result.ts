@@ -50,6 +50,10 @@ const CycleSchema = z.object({
   /** The last lines the agent printed, and the failing check's, scrubbed (the newest cycles only). */
   outputTail: TailSchema.optional(),
   checkTail: TailSchema.optional(),
+  /** Where the cycle's work is on the remote when it did not land: its work branch and head. */
+  kept: z.object({ branch: z.string().min(1).max(300).regex(PRINTABLE), head: z.string().regex(OID) }).optional(),
+  /** Turns the agent was given after its first: to resolve a land's conflict, to fix a failing check. */
+  resumed: z.object({ conflict: z.number().int().nonnegative(), check: z.number().int().nonnegative() }).optional(),
 });
 export type CycleRecord = z.infer<typeof CycleSchema>;
 

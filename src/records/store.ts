@@ -238,6 +238,19 @@ export class RecordStore {
     return tips;
   }
 
+  /** The remote's branches under `prefix` (ending in `/`) and their tips. One round trip; the remote filters. */
+  async remoteRefsUnder(prefix: string): Promise<Map<string, string>> {
+    const r = await this.net(['ls-remote', this.remote, `${prefix}*`], 'read refs from');
+    if (r.exitCode !== 0) throw this.unreachable('read refs from', r, 'unchanged');
+    const tips = new Map<string, string>();
+    for (const line of r.stdout.toString().split('\n')) {
+      const [oid, ref] = line.split('\t');
+      // ls-remote matches a pattern against the tail of each name: keep those that truly start with it.
+      if (oid && ref?.startsWith(prefix)) tips.set(ref, oid);
+    }
+    return tips;
+  }
+
   private unreachable(act: string, r: { stderr: string; timedOut: boolean; limit: NetworkLimit }, outcome: Outcome, reread = false) {
     if (!r.timedOut && /could not read (Username|Password)/i.test(r.stderr)) {
       return new UnsafeEnvironment(

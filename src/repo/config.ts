@@ -115,6 +115,8 @@ export const LanesSectionSchema = z.strictObject({
   maxFiles: z.number().int().positive().optional(),
   /** How long a run's local logs (under the clone's git dir) are kept after its last write (default 7d). */
   logRetention: Duration.optional(),
+  /** Turns the agent gets, with a failing land check's output, to fix its work (default 1; 0: none). */
+  fixChecks: z.number().int().nonnegative().max(10).optional(),
 });
 
 export const RepoConfigSchema = z.strictObject({

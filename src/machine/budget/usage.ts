@@ -87,6 +87,27 @@ export function addUsage(a: CycleUsage, b: CycleUsage): CycleUsage {
 }
 
 /**
+ * What a session used after `before`, both read from the same session (its totals only grow):
+ * the part of a later reading still to debit. A count that went down (a runtime that restarted
+ * its totals) counts as nothing more, never as a refund.
+ */
+export function usageSince(after: CycleUsage, before: CycleUsage): CycleUsage {
+  const less = (a: number, b: number) => Math.max(0, safeCount(a) - safeCount(b));
+  const other = less(after.otherTokens ?? 0, before.otherTokens ?? 0);
+  return {
+    inputTokens: less(after.inputTokens, before.inputTokens),
+    outputTokens: less(after.outputTokens, before.outputTokens),
+    cacheReadTokens: less(after.cacheReadTokens, before.cacheReadTokens),
+    cacheWriteTokens: less(after.cacheWriteTokens, before.cacheWriteTokens),
+    ...(other ? { otherTokens: other } : {}),
+    costUsd: Math.max(0, safeUsd(after.costUsd) - safeUsd(before.costUsd)),
+    turns: less(after.turns, before.turns),
+    ...(after.model !== undefined ? { model: after.model } : {}),
+    ...(after.sessionId !== undefined ? { sessionId: after.sessionId } : {}),
+  };
+}
+
+/**
  * The tokens a usage takes off the pool: every kind, cache reads and writes included (ADR
  * 0073). The token pool bounds how much the model processed, not what it cost: the dollar
  * pool is the one that weighs kinds by price.

@@ -9,7 +9,7 @@ import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { STEER_ENVELOPE_FIRST_LINE } from '../src/steering/envelope.js';
 import { cleanupTemp, tempDir } from './harness/git-env.js';
-import { itemStatus, laneSession, remoteWithItems } from './harness/lanes.js';
+import { itemStatus, laneSession, remoteWithItems, laneRun } from './harness/lanes.js';
 import { OpenAiModelServer } from './harness/model-server-openai.js';
 import { makeSession } from './harness/session.js';
 import { refsUnder, remoteRecord, until } from './harness/steer.js';
@@ -51,7 +51,7 @@ describe('the codex runtime', () => {
       const reported = server.reported();
       expect(reported).toEqual({ input: 2700, cached: 1200, output: 42, requests: 2 });
       // The cycle's tokens are what was sent and answered: input (cached included) plus output.
-      const [cycle] = r.json.record.cycles;
+      const [cycle] = laneRun(r).record.cycles;
       expect(cycle).toMatchObject({ item: 'write-file', outcome: 'landed', usage: 2742 });
       const budget = await lane.abcd(['budget', '--json']);
       expect(budget.json).toMatchObject({ spent: 2742, debits: 1 });
@@ -107,7 +107,7 @@ describe('the codex runtime', () => {
       // Both runs' requests, once each: the resumed run's total already holds the first run's.
       const reported = server.reported();
       expect(reported.requests).toBe(4);
-      expect(r.json.record.cycles[0].usage).toBe(reported.input + reported.output);
+      expect(laneRun(r).record.cycles[0].usage).toBe(reported.input + reported.output);
 
       // One conversation: the envelope arrived in a request of the same thread after the first turn.
       const threads = new Set(server.requests.map((x) => x.thread));
@@ -165,7 +165,7 @@ describe('the codex runtime', () => {
       const lane = await laneSession(remote, 'lane', await codexEnv(server));
       const r = await lane.abcd(['drain', '--runtime', 'codex', '--json', '--agent-timeout', '120s'], { timeoutMs: 150_000 });
       expect(r.code, r.stdout + r.stderr).toBe(3);
-      const [cycle] = r.json.record.cycles;
+      const [cycle] = laneRun(r).record.cycles;
       expect(cycle).toMatchObject({ item: 'refused', outcome: 'failed', code: 'agent-failed' });
       expect(cycle.reason).toMatch(/^the agent exited 1: .*model stub: request 0 of conversation \S+ is past its script/);
       expect(cycle.reason).not.toMatch(/thread\.started|turn\.started|"item_/);
@@ -183,7 +183,7 @@ describe('the codex runtime', () => {
       const lane = await laneSession(remote, 'lane', await codexEnv(server));
       const r = await lane.abcd(['drain', '--runtime', 'codex', '--json', '--agent-timeout', '8s'], { timeoutMs: 150_000 });
       expect(r.code, r.stdout + r.stderr).toBe(3);
-      expect(r.json.record.cycles[0]).toMatchObject({ item: 'slow', outcome: 'timeout' });
+      expect(laneRun(r).record.cycles[0]).toMatchObject({ item: 'slow', outcome: 'timeout' });
       expect(server.requests).toHaveLength(1);
       await until('the killed agent to drop its request', () => server.inFlight() === 0, 10_000);
       expect(await itemStatus(remote, 'slow')).toBe('ready');

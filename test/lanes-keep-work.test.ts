@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupTemp, tempDir } from './harness/git-env.js';
-import { itemStatus, laneSession, remoteWithItems } from './harness/lanes.js';
+import { itemStatus, laneSession, remoteWithItems, laneRun } from './harness/lanes.js';
 import type { BareRemote } from './harness/remote.js';
 import { ABCD_BIN } from './harness/session.js';
 
@@ -65,7 +65,7 @@ async function drainSameLine(maxCycles: number, resolves = true) {
   while (!done && !(await show(remote, 'main:shared.txt')).includes('line by local:item:one')) await new Promise((r) => setTimeout(r, 100));
   await writeFile(join(gate, 'go'), '');
   const r = await run;
-  const cycles = (r.json?.record?.cycles ?? []) as Cycle[];
+  const cycles = (laneRun(r)?.record?.cycles ?? []) as Cycle[];
   return { remote, r, cycles, two: cycles.find((c) => c.item === 'two') };
 }
 
@@ -125,7 +125,7 @@ describe('a lane keeps its work', () => {
     const s = await laneSession(remote, 'builder');
     const r = await s.abcd(['build', 'checked', '--json', '--agent', FIXING_AGENT], { timeoutMs: 120_000 });
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    const [cycle] = r.json.record.cycles as Cycle[];
+    const [cycle] = laneRun(r).record.cycles as Cycle[];
     expect(cycle).toMatchObject({ outcome: 'landed', resumed: { conflict: 0, check: 1 }, usage: 150 });
     // Both turns are debited from the pool: the first before the land, the fixing turn after it.
     const pool = JSON.parse(await readFile(join(s.env.ABCD_MACHINE_DIR!, 'budget/budget.json'), 'utf8')) as { spent: number };
@@ -140,7 +140,7 @@ describe('a lane keeps its work', () => {
     const remote = await remoteWithItems([{ slug: 'unfixed' }], { land: { checks: CHECK }, lanes: { fixChecks: 0 } });
     const s = await laneSession(remote, 'builder');
     const r = await s.abcd(['build', 'unfixed', '--json', '--agent', FIXING_AGENT], { timeoutMs: 120_000 });
-    const [cycle] = r.json.record.cycles as Cycle[];
+    const [cycle] = laneRun(r).record.cycles as Cycle[];
     expect(cycle).toMatchObject({ outcome: 'failed', code: 'check-failed', kept: { branch: expect.stringMatching(/^lane\//) } });
     expect(cycle!.resumed).toBeUndefined();
     expect((await remote.refs()).get(`refs/heads/${cycle!.kept!.branch}`)).toBe(cycle!.kept!.head);

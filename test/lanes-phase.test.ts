@@ -48,8 +48,9 @@ describe('a running lane says its phase', () => {
     const ref = JSON.parse(String(b.stdout)).ref as string;
     const log = await execa('git', ['-C', remote.dir, 'log', '--format=%s', ref]);
     const writes = String(log.stdout).split('\n');
-    // Without phases: the start, the cycle, the end. With them at most one more per change.
-    expect(writes.length).toBeGreaterThanOrEqual(4);
+    // Without phases: the start, the cycle, the end. With them at most one more per change (status
+    // above read the agent and checks phases from the record; writes close together coalesce).
+    expect(writes.length).toBeGreaterThanOrEqual(3);
     expect(writes.length).toBeLessThanOrEqual(3 + 3);
   }, 150_000);
 });

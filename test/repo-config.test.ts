@@ -30,7 +30,7 @@ describe('the repository config schema', () => {
     expect(r.data).toMatchObject({
       key: 'land.check',
       reason: 'unknown-key',
-      allowed: ['checks', 'timeout', 'speculate', 'sandbox', 'env', 'network', 'retries'],
+      allowed: ['checks', 'timeout', 'speculate', 'sandbox', 'env', 'network', 'retries', 'priorityAge'],
     });
     expect(r.message).toContain('"land.check"');
     expect(r.message).toContain('"checks", "timeout"');

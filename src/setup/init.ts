@@ -72,12 +72,16 @@ export async function initRepository(input: InitInput): Promise<InitResult> {
   const plans: Plan[] = [{ path: CONFIG_PATH, text: renderRepoConfig(DEFAULT_REPO_CONFIG), overwrite: false }];
   let next: string | undefined;
   if (input.ci) {
-    const ci = { installCommand: installCommand(await readPackageSpec()) };
+    const spec = await readPackageSpec();
     if (input.ci === 'github') {
+      // The step maps the repository variable ABCD_PACKAGE into LANE_PACKAGE.
+      const ci = { installCommand: installCommand(spec, 'LANE_PACKAGE') };
       plans.push({ path: GITHUB_WORKFLOW_PATH, text: renderGithubWorkflow(ci), overwrite: input.force });
     } else {
       const target = await gitlabTarget(root);
       next = target.next;
+      // A CI/CD variable of the project, read by the script itself.
+      const ci = { installCommand: installCommand(spec, 'ABCD_PACKAGE') };
       plans.push({ path: target.path, text: renderGitlabCi(ci), overwrite: input.force });
     }
   }

@@ -9,6 +9,10 @@ export async function readPackageSpec(): Promise<string> {
   return `${pkg.name}@${pkg.version}`;
 }
 
-export function installCommand(spec: string): string {
-  return `npm install --global ${spec}`;
+/**
+ * The install line: the package spec in `variable` when the CI sets it (a team's own registry,
+ * or a tarball made with `npm pack`), else this pinned spec. Quoted, so a spec is one argument.
+ */
+export function installCommand(spec: string, variable: string): string {
+  return `npm install --global "\${${variable}:-${spec}}"`;
 }

@@ -410,10 +410,10 @@ describe('the generated GitHub workflow starts a lane only for a request, one pe
     expect(unlabelled).toMatchObject({ go: false });
     expect(unlabelled.out).toContain(`issue #12 is not labelled ${READY}`);
     // The repository variable narrows (or widens) who may ask.
-    const owners = { vars: { ABCD_AUTHOR_ASSOCIATIONS: 'OWNER' } };
+    const owners = { vars: { LANE_AUTHOR_ASSOCIATIONS: 'OWNER' } };
     expect(await comment({ association: 'MEMBER' }, owners)).toMatchObject({ go: false });
     expect(await comment({ association: 'OWNER' }, owners)).toMatchObject({ go: true });
-    expect(await comment({ association: 'CONTRIBUTOR' }, { vars: { ABCD_AUTHOR_ASSOCIATIONS: 'OWNER CONTRIBUTOR' } })).toMatchObject({
+    expect(await comment({ association: 'CONTRIBUTOR' }, { vars: { LANE_AUTHOR_ASSOCIATIONS: 'OWNER CONTRIBUTOR' } })).toMatchObject({
       go: true,
     });
   });

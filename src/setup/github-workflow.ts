@@ -116,7 +116,7 @@ export function renderGithubWorkflow(o: LaneCiOptions): string {
 # GitHub login is within reach (a lane never acts under the person's login). What starts one:
 #   - an issue labelled ${label}, or a comment on such an issue by someone the repository
 #     trusts (author association OWNER, MEMBER or COLLABORATOR, or the repository variable
-#     ABCD_AUTHOR_ASSOCIATIONS, space-separated): builds that one issue;
+#     LANE_AUTHOR_ASSOCIATIONS, space-separated): builds that one issue;
 #   - a dispatch with an item: builds that item; without one, and on the schedule: drains
 #     every ready item.
 # No push trigger: every push to main would start a drain, and lanes push their records under
@@ -180,7 +180,7 @@ jobs:
           LANE_ON_PULL_REQUEST: ${expr('github.event.issue.pull_request.url')}
           LANE_COMMENTER_TYPE: ${expr('github.event.comment.user.type')}
           LANE_ASSOCIATION: ${expr('github.event.comment.author_association')}
-          LANE_ASSOCIATIONS: ${expr('vars.ABCD_AUTHOR_ASSOCIATIONS')}
+          LANE_ASSOCIATIONS: ${expr('vars.LANE_AUTHOR_ASSOCIATIONS')}
         run: |
           ${GATE_SCRIPT.join('\n          ')}
   lane:

@@ -4,7 +4,8 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { GENERATED_MARKER, GITHUB_WORKFLOW_PATH, renderGithubWorkflow } from './github-workflow.js';
 import { GITLAB_CI_PATH, GITLAB_INCLUDE_PATH, renderGitlabCi } from './gitlab-ci.js';
-import { installCommand, readPackageSpec } from './package-spec.js';
+import { installCommand, PACKAGE_VARIABLE, readPackageSpec } from './package-spec.js';
+import { findPushWorkflows, type PushWorkflow } from './push-workflows.js';
 import type { Env } from '../core/deps.js';
 import { UsageError } from '../core/refusals.js';
 import { Git } from '../git/git.js';
@@ -26,6 +27,8 @@ export interface InitInput {
   ci?: CiKind;
   /** Overwrite an existing CI file. .abcd/config.json is never overwritten: it is the person's. */
   force: boolean;
+  /** Add the abcd/ filter to the team's workflows that run on every push. */
+  fix?: boolean;
 }
 
 export interface InitResult {
@@ -34,6 +37,8 @@ export interface InitResult {
   kept: string[];
   /** What the person does next, if anything (e.g. include the GitLab file). */
   next?: string;
+  /** The repository's own GitHub workflows that every record push would start. */
+  pushWorkflows: PushWorkflow[];
 }
 
 interface Plan {
@@ -81,7 +86,7 @@ export async function initRepository(input: InitInput): Promise<InitResult> {
       const target = await gitlabTarget(root);
       next = target.next;
       // A CI/CD variable of the project, read by the script itself.
-      const ci = { installCommand: installCommand(spec, 'ABCD_PACKAGE') };
+      const ci = { installCommand: installCommand(spec, PACKAGE_VARIABLE) };
       plans.push({ path: target.path, text: renderGitlabCi(ci), overwrite: input.force });
     }
   }
@@ -107,5 +112,7 @@ export async function initRepository(input: InitInput): Promise<InitResult> {
     // 'wx' refuses a file created since the check above rather than overwrite it.
     await writeFile(full, p.text, { flag: p.overwrite ? 'w' : 'wx' });
   }
-  return { root, written: todo.map((p) => p.path), kept, ...(next ? { next } : {}) };
+  const pushWorkflows = await findPushWorkflows(root, input.fix === true);
+  const written = [...todo.map((p) => p.path), ...pushWorkflows.filter((w) => w.state === 'fixed').map((w) => w.path)];
+  return { root, written, kept, ...(next ? { next } : {}), pushWorkflows };
 }

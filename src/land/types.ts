@@ -24,6 +24,8 @@ export interface LandInput {
   alsoWrite?: (landedTip: string) => RecordWrite[];
   /** What a lane's cycle absorbed in flight: written as trailers into the commit that marks the item done. */
   consumed?: Consumption;
+  /** A line the pull request's body carries on GitHub (an issue item's `Closes #n`). */
+  pullRequestNote?: string;
 }
 
 /** Runs the checks under the machine's load gate; the gate's own wait ends by `untilMs`. */

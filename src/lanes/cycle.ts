@@ -7,6 +7,7 @@ import { readAgentFile } from './agent-files.js';
 import { join } from 'node:path';
 import { debitBudget, parseUsageLines } from '../machine/budget/budget.js';
 import type { ItemDoc } from '../items/source.js';
+import { itemFileForAgent } from '../items/agent-text.js';
 import { formatItem, shortItem } from '../records/item.js';
 import type { CycleRecord } from '../records/lane-result.js';
 import { AgentObjectsRefused, ChangeTooLarge, isRefusal } from '../core/refusals.js';
@@ -61,6 +62,8 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
   let log: CycleLog | undefined;
   try {
     log = await openCycleLog({ commonDir: ctx.repo.commonDir, runId: ctx.runId, n, item: short });
+    // The item as its source has it now, with what a listing leaves out (an issue's comments).
+    item = (await ctx.source.read(item.key, runHead, item)) ?? item;
     // The agent's repository borrows from the lane store, which holds only what main reaches.
     const [files, storeObjects, config] = await Promise.all([
       stageCycle(cycleDir, item, taken),
@@ -168,6 +171,7 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
       const receipt = (head: string) =>
         receiptWrites({ watcher, item: item.key, runId: ctx.runId, holder: lane.me, gen: taken.claim.gen, at: clock.now(), head });
       const consumed = consumptionOf(watcher, ctx.runId);
+      const note = ctx.source.landingNote(item.key);
       const input = {
         item: item.key,
         branch,
@@ -177,8 +181,15 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
         alsoWrite: receipt,
         lane: { attended: ctx.attended },
       };
-      const r = await land(lane, { ...input, ...(consumed ? { consumed } : {}) }, ctx.gate);
-      return end({ outcome: 'landed', landed: r.tip, ...agent });
+      const r = await land(lane, { ...input, ...(consumed ? { consumed } : {}), ...(note ? { pullRequestNote: note } : {}) }, ctx.gate);
+      const pullRequest = r.github ? { number: r.github.number, ...(r.github.url ? { url: r.github.url } : {}) } : undefined;
+      const marked = await ctx.source.markDone(item.key, {
+        commit: r.tip,
+        main: r.main,
+        runId: ctx.runId,
+        ...(pullRequest ? { pullRequest } : {}),
+      });
+      return end({ outcome: 'landed', landed: r.tip, ...(marked.warning ? { reason: marked.warning } : {}), ...agent });
     } catch (e) {
       if (!isRefusal(e)) throw e;
       return end({ outcome: e.code === 'interrupted' ? 'cancelled' : 'failed', code: e.code, reason: e.message.split('\n')[0]!, ...agent });
@@ -207,8 +218,7 @@ async function stageCycle(cycleDir: string, item: ItemDoc, taken: Taken) {
     tmp: join(cycleDir, 'tmp'),
   };
   await Promise.all([mkdir(files.home), mkdir(files.tmp)]);
-  const doc = `---\ntitle: ${JSON.stringify(item.title)}\nstatus: ${item.status}\ndepends_on: ${JSON.stringify(item.dependsOn)}\n---\n${item.body}`;
-  await writeFile(files.item, doc);
+  await writeFile(files.item, itemFileForAgent(item));
   await writeFile(files.mailbox, taken.answered ? mailboxLine(taken.answered) : '');
   await writeFile(files.usage, '');
   return files;

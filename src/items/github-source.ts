@@ -1,0 +1,217 @@
+// GitHub issues as items: an open issue carrying the ready labels (and none excluded) is a
+// ready item `github:issue:<n>`; a closed one is done. What blocks it comes from GitHub's own
+// dependencies and sub-issues where the API offers them, and from `depends on #n` lines in its
+// body. A landing closes the issue with a comment naming the landed commit. Issue text and
+// comments are anyone's: kept as data, sanitized, never obeyed here.
+import { formatItem, type ItemKey } from '../records/item.js';
+import { UsageError, isRefusal, type Refusal } from '../core/refusals.js';
+import { sanitizeLine, sanitizeText } from '../core/sanitize.js';
+import {
+  closeIssue,
+  createIssueComment,
+  dependsOnInBody,
+  listBlockedBy,
+  listIssueComments,
+  listOpenIssues,
+  listSubIssues,
+  readIssue,
+  repositoryOf,
+  type IssuesApi,
+  type RestComment,
+  type RestIssue,
+} from '../forges/github/issues.js';
+import type { RepoName } from '../forges/github/pull-requests.js';
+import type { ItemComment, ItemDoc, ItemLanded, ItemListing, ItemSource } from './source.js';
+
+export const DEFAULT_READY_LABELS = ['abcd:ready'];
+// A prompt carries the newest comments, each cut: a thread of thousands is context, not a book.
+const MAX_COMMENTS = 100;
+const MAX_COMMENT_CHARS = 16_000;
+
+export interface GitHubSourceOptions {
+  api: IssuesApi;
+  labels: readonly string[];
+  exclude: readonly string[];
+  priority: readonly string[];
+  /** The repository pull requests land in, when the remote is on GitHub: `Closes #n` there is short. */
+  landsIn?: RepoName;
+}
+
+export class GitHubIssueSource implements ItemSource {
+  readonly source = 'github';
+
+  constructor(private readonly o: GitHubSourceOptions) {}
+
+  async list(mainTip: string): Promise<ItemListing> {
+    const listed = await listOpenIssues(this.o.api, this.o.labels);
+    const issues = listed.issues.filter((i) => !this.excludedBy(i));
+    const open = new Set(issues.map((i) => i.number));
+    const items = await Promise.all(issues.map((i) => this.docOf(i, open)));
+    return { mainTip, items, refused: [] };
+  }
+
+  async read(key: ItemKey, _mainTip: string, listed?: ItemDoc): Promise<ItemDoc | undefined> {
+    const n = issueNumber(key);
+    const doc = listed ?? (await this.readDoc(n));
+    if (!doc) return undefined;
+    const comments = await listIssueComments(this.o.api, n);
+    return { ...doc, comments: comments.slice(-MAX_COMMENTS).map(commentOf) };
+  }
+
+  async whyNotListed(key: ItemKey): Promise<Refusal> {
+    const n = issueNumber(key);
+    const where = `${this.o.api.owner}/${this.o.api.repo}`;
+    const item = formatItem(key);
+    const issue = await readIssueOrNone(this.o.api, n);
+    if (!issue || issue.pull_request !== undefined) {
+      return new UsageError(`there is no issue #${n} in ${where}: run abcd items to see the items.`, 'no-item', {
+        item,
+        reason: 'not-found',
+      });
+    }
+    if (issue.state === 'closed') {
+      return new UsageError(`issue #${n} in ${where} is closed, so it is done: reopen it on GitHub to build it again.`, 'no-item', {
+        item,
+        reason: 'closed',
+      });
+    }
+    const excluded = this.excludedBy(issue);
+    if (excluded) {
+      return new UsageError(
+        `issue #${n} in ${where} carries the label ${sanitizeLine(excluded, 60)}, which items.github.exclude leaves out.`,
+        'no-item',
+        {
+          item,
+          reason: 'excluded',
+        },
+      );
+    }
+    const missing = this.o.labels.filter((l) => !issue.labels.includes(l));
+    return new UsageError(
+      `issue #${n} in ${where} is not ready: it lacks the label${missing.length === 1 ? '' : 's'} ${missing.join(', ')} that make an issue an item; add ${missing.length === 1 ? 'it' : 'them'} on GitHub.`,
+      'no-item',
+      { item, reason: 'not-labelled' },
+    );
+  }
+
+  landingNote(key: ItemKey): string {
+    const n = issueNumber(key);
+    const l = this.o.landsIn;
+    const same = l && l.owner.toLowerCase() === this.o.api.owner.toLowerCase() && l.repo.toLowerCase() === this.o.api.repo.toLowerCase();
+    return `Closes ${same ? '' : `${this.o.api.owner}/${this.o.api.repo}`}#${n}`;
+  }
+
+  async markDone(key: ItemKey, landed: ItemLanded): Promise<{ warning?: string }> {
+    const n = issueNumber(key);
+    const via = landed.pullRequest ? ` through pull request #${landed.pullRequest.number}` : '';
+    const run = landed.runId ? ` (abcd lane run ${landed.runId})` : '';
+    try {
+      await createIssueComment(this.o.api, n, `Landed on \`${landed.main}\` in ${landed.commit}${via}${run}.`);
+      await closeIssue(this.o.api, n);
+      return {};
+    } catch (e) {
+      if (!isRefusal(e)) throw e;
+      // The work is on main either way; an issue left open is built again, never lost.
+      return { warning: `landed, but issue #${n} could not be closed: ${e.message}` };
+    }
+  }
+
+  private excludedBy(i: RestIssue): string | undefined {
+    return this.o.exclude.find((l) => i.labels.includes(l));
+  }
+
+  private async readDoc(n: number): Promise<ItemDoc | undefined> {
+    const issue = await readIssueOrNone(this.o.api, n);
+    if (!issue || issue.pull_request !== undefined) return undefined;
+    return this.docOf(issue, new Set());
+  }
+
+  private async docOf(i: RestIssue, open: ReadonlySet<number>): Promise<ItemDoc> {
+    const at = i.created_at ? Date.parse(i.created_at) : NaN;
+    const rank = this.o.priority.findIndex((l) => i.labels.includes(l));
+    return {
+      key: issueKey(i.number),
+      title: i.title,
+      status: i.state === 'closed' ? 'done' : 'ready',
+      dependsOn: i.state === 'closed' ? [] : await this.blockersOf(i, open),
+      body: i.body ?? '',
+      path: i.html_url ?? `${this.o.api.owner}/${this.o.api.repo}#${i.number}`,
+      labels: i.labels,
+      ...(Number.isFinite(at) ? { addedAt: at } : {}),
+      ...(rank >= 0 ? { priority: rank } : {}),
+    };
+  }
+
+  /**
+   * The open issues this one waits on, as keys. Each source costs a call only when the issue
+   * says it has something there: GitHub's summary counts open blockers and sub-issues; a body
+   * line names an issue, whose state is read unless the listing already shows it open.
+   */
+  private async blockersOf(i: RestIssue, open: ReadonlySet<number>): Promise<string[]> {
+    const api = this.o.api;
+    const keys = new Set<string>();
+    if ((i.issue_dependencies_summary?.blocked_by ?? 0) > 0) {
+      for (const b of (await listBlockedBy(api, i.number)) ?? []) if (b.state === 'open') keys.add(this.keyOf(b));
+    }
+    const sub = i.sub_issues_summary;
+    if (sub && sub.total > sub.completed) {
+      for (const s of (await listSubIssues(api, i.number)) ?? []) if (s.state === 'open') keys.add(this.keyOf(s));
+    }
+    for (const n of dependsOnInBody(i.body)) {
+      if (n === i.number) continue;
+      if (open.has(n)) keys.add(formatItem(issueKey(n)));
+      else {
+        const dep = await readIssueOrNone(api, n);
+        // An issue that is not there cannot be waited on; one that is open, listed or not, is.
+        if (dep?.state === 'open') keys.add(formatItem(issueKey(n)));
+      }
+    }
+    return [...keys].sort();
+  }
+
+  /** An issue of this repository is github:issue:<n>; one of another is named so it matches no item here. */
+  private keyOf(i: RestIssue): string {
+    const r = repositoryOf(i);
+    const api = this.o.api;
+    if (!r || (r.owner.toLowerCase() === api.owner.toLowerCase() && r.repo.toLowerCase() === api.repo.toLowerCase()))
+      return formatItem(issueKey(i.number));
+    const part = `${r.owner}.${r.repo}`.toLowerCase().replace(/[^a-z0-9._-]/g, '-');
+    return `github:issue:${part}.${i.number}`;
+  }
+}
+
+export function issueKey(n: number): ItemKey {
+  return { source: 'github', kind: 'issue', id: String(n) };
+}
+
+/** The issue number of a `github:issue:<n>` key; any other key of this source is a usage error. */
+export function issueNumber(key: ItemKey): number {
+  if (key.kind === 'issue' && /^[1-9]\d{0,8}$/.test(key.id)) return Number(key.id);
+  throw new UsageError(`${formatItem(key)} is no GitHub issue key: write github:issue:<number>, e.g. github:issue:123.`, 'item-source', {
+    item: formatItem(key),
+    source: 'github',
+    reason: 'bad-key',
+  });
+}
+
+async function readIssueOrNone(api: IssuesApi, n: number): Promise<RestIssue | undefined> {
+  try {
+    return await readIssue(api, n);
+  } catch (e) {
+    if (isRefusal(e) && e.code === 'forge-rejected' && e.data.reason === 'not-found') return undefined;
+    throw e;
+  }
+}
+
+function commentOf(c: RestComment): ItemComment {
+  const login = c.user?.login ?? 'ghost';
+  const text = sanitizeText(c.body ?? '');
+  return {
+    id: c.id,
+    author: sanitizeLine(login, 100),
+    association: sanitizeLine(c.author_association, 40),
+    bot: c.user?.type === 'Bot' || login.endsWith('[bot]'),
+    body: text.length > MAX_COMMENT_CHARS ? `${text.slice(0, MAX_COMMENT_CHARS - 1)}…` : text,
+    at: Date.parse(c.created_at) || 0,
+  };
+}

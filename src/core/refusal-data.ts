@@ -48,6 +48,10 @@ export type UsageKinds = {
   'no-item': { item: string; reason?: string };
   /** The item's source part names a source abcd does not know or this repository has not set up. */
   'item-source': { item: string; source: string; reason: 'unknown' | 'not-configured' | 'bad-key' };
+  /** `abcd items add/close`: the item file cannot be written as asked (already there, too big, a dependency missing, no status line). */
+  'item-file': { item: string; path: string; reason: 'exists' | 'too-large' | 'missing-dependency' | 'status-line'; missing?: string[] };
+  /** `abcd items add --title`: empty, several lines, control characters, or too long. */
+  title: { reason: string };
   /** The item landed: there is no live claim to act on. */
   'item-landed': { item: string; ref: string; state: 'done' };
   /** A work branch that is no branch, or is main itself. */

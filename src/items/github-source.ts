@@ -8,6 +8,7 @@ import { UsageError, isRefusal, type Refusal } from '../core/refusals.js';
 import { sanitizeLine, sanitizeText } from '../core/sanitize.js';
 import {
   closeIssue,
+  createIssue,
   createIssueComment,
   dependsOnInBody,
   listBlockedBy,
@@ -114,6 +115,30 @@ export class GitHubIssueSource implements ItemSource {
       // The work is on main either way; an issue left open is built again, never lost.
       return { warning: `landed, but issue #${n} could not be closed: ${e.message}` };
     }
+  }
+
+  /**
+   * `abcd items add --github`: a new issue with the ready labels, so it is an item at once; what
+   * it waits on goes in a `Depends on #n` line, the form this source reads back.
+   */
+  async openItem(i: { title: string; body: string; dependsOn: readonly number[] }): Promise<{ key: ItemKey; url?: string }> {
+    const deps = i.dependsOn.length ? `${i.body === '' ? '' : '\n\n'}Depends on ${i.dependsOn.map((n) => `#${n}`).join(', ')}\n` : '';
+    const issue = await createIssue(this.o.api, { title: i.title, body: `${i.body.replace(/\s+$/, '')}${deps}`, labels: this.o.labels });
+    return { key: issueKey(issue.number), ...(issue.html_url ? { url: issue.html_url } : {}) };
+  }
+
+  /**
+   * `abcd items close github:issue:<n>`: closes it as completed with a comment saying how; false
+   * when it was closed already. The comment names no one: the person's address is not GitHub's to show.
+   */
+  async closeItem(key: ItemKey): Promise<boolean> {
+    const n = issueNumber(key);
+    const issue = await readIssueOrNone(this.o.api, n);
+    if (!issue || issue.pull_request !== undefined) throw await this.whyNotListed(key);
+    if (issue.state === 'closed') return false;
+    await createIssueComment(this.o.api, n, 'Closed as done with `abcd items close`.');
+    await closeIssue(this.o.api, n);
+    return true;
   }
 
   private excludedBy(i: RestIssue): string | undefined {

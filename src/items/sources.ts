@@ -47,6 +47,11 @@ export class ItemSources implements ItemSource {
     );
   }
 
+  /** The GitHub issue source, for what only it can do (open an issue); refused as `of` refuses when not set up. */
+  github(): GitHubIssueSource {
+    return this.of({ source: 'github', kind: 'issue', id: '1' }) as GitHubIssueSource;
+  }
+
   /** Every source's items side by side; a source that cannot be read fails the listing (never "no work"). */
   async list(mainTip: string): Promise<ItemListing> {
     const all = await Promise.all([...this.sources.values()].map((s) => s.list(mainTip)));

@@ -41,6 +41,8 @@ export const items: Command = {
     ['abcd items --json', 'the same as one JSON object; unreadable item files under "refused"'],
     ['abcd items add fix-login --title "Fix the login" --from-file notes.md --depends-on setup', 'land a new item file through the queue'],
     ['abcd items close fix-login', 'land status: done for an item through the queue'],
+    ['abcd items add --github --title "Fix the login" --depends-on 12', 'open a ready GitHub issue instead'],
+    ['abcd items close github:issue:12', 'close the issue as done'],
   ],
   builder: (y) =>
     y
@@ -48,14 +50,18 @@ export const items: Command = {
       .positional('item', { type: 'string', describe: 'the item to add (a new slug) or close' })
       .option('title', { type: 'string', describe: 'add: the one-line title' })
       .option('from-file', { type: 'string', describe: 'add: a file whose text is the body' })
-      .option('depends-on', { type: 'string', describe: 'add: the items that must be done first, comma-separated' })
+      .option('depends-on', {
+        type: 'string',
+        describe: 'add: the items (or, with --github, issue numbers) that must be done first, comma-separated',
+      })
+      .option('github', { type: 'boolean', describe: 'add: open a labelled GitHub issue (items.github) instead of a file on main' })
       .option('wait', { type: 'string', describe: 'add, close: how long to wait for the land queue (default 30m)' }),
   async run(args, deps) {
     if (args.action !== undefined) {
       const { runItemChange } = await import('../items-change.js');
       return runItemChange(args, deps);
     }
-    for (const o of ['item', 'title', 'from-file', 'depends-on', 'wait'] as const) {
+    for (const o of ['item', 'title', 'from-file', 'depends-on', 'wait', 'github'] as const) {
       if (args[o] !== undefined) {
         throw new UsageError(
           `${o === 'item' ? 'an item' : `--${o}`} is for abcd items add or close; abcd items alone lists the items.`,

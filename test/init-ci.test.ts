@@ -418,6 +418,24 @@ describe('the generated GitHub workflow starts a lane only for a request, one pe
     });
   });
 
+  it("takes the ready label from the issue source's config, quoted so a label cannot become YAML or shell", async () => {
+    const { dir, env } = await repo();
+    const label = 'ready: it\'s "go" $(x)';
+    await mkdir(join(dir, '.abcd'), { recursive: true });
+    await writeFile(join(dir, '.abcd/config.json'), JSON.stringify({ items: { github: { repo: 'o/r', labels: [label, 'team'] } } }));
+    await initRepository({ cwd: dir, env, ci: 'github', force: false });
+    const wf = parse(await readFile(join(dir, '.github/workflows/abcd-lanes.yml'), 'utf8')) as Workflow;
+    expect(await runGate(wf, on('issues', issueEvent({ number: 3, labels: [label], label })))).toMatchObject({
+      go: true,
+      item: 'github:issue:3',
+    });
+    expect(await runGate(wf, on('issues', issueEvent({ number: 3, labels: ['abcd:ready'], label: 'abcd:ready' })))).toMatchObject({
+      go: false,
+    });
+    const c = commentEvent({ number: 3, labels: [label], association: 'OWNER' });
+    expect(await runGate(wf, on('issue_comment', c))).toMatchObject({ go: true });
+  });
+
   it('a dispatch builds its item or drains; the schedule drains; an item abcd would refuse fails the gate', async () => {
     const wf = await generatedWorkflow();
     expect(await runGate(wf, on('workflow_dispatch', {}, { inputs: { item: 'fix-login' } }))).toMatchObject({
@@ -499,8 +517,8 @@ describe('the generated GitHub lane job, run locally', () => {
       env: job,
       secrets: values,
       scratch: join(home, 'runner'),
-      // A job near its end: too little time left for one whole cycle. A timed lane must then
-      // refuse before claiming anything (exit 4), which makes the run quick and its outcome known.
+      // A job near its end: too little time left for one whole cycle, so a build that got past
+      // its item would still refuse before claiming anything (exit 4): the run stays quick.
       before: async (step) => {
         if (step.run.includes('abcd build'))
           await exportVariable(githubEnv, 'ABCD_JOB_DEADLINE', new Date(Date.now() + 60_000).toISOString().replace(/\.\d+Z$/, 'Z'));
@@ -543,11 +561,12 @@ describe('the generated GitHub lane job, run locally', () => {
     expect(signAppJwt(config.appId, key, Date.now()).split('.')).toHaveLength(3);
     expect((await stat(join(paths.dir, 'app-key.pem'))).mode & 0o777).toBe(0o600);
 
-    // The deadline is too short for one whole first cycle: timed exits 4 before claiming anything.
+    // The installed abcd built the issue the event named. This remote's main sets up no issue
+    // source, so the build refuses it by name (exit 2) before it claims anything.
     const lane = reports.at(-1)!;
     expect(lane.name).toBe('Run the lane');
-    expect(lane.exit, lane.out).toBe(4);
-    expect(lane.out).toContain('nothing was claimed');
+    expect(lane.exit, lane.out).toBe(2);
+    expect(lane.out).toContain('github:issue:7 names a GitHub issue, but .abcd/config.json on main has no items.github');
     expect([...(await remote.refs()).keys()].filter((r) => r.startsWith('refs/heads/abcd/'))).toEqual([]);
   }, 180_000);
 });

@@ -114,7 +114,7 @@ export function renderGithubWorkflow(o: LaneCiOptions): string {
 #
 # Runs abcd's unattended lanes here rather than on the person's computer, where their own
 # GitHub login is within reach (a lane never acts under the person's login). What starts one:
-#   - an issue labelled ${label}, or a comment on such an issue by someone the repository
+#   - an issue labelled ${JSON.stringify(label)}, or a comment on such an issue by someone the repository
 #     trusts (author association OWNER, MEMBER or COLLABORATOR, or the repository variable
 #     LANE_AUTHOR_ASSOCIATIONS, space-separated): builds that one issue;
 #   - a dispatch with an item: builds that item; without one, and on the schedule: drains
@@ -176,7 +176,7 @@ jobs:
           LANE_ISSUE: ${expr('github.event.issue.number')}
           LANE_LABEL: ${expr('github.event.label.name')}
           LANE_READY_LABEL: ${yamlString(label)}
-          LANE_ISSUE_READY: ${expr(`contains(github.event.issue.labels.*.name, ${exprString(label)})`)}
+          LANE_ISSUE_READY: ${yamlString(expr(`contains(github.event.issue.labels.*.name, ${exprString(label)})`))}
           LANE_ON_PULL_REQUEST: ${expr('github.event.issue.pull_request.url')}
           LANE_COMMENTER_TYPE: ${expr('github.event.comment.user.type')}
           LANE_ASSOCIATION: ${expr('github.event.comment.author_association')}

@@ -9,7 +9,7 @@ import { findPushWorkflows, type PushWorkflow } from './push-workflows.js';
 import type { Env } from '../core/deps.js';
 import { UsageError } from '../core/refusals.js';
 import { Git } from '../git/git.js';
-import { CONFIG_PATH, DEFAULT_REPO_CONFIG, parseRepoConfig, renderRepoConfig } from '../repo/config.js';
+import { CONFIG_PATH, DEFAULT_REPO_CONFIG, parseRepoConfig, renderRepoConfig, type RepoConfig } from '../repo/config.js';
 
 /**
  * The smallest useful repository config (src/repo/config.ts holds its one schema).
@@ -66,6 +66,12 @@ async function gitlabTarget(root: string): Promise<{ path: string; next?: string
   };
 }
 
+/** The person's .abcd/config.json when there is one (init keeps it; the schema checks it below). */
+async function existingConfig(root: string): Promise<RepoConfig | undefined> {
+  const text = await readFile(join(root, CONFIG_PATH), 'utf8').catch(() => undefined);
+  return text === undefined ? undefined : parseRepoConfig(text, `the existing ${CONFIG_PATH}`, 'fix it, then run abcd init again');
+}
+
 export async function initRepository(input: InitInput): Promise<InitResult> {
   const top = await new Git(input.cwd, input.env).run(['rev-parse', '--show-toplevel']);
   if (top.exitCode !== 0) {
@@ -79,8 +85,10 @@ export async function initRepository(input: InitInput): Promise<InitResult> {
   if (input.ci) {
     const spec = await readPackageSpec();
     if (input.ci === 'github') {
-      // The step maps the repository variable ABCD_PACKAGE into LANE_PACKAGE.
-      const ci = { installCommand: installCommand(spec, 'LANE_PACKAGE') };
+      // The step maps the repository variable ABCD_PACKAGE into LANE_PACKAGE; an issue labelled
+      // with the issue source's first ready label starts a lane.
+      const readyLabel = (await existingConfig(root))?.items?.github?.labels?.[0];
+      const ci = { installCommand: installCommand(spec, 'LANE_PACKAGE'), ...(readyLabel ? { readyLabel } : {}) };
       plans.push({ path: GITHUB_WORKFLOW_PATH, text: renderGithubWorkflow(ci), overwrite: input.force });
     } else {
       const target = await gitlabTarget(root);

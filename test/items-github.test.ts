@@ -156,5 +156,9 @@ describe('GitHub issues as items', () => {
     expect(seen).not.toContain('bot noise');
     const claim = (await execa('git', ['-C', remote.dir, 'show', 'abcd/claims/github/issue/7:record.json'])).stdout;
     expect(JSON.parse(claim)).toMatchObject({ state: 'done', landed: { tip } });
+    // Reopened on GitHub, the landed issue is work again.
+    gh.issues.get(7)!.state = 'open';
+    const items = await s.abcd(['items', '--json']);
+    expect(items.json.items).toMatchObject([{ key: 'github:issue:7', status: 'ready', readiness: 'ready', claim: { state: 'done' } }]);
   }, 150_000);
 });

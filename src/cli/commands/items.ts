@@ -9,7 +9,8 @@ const TITLE_CHARS = 60;
 
 export const items: Command = {
   command: 'items',
-  describe: 'the items under .abcd/items/ on main with status, readiness (ready, blocked, held, done) and claim',
+  describe:
+    'the items (files under .abcd/items/ on main, labelled GitHub issues) with status, readiness (ready, blocked, held, done) and claim',
   refusals: [
     'item-invalid',
     'git-failed',

@@ -39,12 +39,20 @@ export interface GitHubSourceOptions {
 
 export class GitHubIssueSource implements ItemSource {
   readonly source = 'github';
+  /**
+   * Issues this process closed that a listing still showed open: GitHub's listings may lag a
+   * write, and a lagging one must not make landed work ready again. One is forgotten once a
+   * listing leaves it out; shown again after that, it was reopened.
+   */
+  private readonly closedHere = new Set<number>();
 
   constructor(private readonly o: GitHubSourceOptions) {}
 
   async list(mainTip: string): Promise<ItemListing> {
     const listed = await listOpenIssues(this.o.api, this.o.labels);
-    const issues = listed.issues.filter((i) => !this.excludedBy(i));
+    const shown = new Set(listed.issues.map((i) => i.number));
+    for (const n of this.closedHere) if (!shown.has(n)) this.closedHere.delete(n);
+    const issues = listed.issues.filter((i) => !this.excludedBy(i) && !this.closedHere.has(i.number));
     const open = new Set(issues.map((i) => i.number));
     const items = await Promise.all(issues.map((i) => this.docOf(i, open)));
     return { mainTip, items, refused: [] };
@@ -108,6 +116,7 @@ export class GitHubIssueSource implements ItemSource {
     try {
       await createIssueComment(this.o.api, n, `Landed on \`${landed.main}\` in ${landed.commit}${via}${run}.`);
       await closeIssue(this.o.api, n);
+      this.closedHere.add(n);
       return {};
     } catch (e) {
       if (!isRefusal(e)) throw e;

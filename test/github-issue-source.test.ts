@@ -1,0 +1,81 @@
+// The GitHub issue source in process against the stub: a listing that lags the source's own
+// close does not make landed work ready again (a later reopen does), body lines name what an
+// issue depends on, and a 304 with nothing kept is garbage, never an empty listing.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../src/core/deps.js';
+import { GitHubClient } from '../src/forges/github/client.js';
+import { dependsOnInBody, listOpenIssues } from '../src/forges/github/issues.js';
+import { KeptAnswers } from '../src/forges/github/kept-answers.js';
+import { GitHubIssueSource } from '../src/items/github-source.js';
+import { cleanupTemp, tempDir } from './harness/git-env.js';
+import { GitHubIssuesFake } from './harness/github-issues.js';
+import { GitHubStub } from './harness/github-stub.js';
+
+describe('the GitHub issue source', () => {
+  let stub: GitHubStub;
+  beforeAll(async () => {
+    stub = await GitHubStub.start();
+  });
+  afterEach(() => {
+    try {
+      stub.verify();
+    } finally {
+      stub.reset();
+    }
+  });
+  afterAll(async () => {
+    await stub.stop();
+    await cleanupTemp();
+  });
+
+  async function api() {
+    const client = new GitHubClient({ restUrl: stub.url, token: () => Promise.resolve('ghs_test0123456789'), clock: systemClock });
+    return { client, kept: new KeptAnswers(await tempDir('kept')), owner: 'octo', repo: 'widgets' };
+  }
+
+  it('an issue it closed stays done while a listing lags; shown again after a listing left it out, it was reopened', async () => {
+    const gh = new GitHubIssuesFake(stub, 'octo', 'widgets');
+    gh.add({ number: 7, title: 'Blue', labels: ['abcd:ready'] });
+    gh.serveListing();
+    gh.acceptComment(7);
+    // GitHub's listing lags: the close is acknowledged, the issue still listed open.
+    stub.on({ method: 'PATCH', path: `${gh.base}/issues/7`, reply: { body: gh.rest(gh.issues.get(7)!) } });
+    const source = new GitHubIssueSource({ api: await api(), labels: ['abcd:ready'], exclude: [], priority: [] });
+    const keys = async () => (await source.list('tip')).items.map((i) => i.key.id);
+    expect(await keys()).toEqual(['7']);
+    expect(await source.markDone({ source: 'github', kind: 'issue', id: '7' }, { commit: 'c'.repeat(40), main: 'main' })).toEqual({});
+    expect(await keys()).toEqual([]);
+    gh.issues.get(7)!.state = 'closed';
+    expect(await keys()).toEqual([]);
+    gh.issues.get(7)!.state = 'open';
+    expect(await keys()).toEqual(['7']);
+  });
+
+  it('a close that fails leaves the landing standing and says so', async () => {
+    const gh = new GitHubIssuesFake(stub, 'octo', 'widgets');
+    gh.add({ number: 8, title: 'Red', labels: ['abcd:ready'] });
+    stub.on({
+      method: 'POST',
+      path: `${gh.base}/issues/8/comments`,
+      reply: { status: 403, body: { message: 'Resource not accessible by integration' } },
+    });
+    const source = new GitHubIssueSource({ api: await api(), labels: ['abcd:ready'], exclude: [], priority: [] });
+    const r = await source.markDone({ source: 'github', kind: 'issue', id: '8' }, { commit: 'c'.repeat(40), main: 'main' });
+    expect(r.warning).toMatch(/^landed, but issue #8 could not be closed: GitHub forbade POST/);
+  });
+
+  it('reads depends on and blocked by lines from a body, nothing else', () => {
+    expect(dependsOnInBody('Depends on #12\n- blocked by: #3, #4 and #5\n> depends on #7 & #8')).toEqual([3, 4, 5, 7, 8, 12]);
+    expect(dependsOnInBody('This depends on #9 being fixed\nsee #10\n`depends on #11`')).toEqual([]);
+    expect(dependsOnInBody(null)).toEqual([]);
+  });
+
+  it('a 304 to a request that sent no ETag is garbage (exit 8), never an empty listing', async () => {
+    stub.on({ method: 'GET', path: '/repos/octo/widgets/issues', reply: { status: 304 } });
+    const a = await api();
+    await expect(listOpenIssues(a, ['abcd:ready'])).rejects.toMatchObject({
+      code: 'remote-unavailable',
+      data: { status: 304, outcome: 'unchanged' },
+    });
+  });
+});

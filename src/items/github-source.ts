@@ -27,6 +27,8 @@ export const DEFAULT_READY_LABELS = ['abcd:ready'];
 // A prompt carries the newest comments, each cut: a thread of thousands is context, not a book.
 const MAX_COMMENTS = 100;
 const MAX_COMMENT_CHARS = 16_000;
+// The first line of every comment abcd writes: its own words are neither task nor steer.
+export const ABCD_COMMENT_MARK = '<!-- abcd: lane result -->';
 
 export interface GitHubSourceOptions {
   api: IssuesApi;
@@ -63,7 +65,19 @@ export class GitHubIssueSource implements ItemSource {
     const doc = listed ?? (await this.readDoc(n));
     if (!doc) return undefined;
     const comments = await listIssueComments(this.o.api, n);
-    return { ...doc, comments: comments.slice(-MAX_COMMENTS).map(commentOf) };
+    return { ...doc, comments: comments.filter(notAbcds).slice(-MAX_COMMENTS).map(commentOf) };
+  }
+
+  async commentsSince(key: ItemKey, sinceMs: number): Promise<ItemComment[]> {
+    // GitHub's `since` is in whole seconds and filters on the last edit: cut to the second so
+    // every poll of a cycle asks the same URL (its ETag then answers 304), and keep only those
+    // written since, so an old comment edited later is not news.
+    const since = new Date(Math.floor(sinceMs / 1000) * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
+    const comments = await listIssueComments(this.o.api, issueNumber(key), since);
+    return comments
+      .filter(notAbcds)
+      .map(commentOf)
+      .filter((c) => c.at >= sinceMs - 1000);
   }
 
   async whyNotListed(key: ItemKey): Promise<Refusal> {
@@ -114,7 +128,7 @@ export class GitHubIssueSource implements ItemSource {
     const via = landed.pullRequest ? ` through pull request #${landed.pullRequest.number}` : '';
     const run = landed.runId ? ` (abcd lane run ${landed.runId})` : '';
     try {
-      await createIssueComment(this.o.api, n, `Landed on \`${landed.main}\` in ${landed.commit}${via}${run}.`);
+      await createIssueComment(this.o.api, n, `${ABCD_COMMENT_MARK}\nLanded on \`${landed.main}\` in ${landed.commit}${via}${run}.`);
       await closeIssue(this.o.api, n);
       this.closedHere.add(n);
       return {};
@@ -210,6 +224,11 @@ async function readIssueOrNone(api: IssuesApi, n: number): Promise<RestIssue | u
     if (isRefusal(e) && e.code === 'forge-rejected' && e.data.reason === 'not-found') return undefined;
     throw e;
   }
+}
+
+/** A comment abcd wrote (under a user token it shows as the person's own) is no one's instruction. */
+function notAbcds(c: RestComment): boolean {
+  return !(c.body ?? '').startsWith(ABCD_COMMENT_MARK);
 }
 
 function commentOf(c: RestComment): ItemComment {

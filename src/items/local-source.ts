@@ -95,6 +95,11 @@ export class LocalItemSource implements ItemSource {
     );
   }
 
+  /** Item files have no comments: a change of the file itself is what steers (the watcher reads main). */
+  commentsSince(): Promise<never[]> {
+    return Promise.resolve([]);
+  }
+
   landingNote(): undefined {
     return undefined;
   }

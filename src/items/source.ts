@@ -80,6 +80,11 @@ export interface ItemSource {
   read(key: ItemKey, mainTip: string, listed?: ItemDoc): Promise<ItemDoc | undefined>;
   /** Why `key` is not in this source's listing at `mainTip`, in the source's own words: the refusal to give. */
   whyNotListed(key: ItemKey, mainTip: string): Promise<Refusal>;
+  /**
+   * The comments on the item written at or after `sinceMs`, oldest first (none where the source
+   * has no comments). A lane asks on every steer poll: one conditional request each.
+   */
+  commentsSince(key: ItemKey, sinceMs: number): Promise<ItemComment[]>;
   /** A line the pull request that lands the item carries (an issue's `Closes #n`), if any. */
   landingNote(key: ItemKey): string | undefined;
   /**

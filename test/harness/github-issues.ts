@@ -55,8 +55,9 @@ export class GitHubIssuesFake {
     return issue;
   }
 
-  comment(issue: number, c: { login: string; association: string; body: string; bot?: boolean }): FakeComment {
-    const made = { id: this.nextComment++, issue, at: new Date(Date.now() - 60_000).toISOString(), ...c };
+  /** A comment written a minute ago, or at `at`. */
+  comment(issue: number, c: { login: string; association: string; body: string; bot?: boolean; at?: string }): FakeComment {
+    const made = { id: this.nextComment++, issue, ...c, at: c.at ?? new Date(Date.now() - 60_000).toISOString() };
     this.comments.push(made);
     return made;
   }

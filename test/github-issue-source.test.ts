@@ -64,6 +64,26 @@ describe('the GitHub issue source', () => {
     expect(r.warning).toMatch(/^landed, but issue #8 could not be closed: GitHub forbade POST/);
   });
 
+  it('a run keeps one result comment per issue: a failed cycle writes it, the landing rewrites it in place', async () => {
+    const gh = new GitHubIssuesFake(stub, 'octo', 'widgets');
+    gh.add({ number: 9, title: 'Teal', labels: ['abcd:ready'] });
+    gh.acceptComment(9);
+    gh.acceptUpdate(9);
+    const source = new GitHubIssueSource({ api: await api(), labels: ['abcd:ready'], exclude: [], priority: [] });
+    const key = { source: 'github', kind: 'issue', id: '9' };
+    const failed = { runId: 'run-1', outcome: 'failed', code: 'check-failed', reason: 'npm test failed', usage: 1200, durationMs: 42_000 };
+    expect(await source.reportOutcome(key, failed)).toEqual({});
+    const [made] = gh.comments;
+    expect(made!.body).toMatch(
+      /^<!-- abcd: lane result -->\nabcd lane run run-1: \*\*failed\*\* \(check-failed\) after 42s, 1200 tokens\.\n\nnpm test failed\n/,
+    );
+    gh.acceptCommentUpdate(made!.id);
+    expect(await source.markDone(key, { commit: 'c'.repeat(40), main: 'main', runId: 'run-1' })).toEqual({});
+    expect(gh.comments).toHaveLength(1);
+    expect(gh.comments[0]!.body).toContain(`Landed on \`main\` in ${'c'.repeat(40)} (abcd lane run run-1).`);
+    expect(gh.issues.get(9)!.state).toBe('closed');
+  });
+
   it('reads depends on and blocked by lines from a body, nothing else', () => {
     expect(dependsOnInBody('Depends on #12\n- blocked by: #3, #4 and #5\n> depends on #7 & #8')).toEqual([3, 4, 5, 7, 8, 12]);
     expect(dependsOnInBody('This depends on #9 being fixed\nsee #10\n`depends on #11`')).toEqual([]);

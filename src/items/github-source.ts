@@ -9,6 +9,7 @@ import { sanitizeLine, sanitizeText } from '../core/sanitize.js';
 import {
   closeIssue,
   createIssueComment,
+  updateIssueComment,
   dependsOnInBody,
   listBlockedBy,
   listIssueComments,
@@ -21,7 +22,7 @@ import {
   type RestIssue,
 } from '../forges/github/issues.js';
 import type { RepoName } from '../forges/github/pull-requests.js';
-import type { ItemComment, ItemDoc, ItemLanded, ItemListing, ItemSource } from './source.js';
+import type { ItemComment, ItemDoc, ItemLanded, ItemListing, ItemOutcome, ItemSource } from './source.js';
 
 export const DEFAULT_READY_LABELS = ['abcd:ready'];
 // A prompt carries the newest comments, each cut: a thread of thousands is context, not a book.
@@ -47,6 +48,8 @@ export class GitHubIssueSource implements ItemSource {
    * listing leaves it out; shown again after that, it was reopened.
    */
   private readonly closedHere = new Set<number>();
+  /** The result comment of this run on each issue (its id): later cycles rewrite it, never add one. */
+  private readonly resultComments = new Map<string, number>();
 
   constructor(private readonly o: GitHubSourceOptions) {}
 
@@ -128,7 +131,7 @@ export class GitHubIssueSource implements ItemSource {
     const via = landed.pullRequest ? ` through pull request #${landed.pullRequest.number}` : '';
     const run = landed.runId ? ` (abcd lane run ${landed.runId})` : '';
     try {
-      await createIssueComment(this.o.api, n, `${ABCD_COMMENT_MARK}\nLanded on \`${landed.main}\` in ${landed.commit}${via}${run}.`);
+      await this.writeResult(n, landed.runId, `Landed on \`${landed.main}\` in ${landed.commit}${via}${run}.`);
       await closeIssue(this.o.api, n);
       this.closedHere.add(n);
       return {};
@@ -137,6 +140,37 @@ export class GitHubIssueSource implements ItemSource {
       // The work is on main either way; an issue left open is built again, never lost.
       return { warning: `landed, but issue #${n} could not be closed: ${e.message}` };
     }
+  }
+
+  async reportOutcome(key: ItemKey, o: ItemOutcome): Promise<{ warning?: string }> {
+    const n = issueNumber(key);
+    const lines = [
+      `abcd lane run ${o.runId}: **${o.outcome}**${o.code ? ` (${o.code})` : ''} after ${Math.round(o.durationMs / 1000)}s` +
+        `${o.usage ? `, ${o.usage} tokens` : ''}.`,
+      ...(o.reason ? ['', sanitizeLine(o.reason, 480)] : []),
+      '',
+      `A comment here by the owner, a member or a collaborator steers the next cycle; \`abcd build ${formatItem(key)}\` retries.`,
+    ];
+    try {
+      await this.writeResult(n, o.runId, lines.join('\n'));
+      return {};
+    } catch (e) {
+      if (!isRefusal(e)) throw e;
+      return { warning: `the result could not be written on issue #${n}: ${e.message}` };
+    }
+  }
+
+  /** The run's one result comment on the issue: created by its first report, rewritten in place after. */
+  private async writeResult(n: number, runId: string | undefined, text: string): Promise<void> {
+    const body = `${ABCD_COMMENT_MARK}\n${text}`;
+    const key = `${runId ?? ''}#${n}`;
+    const id = this.resultComments.get(key);
+    if (id !== undefined) {
+      await updateIssueComment(this.o.api, id, body);
+      return;
+    }
+    const made = await createIssueComment(this.o.api, n, body);
+    this.resultComments.set(key, made.id);
   }
 
   private excludedBy(i: RestIssue): string | undefined {

@@ -104,6 +104,11 @@ export class LocalItemSource implements ItemSource {
     return undefined;
   }
 
+  /** Nothing to do: a lane's results are in abcd status. */
+  reportOutcome(): Promise<{ warning?: string }> {
+    return Promise.resolve({});
+  }
+
   /** Nothing to do: the landing marked the file `status: done` in the landed commit (mark-done.ts). */
   markDone(): Promise<{ warning?: string }> {
     return Promise.resolve({});

@@ -68,6 +68,18 @@ export interface ItemLanded {
   runId?: string;
 }
 
+/** How one lane cycle on the item ended, for a source that reports results where the item lives. */
+export interface ItemOutcome {
+  runId: string;
+  outcome: string;
+  /** The refusal code behind a failure, and why, in words (already sanitized and scrubbed). */
+  code?: string;
+  reason?: string;
+  /** Tokens the agent reported. */
+  usage?: number;
+  durationMs: number;
+}
+
 export interface ItemSource {
   /** The source part of the keys it owns (`local`, `github`). */
   readonly source: string;
@@ -93,4 +105,9 @@ export interface ItemSource {
    * the commit. Resolves to a warning when that could not be done (the landing stands).
    */
   markDone(key: ItemKey, landed: ItemLanded): Promise<{ warning?: string }>;
+  /**
+   * A cycle that did not land, reported where the item lives: GitHub keeps one result comment
+   * per run on the issue, rewritten in place by later cycles (and by the landing). Local: nothing.
+   */
+  reportOutcome(key: ItemKey, outcome: ItemOutcome): Promise<{ warning?: string }>;
 }

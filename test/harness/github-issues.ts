@@ -146,6 +146,21 @@ export class GitHubIssuesFake {
     });
   }
 
+  /** PATCH a comment: its body rewritten in place. */
+  acceptCommentUpdate(id: number, times: Times = 1): void {
+    this.stub.on({
+      method: 'PATCH',
+      path: `${this.base}/issues/comments/${id}`,
+      times,
+      reply: (req) => {
+        const c = this.comments.find((x) => x.id === id);
+        if (!c) return { status: 404, body: { message: 'Not Found' } };
+        c.body = String((req.body as { body?: unknown }).body ?? '');
+        return { body: restComment(c) };
+      },
+    });
+  }
+
   /** PATCH the issue (state, state_reason). */
   acceptUpdate(n: number, times: Times = 1): void {
     this.stub.on({

@@ -29,7 +29,7 @@ export const DEFAULT_READY_LABELS = ['abcd:ready'];
 const MAX_COMMENTS = 100;
 const MAX_COMMENT_CHARS = 16_000;
 // The first line of every comment abcd writes: its own words are neither task nor steer.
-export const ABCD_COMMENT_MARK = '<!-- abcd: lane result -->';
+export const RESULT_COMMENT_MARK = '<!-- abcd: lane result -->';
 
 export interface GitHubSourceOptions {
   api: IssuesApi;
@@ -162,7 +162,7 @@ export class GitHubIssueSource implements ItemSource {
 
   /** The run's one result comment on the issue: created by its first report, rewritten in place after. */
   private async writeResult(n: number, runId: string | undefined, text: string): Promise<void> {
-    const body = `${ABCD_COMMENT_MARK}\n${text}`;
+    const body = `${RESULT_COMMENT_MARK}\n${text}`;
     const key = `${runId ?? ''}#${n}`;
     const id = this.resultComments.get(key);
     if (id !== undefined) {
@@ -262,7 +262,7 @@ async function readIssueOrNone(api: IssuesApi, n: number): Promise<RestIssue | u
 
 /** A comment abcd wrote (under a user token it shows as the person's own) is no one's instruction. */
 function notAbcds(c: RestComment): boolean {
-  return !(c.body ?? '').startsWith(ABCD_COMMENT_MARK);
+  return !(c.body ?? '').startsWith(RESULT_COMMENT_MARK);
 }
 
 function commentOf(c: RestComment): ItemComment {

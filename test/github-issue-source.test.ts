@@ -7,6 +7,7 @@ import { GitHubClient } from '../src/forges/github/client.js';
 import { dependsOnInBody, listOpenIssues } from '../src/forges/github/issues.js';
 import { KeptAnswers } from '../src/forges/github/kept-answers.js';
 import { GitHubIssueSource } from '../src/items/github-source.js';
+import { actionable } from '../src/items/readiness.js';
 import { cleanupTemp, tempDir } from './harness/git-env.js';
 import { GitHubIssuesFake } from './harness/github-issues.js';
 import { GitHubStub } from './harness/github-stub.js';
@@ -82,6 +83,18 @@ describe('the GitHub issue source', () => {
     expect(gh.comments).toHaveLength(1);
     expect(gh.comments[0]!.body).toContain(`Landed on \`main\` in ${'c'.repeat(40)} (abcd lane run run-1).`);
     expect(gh.issues.get(9)!.state).toBe('closed');
+  });
+
+  it('issues with a priority label are taken first, in the order of items.github.priority, then the oldest', async () => {
+    const gh = new GitHubIssuesFake(stub, 'octo', 'widgets');
+    gh.add({ number: 1, title: 'old', labels: ['abcd:ready'], createdAt: '2026-01-01T00:00:00Z' });
+    gh.add({ number: 2, title: 'p1', labels: ['abcd:ready', 'p1'], createdAt: '2026-03-01T00:00:00Z' });
+    gh.add({ number: 3, title: 'p0', labels: ['abcd:ready', 'p0'], createdAt: '2026-04-01T00:00:00Z' });
+    gh.add({ number: 4, title: 'newer', labels: ['abcd:ready'], createdAt: '2026-02-01T00:00:00Z' });
+    gh.serveListing();
+    const source = new GitHubIssueSource({ api: await api(), labels: ['abcd:ready'], exclude: [], priority: ['p0', 'p1'] });
+    const items = (await source.list('tip')).items;
+    expect(actionable(items, new Map(), new Set()).map((i) => i.key.id)).toEqual(['3', '2', '1', '4']);
   });
 
   it('reads depends on and blocked by lines from a body, nothing else', () => {

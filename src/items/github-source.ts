@@ -195,7 +195,7 @@ export class GitHubIssueSource implements ItemSource {
       path: i.html_url ?? `${this.o.api.owner}/${this.o.api.repo}#${i.number}`,
       labels: i.labels,
       ...(Number.isFinite(at) ? { addedAt: at } : {}),
-      ...(rank >= 0 ? { priority: rank } : {}),
+      ...(rank >= 0 ? { labelRank: rank } : {}),
     };
   }
 

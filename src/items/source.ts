@@ -37,8 +37,8 @@ export interface ItemDoc {
   addedAt?: number;
   /** The issue's labels (GitHub source). */
   labels?: string[];
-  /** Its place in the configured priority order (0 first); absent: after every prioritised item. */
-  priority?: number;
+  /** An issue's place in items.github.priority (0: its first label); absent: after every ranked issue. */
+  labelRank?: number;
   /** The comments so far, oldest first, when the source was asked for one item (read). */
   comments?: ItemComment[];
 }

@@ -4,8 +4,8 @@
 // bots' are left out. Every text is sanitized already (the sources keep it so).
 import type { ItemComment, ItemDoc } from './source.js';
 
-// GitHub's own word for who may direct work on a repository.
-const AUTHORISED = new Set(['OWNER', 'MEMBER', 'COLLABORATOR']);
+/** GitHub's author associations that may direct the work on a repository (steering's rule too). */
+export const AUTHORISED_ASSOCIATIONS: ReadonlySet<string> = new Set(['OWNER', 'MEMBER', 'COLLABORATOR']);
 
 export function itemFileForAgent(item: ItemDoc): string {
   const head = `---\ntitle: ${JSON.stringify(item.title)}\nstatus: ${item.status}\ndepends_on: ${JSON.stringify(item.dependsOn)}\n---\n${item.body}`;
@@ -16,7 +16,7 @@ export function itemFileForAgent(item: ItemDoc): string {
 
 /** Whether GitHub says the comment's author may direct the work (the settings' allow-list comes later). */
 export function isAuthorisedComment(c: ItemComment): boolean {
-  return !c.bot && AUTHORISED.has(c.association);
+  return !c.bot && AUTHORISED_ASSOCIATIONS.has(c.association);
 }
 
 function commentText(c: ItemComment): string {

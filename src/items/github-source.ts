@@ -10,6 +10,7 @@ import {
   closeIssue,
   createIssue,
   createIssueComment,
+  updateIssueComment,
   dependsOnInBody,
   listBlockedBy,
   listIssueComments,
@@ -22,12 +23,14 @@ import {
   type RestIssue,
 } from '../forges/github/issues.js';
 import type { RepoName } from '../forges/github/pull-requests.js';
-import type { ItemComment, ItemDoc, ItemLanded, ItemListing, ItemSource } from './source.js';
+import type { ItemComment, ItemDoc, ItemLanded, ItemListing, ItemOutcome, ItemSource } from './source.js';
 
 export const DEFAULT_READY_LABELS = ['abcd:ready'];
 // A prompt carries the newest comments, each cut: a thread of thousands is context, not a book.
 const MAX_COMMENTS = 100;
 const MAX_COMMENT_CHARS = 16_000;
+// The first line of every comment abcd writes: its own words are neither task nor steer.
+export const RESULT_COMMENT_MARK = '<!-- abcd: lane result -->';
 
 export interface GitHubSourceOptions {
   api: IssuesApi;
@@ -40,12 +43,22 @@ export interface GitHubSourceOptions {
 
 export class GitHubIssueSource implements ItemSource {
   readonly source = 'github';
+  /**
+   * Issues this process closed that a listing still showed open: GitHub's listings may lag a
+   * write, and a lagging one must not make landed work ready again. One is forgotten once a
+   * listing leaves it out; shown again after that, it was reopened.
+   */
+  private readonly closedHere = new Set<number>();
+  /** The result comment of this run on each issue (its id): later cycles rewrite it, never add one. */
+  private readonly resultComments = new Map<string, number>();
 
   constructor(private readonly o: GitHubSourceOptions) {}
 
   async list(mainTip: string): Promise<ItemListing> {
     const listed = await listOpenIssues(this.o.api, this.o.labels);
-    const issues = listed.issues.filter((i) => !this.excludedBy(i));
+    const shown = new Set(listed.issues.map((i) => i.number));
+    for (const n of this.closedHere) if (!shown.has(n)) this.closedHere.delete(n);
+    const issues = listed.issues.filter((i) => !this.excludedBy(i) && !this.closedHere.has(i.number));
     const open = new Set(issues.map((i) => i.number));
     const items = await Promise.all(issues.map((i) => this.docOf(i, open)));
     return { mainTip, items, refused: [] };
@@ -56,7 +69,19 @@ export class GitHubIssueSource implements ItemSource {
     const doc = listed ?? (await this.readDoc(n));
     if (!doc) return undefined;
     const comments = await listIssueComments(this.o.api, n);
-    return { ...doc, comments: comments.slice(-MAX_COMMENTS).map(commentOf) };
+    return { ...doc, comments: comments.filter(notAbcds).slice(-MAX_COMMENTS).map(commentOf) };
+  }
+
+  async commentsSince(key: ItemKey, sinceMs: number): Promise<ItemComment[]> {
+    // GitHub's `since` is in whole seconds and filters on the last edit: cut to the second so
+    // every poll of a cycle asks the same URL (its ETag then answers 304), and keep only those
+    // written since, so an old comment edited later is not news.
+    const since = new Date(Math.floor(sinceMs / 1000) * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
+    const comments = await listIssueComments(this.o.api, issueNumber(key), since);
+    return comments
+      .filter(notAbcds)
+      .map(commentOf)
+      .filter((c) => c.at >= sinceMs - 1000);
   }
 
   async whyNotListed(key: ItemKey): Promise<Refusal> {
@@ -107,8 +132,9 @@ export class GitHubIssueSource implements ItemSource {
     const via = landed.pullRequest ? ` through pull request #${landed.pullRequest.number}` : '';
     const run = landed.runId ? ` (abcd lane run ${landed.runId})` : '';
     try {
-      await createIssueComment(this.o.api, n, `Landed on \`${landed.main}\` in ${landed.commit}${via}${run}.`);
+      await this.writeResult(n, landed.runId, `Landed on \`${landed.main}\` in ${landed.commit}${via}${run}.`);
       await closeIssue(this.o.api, n);
+      this.closedHere.add(n);
       return {};
     } catch (e) {
       if (!isRefusal(e)) throw e;
@@ -141,6 +167,37 @@ export class GitHubIssueSource implements ItemSource {
     return true;
   }
 
+  async reportOutcome(key: ItemKey, o: ItemOutcome): Promise<{ warning?: string }> {
+    const n = issueNumber(key);
+    const lines = [
+      `abcd lane run ${o.runId}: **${o.outcome}**${o.code ? ` (${o.code})` : ''} after ${Math.round(o.durationMs / 1000)}s` +
+        `${o.usage ? `, ${o.usage} tokens` : ''}.`,
+      ...(o.reason ? ['', sanitizeLine(o.reason, 480)] : []),
+      '',
+      `A comment here by the owner, a member or a collaborator steers the next cycle; \`abcd build ${formatItem(key)}\` retries.`,
+    ];
+    try {
+      await this.writeResult(n, o.runId, lines.join('\n'));
+      return {};
+    } catch (e) {
+      if (!isRefusal(e)) throw e;
+      return { warning: `the result could not be written on issue #${n}: ${e.message}` };
+    }
+  }
+
+  /** The run's one result comment on the issue: created by its first report, rewritten in place after. */
+  private async writeResult(n: number, runId: string | undefined, text: string): Promise<void> {
+    const body = `${RESULT_COMMENT_MARK}\n${text}`;
+    const key = `${runId ?? ''}#${n}`;
+    const id = this.resultComments.get(key);
+    if (id !== undefined) {
+      await updateIssueComment(this.o.api, id, body);
+      return;
+    }
+    const made = await createIssueComment(this.o.api, n, body);
+    this.resultComments.set(key, made.id);
+  }
+
   private excludedBy(i: RestIssue): string | undefined {
     return this.o.exclude.find((l) => i.labels.includes(l));
   }
@@ -163,7 +220,7 @@ export class GitHubIssueSource implements ItemSource {
       path: i.html_url ?? `${this.o.api.owner}/${this.o.api.repo}#${i.number}`,
       labels: i.labels,
       ...(Number.isFinite(at) ? { addedAt: at } : {}),
-      ...(rank >= 0 ? { priority: rank } : {}),
+      ...(rank >= 0 ? { labelRank: rank } : {}),
     };
   }
 
@@ -226,6 +283,11 @@ async function readIssueOrNone(api: IssuesApi, n: number): Promise<RestIssue | u
     if (isRefusal(e) && e.code === 'forge-rejected' && e.data.reason === 'not-found') return undefined;
     throw e;
   }
+}
+
+/** A comment abcd wrote (under a user token it shows as the person's own) is no one's instruction. */
+function notAbcds(c: RestComment): boolean {
+  return !(c.body ?? '').startsWith(RESULT_COMMENT_MARK);
 }
 
 function commentOf(c: RestComment): ItemComment {

@@ -95,8 +95,18 @@ export class LocalItemSource implements ItemSource {
     );
   }
 
+  /** Item files have no comments: a change of the file itself is what steers (the watcher reads main). */
+  commentsSince(): Promise<never[]> {
+    return Promise.resolve([]);
+  }
+
   landingNote(): undefined {
     return undefined;
+  }
+
+  /** Nothing to do: a lane's results are in abcd status. */
+  reportOutcome(): Promise<{ warning?: string }> {
+    return Promise.resolve({});
   }
 
   /** Nothing to do: the landing marked the file `status: done` in the landed commit (mark-done.ts). */

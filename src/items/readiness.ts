@@ -99,7 +99,7 @@ export function readinessOf(
 /**
  * The items a lane may take now, in the order to take them: pending requests first (someone
  * is waiting on them), then items other items wait on (dependencies first), then by the
- * configured priority (an issue's priority label; none counts as last), then the oldest
+ * issue's priority label (items.github.priority; none counts as last), then the oldest
  * (addedAt; unknown counts as newest), then by key.
  * A lane passes `claims` without its own claim to see the items it holds as work.
  */
@@ -121,7 +121,7 @@ export function actionable(
     .sort(
       (a, b) =>
         rank(a) - rank(b) ||
-        (a.priority ?? Number.MAX_SAFE_INTEGER) - (b.priority ?? Number.MAX_SAFE_INTEGER) ||
+        (a.labelRank ?? Number.MAX_SAFE_INTEGER) - (b.labelRank ?? Number.MAX_SAFE_INTEGER) ||
         age(a) - age(b) ||
         (formatItem(a.key) < formatItem(b.key) ? -1 : formatItem(a.key) > formatItem(b.key) ? 1 : 0),
     );

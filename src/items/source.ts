@@ -37,8 +37,8 @@ export interface ItemDoc {
   addedAt?: number;
   /** The issue's labels (GitHub source). */
   labels?: string[];
-  /** Its place in the configured priority order (0 first); absent: after every prioritised item. */
-  priority?: number;
+  /** An issue's place in items.github.priority (0: its first label); absent: after every ranked issue. */
+  labelRank?: number;
   /** The comments so far, oldest first, when the source was asked for one item (read). */
   comments?: ItemComment[];
 }
@@ -68,6 +68,18 @@ export interface ItemLanded {
   runId?: string;
 }
 
+/** How one lane cycle on the item ended, for a source that reports results where the item lives. */
+export interface ItemOutcome {
+  runId: string;
+  outcome: string;
+  /** The refusal code behind a failure, and why, in words (already sanitized and scrubbed). */
+  code?: string;
+  reason?: string;
+  /** Tokens the agent reported. */
+  usage?: number;
+  durationMs: number;
+}
+
 export interface ItemSource {
   /** The source part of the keys it owns (`local`, `github`). */
   readonly source: string;
@@ -80,6 +92,11 @@ export interface ItemSource {
   read(key: ItemKey, mainTip: string, listed?: ItemDoc): Promise<ItemDoc | undefined>;
   /** Why `key` is not in this source's listing at `mainTip`, in the source's own words: the refusal to give. */
   whyNotListed(key: ItemKey, mainTip: string): Promise<Refusal>;
+  /**
+   * The comments on the item written at or after `sinceMs`, oldest first (none where the source
+   * has no comments). A lane asks on every steer poll: one conditional request each.
+   */
+  commentsSince(key: ItemKey, sinceMs: number): Promise<ItemComment[]>;
   /** A line the pull request that lands the item carries (an issue's `Closes #n`), if any. */
   landingNote(key: ItemKey): string | undefined;
   /**
@@ -88,4 +105,9 @@ export interface ItemSource {
    * the commit. Resolves to a warning when that could not be done (the landing stands).
    */
   markDone(key: ItemKey, landed: ItemLanded): Promise<{ warning?: string }>;
+  /**
+   * A cycle that did not land, reported where the item lives: GitHub keeps one result comment
+   * per run on the issue, rewritten in place by later cycles (and by the landing). Local: nothing.
+   */
+  reportOutcome(key: ItemKey, outcome: ItemOutcome): Promise<{ warning?: string }>;
 }

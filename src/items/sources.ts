@@ -14,7 +14,7 @@ import type { GitHubItemsConfig, RepoConfig } from '../repo/config.js';
 import type { Repo } from '../repo/repo.js';
 import { DEFAULT_READY_LABELS, GitHubIssueSource } from './github-source.js';
 import { LocalItemSource } from './local-source.js';
-import type { ItemDoc, ItemLanded, ItemListing, ItemSource } from './source.js';
+import type { ItemComment, ItemDoc, ItemLanded, ItemListing, ItemOutcome, ItemSource } from './source.js';
 
 export const KNOWN_SOURCES = ['local', 'github'] as const;
 
@@ -66,12 +66,20 @@ export class ItemSources implements ItemSource {
     return this.of(key).whyNotListed(key, mainTip);
   }
 
+  commentsSince(key: ItemKey, sinceMs: number): Promise<ItemComment[]> {
+    return this.of(key).commentsSince(key, sinceMs);
+  }
+
   landingNote(key: ItemKey): string | undefined {
     return this.of(key).landingNote(key);
   }
 
   markDone(key: ItemKey, landed: ItemLanded): Promise<{ warning?: string }> {
     return this.of(key).markDone(key, landed);
+  }
+
+  reportOutcome(key: ItemKey, outcome: ItemOutcome): Promise<{ warning?: string }> {
+    return this.of(key).reportOutcome(key, outcome);
   }
 }
 

@@ -131,6 +131,9 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
         rec.working(shortItem(next.key), false);
         cycles.push(cycle);
         rec.addCycle(cycle);
+        // Where the item lives hears how the cycle ended (a landing reported itself); best
+        // effort: the result stands in abcd status whatever the forge answers.
+        if (cycle.outcome !== 'landed') await ctx.source.reportOutcome(next.key, { ...cycle, runId: ctx.runId });
         lastWork = clock.now();
       } finally {
         inFlight.delete(k);

@@ -55,8 +55,9 @@ export class GitHubIssuesFake {
     return issue;
   }
 
-  comment(issue: number, c: { login: string; association: string; body: string; bot?: boolean }): FakeComment {
-    const made = { id: this.nextComment++, issue, at: new Date(Date.now() - 60_000).toISOString(), ...c };
+  /** A comment written a minute ago, or at `at`. */
+  comment(issue: number, c: { login: string; association: string; body: string; bot?: boolean; at?: string }): FakeComment {
+    const made = { id: this.nextComment++, issue, ...c, at: c.at ?? new Date(Date.now() - 60_000).toISOString() };
     this.comments.push(made);
     return made;
   }
@@ -141,6 +142,21 @@ export class GitHubIssuesFake {
         const c = { id: this.nextComment++, issue: n, body, login, association: 'NONE', bot: true, at: new Date().toISOString() };
         this.comments.push(c);
         return { status: 201, body: restComment(c) };
+      },
+    });
+  }
+
+  /** PATCH a comment: its body rewritten in place. */
+  acceptCommentUpdate(id: number, times: Times = 1): void {
+    this.stub.on({
+      method: 'PATCH',
+      path: `${this.base}/issues/comments/${id}`,
+      times,
+      reply: (req) => {
+        const c = this.comments.find((x) => x.id === id);
+        if (!c) return { status: 404, body: { message: 'Not Found' } };
+        c.body = String((req.body as { body?: unknown }).body ?? '');
+        return { body: restComment(c) };
       },
     });
   }

@@ -11,7 +11,7 @@ const TITLE_CHARS = 60;
 
 export const items: Command = {
   command: 'items [action] [item]',
-  describe: 'the items on main with status, readiness (ready, blocked, held, done) and claim; add or close one through the queue',
+  describe: 'the items (files under .abcd/items/ on main, labelled GitHub issues) with status, readiness and claim; add or close one',
   refusals: [
     'item-invalid',
     'git-failed',

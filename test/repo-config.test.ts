@@ -47,7 +47,7 @@ describe('the repository config schema', () => {
 
   it('refuses an unknown section, naming the sections allowed', () => {
     const r = refusalOf('{"lnd":{"checks":"npm test"}}');
-    expect(r.data).toMatchObject({ key: 'lnd', reason: 'unknown-key', allowed: ['land', 'lanes'] });
+    expect(r.data).toMatchObject({ key: 'lnd', reason: 'unknown-key', allowed: ['land', 'lanes', 'items'] });
     expect(refusalOf('{"lanes":{"agnet":"x"}}').data).toMatchObject({
       key: 'lanes.agnet',
       allowed: expect.arrayContaining(['agent', 'sandbox', 'env']),
@@ -80,8 +80,12 @@ describe('the repository config schema', () => {
         lanes: 2,
         lifecycle: 'poll',
       },
+      items: { github: { repo: 'octo/widgets', labels: ['abcd:ready'], exclude: ['wontfix'], priority: ['p0', 'p1'] } },
     };
     expect(parseRepoConfig(JSON.stringify(full), 'x')).toEqual(full);
+    expect(refusalOf('{"items":{"github":{"repo":"widgets"}}}').data).toMatchObject({ key: 'items.github.repo', reason: 'wrong-type' });
+    expect(refusalOf('{"items":{"github":{"labels":["a,b"]}}}').data).toMatchObject({ key: 'items.github.labels.0' });
+    expect(refusalOf('{"items":{"gitlab":{}}}').data).toMatchObject({ key: 'items.gitlab', allowed: ['github'] });
   });
 
   it('abcd init writes a config the same schema reads back', async () => {

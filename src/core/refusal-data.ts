@@ -44,8 +44,14 @@ export type UsageKinds = {
   argument: Record<string, never>;
   /** The item argument is missing, or is no item name. */
   item: { item?: string; reason: string };
-  /** The item has no file on main. */
-  'no-item': { item: string };
+  /** The item has no file on main, or no such issue is an item. */
+  'no-item': { item: string; reason?: string };
+  /** The item's source part names a source abcd does not know or this repository has not set up. */
+  'item-source': { item: string; source: string; reason: 'unknown' | 'not-configured' | 'bad-key' };
+  /** `abcd items add/close`: the item file cannot be written as asked (already there, too big, a dependency missing, no status line). */
+  'item-file': { item: string; path: string; reason: 'exists' | 'too-large' | 'missing-dependency' | 'status-line'; missing?: string[] };
+  /** `abcd items add --title`: empty, several lines, control characters, or too long. */
+  title: { reason: string };
   /** The item landed: there is no live claim to act on. */
   'item-landed': { item: string; ref: string; state: 'done' };
   /** A work branch that is no branch, or is main itself. */

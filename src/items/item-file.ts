@@ -12,7 +12,6 @@ import { ITEM_SUFFIX, ITEMS_DIR, itemPath } from './item-path.js';
 
 export { ITEMS_DIR, itemPath };
 
-const KEYS = ['title', 'status', 'depends_on', 'priority'] as const;
 const STATUSES: readonly ItemStatus[] = ['ready', 'done'];
 // Front matter: `---` on the first line, then everything up to the next `---` line.
 const FRONT_MATTER = /^---[ \t]*\r?\n([\s\S]*?)^---[ \t]*(?:\r?\n|$)/m;
@@ -47,16 +46,9 @@ export function parseItemFile(path: string, key: ItemKey, text: string): ItemDoc
   }
   const fm = readFrontMatter(path, key, m[1]!);
   if (typeof fm !== 'object' || Array.isArray(fm)) throw refuse(path, key, 'yaml', 'its front matter is not a set of "key: value" lines');
+  // abcd reads title, status, depends_on and priority. Any other key (`owner`, a team's own) is
+  // the team's: accepted and left in the file, so a file written for another tool still reads.
   const fields = fm as Record<string, unknown>;
-  const unknown = Object.keys(fields).filter((k) => !(KEYS as readonly string[]).includes(k));
-  if (unknown.length) {
-    throw refuse(
-      path,
-      key,
-      'unknown-key',
-      `unknown front matter key "${sanitizeLine(unknown[0]!, 60)}"; the keys allowed are ${KEYS.join(', ')}`,
-    );
-  }
   const title = fields.title;
   if (typeof title !== 'string' || title.trim() === '')
     throw refuse(path, key, 'title', 'it has no title (write "title: <text>" in the front matter)');
@@ -69,24 +61,36 @@ export function parseItemFile(path: string, key: ItemKey, text: string): ItemDoc
       `its status ${sanitizeLine(JSON.stringify(status ?? null), 60)} is not one of ${STATUSES.join(', ')}`,
     );
   }
-  const priority = fields.priority;
-  if (priority !== undefined && (typeof priority !== 'string' || !PRIORITIES.includes(priority as Priority))) {
-    throw refuse(
-      path,
-      key,
-      'priority',
-      `its priority ${sanitizeLine(JSON.stringify(priority), 60)} is not one of ${PRIORITIES.join(', ')}`,
-    );
-  }
+  const priority = priorityOf(fields.priority);
   return {
     key,
     title: title.trim(),
     status: status as ItemStatus,
-    ...(priority !== undefined && priority !== 'normal' ? { priority: priority as Priority } : {}),
+    ...(priority !== 'normal' ? { priority } : {}),
     dependsOn: parseDependsOn(path, key, fields.depends_on),
     body: text.slice(m[0].length),
     path,
   };
+}
+
+/**
+ * `priority: high|normal|low` (any case) orders the drain and the item's place in the land
+ * queue. Any other value is the team's own (a number another tool reads, say): kept in the
+ * file and read as normal, so the item still reads.
+ */
+function priorityOf(value: unknown): Priority {
+  const v = typeof value === 'string' ? value.trim().toLowerCase() : '';
+  return PRIORITIES.includes(v as Priority) ? (v as Priority) : 'normal';
+}
+
+/**
+ * A new item file: the front matter abcd reads, then the body. Values are written as JSON
+ * strings (valid YAML double-quoted scalars), so no title can end the front matter or add a key.
+ */
+export function renderItemFile(o: { title: string; dependsOn: readonly string[]; body: string }): string {
+  const deps = o.dependsOn.length ? `depends_on: [${o.dependsOn.map((d) => JSON.stringify(d)).join(', ')}]\n` : '';
+  const body = o.body === '' || o.body.endsWith('\n') ? o.body : `${o.body}\n`;
+  return `---\ntitle: ${JSON.stringify(o.title)}\nstatus: ready\n${deps}---\n${body === '' ? '' : `\n${body}`}`;
 }
 
 // Front matter is a few short lines; past these the text is a typo or an attack (a billion-laughs

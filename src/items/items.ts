@@ -1,7 +1,9 @@
-// `abcd items`: every item on main with its status, readiness and claim, read in one round
-// trip (records and main together) and two local git processes for the items.
+// `abcd items`: every item with its status, readiness and claim: the records and main in one
+// round trip, the files on main in local git processes, and the issues of a GitHub source in
+// conditional requests (an unchanged listing costs a 304).
 import { resolveMain } from '../claims/main-branch.js';
-import { LocalItemSource } from './local-source.js';
+import { readRepoConfig } from '../repo/config.js';
+import { openItemSources } from './sources.js';
 import { followUpsOfLanding, liveClaims, readinessOf, reopenedItems, type PendingSet } from './readiness.js';
 import type { ItemListing } from './source.js';
 import { expiresAt } from '../records/claim.js';
@@ -26,8 +28,10 @@ export interface ItemView {
   /** The item's claim record as it stands, whatever its state; null when there is none. */
   claim: { state: 'held' | 'released' | 'done'; holder: string; expiresAt: number; live: boolean } | null;
   path: string;
-  /** When the item entered main (ms), null when history does not say. */
+  /** When the item entered main or the issue was opened (ms), null when its source does not say. */
   addedAt: number | null;
+  /** An issue's labels (GitHub source). */
+  labels?: string[];
 }
 
 export interface RefusedItemView {
@@ -85,7 +89,7 @@ export async function listItems(repo: Repo, o: { pending?: (snap: Snapshot) => P
     throw e;
   }
   const mainTip = await main.tip();
-  const listing = await new LocalItemSource(repo.git).list(mainTip);
+  const listing = await openItemSources(repo, await readRepoConfig(repo.git, mainTip)).list(mainTip);
   return { main: main.main, ...viewItems(listing, snap, (o.pending ?? pendingKeys)(snap), await readClock(repo)) };
 }
 
@@ -111,6 +115,7 @@ export function viewItems(listing: ItemListing, snap: Snapshot, pending: Pending
       claim: c ? { state: c.state, holder: formatHolder(c.holder), expiresAt: expiresAt(c), live: live.has(key) } : null,
       path: i.path,
       addedAt: i.addedAt ?? null,
+      ...(i.labels ? { labels: i.labels } : {}),
     };
   });
   const refused = listing.refused.map((r) => ({

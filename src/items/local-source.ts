@@ -2,13 +2,14 @@
 // item whatever their number (`ls-tree` for names and sizes, one `cat-file --batch` for all
 // contents, one `log` for when each arrived), never one per item. A file that cannot be read
 // is refused alone.
-import { formatItem, type ItemKey } from '../records/item.js';
-import { ItemInvalid, isRefusal } from '../core/refusals.js';
+import { formatItem, shortItem, type ItemKey } from '../records/item.js';
+import { ItemInvalid, UsageError, isRefusal, type Refusal } from '../core/refusals.js';
 import { compareNatural } from '../core/natural-order.js';
 import type { Git } from '../git/git.js';
 import { checkItemGraph } from './item-graph.js';
 import { ITEMS_DIR, keyOfFileName, parseItemFile } from './item-file.js';
 import type { ItemDoc, ItemListing, ItemRefused, ItemSource } from './source.js';
+import { itemPath } from './item-path.js';
 
 // An item is a page of text; a bigger file is refused unread rather than loaded.
 export const MAX_ITEM_BYTES = 64 * 1024;
@@ -75,6 +76,42 @@ export class LocalItemSource implements ItemSource {
       items: graph.items.sort(byKey),
       refused: [...refused, ...graph.refused].sort((a, b) => a.path.localeCompare(b.path)),
     };
+  }
+
+  async read(key: ItemKey, mainTip: string, listed?: ItemDoc): Promise<ItemDoc | undefined> {
+    if (listed) return listed; // the file at this commit is what was listed: nothing more to read
+    const k = formatItem(key);
+    return (await this.list(mainTip)).items.find((i) => formatItem(i.key) === k);
+  }
+
+  async whyNotListed(key: ItemKey, mainTip: string): Promise<Refusal> {
+    const k = formatItem(key);
+    const refused = (await this.list(mainTip)).refused.find((r) => r.key && formatItem(r.key) === k);
+    if (refused) return refused.refusal;
+    return new UsageError(
+      `there is no item ${shortItem(key)} on main (${mainTip.slice(0, 12)}): add ${itemPath(key.id)} there, or run abcd items to see the items.`,
+      'no-item',
+      { item: k },
+    );
+  }
+
+  /** Item files have no comments: a change of the file itself is what steers (the watcher reads main). */
+  commentsSince(): Promise<never[]> {
+    return Promise.resolve([]);
+  }
+
+  landingNote(): undefined {
+    return undefined;
+  }
+
+  /** Nothing to do: a lane's results are in abcd status. */
+  reportOutcome(): Promise<{ warning?: string }> {
+    return Promise.resolve({});
+  }
+
+  /** Nothing to do: the landing marked the file `status: done` in the landed commit (mark-done.ts). */
+  markDone(): Promise<{ warning?: string }> {
+    return Promise.resolve({});
   }
 
   /** The entries of `.abcd/items/` at `commit`; none when the folder is not there. */

@@ -99,7 +99,8 @@ export function readinessOf(
 /**
  * The items a lane may take now, in the order to take them: pending requests first (someone
  * is waiting on them), then items other items wait on (dependencies first), then by priority
- * (high, normal, low), then the oldest (addedAt; unknown counts as newest), then by key.
+ * (high, normal, low), then by the issue's priority label (items.github.priority; none counts
+ * as last), then the oldest (addedAt; unknown counts as newest), then by key.
  * A lane passes `claims` without its own claim to see the items it holds as work.
  */
 export function actionable(
@@ -121,6 +122,7 @@ export function actionable(
       (a, b) =>
         rank(a) - rank(b) ||
         urgency(a) - urgency(b) ||
+        (a.labelRank ?? Number.MAX_SAFE_INTEGER) - (b.labelRank ?? Number.MAX_SAFE_INTEGER) ||
         age(a) - age(b) ||
         (formatItem(a.key) < formatItem(b.key) ? -1 : formatItem(a.key) > formatItem(b.key) ? 1 : 0),
     );

@@ -74,7 +74,7 @@ async function landThroughPullRequest(ctx: LandContext): Promise<Landed> {
     branch: target.branch,
     base: target.main,
     title: `${item}`,
-    body: `Landed by abcd for ${formatItem(input.item)}, fenced by its claim.`,
+    body: `Landed by abcd for ${formatItem(input.item)}, fenced by its claim.${input.pullRequestNote ? `\n\n${input.pullRequestNote}` : ''}`,
     expectedHead: target.head,
     claimTip: STILL_MINE,
     readClaimTip: () =>

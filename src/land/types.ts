@@ -29,6 +29,8 @@ export interface LandInput {
   consumed?: Consumption;
   /** Told when the checks run and what they print (a lane's log and phase). */
   checkWatch?: CheckWatch;
+  /** A line the pull request's body carries on GitHub (an issue item's `Closes #n`). */
+  pullRequestNote?: string;
 }
 
 /** Runs the checks under the machine's load gate; the gate's own wait ends by `untilMs`. */

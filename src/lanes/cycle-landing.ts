@@ -3,6 +3,7 @@
 // its branch first and a conflict or a failing check goes back to the same agent session.
 import type { ItemDoc } from '../items/source.js';
 import { land } from '../land/land.js';
+import type { LandResult } from '../land/types.js';
 import type { ClaimKeeper } from '../land/claim-keeper.js';
 import type { RepoConfig } from '../repo/config.js';
 import type { Repo } from '../repo/repo.js';
@@ -24,7 +25,7 @@ const LAND_WAIT_MS = 30 * 60_000;
 // Turns to fix a failing land check when lanes.fixChecks does not say.
 const DEFAULT_FIX_CHECKS = 1;
 
-export function landCycle(
+export async function landCycle(
   ctx: RunContext,
   lane: Repo,
   o: {
@@ -42,12 +43,13 @@ export function landCycle(
     collect: (base: string) => Promise<AgentWork>;
     watch: CycleWatch;
   },
-): Promise<RetryOutcome> {
+): Promise<RetryOutcome & { result?: LandResult }> {
   const { clock } = lane.deps;
+  let landed: LandResult | undefined;
   const { item, taken, branch, watcher } = o;
   const receipt = (head: string) =>
     receiptWrites({ watcher, item: item.key, runId: ctx.runId, holder: lane.me, gen: taken.claim.gen, at: clock.now(), head });
-  return landKeepingWork({
+  const out = await landKeepingWork({
     lane,
     key: item.key,
     item: shortItem(item.key),
@@ -56,8 +58,9 @@ export function landCycle(
     keeper: o.keeper,
     work: o.work,
     base: o.runHead,
-    land: () => {
+    land: async () => {
       const consumed = consumptionOf(watcher, ctx.runId);
+      const note = ctx.source.landingNote(item.key);
       const waitMs = Math.max(1000, Math.min(LAND_WAIT_MS, ctx.deadline - clock.now()));
       o.watch.landing();
       const input = {
@@ -71,7 +74,8 @@ export function landCycle(
         lane: { attended: ctx.attended },
         checkWatch: o.watch.checks,
       };
-      return land(lane, { ...input, ...(consumed ? { consumed } : {}) }, ctx.gate);
+      landed = await land(lane, { ...input, ...(consumed ? { consumed } : {}), ...(note ? { pullRequestNote: note } : {}) }, ctx.gate);
+      return landed;
     },
     collect: o.collect,
     rebase: async (r) => {
@@ -89,4 +93,5 @@ export function landCycle(
       check: o.config.lanes?.fixChecks ?? DEFAULT_FIX_CHECKS,
     },
   });
+  return out.outcome === 'landed' && landed ? { ...out, result: landed } : out;
 }

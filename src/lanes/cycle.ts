@@ -7,12 +7,14 @@ import { join } from 'node:path';
 import { debitBudget } from '../machine/budget/budget.js';
 import { recordedUsage, usageSince } from '../machine/budget/usage.js';
 import type { ItemDoc } from '../items/source.js';
+import { itemFileForAgent } from '../items/agent-text.js';
 import { formatItem, shortItem } from '../records/item.js';
 import type { CycleRecord } from '../records/lane-result.js';
 import { AgentObjectsRefused, ChangeTooLarge } from '../core/refusals.js';
 import { sanitizeLine } from '../core/sanitize.js';
 import { scrubSecrets } from '../core/scrub.js';
 import { ClaimKeeper } from '../land/claim-keeper.js';
+import type { LandResult } from '../land/types.js';
 import type { Repo } from '../repo/repo.js';
 import { buildAgentEnv } from './agent-env.js';
 import { collectAgentWork, prepareAgentRepo } from './agent-repo.js';
@@ -63,6 +65,8 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
   try {
     log = await openCycleLog({ commonDir: ctx.repo.commonDir, runId: ctx.runId, n, item: short });
     watch = watchCycle(ctx, short, log);
+    // The item as its source has it now, with what a listing leaves out (an issue's comments).
+    item = (await ctx.source.read(item.key, runHead, item)) ?? item;
     // The agent's repository borrows from the lane store, which holds only what main reaches.
     const [files, storeObjects, config] = await Promise.all([
       stageCycle(cycleDir, item, taken),
@@ -185,12 +189,20 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
       collect,
       watch,
     });
-    const { turnMs, ...record } = landed;
+    const { turnMs, result, ...record } = landed;
     await closeSession();
+    // Landed: its source marks it done (an issue is closed with a comment naming the commit).
+    const marked = result ? await ctx.source.markDone(item.key, doneNote(result, ctx.runId)) : {};
     // The turns after the first are debited as the first was: what the session used since.
     const total = turnMs ? await session.usage() : spent;
     if (turnMs) await debitBudget(ctx.budgetDir, { usage: usageSince(total, spent), runtime: ctx.runtime.name, item: short });
-    return end({ ...agent, ...record, agentMs: agent.agentMs + turnMs, ...recordedUsage(total) });
+    return end({
+      ...agent,
+      ...record,
+      ...(marked.warning ? { reason: marked.warning } : {}),
+      agentMs: agent.agentMs + turnMs,
+      ...recordedUsage(total),
+    });
   } finally {
     await closeSession();
     await keeper.stop();
@@ -204,6 +216,12 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
       });
     ctx.signal?.removeEventListener('abort', follow);
   }
+}
+
+/** What an item's source is told of its landing. */
+function doneNote(r: LandResult, runId: string) {
+  const pullRequest = r.github ? { number: r.github.number, ...(r.github.url ? { url: r.github.url } : {}) } : undefined;
+  return { commit: r.tip, main: r.main, runId, ...(pullRequest ? { pullRequest } : {}) };
 }
 
 /** Whether this lane's land left the claim done (then there is nothing to release). */
@@ -222,8 +240,7 @@ async function stageCycle(cycleDir: string, item: ItemDoc, taken: Taken) {
     tmp: join(cycleDir, 'tmp'),
   };
   await Promise.all([mkdir(files.home), mkdir(files.tmp)]);
-  const doc = `---\ntitle: ${JSON.stringify(item.title)}\nstatus: ${item.status}\ndepends_on: ${JSON.stringify(item.dependsOn)}\n---\n${item.body}`;
-  await writeFile(files.item, doc);
+  await writeFile(files.item, itemFileForAgent(item));
   await writeFile(files.mailbox, taken.answered ? mailboxLine(taken.answered) : '');
   await writeFile(files.usage, '');
   await writeFile(files.prompt, '');

@@ -1,14 +1,14 @@
 // `abcd build <item>` and `abcd drain`: one run of one or N lanes, with its one result.
 import { randomBytes } from 'node:crypto';
 import { readRepoConfig, type LanesConfig, type RepoConfig } from '../repo/config.js';
-import { LocalItemSource } from '../items/local-source.js';
+import { openItemSources, type ItemSources } from '../items/sources.js';
 import type { ItemListing } from '../items/source.js';
 import { budgetDir } from '../machine/budget/budget.js';
 import type { CycleRecord, LaneResultRecord } from '../records/lane-result.js';
 import { formatItem, shortItem, type ItemKey } from '../records/item.js';
 import { claimRef } from '../records/refs.js';
 import { sameSession } from '../records/holder.js';
-import { DeadlineReached, Interrupted, UsageError, isRefusal, type Refusal } from '../core/refusals.js';
+import { DeadlineReached, Interrupted, isRefusal, type Refusal } from '../core/refusals.js';
 import type { GateRunner } from '../land/land.js';
 import type { Repo } from '../repo/repo.js';
 import { readSnapshot, type Snapshot } from '../repo/snapshot.js';
@@ -75,9 +75,11 @@ export async function runLane(repo: Repo, input: LaneRunInput): Promise<LaneRunR
   // A drain never leaves a request, so its login check always runs: it runs while main is read.
   const early = input.verb === 'drain' ? checkLaneLogin(repo, input.attended) : undefined;
   early?.catch(() => undefined); // awaited below, after the refusals that come first
+  // The item sources are main's: which there are, and a GitHub source's repository and labels.
+  const configRead = readRepoConfig(repo.git, mainTip);
   const [config, listing] = await settledInOrder(
-    readRepoConfig(repo.git, mainTip),
-    input.item ? requireItem(repo, mainTip, input.item) : Promise.resolve(undefined),
+    configRead,
+    input.item ? configRead.then((c) => requireItem(openItemSources(repo, c), mainTip, input.item!)) : Promise.resolve(undefined),
   );
   const cfg = config.lanes ?? {};
   // A request for a held item needs no agent, sandbox or deadline: it only leaves a note.
@@ -144,7 +146,7 @@ async function runWith(
   const ctx: RunContext = {
     repo,
     runId,
-    source: new LocalItemSource(repo.git),
+    source: openItemSources(repo, o.cfg.config),
     configAt: configReader(repo, o.cfg),
     main: o.main,
     gate: input.gate,
@@ -282,19 +284,17 @@ async function waitUntilFree(repo: Repo, item: ItemKey, fetchSpec: string, until
   }
 }
 
-/** A bound build names an item on main: a missing one is a usage error, a malformed one its refusal. */
-async function requireItem(repo: Repo, mainTip: string, item: ItemKey): Promise<ItemListing | undefined> {
-  if (item.source !== 'local') return undefined;
-  const listing = await new LocalItemSource(repo.git).list(mainTip);
+/**
+ * A bound build names an item its source lists: one of a source this repository has not set up,
+ * a missing one or one that is not an item (an issue without the ready label) is refused in the
+ * source's words, before anything is claimed.
+ */
+async function requireItem(sources: ItemSources, mainTip: string, item: ItemKey): Promise<ItemListing> {
+  sources.of(item);
+  const listing = await sources.list(mainTip);
   const key = formatItem(item);
   if (listing.items.some((i) => formatItem(i.key) === key)) return listing;
-  const refused = listing.refused.find((r) => r.key && formatItem(r.key) === key);
-  if (refused) throw refused.refusal;
-  throw new UsageError(
-    `there is no item ${shortItem(item)} on main (${mainTip.slice(0, 12)}): add .abcd/items/${item.id}.md there, or run abcd items to see the items.`,
-    'no-item',
-    { item: key },
-  );
+  throw await sources.whyNotListed(item, mainTip);
 }
 
 /** Both values, read side by side; a failure of the first wins, as when they were read one after the other. */

@@ -133,6 +133,9 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
         if (cycle.resumed?.conflict) attempts.set(k, (attempts.get(k) ?? 0) + cycle.resumed.conflict);
         cycles.push(cycle);
         rec.addCycle(cycle);
+        // Where the item lives hears how the cycle ended (a landing reported itself); best
+        // effort: the result stands in abcd status whatever the forge answers.
+        if (cycle.outcome !== 'landed') await ctx.source.reportOutcome(next.key, { ...cycle, runId: ctx.runId });
         lastWork = clock.now();
       } finally {
         inFlight.delete(k);

@@ -12,6 +12,7 @@ import type { RunContext } from './context.js';
 import { buildEnvelope } from '../steering/envelope.js';
 import { reinvokeTimeout, whyNotSteer, type SteerSettings } from './steer-settings.js';
 import { itemBlob, itemChangeCandidate, pendingCandidate, requestKey, steerCandidates, type SteerCandidate } from '../steering/requests.js';
+import { commentCandidates } from '../steering/comments.js';
 
 // Steers spent per run and item: the cap bounds a run across all its cycles (and re-invocations).
 const spentByRun = new WeakMap<RunContext, Map<string, number>>();
@@ -23,6 +24,8 @@ export class SteerWatcher {
   readonly delivered: SteerCandidate[] = [];
   private receiptLease: string | null | undefined;
   private mainTip: string;
+  /** Comments written since this instant are news; older ones were in the item the agent started from. */
+  private readonly commentsSince: number;
   private blob: string | undefined;
   private running = false;
   private sink: ((envelope: string) => Promise<boolean>) | undefined;
@@ -40,6 +43,8 @@ export class SteerWatcher {
     this.key = formatItem(o.item.key);
     this.mainTip = o.runHead;
     if (o.taken.answered) this.judged.add(requestKey({ kind: 'pending', id: o.taken.answered.tip }));
+    for (const c of o.item.comments ?? []) this.judged.add(requestKey({ kind: 'comment', id: String(c.id) }));
+    this.commentsSince = o.taken.claim.at;
   }
 
   /**
@@ -164,6 +169,7 @@ export class SteerWatcher {
     const found = steerCandidates(snap, this.key, a);
     const pending = pendingCandidate(snap, this.o.item.key, a);
     if (pending) found.push(pending);
+    found.push(...commentCandidates(await this.ctx.source.commentsSince(this.o.item.key, this.commentsSince)));
     const tip = await this.ctx.main.tipIn(snap);
     if (tip !== this.mainTip) {
       this.mainTip = tip;

@@ -7,10 +7,10 @@ import { MAX_INSTANT_MS, OID } from './limits.js';
 // One receipt names what one cycle absorbed; a cycle absorbs at most a few envelopes.
 const MAX_CONSUMED = 100;
 
-/** A request a lane can absorb in flight: a steer record, the pending slot's note, an item edit. */
+/** A request a lane can absorb in flight: a steer record, the pending slot's note, an item edit, an issue comment. */
 export const RequestIdSchema = z.object({
-  kind: z.enum(['steer', 'pending', 'item']),
-  /** steer: its id; pending: the slot's tip; item: the item file's blob on main. */
+  kind: z.enum(['steer', 'pending', 'item', 'comment']),
+  /** steer: its id; pending: the slot's tip; item: the item file's blob on main; comment: the forge's comment id. */
   id: z
     .string()
     .min(1)

@@ -1,5 +1,5 @@
-// The GitHub Actions workflow `abcd init --ci github` writes. Plain text from a template:
-// abcd carries no YAML library at run time, and test/init-ci.test.ts parses the output.
+// The GitHub Actions workflow `abcd init --ci github` writes. Plain text from a template (the
+// comments are half of it), and test/init-ci.test.ts parses the output and runs its steps.
 
 /** First line of every CI file abcd writes; `init` recognises its own files by it. */
 export const GENERATED_MARKER = '# abcd lanes: written by `abcd init';
@@ -11,7 +11,13 @@ export interface LaneCiOptions {
   timeoutMinutes?: number;
   /** How the job gets abcd: a pinned install of this very version (package-spec.ts). */
   installCommand: string;
+  /** The label that makes an issue ready (the issue source's first ready label). */
+  readyLabel?: string;
 }
+
+export const DEFAULT_READY_LABEL = 'abcd:ready';
+/** Who may start a lane by commenting, unless the repository variable says otherwise. */
+export const DEFAULT_ASSOCIATIONS = ['OWNER', 'MEMBER', 'COLLABORATOR'] as const;
 
 export const DEFAULT_TIMEOUT_MINUTES = 60;
 // The Node line the lane jobs install: a maintained LTS within package.json's engines (>=22),
@@ -52,21 +58,80 @@ export const SANDBOX_SETUP: readonly string[] = [
 // An Actions expression; kept out of the template literal's own ${...} syntax.
 const expr = (e: string): string => '${{ ' + e + ' }}';
 
+/**
+ * The gate job's one step: which item this event builds, and whether it may start a lane at all.
+ * It runs before anything else (no checkout, no install), reads the event only through its
+ * environment (a label or a comment is anyone's text and never pasted into the script), and
+ * ends green with `go=false` for what is not a request, so strangers' comments cost seconds.
+ */
+export const GATE_SCRIPT: readonly string[] = [
+  'skip() { echo "no lane: $1"; echo "go=false" >> "$GITHUB_OUTPUT"; exit 0; }',
+  'case "$LANE_EVENT" in',
+  '  issues | issue_comment)',
+  '    case "$LANE_ISSUE" in "" | *[!0-9]*) skip "the event names no issue number" ;; esac',
+  '    item="github:issue:$LANE_ISSUE" ;;',
+  '  *) item="$LANE_INPUT_ITEM" ;;',
+  'esac',
+  // Labelling an issue takes triage access already: the label is the request.
+  'if [ "$LANE_EVENT" = issues ] && [ "$LANE_LABEL" != "$LANE_READY_LABEL" ]; then',
+  '  skip "the label added is not $LANE_READY_LABEL"',
+  'fi',
+  'if [ "$LANE_EVENT" = issue_comment ]; then',
+  '  [ -z "$LANE_ON_PULL_REQUEST" ] || skip "a comment on a pull request"',
+  // abcd posts its result comment under the App: a bot never starts a lane (nor would it loop).
+  '  [ "$LANE_COMMENTER_TYPE" != Bot ] || skip "a comment by a bot"',
+  '  [ "$LANE_ISSUE_READY" = true ] || skip "issue #$LANE_ISSUE is not labelled $LANE_READY_LABEL"',
+  `  allowed="\${LANE_ASSOCIATIONS:-${DEFAULT_ASSOCIATIONS.join(' ')}}"`,
+  '  case " $allowed " in',
+  '    *" ${LANE_ASSOCIATION:-NONE} "*) ;;',
+  '    *) skip "the commenter is ${LANE_ASSOCIATION:-NONE} here, not one of: $allowed" ;;',
+  '  esac',
+  'fi',
+  // A dispatched item is typed by a person; one abcd would refuse fails here, in plain words.
+  'case "$item" in *[!a-z0-9:._-]*)',
+  '  echo "abcd: \\"$item\\" is not an item (lowercase letters, digits, :, ., _, -)" >&2',
+  '  exit 2 ;;',
+  'esac',
+  'group="abcd-lane-$(printf \'%s\' "${item:-drain}" | tr : -)"',
+  '{ echo "go=true"; echo "item=$item"; echo "group=$group"; } >> "$GITHUB_OUTPUT"',
+  'echo "lane for ${item:-every ready item} ($group)"',
+];
+
+/** A string as a YAML double-quoted scalar and as an Actions expression literal. */
+function yamlString(s: string): string {
+  return JSON.stringify(s);
+}
+function exprString(s: string): string {
+  return `'${s.replace(/'/g, "''")}'`;
+}
+
 export function renderGithubWorkflow(o: LaneCiOptions): string {
   const minutes = o.timeoutMinutes ?? DEFAULT_TIMEOUT_MINUTES;
   const install = o.installCommand;
+  const label = o.readyLabel ?? DEFAULT_READY_LABEL;
   const appConfig = appConfigLines('$RUNNER_TEMP').join('\n          ');
   return `${GENERATED_MARKER} --ci github\`; edit freely, \`--force\` rewrites it.
 #
 # Runs abcd's unattended lanes here rather than on the person's computer, where their own
-# GitHub login is within reach (a lane never acts under the person's login). Dispatch it with an item to build that item, or
-# without one to drain every ready item; the schedule and pushes to other branches drain.
+# GitHub login is within reach (a lane never acts under the person's login). What starts one:
+#   - an issue labelled ${JSON.stringify(label)}, or a comment on such an issue by someone the repository
+#     trusts (author association OWNER, MEMBER or COLLABORATOR, or the repository variable
+#     LANE_AUTHOR_ASSOCIATIONS, space-separated): builds that one issue;
+#   - a dispatch with an item: builds that item; without one, and on the schedule: drains
+#     every ready item.
+# No push trigger: every push to main would start a drain, and lanes push their records under
+# abcd/ many times a run. The team's own workflows that run on every push need
+# branches-ignore: ['abcd/**'] (abcd init lists them; abcd init --fix adds it).
+# merge_group is not needed here: teams using GitHub's merge queue add it to the workflows
+# of their required checks, which test what abcd's pull requests enqueue.
 #
 # Set once by the person in the repository's settings (\`abcd setup-app\` walks through the App):
 #   - variable LANE_APP_ID and secret LANE_APP_PRIVATE_KEY: the GitHub App lanes push with
 #     (an installation token minted per cycle; the job writes them to a private config dir);
 #   - variable LANE_AGENT: the agent command a lane runs each cycle;
-#   - the secret your agent needs for its model, added to the lane step's env below.
+#   - the secret your agent needs for its model, added to the lane step's env below;
+#   - optional variable ABCD_PACKAGE: what to install instead of the pinned abcd below (your
+#     own registry's name@version, or a tarball's URL).
 # Never map GITHUB_TOKEN or GH_TOKEN into this job's environment: the login check finds it
 # and refuses, and git would send it instead of the App's token.
 name: abcd lanes
@@ -81,24 +146,53 @@ on:
         default: ""
   schedule:
     - cron: "17 */6 * * *"
-  # Lanes push work branches and records under abcd/ with the App's token, and a push made
-  # with an App token starts workflows: without this each lane would start the next.
-  push:
-    branches-ignore:
-      - "abcd/**"
+  issues:
+    types: [labeled]
+  issue_comment:
+    types: [created]
 
-# The job's own token only reads; every push goes through the App's token.
+# The job's own token only reads. Every push and every comment on an issue goes through the
+# App's token, so it needs no issues: write (grant it only if your App cannot write issues);
+# it never reaches abcd or the agent either way.
 permissions:
   contents: read
 
 jobs:
+  gate:
+    # Before anything runs: which item, and whether whoever asked may start a lane.
+    runs-on: ubuntu-latest
+    timeout-minutes: 2
+    permissions: {}
+    outputs:
+      go: ${expr('steps.who.outputs.go')}
+      item: ${expr('steps.who.outputs.item')}
+      group: ${expr('steps.who.outputs.group')}
+    steps:
+      - name: Check who asked
+        id: who
+        env:
+          LANE_EVENT: ${expr('github.event_name')}
+          LANE_INPUT_ITEM: ${expr('inputs.item')}
+          LANE_ISSUE: ${expr('github.event.issue.number')}
+          LANE_LABEL: ${expr('github.event.label.name')}
+          LANE_READY_LABEL: ${yamlString(label)}
+          LANE_ISSUE_READY: ${yamlString(expr(`contains(github.event.issue.labels.*.name, ${exprString(label)})`))}
+          LANE_ON_PULL_REQUEST: ${expr('github.event.issue.pull_request.url')}
+          LANE_COMMENTER_TYPE: ${expr('github.event.comment.user.type')}
+          LANE_ASSOCIATION: ${expr('github.event.comment.author_association')}
+          LANE_ASSOCIATIONS: ${expr('vars.LANE_AUTHOR_ASSOCIATIONS')}
+        run: |
+          ${GATE_SCRIPT.join('\n          ')}
   lane:
+    needs: gate
+    if: ${expr("needs.gate.outputs.go == 'true'")}
     runs-on: ubuntu-latest
     timeout-minutes: ${minutes}
-    # One lane per item at a time. A newer run waits rather than cancel the one in flight
-    # (preserve and coalesce); GitHub keeps only the newest pending run of a group.
+    # One lane per item at a time (abcd-lane-github-issue-123, abcd-lane-fix-login,
+    # abcd-lane-drain). A newer run waits rather than cancel the one in flight (preserve and
+    # coalesce); GitHub keeps only the newest pending run of a group.
     concurrency:
-      group: abcd-lane-${expr("inputs.item || 'drain'")}
+      group: ${expr('needs.gate.outputs.group')}
       cancel-in-progress: false
     steps:
       - name: Work out the job's deadline
@@ -124,8 +218,12 @@ jobs:
         run: |
           ${SANDBOX_SETUP.join('\n          ')}
       - name: Install abcd
-        # Pinned to the abcd that wrote this file; change it to upgrade.
-        run: ${install}
+        # Pinned to the abcd that wrote this file (change it to upgrade), unless the repository
+        # variable ABCD_PACKAGE names another package spec or a tarball.
+        env:
+          LANE_PACKAGE: ${expr('vars.ABCD_PACKAGE')}
+        run: |
+          ${install}
       - name: Give abcd the App's key
         env:
           LANE_APP_ID: ${expr('vars.LANE_APP_ID')}
@@ -136,7 +234,7 @@ jobs:
       - name: Run the lane
         env:
           # Through the environment, never pasted into the script: an item cannot inject shell.
-          LANE_ITEM: ${expr('inputs.item')}
+          LANE_ITEM: ${expr('needs.gate.outputs.item')}
           LANE_AGENT: ${expr('vars.LANE_AGENT')}
         run: |
           if [ -n "$LANE_ITEM" ]; then

@@ -64,7 +64,8 @@ abcd-lane:
     # ["seccomp=unconfined", "apparmor=unconfined", "systempaths=unconfined"], in the runner's
     # config.toml. Without that the lane refuses (exit 7) with bwrap's own error.
     - apt-get update -q && apt-get install -y -q bubblewrap
-    # Pinned to the abcd that wrote this file; change it to upgrade.
+    # Pinned to the abcd that wrote this file (change it to upgrade), unless the CI/CD variable
+    # ABCD_PACKAGE names another package spec or a tarball.
     - ${install}
     - |
       ${appConfig}

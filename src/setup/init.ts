@@ -4,11 +4,12 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { GENERATED_MARKER, GITHUB_WORKFLOW_PATH, renderGithubWorkflow } from './github-workflow.js';
 import { GITLAB_CI_PATH, GITLAB_INCLUDE_PATH, renderGitlabCi } from './gitlab-ci.js';
-import { installCommand, readPackageSpec } from './package-spec.js';
+import { installCommand, PACKAGE_VARIABLE, readPackageSpec } from './package-spec.js';
+import { findPushWorkflows, type PushWorkflow } from './push-workflows.js';
 import type { Env } from '../core/deps.js';
 import { UsageError } from '../core/refusals.js';
 import { Git } from '../git/git.js';
-import { CONFIG_PATH, DEFAULT_REPO_CONFIG, parseRepoConfig, renderRepoConfig } from '../repo/config.js';
+import { CONFIG_PATH, DEFAULT_REPO_CONFIG, parseRepoConfig, renderRepoConfig, type RepoConfig } from '../repo/config.js';
 
 /**
  * The smallest useful repository config (src/repo/config.ts holds its one schema).
@@ -26,6 +27,8 @@ export interface InitInput {
   ci?: CiKind;
   /** Overwrite an existing CI file. .abcd/config.json is never overwritten: it is the person's. */
   force: boolean;
+  /** Add the abcd/ filter to the team's workflows that run on every push. */
+  fix?: boolean;
 }
 
 export interface InitResult {
@@ -34,6 +37,8 @@ export interface InitResult {
   kept: string[];
   /** What the person does next, if anything (e.g. include the GitLab file). */
   next?: string;
+  /** The repository's own GitHub workflows that every record push would start. */
+  pushWorkflows: PushWorkflow[];
 }
 
 interface Plan {
@@ -61,6 +66,12 @@ async function gitlabTarget(root: string): Promise<{ path: string; next?: string
   };
 }
 
+/** The person's .abcd/config.json when there is one (init keeps it; the schema checks it below). */
+async function existingConfig(root: string): Promise<RepoConfig | undefined> {
+  const text = await readFile(join(root, CONFIG_PATH), 'utf8').catch(() => undefined);
+  return text === undefined ? undefined : parseRepoConfig(text, `the existing ${CONFIG_PATH}`, 'fix it, then run abcd init again');
+}
+
 export async function initRepository(input: InitInput): Promise<InitResult> {
   const top = await new Git(input.cwd, input.env).run(['rev-parse', '--show-toplevel']);
   if (top.exitCode !== 0) {
@@ -72,12 +83,18 @@ export async function initRepository(input: InitInput): Promise<InitResult> {
   const plans: Plan[] = [{ path: CONFIG_PATH, text: renderRepoConfig(DEFAULT_REPO_CONFIG), overwrite: false }];
   let next: string | undefined;
   if (input.ci) {
-    const ci = { installCommand: installCommand(await readPackageSpec()) };
+    const spec = await readPackageSpec();
     if (input.ci === 'github') {
+      // The step maps the repository variable ABCD_PACKAGE into LANE_PACKAGE; an issue labelled
+      // with the issue source's first ready label starts a lane.
+      const readyLabel = (await existingConfig(root))?.items?.github?.labels?.[0];
+      const ci = { installCommand: installCommand(spec, 'LANE_PACKAGE'), ...(readyLabel ? { readyLabel } : {}) };
       plans.push({ path: GITHUB_WORKFLOW_PATH, text: renderGithubWorkflow(ci), overwrite: input.force });
     } else {
       const target = await gitlabTarget(root);
       next = target.next;
+      // A CI/CD variable of the project, read by the script itself.
+      const ci = { installCommand: installCommand(spec, PACKAGE_VARIABLE) };
       plans.push({ path: target.path, text: renderGitlabCi(ci), overwrite: input.force });
     }
   }
@@ -103,5 +120,7 @@ export async function initRepository(input: InitInput): Promise<InitResult> {
     // 'wx' refuses a file created since the check above rather than overwrite it.
     await writeFile(full, p.text, { flag: p.overwrite ? 'w' : 'wx' });
   }
-  return { root, written: todo.map((p) => p.path), kept, ...(next ? { next } : {}) };
+  const pushWorkflows = await findPushWorkflows(root, input.fix === true);
+  const written = [...todo.map((p) => p.path), ...pushWorkflows.filter((w) => w.state === 'fixed').map((w) => w.path)];
+  return { root, written, kept, ...(next ? { next } : {}), pushWorkflows };
 }

@@ -9,6 +9,17 @@ export async function readPackageSpec(): Promise<string> {
   return `${pkg.name}@${pkg.version}`;
 }
 
-export function installCommand(spec: string): string {
-  return `npm install --global ${spec}`;
+/**
+ * The CI variable a team sets to install another abcd (its own registry's spec, or a tarball).
+ * The generated CI files read it; abcd itself never does, so --help does not list it.
+ */
+export const PACKAGE_VARIABLE = 'ABCD_PACKAGE';
+export const CI_ONLY_VARIABLES: readonly string[] = [PACKAGE_VARIABLE];
+
+/**
+ * The install line: the package spec in `variable` when the CI sets it (a team's own registry,
+ * or a tarball made with `npm pack`), else this pinned spec. Quoted, so a spec is one argument.
+ */
+export function installCommand(spec: string, variable: string): string {
+  return `npm install --global "\${${variable}:-${spec}}"`;
 }

@@ -1,8 +1,8 @@
 // Runs a generated GitHub Actions job's `run:` steps here, in order, the way the runner would
-// (bash -eo pipefail, the job's env, GITHUB_ENV carried to later steps), and says what it did
-// not run for real and why. This machine is not a GitHub runner: it has no registry to install
-// from and no root to install packages or set a sysctl with. Those parts are stood in for,
-// never silently dropped: a skipped step and every stubbed command are in the report.
+// (bash -eo pipefail, the job's env, GITHUB_ENV carried to later steps, each step's
+// GITHUB_OUTPUT read back, no step after a failed one), and says what it did not run for real
+// and why. This machine is not a GitHub runner: it has no root to install packages or set a
+// sysctl with. Those commands are stood in for, never silently dropped: each is in the report.
 import { appendFile, chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -22,12 +22,12 @@ export interface StepReport {
   out: string;
   /** Commands the step ran through `sudo`, recorded instead of run (see STUBBED_COMMANDS). */
   stubbed: string[];
+  /** What the step wrote to GITHUB_OUTPUT (`steps.<id>.outputs`). */
+  outputs: Record<string, string>;
 }
 
-/** Steps not run here, each with the reason. */
-export const SKIPPED_STEPS: ReadonlyArray<{ match: RegExp; why: string }> = [
-  { match: /npm install --global/, why: "installs from the registry, out of reach here: abcd on PATH is this checkout's build" },
-];
+/** Why a step after a failed one did not run. */
+export const AFTER_FAILURE = 'an earlier step failed, and the runner runs no later step';
 
 /** Commands recorded instead of run, each with the reason. */
 export const STUBBED_COMMANDS: Readonly<Record<string, string>> = {
@@ -58,29 +58,31 @@ export async function runGithubJob(steps: readonly JobStep[], o: JobOptions): Pr
     await chmod(path, 0o755);
   }
   const reports: StepReport[] = [];
-  for (const step of steps) {
-    const skip = SKIPPED_STEPS.find((s) => s.match.test(step.run));
-    if (skip) {
-      reports.push({ name: step.name, ran: false, why: skip.why, out: '', stubbed: [] });
+  for (const [i, step] of steps.entries()) {
+    if (reports.some((r) => r.ran && r.exit !== 0)) {
+      reports.push({ name: step.name, ran: false, why: AFTER_FAILURE, out: '', stubbed: [], outputs: {} });
       continue;
     }
     await o.before?.(step);
+    const output = join(o.scratch, `output-${i}`);
+    await writeFile(output, '');
     const stepEnv = Object.fromEntries(Object.keys(step.env).map((k) => [k, o.secrets[k] ?? '']));
     const r = await execa('bash', ['-eo', 'pipefail', '-c', step.run], {
       cwd: o.cwd,
-      env: { ...o.env, ...(await exportedEnv(o.env.GITHUB_ENV!)), ...stepEnv, PATH: `${bin}:${o.env.PATH}` },
+      env: { ...o.env, ...(await exportedEnv(o.env.GITHUB_ENV!)), ...stepEnv, GITHUB_OUTPUT: output, PATH: `${bin}:${o.env.PATH}` },
       extendEnv: false,
       reject: false,
       timeout: o.timeoutMs ?? 90_000,
     });
     const stubbed = (await readFile(log, 'utf8')).split('\n').filter(Boolean);
     await writeFile(log, '');
-    reports.push({ name: step.name, ran: true, exit: r.exitCode ?? -1, out: r.stdout + r.stderr, stubbed });
+    const outputs = await exportedEnv(output);
+    reports.push({ name: step.name, ran: true, exit: r.exitCode ?? -1, out: r.stdout + r.stderr, stubbed, outputs });
   }
   return reports;
 }
 
-/** What earlier steps wrote to GITHUB_ENV, as the runner hands it to later steps. */
+/** What earlier steps wrote to GITHUB_ENV (or a step to GITHUB_OUTPUT), as the runner reads it. */
 export async function exportedEnv(githubEnv: string): Promise<Record<string, string>> {
   return Object.fromEntries(
     (await readFile(githubEnv, 'utf8'))

@@ -25,6 +25,8 @@ export interface RecordedRequest {
   body: unknown;
   /** `Bearer sha256:<digest>`; compare with bearerDigest(token). Null when none was sent. */
   authorization: string | null;
+  /** The If-None-Match header of a conditional GET; null when none was sent. */
+  ifNoneMatch: string | null;
 }
 
 export interface StubRoute {
@@ -122,6 +124,7 @@ export class GitHubStub {
       ...(operationOf(body) ? { operation: operationOf(body)! } : {}),
       body,
       authorization: bearer ? bearerDigest(bearer[1]!) : auth ? 'unrecognized scheme' : null,
+      ifNoneMatch: typeof req.headers['if-none-match'] === 'string' ? req.headers['if-none-match'] : null,
     };
     this.requests.push(recorded);
     const route = this.routes.find((r) => matches(r, recorded) && (r.times === 'many' || r.used < (r.times ?? 1)));
@@ -162,7 +165,8 @@ function label(r: StubRoute): string {
 
 function send(res: ServerResponse, reply: StubReply): void {
   if (res.destroyed) return; // the client gave up (a deadline test)
-  const text = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body ?? null);
+  // A 304 has no body, as HTTP says.
+  const text = reply.status === 304 ? '' : typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body ?? null);
   res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers });
   res.end(text);
 }

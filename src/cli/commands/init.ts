@@ -12,6 +12,7 @@ export const init: Command = {
     ['abcd init --ci github', 'also write .github/workflows/abcd-lanes.yml'],
     ['abcd init --ci gitlab --force', 'write (or rewrite) the GitLab CI file for lanes'],
     ['abcd init --agents', "also write abcd's instructions for agents into AGENTS.md (kept up to date), and a CLAUDE.md importing it"],
+    ['abcd init --fix', "add branches-ignore: ['abcd/**'] to your workflows that run on every push"],
   ],
   builder: (y: Argv) =>
     y
@@ -21,11 +22,19 @@ export const init: Command = {
         type: 'boolean',
         default: false,
         describe: "write or update abcd's section of AGENTS.md (abcd prime) and CLAUDE.md's import of it",
+      })
+      .option('fix', {
+        type: 'boolean',
+        default: false,
+        describe: "add branches-ignore: ['abcd/**'] to the push trigger of your workflows that run on every push",
       }),
   async run(args, deps, cli) {
-    const { initRepository } = await import('../../setup/init.js');
+    const [{ initRepository }, { pushWorkflowAdvice }] = await Promise.all([
+      import('../../setup/init.js'),
+      import('../../setup/push-workflows.js'),
+    ]);
     const ci = args.ci === 'github' || args.ci === 'gitlab' ? args.ci : undefined;
-    const r = await initRepository({ cwd: deps.cwd, env: deps.env, ci, force: args.force === true });
+    const r = await initRepository({ cwd: deps.cwd, env: deps.env, ci, force: args.force === true, fix: args.fix === true });
     if (args.agents === true) {
       const [{ primeText }, { writeAgentsSection, writeClaudeImport }] = await Promise.all([
         import('../prime-text.js'),
@@ -37,7 +46,15 @@ export const init: Command = {
       const c = await writeClaudeImport(r.root);
       (c.changed ? r.written : r.kept).push(c.path);
     }
-    const lines = [...r.written.map((p) => `wrote ${p}`), ...r.kept.map((p) => `kept ${p} (already there)`), ...(r.next ? [r.next] : [])];
-    return { json: { root: r.root, written: r.written, kept: r.kept, next: r.next ?? null }, text: lines.join('\n') };
+    const lines = [
+      ...r.written.map((p) => `wrote ${p}`),
+      ...r.kept.map((p) => `kept ${p} (already there)`),
+      ...(r.next ? [r.next] : []),
+      ...pushWorkflowAdvice(r.pushWorkflows),
+    ];
+    return {
+      json: { root: r.root, written: r.written, kept: r.kept, next: r.next ?? null, pushWorkflows: r.pushWorkflows },
+      text: lines.join('\n'),
+    };
   },
 };

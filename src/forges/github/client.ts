@@ -65,6 +65,33 @@ export class GitHubClient {
     return parseAnswer(schema, a.data, info);
   }
 
+  /**
+   * A conditional GET: with the ETag kept from the last answer, an unchanged resource answers
+   * 304 (GitHub does not count it against the rate limit) and `data` is absent: the caller's
+   * kept body still holds. A changed one is checked by `schema` like any answer.
+   */
+  async restConditional<S extends z.ZodType>(
+    c: Omit<RestCall, 'method' | 'body'>,
+    schema: S,
+    etag: string | undefined,
+  ): Promise<{ notModified: true } | { notModified: false; data: z.infer<S>; etag?: string; link?: string }> {
+    const qs = c.query ? `?${new URLSearchParams(c.query).toString()}` : '';
+    const info = { call: `GET ${c.path} (${c.what})`, write: false };
+    const a = await this.send({ url: `${this.restUrl}${c.path}${qs}`, method: 'GET', body: undefined, info, until: c.until, etag });
+    if (a.status === 304) return { notModified: true };
+    return {
+      notModified: false,
+      data: parseAnswer(schema, a.data, info),
+      ...(a.etag ? { etag: a.etag } : {}),
+      ...(a.link ? { link: a.link } : {}),
+    };
+  }
+
+  /** The full URL of a REST path with its query, as restConditional sends it (what a kept answer is filed under). */
+  restUrlOf(path: string, query?: Record<string, string>): string {
+    return `${this.restUrl}${path}${query ? `?${new URLSearchParams(query).toString()}` : ''}`;
+  }
+
   /** A GraphQL call; a `mutation` is a write. Resolves to `data` checked by `schema`, or refuses on `errors`. */
   async graphql<S extends z.ZodType>(c: GraphqlCall, schema: S): Promise<z.infer<S>> {
     const info = { call: `GraphQL ${c.operation} (${c.what})`, write: /^\s*mutation\b/.test(c.query) };
@@ -83,12 +110,14 @@ export class GitHubClient {
     body,
     info,
     until = Infinity,
+    etag,
   }: {
     url: string;
     method: RestCall['method'];
     body: unknown;
     info: CallInfo;
     until?: number;
+    etag?: string | undefined;
   }) {
     const { clock } = this.o;
     const callTimeout = this.o.callTimeoutMs ?? CALL_TIMEOUT_MS;
@@ -106,6 +135,7 @@ export class GitHubClient {
       url,
       method,
       body,
+      ...(etag !== undefined ? { ifNoneMatch: etag } : {}),
       info,
       clock,
       timeoutMs,

@@ -20,6 +20,8 @@ export interface HttpCall {
   authorization?: { scheme: 'Bearer' | 'token'; credential: string };
   /** Sent as JSON. */
   body?: unknown;
+  /** A conditional GET: the ETag of the answer kept from last time; an unchanged one answers 304. */
+  ifNoneMatch?: string;
   info: CallInfo;
   timeoutMs?: number;
   /** The verb's own deadline, not GitHub's slowness, set timeoutMs: a cut call is DeadlineReached. */
@@ -29,8 +31,11 @@ export interface HttpCall {
 
 export interface HttpAnswer {
   status: number;
-  /** The parsed JSON body; null when there was none. */
+  /** The parsed JSON body; null when there was none (and on a 304). */
   data: unknown;
+  /** The answer's ETag and Link headers, when it had them. */
+  etag?: string;
+  link?: string;
 }
 
 /** One call to GitHub; a 2xx answer resolves, anything else is thrown as a named refusal. */
@@ -54,6 +59,7 @@ export async function callGitHub(c: HttpCall): Promise<HttpAnswer> {
     headers.authorization = `${c.authorization.scheme} ${c.authorization.credential}`;
   }
   if (c.body !== undefined) headers['content-type'] = 'application/json';
+  if (c.ifNoneMatch !== undefined) headers['if-none-match'] = c.ifNoneMatch;
   const started = clock.now();
   const signal = AbortSignal.timeout(timeoutMs);
   let status: number;
@@ -86,6 +92,11 @@ export async function callGitHub(c: HttpCall): Promise<HttpAnswer> {
       data = null;
     }
   }
-  if (status < 200 || status >= 300) throw refusalForAnswer({ status, headers: responseHeaders, data }, info, clock.now());
-  return { status, data };
+  // 304 only ever answers a conditional GET: what was kept from last time still holds.
+  const notModified = status === 304 && c.ifNoneMatch !== undefined;
+  if (!notModified && (status < 200 || status >= 300))
+    throw refusalForAnswer({ status, headers: responseHeaders, data }, info, clock.now());
+  const etag = responseHeaders.get('etag');
+  const link = responseHeaders.get('link');
+  return { status, data, ...(etag ? { etag } : {}), ...(link ? { link } : {}) };
 }

@@ -313,7 +313,7 @@ const steer = z.strictObject({
   protected: z.boolean().describe("this clone keeps the person's allowed-signers list (without one, requests are unprotected)"),
 });
 
-const items = z.strictObject({
+const itemList = z.strictObject({
   ...Ok,
   main: z.string(),
   mainTip: Oid,
@@ -330,14 +330,27 @@ const items = z.strictObject({
         .strictObject({ state: State, holder: z.string(), expiresAt: Instant, live: z.boolean() })
         .nullable()
         .describe("the item's claim record as it stands, whatever its state"),
-      path: z.string(),
-      addedAt: Instant.nullable().describe('when the item entered main, null when history does not say'),
+      path: z.string().describe("the item file's path, or the issue's web address"),
+      addedAt: Instant.nullable().describe('when the item entered main or the issue was opened, null when its source does not say'),
+      labels: z.array(z.string()).optional().describe("an issue's labels (GitHub source)"),
     }),
   ),
   refused: z.array(
     z.strictObject({ path: z.string(), key: z.string().nullable(), code: z.string(), reason: z.string().nullable(), message: z.string() }),
   ),
 });
+
+/** `abcd items add` and `abcd items close`: what changed, and the landing (or the issue) that did it. */
+const itemChange = z
+  .strictObject({
+    ...Ok,
+    action: z.enum(['add', 'close']),
+    item: z.string(),
+    changed: z.boolean().describe('false: nothing to do (closing an item already done)'),
+  })
+  .loose();
+
+const items = z.union([itemList, itemChange]);
 
 const Tokens = z.number().int().nonnegative().describe('a number of model tokens');
 const Usd = z.number().nonnegative().describe('dollars');

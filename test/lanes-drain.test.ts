@@ -3,7 +3,15 @@
 import { readdir } from 'node:fs/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupTemp, tempDir } from './harness/git-env.js';
-import { COMMITTING_AGENT, itemStatus, laneSession, mainSubjects, processesWith, remoteWithItems, type ItemSpec } from './harness/lanes.js';
+import {
+  COMMITTING_AGENT,
+  itemStatus,
+  laneSession,
+  mainWorkSubjects,
+  processesWith,
+  remoteWithItems,
+  type ItemSpec,
+} from './harness/lanes.js';
 
 const TEN: ItemSpec[] = [
   ...['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map((slug) => ({ slug })),
@@ -29,7 +37,7 @@ describe('drain', () => {
     const cycles = r.json.record.cycles as Array<{ item: string; outcome: string }>;
     expect(cycles.map((c) => c.item).sort()).toEqual(TEN.map((i) => i.slug).sort());
     expect(cycles.every((c) => c.outcome === 'landed')).toBe(true);
-    const subjects = (await mainSubjects(remote)).filter((x) => x.startsWith('agent: '));
+    const subjects = (await mainWorkSubjects(remote)).filter((x) => x.startsWith('agent: '));
     expect(subjects).toHaveLength(10);
     const at = (slug: string) => subjects.indexOf(`agent: local:item:${slug}`);
     expect(at('i')).toBeGreaterThan(Math.max(at('a'), at('b')));
@@ -54,7 +62,7 @@ describe('drain', () => {
       (r.json?.record?.cycles ?? []).filter((c: { outcome: string }) => c.outcome === 'landed').map((c: { item: string }) => c.item),
     );
     expect(landed.sort()).toEqual(TEN.map((i) => i.slug).sort());
-    const subjects = (await mainSubjects(remote)).filter((x) => x.startsWith('agent: '));
+    const subjects = (await mainWorkSubjects(remote)).filter((x) => x.startsWith('agent: '));
     expect(new Set(subjects).size).toBe(subjects.length);
     expect(subjects).toHaveLength(10);
   }, 180_000);

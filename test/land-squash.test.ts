@@ -250,4 +250,13 @@ describe('land --strategy squash', () => {
     const all = (await git(remote.dir, ['rev-list', '--count', 'main'], {})).trim();
     expect(all).toBe(String(slugs.length + SEEDED));
   }, 180_000);
+
+  it("a lane follows land.strategy when the repository sets one: rebase keeps the agent's commit and the marking", async () => {
+    const remote = await remoteWithItems([{ slug: 'west' }], { land: { strategy: 'rebase' } });
+    const s = await laneSession(remote, 'drainer');
+    const r = await s.abcd(['drain', '--lanes', '1', '--json', '--agent', COMMITTING_AGENT], { timeoutMs: 150_000 });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const subjects = (await git(remote.dir, ['log', '--reverse', '--format=%s', 'main'], {})).split('\n').slice(SEEDED);
+    expect(subjects).toEqual(['agent: local:item:west', 'Mark west done']);
+  }, 180_000);
 });

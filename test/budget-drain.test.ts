@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupTemp } from './harness/git-env.js';
-import { COMMITTING_AGENT, itemStatus, laneSession, mainSubjects, remoteWithItems } from './harness/lanes.js';
+import { COMMITTING_AGENT, itemStatus, laneSession, mainWorkSubjects, remoteWithItems } from './harness/lanes.js';
 import type { Session } from './harness/session.js';
 
 afterAll(cleanupTemp);
@@ -88,7 +88,7 @@ describe('the budget in a drain', () => {
     expect(record.costUsd).toBeCloseTo(0.03, 9);
     const statuses = await Promise.all(['a-fails', 'b-lands', 'c-crosses', 'd-waits'].map((i) => itemStatus(remote, i)));
     expect(statuses).toEqual(['ready', 'done', 'done', 'ready']);
-    expect((await mainSubjects(remote)).filter((x) => x.startsWith('agent: '))).toEqual([
+    expect((await mainWorkSubjects(remote)).filter((x) => x.startsWith('agent: '))).toEqual([
       'agent: local:item:b-lands',
       'agent: local:item:c-crosses',
     ]);

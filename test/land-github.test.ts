@@ -93,6 +93,30 @@ describe('land on GitHub', () => {
     expect(pushes.every((q) => q.user === 'x-access-token' && q.authorized)).toBe(true);
   });
 
+  it('--strategy squash without a merge queue: the REST merge uses the squash method', async () => {
+    expect((await a.abcd(['reserve', 'gh-squash'])).code).toBe(0);
+    await a.git(['checkout', '-q', '-b', 'work/gh-squash']);
+    const head = await a.commit('squash.txt', 'one commit\n');
+    const pulls = `/repos/${owner}/${repo}/pulls`;
+    stub.on({ method: 'GET', path: pulls, query: { head: `${owner}:work/gh-squash`, state: 'open' }, reply: { body: [] } });
+    stub.on({ method: 'POST', path: pulls, reply: { status: 201, body: restPull({ number: 9, head, branch: 'work/gh-squash' }) } });
+    stub.on({
+      method: 'POST',
+      path: '/graphql',
+      operation: 'AbcdPullRequestState',
+      reply: { body: pullStateAnswer({ number: 9, head }, { isMergeQueueEnabled: false }) },
+    });
+    stub.on({
+      method: 'PUT',
+      path: `${pulls}/9/merge`,
+      assert: (r) => expect(r.body).toEqual({ sha: head, merge_method: 'squash' }),
+      reply: { body: { merged: true, sha: MERGE_COMMIT, message: 'Pull Request successfully merged' } },
+    });
+    const r = await a.abcd(['land', 'gh-squash', '--strategy', 'squash', '--json', '--wait', '60s']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.json).toMatchObject({ tip: MERGE_COMMIT, state: 'done', github: { number: 9, via: 'merge' } });
+  });
+
   it('a claim taken over just before the enqueue is fenced (exit 5) and nothing is enqueued', async () => {
     expect((await a.abcd(['reserve', 'gh-fenced'])).code).toBe(0);
     await a.git(['checkout', '-q', '-b', 'work/gh-fenced']);

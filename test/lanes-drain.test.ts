@@ -8,7 +8,7 @@ import {
   COMMITTING_AGENT,
   itemStatus,
   laneSession,
-  mainSubjects,
+  mainWorkSubjects,
   processesWith,
   remoteWithItems,
   type ItemSpec,
@@ -38,7 +38,7 @@ describe('drain', () => {
     const cycles = laneRun(r).record.cycles as Array<{ item: string; outcome: string }>;
     expect(cycles.map((c) => c.item).sort()).toEqual(TEN.map((i) => i.slug).sort());
     expect(cycles.every((c) => c.outcome === 'landed')).toBe(true);
-    const subjects = (await mainSubjects(remote)).filter((x) => x.startsWith('agent: '));
+    const subjects = (await mainWorkSubjects(remote)).filter((x) => x.startsWith('agent: '));
     expect(subjects).toHaveLength(10);
     const at = (slug: string) => subjects.indexOf(`agent: local:item:${slug}`);
     expect(at('i')).toBeGreaterThan(Math.max(at('a'), at('b')));
@@ -63,7 +63,7 @@ describe('drain', () => {
       (laneRun(r)?.record?.cycles ?? []).filter((c: { outcome: string }) => c.outcome === 'landed').map((c: { item: string }) => c.item),
     );
     expect(landed.sort()).toEqual(TEN.map((i) => i.slug).sort());
-    const subjects = (await mainSubjects(remote)).filter((x) => x.startsWith('agent: '));
+    const subjects = (await mainWorkSubjects(remote)).filter((x) => x.startsWith('agent: '));
     expect(new Set(subjects).size).toBe(subjects.length);
     expect(subjects).toHaveLength(10);
   }, 180_000);

@@ -11,7 +11,7 @@ import {
   COMMITTING_AGENT,
   itemStatus,
   laneSession,
-  mainSubjects,
+  mainWorkSubjects,
   processesWith,
   remoteWithItems,
   laneRun,
@@ -95,7 +95,7 @@ describe('lane safety', () => {
     });
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(laneRun(r).record.cycles).toMatchObject([{ item: 'crash', outcome: 'landed' }]);
-    expect((await mainSubjects(remote)).filter((x) => x.startsWith('agent: '))).toEqual(['agent: local:item:crash']);
+    expect((await mainWorkSubjects(remote)).filter((x) => x.startsWith('agent: '))).toEqual(['agent: local:item:crash']);
   }, 120_000);
 
   it('an empty budget stops new cycles with budget-exhausted and marks nothing done', async () => {

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupTemp, git, isolatedEnv, tempDir } from './harness/git-env.js';
 import { makeRemote } from './harness/remote.js';
 import { makeSession } from './harness/session.js';
-import { laneRun, COMMITTING_AGENT, laneSession, mainSubjects, remoteWithItems } from './harness/lanes.js';
+import { laneRun, COMMITTING_AGENT, laneSession, mainWorkSubjects, remoteWithItems } from './harness/lanes.js';
 
 // The land check of both items, coordinated through files so the race is the same on any
 // machine: b's speculative test (on top of a) starts, then a's check fails; b's check ends
@@ -42,7 +42,7 @@ describe('network deadline', () => {
     const byItem = Object.fromEntries(cycles.map((c) => [c.item, c]));
     expect(byItem.a, r.stdout + r.stderr).toMatchObject({ outcome: 'failed', code: 'check-failed' });
     expect(byItem.b, r.stdout + r.stderr).toMatchObject({ outcome: 'landed' });
-    expect((await mainSubjects(remote)).filter((x) => x.startsWith('agent: '))).toEqual(['agent: local:item:b']);
+    expect((await mainWorkSubjects(remote)).filter((x) => x.startsWith('agent: '))).toEqual(['agent: local:item:b']);
   }, 180_000);
 
   it("one lane's failed land does not shorten the next read of another lane of the same drain", async () => {

@@ -30,10 +30,17 @@ describe('the repository config schema', () => {
     expect(r.data).toMatchObject({
       key: 'land.check',
       reason: 'unknown-key',
-      allowed: ['checks', 'timeout', 'speculate', 'sandbox', 'env', 'network', 'retries', 'priorityAge'],
+      allowed: ['checks', 'timeout', 'speculate', 'sandbox', 'env', 'network', 'retries', 'priorityAge', 'strategy'],
     });
     expect(r.message).toContain('"land.check"');
     expect(r.message).toContain('"checks", "timeout"');
+  });
+
+  it('reads land.strategy; a strategy it does not know is refused naming the key', () => {
+    expect(parseRepoConfig('{"land":{"strategy":"squash"}}', 'config').land?.strategy).toBe('squash');
+    const r = refusalOf('{"land":{"strategy":"octopus"}}');
+    expect(r.exit).toBe(2);
+    expect(r.message).toContain('land.strategy');
   });
 
   it('reads the sandbox keys; a lanes.bind path neither absolute nor under ~/, or climbing with .., is refused', () => {

@@ -33,6 +33,7 @@ const same = [
   ['status', '--json'],
   ['status', '--watch', '2s'],
   ['land', 'a', 'work', '--strategy', 'merge', '--keep', '--wait', '5m'],
+  ['land', 'a', '--strategy', 'squash'],
   ['items', '--json'],
 ];
 
@@ -52,7 +53,7 @@ const toYargs = [
   ['reserve', 'a', '--', 'b'],
   ['--json', 'reserve', 'a'],
   ['push', 'a', '--tag', 'v1'],
-  ['land', 'a', '--strategy', 'squash'],
+  ['land', 'a', '--strategy', 'octopus'],
   ['settings', 'reservation-cap', '3'],
   ['gate', '--', 'true'],
   ['reserve', 'help'],

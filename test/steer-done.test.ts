@@ -2,7 +2,7 @@
 // build and land it again; it waits until someone reopens the item, and `build --reopen` delivers it.
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupTemp } from './harness/git-env.js';
-import { laneRun, itemStatus, laneSession, mainSubjects, remoteWithItems } from './harness/lanes.js';
+import { laneRun, itemStatus, laneSession, mainWorkSubjects, remoteWithItems } from './harness/lanes.js';
 import { makeSession } from './harness/session.js';
 import { landedMailboxes, refsUnder } from './harness/steer.js';
 
@@ -18,7 +18,7 @@ describe('a steer on a done item', () => {
     const first = await lane.abcd(['build', 'page', ...flags], { timeoutMs: 120_000 });
     expect(first.code, first.stdout + first.stderr).toBe(0);
     expect(await itemStatus(remote, 'page')).toBe('done');
-    const agentCommits = async () => (await mainSubjects(remote)).filter((s) => s === 'agent: page').length;
+    const agentCommits = async () => (await mainWorkSubjects(remote)).filter((s) => s === 'agent: page').length;
     expect(await agentCommits()).toBe(1);
 
     const asker = await makeSession(remote.url, 'asker', { person: 'lane@example.com' });
@@ -56,7 +56,7 @@ describe('a steer on a done item', () => {
     const lane = await laneSession(remote, 'lane', { ABCD_SESSION: 'lane' });
     const flags = ['--json', '--sandbox', 'none', '--agent-timeout', '120s', '--agent', AGENT];
     expect((await lane.abcd(['build', 'page', ...flags], { timeoutMs: 120_000 })).code).toBe(0);
-    const agentCommits = async () => (await mainSubjects(remote)).filter((s) => s === 'agent: page').length;
+    const agentCommits = async () => (await mainWorkSubjects(remote)).filter((s) => s === 'agent: page').length;
     const holder = await makeSession(remote.url, 'holder', { person: 'lane@example.com' });
     expect((await holder.abcd(['reserve', 'page', '--reopen', '--json'])).json).toMatchObject({ ok: true, reopened: true });
     const said = await holder.abcd(['steer', 'page', 'rewrite the page']);

@@ -187,7 +187,7 @@ export const REFUSALS = {
       head?: string;
       mainTip?: string;
       files?: string[];
-      strategy?: 'rebase' | 'merge';
+      strategy?: 'rebase' | 'merge' | 'squash';
       rejected?: { ref: string; reason: string }[];
       expected?: string;
       actual?: string | null;

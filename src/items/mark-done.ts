@@ -6,9 +6,13 @@ import { join } from 'node:path';
 import type { ItemKey } from '../records/item.js';
 import type { Git } from '../git/git.js';
 import { itemPath } from './item-path.js';
+import { isRefusal } from '../core/refusals.js';
+import { sanitizeLine } from '../core/sanitize.js';
 
 // The integration worktree is abcd's own: still, a commit there must not sign, prompt or run hooks.
 const QUIET = ['-c', 'commit.gpgsign=false', '-c', 'core.hooksPath=/dev/null'];
+// A title becomes a commit subject on main: one line, a length a log can show.
+const MAX_TITLE_CHARS = 200;
 
 /**
  * If the item's file exists at the worktree's HEAD with `status: ready`, rewrites that one line
@@ -24,24 +28,62 @@ export async function markItemDoneInWorktree(
   item: ItemKey,
   trailers: readonly string[] = [],
 ): Promise<{ path: string | null; head?: string }> {
-  const local = item.source === 'local' && item.kind === 'item';
-  const path = local ? itemPath(item.id) : null;
-  const r = path ? await wt.run(['cat-file', '--batch'], { input: `HEAD\nHEAD:${path}\n` }) : undefined;
-  const [commit, file] = r?.exitCode === 0 ? splitBatch(r.stdout) : [];
+  const read = await readItemAtHead(wt, item);
   // Not read: nothing to mark here; the caller's own read of HEAD says what went wrong.
-  if (path && commit?.type !== 'commit') return { path: null };
-  const head = commit?.oid;
-  const marked = path && file?.type === 'blob' ? await markedText(file.content) : null;
-  if (marked === null || !path) {
-    if (!trailers.length) return head ? { path: null, head } : { path: null };
+  if (!read) return { path: null };
+  const path = read.file ? await stageMarked(wt, read.path!, read.file) : null;
+  if (!path) {
+    if (!trailers.length) return read.head ? { path: null, head: read.head } : { path: null };
     await commitQuietly(wt, ['--allow-empty', '-m', `Record what ${item.id} absorbed`, '-m', trailers.join('\n')]);
     return { path: null };
   }
-  await writeFile(join(wt.dir, path), Buffer.from(marked, 'latin1'));
-  await wt.must(['add', '--', path]);
   const body = `abcd land: ${path} status: done in the landed commit.`;
   await commitQuietly(wt, ['-m', `Mark ${item.id} done`, '-m', body, ...(trailers.length ? ['-m', trailers.join('\n')] : [])]);
   return { path };
+}
+
+/**
+ * The same marking, staged and not committed: the squash strategy's one commit carries it
+ * (land/squash.ts). With `mark` false (a land with --keep) nothing is staged. Answers the path
+ * it staged, or null, and the item's title as its file at HEAD says, or null (no file, another
+ * source, a file that does not parse: the caller names the item by its key).
+ */
+export async function stageItemDone(wt: Git, item: ItemKey, o: { mark: boolean }): Promise<{ path: string | null; title: string | null }> {
+  const read = await readItemAtHead(wt, item);
+  if (!read?.file) return { path: null, title: null };
+  const title = await titleOf(read.path!, item, read.file);
+  return { path: o.mark ? await stageMarked(wt, read.path!, read.file) : null, title };
+}
+
+/** HEAD and the item's file at HEAD (one git process), or undefined when HEAD could not be read. */
+async function readItemAtHead(wt: Git, item: ItemKey): Promise<{ head?: string; path?: string; file?: Buffer } | undefined> {
+  const local = item.source === 'local' && item.kind === 'item';
+  if (!local) return {};
+  const path = itemPath(item.id);
+  const r = await wt.run(['cat-file', '--batch'], { input: `HEAD\nHEAD:${path}\n` });
+  const [commit, file] = r.exitCode === 0 ? splitBatch(r.stdout) : [];
+  if (commit?.type !== 'commit') return undefined;
+  return { head: commit.oid, path, ...(file?.type === 'blob' ? { file: file.content } : {}) };
+}
+
+/** Writes and stages the file with `status: done`; null (nothing written) when it is not `ready`. */
+async function stageMarked(wt: Git, path: string, content: Buffer): Promise<string | null> {
+  const marked = await markedText(content);
+  if (marked === null) return null;
+  await writeFile(join(wt.dir, path), Buffer.from(marked, 'latin1'));
+  await wt.must(['add', '--', path]);
+  return path;
+}
+
+/** The title the file gives, as one safe line; null when the file does not parse. */
+async function titleOf(path: string, item: ItemKey, content: Buffer): Promise<string | null> {
+  const { parseItemFile } = await import('./item-file.js');
+  try {
+    return sanitizeLine(parseItemFile(path, item, content.toString('utf8')).title, MAX_TITLE_CHARS);
+  } catch (e) {
+    if (isRefusal(e)) return null;
+    throw e;
+  }
 }
 
 /** The file's text with `status: done`, or null when it is not `ready`. */

@@ -8,6 +8,7 @@ import { formatDuration } from '../core/duration.js';
 import type { SandboxMode } from '../machine/sandbox/bwrap.js';
 import { checkEnvNames } from '../machine/sandbox/environment.js';
 import { DEFAULT_PRIORITY_AGE_MS } from './priority.js';
+import type { IntegrationStrategy } from '../records/queue.js';
 
 // A check that runs longer than this is stuck; the land refuses rather than wait forever.
 const DEFAULT_CHECK_TIMEOUT_MS = 30 * 60_000;
@@ -29,6 +30,8 @@ export interface LandConfig {
   retries: number;
   /** How far a priority moves a queue entry (land/priority.ts). */
   priorityAgeMs: number;
+  /** How the work comes onto main unless `--strategy` says (absent: the caller's default). */
+  strategy?: IntegrationStrategy;
 }
 
 /**
@@ -47,6 +50,7 @@ export async function readLandConfig(git: Git, mainTip: string, parseDuration: (
     network: land?.network ?? true,
     retries: land?.retries ?? 0,
     priorityAgeMs: land?.priorityAge ? parseDuration(land.priorityAge) : DEFAULT_PRIORITY_AGE_MS,
+    ...(land?.strategy ? { strategy: land.strategy } : {}),
   };
 }
 

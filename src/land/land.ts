@@ -7,7 +7,8 @@ import { claimRef } from '../records/refs.js';
 import { parseDuration } from '../core/duration.js';
 import { requireMineOnBranch } from '../claims/holding.js';
 import { withNetworkDeadline, withoutNetworkDeadline, type Repo } from '../repo/repo.js';
-import { landConfigReader, passedOnRetry } from './checks.js';
+import { landConfigReader, passedOnRetry, type LandConfig } from './checks.js';
+import type { IntegrationStrategy } from '../records/queue.js';
 import { ClaimKeeper } from './claim-keeper.js';
 import { pruneDeadCycleFolders } from '../machine/owned-folders.js';
 import { readWithMain, refuseNothingToLand, resolveLandTarget } from './target.js';
@@ -24,6 +25,14 @@ export async function land(repo: Repo, input: LandInput, gate: GateRunner): Prom
   // A precheck refuses before anything is read (a GitHub land without the App's settings).
   strategy.precheck?.(repo);
   return landWith(strategy, repo, input, gate);
+}
+
+/**
+ * How this land brings the work onto main: `--strategy` always wins, then `land.strategy` on
+ * main, then the caller's default (lanes squash), else rebase (ADR 0093).
+ */
+export function integrationStrategyOf(input: LandInput, config: LandConfig): IntegrationStrategy {
+  return input.strategy ?? config.strategy ?? input.defaultStrategy ?? 'rebase';
 }
 
 async function landWith<E>(strategy: LandStrategy<E>, given: Repo, input: LandInput, gate: GateRunner): Promise<LandResult> {
@@ -50,7 +59,23 @@ async function landWith<E>(strategy: LandStrategy<E>, given: Repo, input: LandIn
   // A config the schema refuses (a typo) refuses the land here, before anything is written.
   const config = await configRead;
   const keeper = new ClaimKeeper(repo, ref, item, held.tip, held.claim, { waiting, until: deadline });
-  const ctx: LandContext = { repo, waiting, input, gate, item, ref, started, deadline, target, snap, held, config, landConfig, keeper };
+  const settled = { ...input, strategy: integrationStrategyOf(input, config) };
+  const ctx: LandContext = {
+    repo,
+    waiting,
+    input: settled,
+    gate,
+    item,
+    ref,
+    started,
+    deadline,
+    target,
+    snap,
+    held,
+    config,
+    landConfig,
+    keeper,
+  };
   const entered = await strategy.enter(ctx);
   keeper.start();
   let landed;

@@ -86,7 +86,8 @@ async function landThroughPullRequest(ctx: LandContext): Promise<Landed> {
     clock,
     deadlineMs: deadline,
     signal: keeper.signal,
-    ...(input.strategy === 'rebase' ? { mergeMethod: 'rebase' as const } : {}),
+    // Without a merge queue the REST merge takes the method; a queue merges by its own setting.
+    ...(input.strategy !== 'merge' ? { mergeMethod: input.strategy } : {}),
   });
   const done = await keeper.push(
     (claim) => ({

@@ -11,12 +11,16 @@ import type { RecordWrite } from '../claims/write.js';
 import type { SkippedEntry } from './queue-order.js';
 import type { LandTarget } from './target.js';
 import type { Priority } from './priority.js';
+import type { IntegrationStrategy } from '../records/queue.js';
 
 export interface LandInput {
   item: ItemKey;
   branch?: string;
   waitMs: number;
-  strategy: 'rebase' | 'merge';
+  /** How the work comes onto main, said by the caller (`--strategy`): wins over `land.strategy`. */
+  strategy?: IntegrationStrategy;
+  /** The caller's default when neither it nor `land.strategy` says (absent: rebase; lanes: squash). */
+  defaultStrategy?: IntegrationStrategy;
   /** Its place in the land queue (default normal): land/priority.ts. */
   priority?: Priority;
   /** Keep the claim held after landing instead of marking it done. */
@@ -70,7 +74,8 @@ export interface LandContext {
   repo: Repo;
   /** The same repository whose network calls end by `deadline` (--wait): the waits and the reads before them. */
   waiting: Repo;
-  input: LandInput;
+  /** The caller's input with the strategy settled (landStrategyOf). */
+  input: LandInput & { strategy: IntegrationStrategy };
   gate: GateRunner;
   /** The item's short name and its claim ref. */
   item: string;

@@ -10,6 +10,8 @@ import type { Env } from '../core/deps.js';
 import { markItemDoneInWorktree } from '../items/mark-done.js';
 import { parseItem } from '../records/item.js';
 import { consumptionTrailers, type Consumption } from '../records/receipt.js';
+import type { IntegrationStrategy } from '../records/queue.js';
+import { squashOnto } from './squash.js';
 
 // Rebases and merges in a throwaway worktree must not sign, prompt or run hooks.
 const QUIET = ['-c', 'commit.gpgsign=false', '-c', 'core.hooksPath=/dev/null'];
@@ -54,9 +56,9 @@ async function removeWorktree(repo: Repo, dir: string): Promise<void> {
   if (removed.exitCode !== 0) await repo.git.run(['worktree', 'prune']);
 }
 
-/** Where the first integrate() in a fresh worktree needs no checkout: the head to rebase, the base to merge into. */
-export function integrationStart(o: { head: string; base: string; strategy: 'rebase' | 'merge' }): string {
-  return o.strategy === 'rebase' ? o.head : o.base;
+/** Where the first integrate() in a fresh worktree needs no checkout: the head to rebase (or squash), the base to merge into. */
+export function integrationStart(o: { head: string; base: string; strategy: IntegrationStrategy }): string {
+  return o.strategy === 'merge' ? o.base : o.head;
 }
 
 export interface Integration {
@@ -64,12 +66,12 @@ export interface Integration {
   head: string;
   /** The commit the work comes onto: main's tip, or the entries ahead integrated onto it. */
   base: string;
-  strategy: 'rebase' | 'merge';
-  /** Mark the item's file done in a commit on top (not with --keep). */
+  strategy: IntegrationStrategy;
+  /** Mark the item's file done in a commit on top, or inside the squash commit (not with --keep). */
   markDone: boolean;
   /** The entry's enqueue time: the date of every commit the integration makes. */
   at: number;
-  /** What a lane's run absorbed, as trailers of the marking commit (the queue entry carries it too). */
+  /** What a lane's run absorbed, as trailers of the marking (or squash) commit (the queue entry carries it too). */
   consumed?: Consumption;
 }
 
@@ -77,9 +79,11 @@ export interface Integration {
  * Brings `head` onto `base` in the worktree and returns the commit that would land. A conflict
  * aborts and names the files. Then, unless `markDone` is false, the item's file is marked
  * `status: done` in a commit on top, before any check runs: the tree tested is the tree that lands.
+ * `squash` rebases the same way, then collapses the work and the mark into one commit (squash.ts).
  *
  * Deterministic: every commit it makes has the work head's committer as committer (and author,
- * for the merge and the marking) and the entry's enqueue time as date, so any clone integrating
+ * for the merge and the marking; the work head's author for the squash) and the entry's enqueue
+ * time as date, so any clone integrating
  * the same entries onto the same tip makes the same commits. That is what lets an entry test on
  * top of the entries ahead of it before they land (speculation, ADR 0041); a clone whose git
  * integrates differently only makes the entries behind it test again, never lands anything untested.
@@ -87,24 +91,30 @@ export interface Integration {
 export async function integrate(wt: Git, o: Integration & { env: Env; current: string }): Promise<string> {
   const start = integrationStart(o);
   if (o.current !== start) await wt.must([...QUIET, 'checkout', '-q', '--detach', start]);
-  const [name, email] = (await wt.must(['log', '-1', '--format=%cn%x00%ce', o.head])).split('\0');
+  const [name, email, author, authorEmail] = (await wt.must(['log', '-1', '--format=%cn%x00%ce%x00%an%x00%ae', o.head])).split('\0');
   const date = `@${Math.floor(o.at / 1000)} +0000`;
   const committer = { GIT_COMMITTER_NAME: name ?? '', GIT_COMMITTER_EMAIL: email ?? '', GIT_COMMITTER_DATE: date };
   const maker = { ...committer, GIT_AUTHOR_NAME: name ?? '', GIT_AUTHOR_EMAIL: email ?? '', GIT_AUTHOR_DATE: date };
   // A rebase keeps each commit's own author; only the merge and the marking are new commits.
+  const step = o.strategy === 'merge' ? 'merge' : 'rebase';
   const r =
-    o.strategy === 'rebase'
+    step === 'rebase'
       ? await wt.run([...QUIET, 'rebase', '-q', o.base], { env: committer })
       : await wt.run([...QUIET, 'merge', '-q', '--no-ff', '--no-edit', '-m', `land ${o.item}`, o.head], { env: maker });
   if (r.exitCode !== 0) {
     const files = (await wt.run(['diff', '--name-only', '--diff-filter=U'])).stdout.toString().split('\n').filter(Boolean);
-    await wt.run([o.strategy, '--abort']);
+    await wt.run([step, '--abort']);
     throw new Conflict(
-      `${o.item} does not ${o.strategy} cleanly onto the main tip ${o.base.slice(0, 12)}` +
+      `${o.item} does not ${step} cleanly onto the main tip ${o.base.slice(0, 12)}` +
         (files.length ? `: conflicts in ${files.join(', ')}` : `: ${r.stderr.trim().split('\n').at(-1) ?? ''}`) +
         '. Your work branch is unchanged: bring it up to date with main, push, and land again.',
       { item: o.item, files, mainTip: o.base, head: o.head, strategy: o.strategy },
     );
+  }
+  if (o.strategy === 'squash') {
+    // The one commit is the work head's author's; committer and date as for every commit here.
+    const env = { ...committer, GIT_AUTHOR_NAME: author ?? '', GIT_AUTHOR_EMAIL: authorEmail ?? '', GIT_AUTHOR_DATE: date };
+    return squashOnto(wt, { item: o.item, base: o.base, markDone: o.markDone, env, ...(o.consumed ? { consumed: o.consumed } : {}) });
   }
   const trailers = o.consumed ? consumptionTrailers(o.consumed) : [];
   const marked = o.markDone

@@ -67,7 +67,8 @@ export async function landCycle(
         item: item.key,
         branch,
         waitMs,
-        strategy: 'rebase' as const,
+        // One commit per item on main unless land.strategy says otherwise (ADR 0093).
+        defaultStrategy: 'squash' as const,
         ...(item.priority ? { priority: item.priority } : {}),
         keep: false,
         alsoWrite: receipt,

@@ -5,6 +5,13 @@ import { HolderSchema } from './holder.js';
 import { MAX_INSTANT_MS, OID } from './limits.js';
 
 /**
+ * How a land brings the work onto main: `rebase` its commits, `merge` them under a merge commit,
+ * or `squash` them into one commit that also marks the item done (land/squash.ts).
+ */
+export const IntegrationStrategySchema = z.enum(['rebase', 'merge', 'squash']);
+export type IntegrationStrategy = z.infer<typeof IntegrationStrategySchema>;
+
+/**
  * A land queue entry (`abcd/queue/<item>`): written in the same atomic push as a claim renewal.
  * Loose: a newer abcd's fields at the same `v` survive a re-enqueue (see ClaimSchema).
  */
@@ -18,7 +25,8 @@ export const QueueSchema = z.looseObject({
   head: z.string().regex(OID),
   /** The branch it lands on. */
   main: z.string().min(1).max(255),
-  strategy: z.enum(['rebase', 'merge']),
+  /** An abcd that knows fewer strategies refuses the entry as unreadable and skips it (never waits on it). */
+  strategy: IntegrationStrategySchema,
   /** Enqueue time on the writer's clock. */
   at: z.number().int().nonnegative().max(MAX_INSTANT_MS),
   /** How urgent the writer said it is (absent: normal). */

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { Git } from '../git/git.js';
 import { describeConfigIssue } from './config-issues.js';
 import { UsageError } from '../core/refusals.js';
+import { IntegrationStrategySchema } from '../records/queue.js';
 
 export const CONFIG_PATH = '.abcd/config.json';
 
@@ -49,6 +50,11 @@ export const LandSectionSchema = z.strictObject({
    * earlier, `low` that much later, so a low entry is passed only by work enqueued within it.
    */
   priorityAge: Duration.optional(),
+  /**
+   * How the work comes onto main when `abcd land --strategy` does not say: `rebase`, `merge`, or
+   * `squash` (one commit per item, its done mark inside). Absent: sessions rebase, lanes squash.
+   */
+  strategy: IntegrationStrategySchema.optional(),
 });
 
 /** The `codex` runtime: Codex's own `codex exec --json`, resumed per turn (it has no max-turns setting to offer). */

@@ -66,6 +66,22 @@ export async function mainSubjects(remote: BareRemote): Promise<string[]> {
   return String(r.stdout).split('\n');
 }
 
+/**
+ * The work's own commit subjects on main, oldest first: each commit's subject, and for a squash
+ * landing (a commit with an Abcd-Item trailer) the subjects of the work it carries, as its body lists them.
+ */
+export async function mainWorkSubjects(remote: BareRemote): Promise<string[]> {
+  const r = await execa('git', ['-C', remote.dir, 'log', '--reverse', '--format=%x01%B', 'main']);
+  return String(r.stdout)
+    .split('\x01')
+    .filter(Boolean)
+    .flatMap((m) => {
+      const lines = m.trim().split('\n');
+      if (!lines.some((l) => l.startsWith('Abcd-Item: '))) return [lines[0]!];
+      return lines.filter((l) => l.startsWith('- ')).map((l) => l.slice(2));
+    });
+}
+
 /** The agent's own processes (the sandbox and its shell), not the abcd process whose argv names it. */
 export async function agentProcesses(marker: string): Promise<number[]> {
   const { readFile } = await import('node:fs/promises');

@@ -5,6 +5,7 @@ import type { GateRunner, LandResult } from '../../land/land.js';
 import { durationArg, itemArg } from '../args.js';
 import { formatDuration, jsonInstant } from '../render.js';
 import { machineGateContext } from '../../machine/gate/context.js';
+import type { IntegrationStrategy } from '../../records/queue.js';
 
 // land waits in the queue for at most this long unless told otherwise.
 const DEFAULT_WAIT_MS = 30 * 60_000;
@@ -35,6 +36,7 @@ export const land: Command = {
   examples: [
     ['abcd land fix-login', 'land the current branch onto main under the claim on fix-login'],
     ['abcd land fix-login work/fix-login --wait 10m --strategy merge', 'merge instead of rebase; give up after 10 minutes'],
+    ['abcd land fix-login --strategy squash', "one commit on main: the item's title, its done mark inside"],
     ['abcd land hotfix --priority high', 'go ahead of normal work queued in the last 10 minutes (never ahead of a test already running)'],
   ],
   builder: (y) =>
@@ -42,7 +44,10 @@ export const land: Command = {
       .positional('item', { type: 'string', describe: 'the item this session holds' })
       .positional('branch', { type: 'string', describe: 'the work branch (default: the current branch)' })
       .option('wait', { type: 'string', describe: 'how long to wait for the queue (default 30m)' })
-      .option('strategy', { choices: ['rebase', 'merge'] as const, default: 'rebase' as const, describe: 'how the work comes onto main' })
+      .option('strategy', {
+        choices: ['rebase', 'merge', 'squash'] as const,
+        describe: 'how the work comes onto main (default: land.strategy in .abcd/config.json, else rebase)',
+      })
       .option('keep', { type: 'boolean', default: false, describe: 'keep the claim held after landing instead of marking it done' })
       .option('priority', {
         choices: ['high', 'normal', 'low'] as const,
@@ -54,7 +59,7 @@ export const land: Command = {
       item: itemArg(args.item),
       ...(args.branch !== undefined ? { branch: String(args.branch) } : {}),
       waitMs: durationArg(args.wait, '--wait', DEFAULT_WAIT_MS),
-      strategy: args.strategy === 'merge' ? ('merge' as const) : ('rebase' as const),
+      ...(args.strategy !== undefined ? { strategy: strategyArg(args.strategy) } : {}),
       keep: Boolean(args.keep),
       priority: args.priority === 'high' ? ('high' as const) : args.priority === 'low' ? ('low' as const) : ('normal' as const),
     };
@@ -73,6 +78,11 @@ export const land: Command = {
     };
   },
 };
+
+/** yargs checked the choice; the type says which. */
+function strategyArg(v: unknown): IntegrationStrategy {
+  return v === 'merge' ? 'merge' : v === 'squash' ? 'squash' : 'rebase';
+}
 
 /** The checks run under this computer's load gate. */
 export async function machineGate(deps: Deps): Promise<GateRunner> {

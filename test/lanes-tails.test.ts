@@ -15,7 +15,8 @@ describe('the result record keeps tails', () => {
   it("of the agent's output and the failing check's, bounded and scrubbed", async () => {
     // The check prints a lot, a token, then a line with terminal codes, and fails.
     const check = `seq 1 3000 | sed 's/^/check line /'; echo "leaked ${CHECK_SECRET}"; printf '\\033[31mred failure\\033[0m\\n'; exit 1`;
-    const remote = await remoteWithItems([{ slug: 'noisy' }], { land: { checks: check } });
+    // No fix turn: the cycle fails on the check, and its tail is the check's.
+    const remote = await remoteWithItems([{ slug: 'noisy' }], { land: { checks: check }, lanes: { fixChecks: 0 } });
     const s = await laneSession(remote, 'tails');
     const wide = 'x'.repeat(500);
     const agent = `seq 1 3000 | sed 's/^/agent line /'; echo "${wide}"; echo "saw ${AGENT_SECRET} here"; ${COMMITTING_AGENT}`;

@@ -29,6 +29,8 @@ describe('network deadline', () => {
       // The checks coordinate through a folder outside their worktrees: the person's opt-out of
       // the check sandbox, which a lane takes only when attended.
       land: { checks: `sh ${join(marks, 'check.sh')}`, speculate: 2, sandbox: 'none', env: ['MARKS'] },
+      // a's failing check ends its cycle: no fix turn.
+      lanes: { fixChecks: 0 },
     });
     const s = await laneSession(remote, 'drainer', { MARKS: marks });
     // b's agent commits a moment after a's, so a is first in the land queue.

@@ -428,7 +428,10 @@ export const ANSWERS: Record<string, z.ZodType> = {
   credential: z.strictObject(Ok),
   prime: z.strictObject({ ...Ok, text: z.string() }),
   schema: z.strictObject({ ...Ok }).loose(),
-  completion: z.strictObject({ ...Ok, shell: z.enum(['bash', 'zsh']), script: z.string() }),
+  completion: z.union([
+    z.strictObject({ ...Ok, shell: z.enum(['bash', 'zsh']), script: z.string() }),
+    z.strictObject({ ...Ok, items: z.array(z.string()).describe('--items: the item slugs this clone knows, from its cache') }),
+  ]),
 };
 
 /** A verb's answer as JSON Schema: its success shape or a refusal with one of the codes it can give. */

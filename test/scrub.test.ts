@@ -7,7 +7,7 @@ describe('scrubSecrets', () => {
     const text = [
       'push with ghs_16C7e42F292c6912E7710c838347Ae178B4a done',
       'user ghu_abcdefghijklmnopqrstuvwxyz0123456789 oauth gho_abcdefghijklmnop1234 pat ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZ012345',
-      'refresh ghr_1B4a2e77838347a7E420ce178F2E7c6912E169246c34E1ccbF66C46812d16D5B1A9Dc86A1498',
+      'refresh ghr_FAKEcanaryNotARealRefreshToken0123456789abcdefABCDEF',
       'fine-grained github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz',
       'keys sk-proj-abcdefghijklmnop0123 and sk-ant-api03-abcdefghijklmnopqrstuvwxyz-_0123',
       '-----BEGIN OPENSSH PRIVATE KEY-----',

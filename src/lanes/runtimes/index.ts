@@ -25,7 +25,10 @@ export function runtimeFor(c: RuntimeChoice): Runtime {
       return claudeRuntime(c.claude ?? {}, c.env ?? {});
     case 'codex':
       return codexRuntime(c.codex ?? {});
-    default:
-      throw new Error(`runtime ${c.name} is not built in yet`);
+    default: {
+      // Every name is handled above: a new one fails the type check here.
+      const unknown: never = c.name;
+      throw new Error(`runtime ${String(unknown)} is not built in`);
+    }
   }
 }

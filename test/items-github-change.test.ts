@@ -1,12 +1,11 @@
 // `abcd items add --github` and `abcd items close github:issue:<n>` change the issue itself on
 // GitHub (the local API stub, which fails the test on any call it does not know), under abcd's
 // App token, and a close takes the item's claim first so it never closes an issue a lane holds.
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupTemp, tempDir } from './harness/git-env.js';
+import { describe, expect, it } from 'vitest';
+import { signedInGitHubStub } from './harness/github-person.js';
 import { GitHubIssuesFake } from './harness/github-issues.js';
-import { bearerDigest, GitHubStub } from './harness/github-stub.js';
 import { remoteWithItems } from './harness/lanes.js';
 import { makeSession } from './harness/session.js';
 
@@ -16,42 +15,16 @@ const REPO = 'widgets';
 const GITHUB_ITEMS = { items: { github: { repo: `${OWNER}/${REPO}` } } };
 
 describe('abcd items add --github and close github:issue:<n>', () => {
-  let stub: GitHubStub;
-  let config: string;
-
-  beforeAll(async () => {
-    stub = await GitHubStub.start();
-    config = await tempDir('abcd-config');
-    await mkdir(config, { recursive: true, mode: 0o700 });
-    await writeFile(join(config, 'app.json'), JSON.stringify({ v: 1, appId: 1, clientId: 'Iv1.test' }), { mode: 0o600 });
-    await writeFile(
-      join(config, 'user-token.json'),
-      JSON.stringify({ v: 1, token: TOKEN, expiresAt: Date.now() + 8 * 3_600_000, refreshToken: 'ghr_refresh', login: 'person' }),
-      { mode: 0o600 },
-    );
-  });
-  afterEach(() => {
-    try {
-      stub.verify();
-      for (const r of stub.requests) expect(r.authorization).toBe(bearerDigest(TOKEN));
-    } finally {
-      stub.reset();
-    }
-  });
-  afterAll(async () => {
-    await stub.stop();
-    await cleanupTemp();
-  });
-
-  const env = () => ({ ABCD_CONFIG_DIR: config, ABCD_GITHUB_API_URL: stub.url, ABCD_GITHUB_GRAPHQL_URL: stub.graphqlUrl });
+  const github = signedInGitHubStub(TOKEN);
+  const env = github.env;
 
   it('add opens an issue with the ready label and its dependencies as a Depends on line; main does not move', async () => {
     const remote = await remoteWithItems([], GITHUB_ITEMS);
     const s = await makeSession(remote.url, 'ada', { env: env() });
-    const gh = new GitHubIssuesFake(stub, OWNER, REPO);
+    const gh = new GitHubIssuesFake(github.stub, OWNER, REPO);
     gh.add({ number: 7, title: 'Blocker', labels: ['abcd:ready'] });
     let sent: unknown;
-    stub.on({
+    github.stub.on({
       method: 'POST',
       path: `${gh.base}/issues`,
       reply: (req) => {
@@ -90,7 +63,7 @@ describe('abcd items add --github and close github:issue:<n>', () => {
   it('close comments and closes the issue under its claim, then releases it; closing it again calls nothing that writes', async () => {
     const remote = await remoteWithItems([], GITHUB_ITEMS);
     const s = await makeSession(remote.url, 'ada', { env: env() });
-    const gh = new GitHubIssuesFake(stub, OWNER, REPO);
+    const gh = new GitHubIssuesFake(github.stub, OWNER, REPO);
     gh.add({ number: 3, title: 'Old idea', labels: ['abcd:ready'] });
     gh.serveIssue(3, 2);
     gh.acceptComment(3);
@@ -120,6 +93,6 @@ describe('abcd items add --github and close github:issue:<n>', () => {
     const r = await s.abcd(['items', 'close', 'github:issue:4', '--json']);
     expect(r.code).toBe(3);
     expect(r.json.refusal).toMatchObject({ code: 'held', data: { item: 'github:issue:4' } });
-    expect(stub.requests).toEqual([]);
+    expect(github.stub.requests).toEqual([]);
   }, 60_000);
 });

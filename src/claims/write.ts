@@ -41,23 +41,7 @@ export async function pushClaim(
   o: { ref: string; lease: string | null; claim: Claim; message: string; records?: RecordWrite[]; extra?: RefUpdate[]; guard?: PushGuard },
 ): Promise<ClaimPush> {
   const writes: RecordWrite[] = [{ ref: o.ref, lease: o.lease, content: encodeClaim(o.claim), message: o.message }, ...(o.records ?? [])];
-  // Independent records are built side by side: each is three short local git processes.
-  const oids = await Promise.all(
-    writes.map(async (w) =>
-      w.content === null
-        ? null
-        : writeRecordCommit({
-            git: repo.git,
-            store: repo.objects,
-            content: w.content,
-            parent: w.lease,
-            message: w.message,
-            author: repo.author,
-            atMs: o.claim.at,
-          }),
-    ),
-  );
-  const updates: RefUpdate[] = writes.map((w, i) => ({ ref: w.ref, newOid: oids[i] ?? null, lease: w.lease }));
+  const updates = await recordUpdates(repo, writes, o.claim.at);
   updates.push(...(o.extra ?? []));
   const tip = updates[0]!.newOid!;
   let r;
@@ -79,6 +63,27 @@ export async function pushClaim(
     // Lines for refs that failed only because another ref did are noise.
     rejected: r.rejected.filter((p) => p.reason !== 'atomic push failed' && !(p.ref === o.ref && claimMoved(r.remoteTips, o))),
   };
+}
+
+/** The ref updates that write `writes`, each a new record commit on its lease (or a deletion). */
+export async function recordUpdates(repo: Repo, writes: readonly RecordWrite[], atMs: number): Promise<RefUpdate[]> {
+  // Independent records are built side by side: each is three short local git processes.
+  const oids = await Promise.all(
+    writes.map(async (w) =>
+      w.content === null
+        ? null
+        : writeRecordCommit({
+            git: repo.git,
+            store: repo.objects,
+            content: w.content,
+            parent: w.lease,
+            message: w.message,
+            author: repo.author,
+            atMs,
+          }),
+    ),
+  );
+  return writes.map((w, i) => ({ ref: w.ref, newOid: oids[i] ?? null, lease: w.lease }));
 }
 
 function claimMoved(tips: Map<string, string | null>, o: { ref: string; lease: string | null }): boolean {

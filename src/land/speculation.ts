@@ -10,7 +10,7 @@ import type { Git } from '../git/git.js';
 import type { Repo } from '../repo/repo.js';
 import type { QueueEntry } from '../repo/snapshot.js';
 import type { LandTarget } from './target.js';
-import { integrate } from './worktree.js';
+import { integrate, type Integration } from './worktree.js';
 
 /** An entry ahead as this land predicts it: its record's tip and the commit main will have once it lands. */
 export interface Predicted {
@@ -57,6 +57,22 @@ export async function fetchHeads(repo: Repo, target: LandTarget, ahead: readonly
   return true;
 }
 
+/** How another session's queue entry comes onto `base`, exactly as its own land will bring it. */
+export function entryIntegration(q: QueueEntry, base: string): Integration {
+  const keep = (q.entry as Record<string, unknown>).keep === true;
+  // A malformed one is left out: the prediction then differs and only this stack tests again.
+  const consumed = ConsumptionSchema.safeParse((q.entry as Record<string, unknown>).consumed);
+  return {
+    item: q.item,
+    head: q.entry.head,
+    base,
+    strategy: q.entry.strategy,
+    markDone: !keep,
+    at: q.entry.at,
+    ...(consumed.success ? { consumed: consumed.data } : {}),
+  };
+}
+
 /**
  * Integrates the entries ahead onto `mainTip` in the worktree, in queue order, each exactly as
  * its own land will. One that does not integrate (a conflict) is predicted to be refused and left
@@ -71,20 +87,8 @@ export async function integrateAhead(
   let base = o.mainTip;
   let current = o.current;
   for (const q of o.ahead) {
-    const keep = (q.entry as Record<string, unknown>).keep === true;
-    // A malformed one is left out: the prediction then differs and only this stack tests again.
-    const consumed = ConsumptionSchema.safeParse((q.entry as Record<string, unknown>).consumed);
     try {
-      const how = {
-        item: q.item,
-        head: q.entry.head,
-        base,
-        strategy: q.entry.strategy,
-        markDone: !keep,
-        at: q.entry.at,
-        ...(consumed.success ? { consumed: consumed.data } : {}),
-      };
-      base = current = await integrate(wt, { ...how, env: o.env, current });
+      base = current = await integrate(wt, { ...entryIntegration(q, base), env: o.env, current });
       chain.push({ ref: q.ref, item: q.item, entryTip: q.tip, commit: base });
     } catch (e) {
       if (!isRefusal(e) || e.code !== 'conflict') throw e;

@@ -107,7 +107,8 @@ export async function benchLandSpeculate() {
 async function throughputOnce({ sessions: n, check, depth, fail }) {
   const { root, env, bare, sessions } = landingRemote({
     name: `spec-${n}-${check}-${depth}-${fail}`,
-    config: { land: { checks: checkCommand(check), speculate: depth } },
+    // Unsandboxed, and given CHECK_LOG: a sandboxed check could neither see the log's name nor write outside its worktree.
+    config: { land: { checks: checkCommand(check), speculate: depth, sandbox: 'none', env: ['CHECK_LOG'] } },
     n,
     envOf: (e, _i, dir) => ({ ...e, ABCD_GATE_SLOTS: String(Math.max(2, depth)), CHECK_LOG: join(dir, 'checks.log') }),
   });

@@ -10,26 +10,8 @@
 //   BENCH_SPEC_ITEMS=2                                    items each session lands (default 2)
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  ABCD,
-  cleanupAll,
-  cloneFor,
-  git,
-  landingRemote,
-  landOne,
-  makeRemote,
-  median,
-  ms,
-  must,
-  NODE,
-  REAL_GIT,
-  run,
-  sandbox,
-  spawnAsync,
-  table,
-} from './lib.mjs';
+import { cleanupAll, git, landingRemote, landInARow, median, ms, rawLandFloor, table } from './lib.mjs';
 
-/** @import { LandingSession } from './lib.mjs' */
 /** @typedef {{ sessions: number, check: number, depth: number, fail: number }} Row check in seconds, fail in percent */
 
 const ITEMS_PER_SESSION = Number(process.env.BENCH_SPEC_ITEMS ?? 2);
@@ -61,12 +43,8 @@ const checkCommand = (seconds) =>
   `sleep ${seconds}; r=0; if ls fail-*.txt >/dev/null 2>&1; then r=1; fi; ` +
   'echo "$(git rev-parse HEAD "HEAD^{tree}" "HEAD^" | tr "\\n" " ")$r" >> "$CHECK_LOG"; exit $r';
 
-// Every fifth item fails at 20%: spread over sessions and queue positions.
-/** @type {(k: number, rate: number) => boolean} */
-const fails = (k, rate) => rate > 0 && k % Math.round(100 / rate) === 2;
-
 export async function benchLandSpeculate() {
-  const floorMs = rawFloor();
+  const floorMs = rawLandFloor();
   const rows = [];
   const notes = [];
   for (const row of ROWS) {
@@ -125,43 +103,19 @@ export async function benchLandSpeculate() {
   ].join('\n');
 }
 
-/** node start + fetch + worktree add + rebase + leased push + worktree remove, median of 3. */
-function rawFloor() {
-  const { root, env } = sandbox('spec-floor');
-  const bare = makeRemote(root, env);
-  const r = cloneFor(bare, join(root, 'raw'), env, 'raw@example.com');
-  const base = git(r, ['rev-parse', 'HEAD'], env).stdout.trim();
-  const sums = [];
-  for (let k = 0; k < 3; k++) {
-    git(r, ['checkout', '-q', '-B', `raw/${k}`, base], env);
-    writeFileSync(join(r, `raw-${k}.txt`), `${k}\n`);
-    git(r, ['add', '.'], env);
-    git(r, ['commit', '-q', '-m', `raw ${k}`], env);
-    const wt = join(root, `wt-${k}`);
-    let t = run(NODE, ['-e', '0'], { env }).ms;
-    t += git(r, ['fetch', '-q', '--no-tags', 'origin', 'main'], env).ms;
-    const main = git(r, ['rev-parse', 'origin/main'], env).stdout.trim();
-    t += git(r, ['worktree', 'add', '--detach', '-q', wt, `raw/${k}`], env).ms;
-    t += git(wt, ['rebase', '-q', main], env).ms;
-    t += git(wt, ['push', '-q', `--force-with-lease=refs/heads/main:${main}`, 'origin', 'HEAD:refs/heads/main'], env).ms;
-    t += git(r, ['worktree', 'remove', '--force', wt], env).ms;
-    sums.push(t);
-  }
-  return median(sums);
-}
-
 /** @param {Row} row */
 async function throughputOnce({ sessions: n, check, depth, fail }) {
   const { root, env, bare, sessions } = landingRemote({
     name: `spec-${n}-${check}-${depth}-${fail}`,
-    config: { land: { checks: checkCommand(check), speculate: depth } },
+    // Unsandboxed, and given CHECK_LOG: a sandboxed check could neither see the log's name nor write outside its worktree.
+    config: { land: { checks: checkCommand(check), speculate: depth, sandbox: 'none', env: ['CHECK_LOG'] } },
     n,
     envOf: (e, _i, dir) => ({ ...e, ABCD_GATE_SLOTS: String(Math.max(2, depth)), CHECK_LOG: join(dir, 'checks.log') }),
   });
   const log = join(root, 'checks.log');
   writeFileSync(log, '');
   const t0 = performance.now();
-  const results = await Promise.all(sessions.map((s) => sessionLoop(s, n, fail)));
+  const results = await Promise.all(sessions.map((s) => landInARow(s, { sessions: n, rate: fail, items: ITEMS_PER_SESSION, wait: WAIT })));
   const wallMs = performance.now() - t0;
   const items = results.flat();
   const seen = readFileSync(log, 'utf8')
@@ -194,31 +148,6 @@ async function throughputOnce({ sessions: n, check, depth, fail }) {
     landMs: landed.map((x) => x.ms),
     notes: unexpected.map((x) => `${x.item}: exit ${x.code}: ${x.why}`),
   };
-}
-
-/**
- * @param {LandingSession} s
- * @param {number} n sessions in all
- * @param {number} rate failures in percent
- */
-async function sessionLoop(s, n, rate) {
-  const out = [];
-  const o = { cwd: s.dir, env: s.env };
-  for (let k = 0; k < ITEMS_PER_SESSION; k++) {
-    const item = `s${s.i}-i${k}`;
-    const bad = fails(k * n + s.i, rate);
-    await must(REAL_GIT, ['fetch', '-q', 'origin', 'main'], o);
-    const { r, json } = await landOne(s, { item, file: bad ? `fail-${item}.txt` : `${item}.txt`, wait: WAIT });
-    out.push({
-      item,
-      fails: bad,
-      code: r.code,
-      ms: r.ms,
-      why: r.code === 0 ? '' : ((json?.refusal?.message ?? (r.stderr || r.stdout)).split('\n')[0] ?? ''),
-    });
-    if (r.code !== 0) await spawnAsync(NODE, [ABCD, 'release', item], o);
-  }
-  return out;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

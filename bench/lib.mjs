@@ -387,3 +387,71 @@ export async function landOne(s, { item, file, wait }) {
   }
   return { r, json };
 }
+
+/**
+ * The raw git floor of one landing: node start + fetch + worktree add + rebase + leased push +
+ * worktree remove, median of 3. The land benches' serial ceiling is 60 s / (check + this).
+ */
+export function rawLandFloor() {
+  const { root, env } = sandbox('land-floor');
+  const bare = makeRemote(root, env);
+  const r = cloneFor(bare, join(root, 'raw'), env, 'raw@example.com');
+  const base = git(r, ['rev-parse', 'HEAD'], env).stdout.trim();
+  const sums = [];
+  for (let k = 0; k < 3; k++) {
+    git(r, ['checkout', '-q', '-B', `raw/${k}`, base], env);
+    writeFileSync(join(r, `raw-${k}.txt`), `${k}\n`);
+    git(r, ['add', '.'], env);
+    git(r, ['commit', '-q', '-m', `raw ${k}`], env);
+    const wt = join(root, `wt-${k}`);
+    let t = run(NODE, ['-e', '0'], { env }).ms;
+    t += git(r, ['fetch', '-q', '--no-tags', 'origin', 'main'], env).ms;
+    const main = git(r, ['rev-parse', 'origin/main'], env).stdout.trim();
+    t += git(r, ['worktree', 'add', '--detach', '-q', wt, `raw/${k}`], env).ms;
+    t += git(wt, ['rebase', '-q', main], env).ms;
+    t += git(wt, ['push', '-q', `--force-with-lease=refs/heads/main:${main}`, 'origin', 'HEAD:refs/heads/main'], env).ms;
+    t += git(r, ['worktree', 'remove', '--force', wt], env).ms;
+    sums.push(t);
+  }
+  return median(sums);
+}
+
+/**
+ * Whether the k-th item of a run fails its check at `rate` percent: every fifth at 20%, counted
+ * across sessions (k = item * sessions + session), so failures meet every queue position.
+ * @type {(k: number, rate: number) => boolean}
+ */
+export const failsAt = (k, rate) => rate > 0 && k % Math.round(100 / rate) === 2;
+
+/**
+ * @typedef {{ item: string, fails: boolean, code: number | null, ms: number, why: string }} LandedItem
+ * One item's landing by landInARow: `fails` when it was made to fail its check.
+ */
+
+/**
+ * A session lands `items` items one after another (landOne each, from a freshly fetched main);
+ * a failing item adds `fail-<item>.txt` instead of `<item>.txt`. A land that did not succeed
+ * releases its claim, as an agent would before moving on.
+ * @param {LandingSession} s
+ * @param {{ sessions: number, rate: number, items: number, wait: string }} o sessions in all, failures in percent
+ * @returns {Promise<LandedItem[]>}
+ */
+export async function landInARow(s, { sessions, rate, items, wait }) {
+  const out = [];
+  const o = { cwd: s.dir, env: s.env };
+  for (let k = 0; k < items; k++) {
+    const item = `s${s.i}-i${k}`;
+    const bad = failsAt(k * sessions + s.i, rate);
+    await must(REAL_GIT, ['fetch', '-q', 'origin', 'main'], o);
+    const { r, json } = await landOne(s, { item, file: bad ? `fail-${item}.txt` : `${item}.txt`, wait });
+    out.push({
+      item,
+      fails: bad,
+      code: r.code,
+      ms: r.ms,
+      why: r.code === 0 ? '' : ((json?.refusal?.message ?? (r.stderr || r.stdout)).split('\n')[0] ?? ''),
+    });
+    if (r.code !== 0) await spawnAsync(NODE, [ABCD, 'release', item], o);
+  }
+  return out;
+}

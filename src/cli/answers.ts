@@ -113,6 +113,15 @@ const land = z.strictObject({
     .strictObject({ depth: z.number().int(), position: z.number().int(), retests: z.number().int() })
     .optional()
     .describe('with land.speculate above 1: how deep this entry was tested and the tests thrown away'),
+  batch: z
+    .strictObject({
+      by: z.string().describe("the item whose land tested and landed the batch (this one's, for its head)"),
+      size: z.number().int().describe('how many entries landed with it'),
+      rounds: z.number().int().optional().describe('the head only: check rounds it took, bisection included'),
+      refused: z.array(z.string()).optional().describe('the head only: members refused for failing'),
+    })
+    .optional()
+    .describe('with land.batch above 1: the batch this entry landed in'),
 });
 
 const Proven = z.string().describe('the principal the signature proves, or "unverified": the name beside it is only stated');

@@ -20,6 +20,8 @@ export interface LandConfig {
   timeoutMs: number;
   /** How many queue entries are tested at once, each on the ones ahead of it (1: only the head). */
   speculate: number;
+  /** How many live entries the head of the queue tests as one stack (1: each entry alone). */
+  batch: number;
   /** How checks run: bubblewrap when it works (auto), always (bwrap), or as the person (none). */
   sandbox: SandboxMode;
   /** Variables a check gets on top of the allow-list. */
@@ -45,6 +47,7 @@ export async function readLandConfig(git: Git, mainTip: string, parseDuration: (
     checks: (Array.isArray(c) ? c : c ? [c] : []).filter((x) => x.trim() !== ''),
     timeoutMs: land?.timeout ? parseDuration(land.timeout) : DEFAULT_CHECK_TIMEOUT_MS,
     speculate: land?.speculate ?? 1,
+    batch: land?.batch ?? 1,
     sandbox: land?.sandbox ?? 'auto',
     envNames: checkEnvNames(land?.env ?? [], 'land.env'),
     network: land?.network ?? true,

@@ -31,8 +31,10 @@ export function liveHead(snap: Snapshot, n: number, now: number, clock: ClockVie
  *   nothing live.
  * - `unreadable`: the claim is a record this abcd refuses (corrupt, or newer): skipped and
  *   reported, never waited on (a record newer than this abcd is refused, not guessed at) and never deleted.
+ * - `refused`: a batch's head judged it failed (its `verdict`) and its holder has not taken it out
+ *   yet: never waited on, and left for the holder to read.
  */
-export type EntryState = 'alive' | 'dead' | 'lapsed' | 'unreadable';
+export type EntryState = 'alive' | 'dead' | 'lapsed' | 'unreadable' | 'refused';
 
 export function entryState(q: QueueEntry, snap: Snapshot, now: number, clock: ClockView): EntryState {
   const item = classifyRef(q.ref)?.item;
@@ -43,7 +45,8 @@ export function entryState(q: QueueEntry, snap: Snapshot, now: number, clock: Cl
   if (!claim) return 'dead';
   const c = claim.claim;
   if (c.state !== 'held' || !sameSession(c.holder, q.entry.holder)) return 'dead';
-  return isLapsed(c, now, clock, snap.settings) ? 'lapsed' : 'alive';
+  if (isLapsed(c, now, clock, snap.settings)) return 'lapsed';
+  return q.entry.verdict ? 'refused' : 'alive';
 }
 
 /** An entry ahead that no land waits on, and what a pruner needs to judge it. */
@@ -87,7 +90,7 @@ export function turnOf(
     const state = entryState(q, snap, now, clock);
     if (state === 'alive') aheadAlive.push(q);
     else if (state === 'unreadable') skipped.push(skippedOf(q, snap));
-    else {
+    else if (state !== 'refused') {
       const claim = snap.claims.get(claimRef(classifyRef(q.ref)!.item!));
       dead.push({ queue: q, settings: snap.settings, ...(state === 'lapsed' && claim ? { lapsed: claim } : {}) });
     }

@@ -17,6 +17,7 @@ import { pruneQueue } from './prune-queue.js';
 import { liveHead, turnOf, type SkippedEntry } from './queue-order.js';
 import { entryRank, rankFor } from './priority.js';
 import { fetchHeads, integrateAhead, judgeStack, type Stack } from './speculation.js';
+import { landInBatch } from './strategy-batch.js';
 import { entryGone, entryLost, interrupted, leaveQueueAfter, waitedTooLong, waitForTurn } from './turn.js';
 import type { LandContext, Landed, LandStrategy } from './types.js';
 import { withNetworkDeadline } from '../repo/repo.js';
@@ -32,6 +33,9 @@ const PARENT_POLL_MS = 250;
 interface Queued {
   qref: string;
   myEntryTip: string;
+  enqueuedAt: number;
+  /** Set when the push that settled its batch took the entry out already. */
+  left?: boolean;
   entry: QueueRecord;
   skipped: Map<string, SkippedEntry>;
   /** The read made before enqueueing, when it already says this entry may test: no second read. */
@@ -65,7 +69,9 @@ export const gitStrategy: LandStrategy<Queued> = {
     // its entry leaves the queue: a live claim would otherwise keep a dead entry at the front.
     // Leaving is cleanup, not waiting: it gets a short budget of its own even past --wait.
     const leaving = withNetworkDeadline(repo, repo.deps.clock.now() + LEAVE_QUEUE_BUDGET_MS);
-    if (!keeper.fenced && !(e instanceof Fenced)) await leaveQueueAfter(e, keeper, q.qref, q.myEntryTip, leaving);
+    if (q.left && isRefusal(e))
+      e.data.leftQueue = true; // the push that settled its batch took it out
+    else if (!keeper.fenced && !(e instanceof Fenced)) await leaveQueueAfter(e, keeper, q.qref, q.myEntryTip, leaving);
     // Fenced: the claim is another session's now, and so is what becomes of the entry.
     else if (isRefusal(e)) e.data.leftQueue = false;
   },
@@ -90,7 +96,7 @@ async function enqueue({ waiting: repo, input, target, snap, held, keeper, item,
           at,
           priority,
           ageMs: config.priorityAgeMs,
-          testing: liveHead(snap, config.speculate, clock.now(), view).filter((q) => q.ref !== qref),
+          testing: liveHead(snap, config.speculate * config.batch, clock.now(), view).filter((q) => q.ref !== qref),
         });
   const entry: QueueRecord = {
     ...(old ? unknownQueueFields(old.entry) : {}),
@@ -146,6 +152,7 @@ async function enqueue({ waiting: repo, input, target, snap, held, keeper, item,
   return {
     qref,
     myEntryTip,
+    enqueuedAt: entry.at,
     entry,
     skipped: new Map(first.skipped.map((s) => [s.ref, s])),
     ...(mayTest ? { first: { snap: read, ahead: first.ahead } } : {}),
@@ -153,6 +160,7 @@ async function enqueue({ waiting: repo, input, target, snap, held, keeper, item,
 }
 
 async function landInTurn(ctx: LandContext, q: Queued): Promise<Landed> {
+  if (ctx.config.batch > 1) return landInBatch(ctx, q);
   const { waiting, target, keeper, item, deadline, started } = ctx;
   let depth = ctx.config.speculate;
   let attempts = 1;

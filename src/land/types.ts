@@ -66,6 +66,12 @@ export interface LandResult {
   skipped?: SkippedEntry[];
   /** With `land.speculate` above 1: how deep this entry was tested and the tests thrown away. */
   speculation?: { depth: number; position: number; retests: number };
+  /**
+   * With `land.batch` above 1: the batch it landed in. `by` is the item whose land tested and
+   * landed it (this one, for the batch's head); `size` how many landed with it; the head also
+   * says in how many check rounds, and which members were refused.
+   */
+  batch?: { by: string; size: number; rounds?: number; refused?: string[] };
 }
 
 /** What the shared beginning found, handed to a strategy. */
@@ -98,7 +104,17 @@ export interface LandContext {
 /** What a strategy adds to the result the beginning builds. */
 export type Landed = Pick<
   LandResult,
-  'tip' | 'previousTip' | 'github' | 'attempts' | 'checks' | 'checksSandbox' | 'warning' | 'enqueuedAt' | 'skipped' | 'speculation'
+  | 'tip'
+  | 'previousTip'
+  | 'github'
+  | 'attempts'
+  | 'checks'
+  | 'checksSandbox'
+  | 'warning'
+  | 'enqueuedAt'
+  | 'skipped'
+  | 'speculation'
+  | 'batch'
 >;
 
 /**

@@ -35,6 +35,8 @@ export const ClaimSchema = z.looseObject({
         .array(z.object({ check: z.string().max(500).regex(PRINTABLE), attempts: z.number().int().min(2).max(100) }))
         .max(20)
         .optional(),
+      /** Landed in a batch: the item of the batch's head, which tested and landed it, and how many landed with it. */
+      batch: z.object({ by: z.string().min(1).max(200), size: z.number().int().min(1).max(16) }).optional(),
     })
     .optional(),
   /**

@@ -11,6 +11,30 @@ import { MAX_INSTANT_MS, OID } from './limits.js';
 export const IntegrationStrategySchema = z.enum(['rebase', 'merge', 'squash']);
 export type IntegrationStrategy = z.infer<typeof IntegrationStrategySchema>;
 
+// The most entries one batch tests together (land.batch's limit).
+export const MAX_BATCH = 16;
+
+/** Why a batch's head refused a member: a check failed, or its work did not integrate. */
+export const VerdictSchema = z.object({
+  /** The item of the batch's head that tested it. */
+  by: z.string().min(1).max(200),
+  /** The tested stack's tip and the main commit it was tested on. */
+  tested: z.string().regex(OID),
+  base: z.string().regex(OID),
+  failure: z.discriminatedUnion('kind', [
+    z.object({
+      kind: z.literal('check'),
+      check: z.string().max(2000),
+      exitCode: z.number().int(),
+      timedOut: z.boolean(),
+      output: z.string().max(8000),
+      attempts: z.number().int().min(1).max(100),
+    }),
+    z.object({ kind: z.literal('conflict'), files: z.array(z.string().max(1000)).max(100) }),
+  ]),
+});
+export type Verdict = z.infer<typeof VerdictSchema>;
+
 /**
  * A land queue entry (`abcd/queue/<item>`): written in the same atomic push as a claim renewal.
  * Loose: a newer abcd's fields at the same `v` survive a re-enqueue (see ClaimSchema).
@@ -33,6 +57,17 @@ export const QueueSchema = z.looseObject({
   priority: z.enum(['high', 'low']).optional(),
   /** The queue's order is (rank, item): `at` moved by the priority, fixed at enqueue (land/priority.ts). Absent: `at`. */
   rank: z.number().int().nonnegative().max(MAX_INSTANT_MS).optional(),
+  /**
+   * Written by the head of a batch into its own entry before it tests (land/batch-groups.ts):
+   * the entries behind it it tests with, each by its record's tip. An entry listed waits for
+   * the batch's outcome instead of testing.
+   */
+  batch: z.object({ members: z.array(z.object({ ref: z.string().max(300), tip: z.string().regex(OID) })).max(MAX_BATCH) }).optional(),
+  /**
+   * Written by a batch's head into a member's entry in the push that settles the batch: the
+   * member failed, on exactly the tree and main named (never landed). Its own land reports it.
+   */
+  verdict: VerdictSchema.optional(),
 });
 export type QueueRecord = z.infer<typeof QueueSchema>;
 

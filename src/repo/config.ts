@@ -31,6 +31,11 @@ export const LandSectionSchema = z.strictObject({
    */
   speculate: z.number().int().min(1).max(16).optional(),
   /**
+   * How many live queue entries the head of the queue tests together as one stack (default 1).
+   * A passing batch lands as one merge commit; a failing one is split to find the failing entries.
+   */
+  batch: z.number().int().min(1).max(16).optional(),
+  /**
    * How checks run: `auto` (default) in bubblewrap when it works; `bwrap` always (refused
    * without it); `none` as the person, unsandboxed: their explicit opt-out, refused in an
    * unattended lane.

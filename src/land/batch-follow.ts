@@ -1,0 +1,123 @@
+// A batch member's side (ADR 0096): its land neither tests nor pushes main; it watches the
+// records until the batch's head settles it. Landed: its claim is `done` with `landed.batch`,
+// written by the head in the push that moved main. Refused: its entry carries the head's
+// `verdict`, which it reports as its own refusal. Freed: the head left the queue or no longer
+// lists it, and it takes its turn again.
+import { sameSession } from '../records/holder.js';
+import type { Verdict } from '../records/queue.js';
+import { CheckFailed, Conflict, Fenced } from '../core/refusals.js';
+import { formatItem } from '../records/item.js';
+import { ITEM_TRAILER } from './squash.js';
+import type { Snapshot } from '../repo/snapshot.js';
+import { readClock } from '../repo/clock-view.js';
+import { recordUpdates } from '../claims/write.js';
+import { batchTurnOf, groupsOf } from './batch-groups.js';
+import { entryLost, interrupted, waitedTooLong } from './turn.js';
+import type { LandContext, Landed } from './types.js';
+
+// How often a member re-reads the records while its batch is tested.
+const FOLLOW_POLL_MS = 250;
+
+/** A land's own queue entry as it knows it; the tip moves when a verdict is written into it. */
+export interface OwnEntry {
+  qref: string;
+  myEntryTip: string;
+  enqueuedAt: number;
+  /** Set when the push that settled its batch already took the entry out. */
+  left?: boolean;
+}
+
+/** What the read says of this land's own claim and entry: landed by a batch, refused, or neither. */
+export async function ownOutcome(ctx: LandContext, q: OwnEntry, snap: Snapshot): Promise<Landed | undefined> {
+  const { keeper, item } = ctx;
+  const claim = snap.claims.get(ctx.ref);
+  const c = claim?.claim;
+  if (c && c.state === 'done' && sameSession(c.holder, keeper.claim.holder) && c.landed?.batch && c.landed.batch.by !== item) {
+    // Anyone who can push can write a claim: landed only if main holds a landing naming this item.
+    if (!(await onMain(ctx, c.landed.tip))) {
+      throw new Fenced(
+        `${item}'s claim was marked done in ${c.landed.batch.by}'s batch, but main does not hold a landing of it at ` +
+          `${c.landed.tip.slice(0, 12)}; nothing landed. Run abcd status to see who wrote the claim.`,
+        { item, ref: ctx.ref, state: 'done', expected: keeper.tip, actual: claim.tip },
+      );
+    }
+    await writeAfterLanding(ctx, c.landed.tip);
+    const parent = (await ctx.repo.git.run(['rev-parse', '-q', '--verify', `${c.landed.tip}^1`])).stdout.toString().trim();
+    return {
+      tip: c.landed.tip,
+      ...(parent ? { previousTip: parent } : {}),
+      attempts: 1,
+      checks: [],
+      enqueuedAt: q.enqueuedAt,
+      batch: { by: c.landed.batch.by, size: c.landed.batch.size },
+    };
+  }
+  const mine = snap.queue.get(q.qref);
+  if (mine && mine.tip !== q.myEntryTip && mine.entry.verdict && sameSession(mine.entry.holder, keeper.claim.holder)) {
+    // Its own land takes the entry out (undo), leased on the tip the verdict made.
+    q.myEntryTip = mine.tip;
+    throw verdictRefusal(item, mine.entry.verdict);
+  }
+  if (!mine || mine.tip !== q.myEntryTip) throw entryLost(snap, keeper, item, q.qref);
+  return undefined;
+}
+
+/** Waits while this entry is a member of `head`'s announced batch; undefined once it is freed. */
+export async function followBatch(ctx: LandContext, q: OwnEntry): Promise<Landed | undefined> {
+  const { waiting, target, keeper, item, deadline, started, config } = ctx;
+  const { clock } = waiting.deps;
+  for (;;) {
+    if (keeper.interrupted) throw interrupted(item);
+    const snap = await target.read(waiting);
+    // Read before the keeper's verdict: the head's landing push moves this claim, which the
+    // keeper's next renewal calls a fence.
+    const landed = await ownOutcome(ctx, q, snap);
+    if (landed) return landed;
+    if (keeper.stoppedBy) throw keeper.stoppedBy;
+    const now = clock.now();
+    const turn = batchTurnOf(groupsOf(snap, now, await readClock(waiting), config.batch), q.qref, config.speculate);
+    if (turn.kind !== 'follow') return undefined;
+    if (now >= deadline) throw waitedTooLong(item, turn.head, 1, now - started);
+    waiting.deps.progress?.(`in ${turn.head.item}'s batch: waiting for it to test and land ${item}`);
+    await clock.sleep(Math.min(FOLLOW_POLL_MS, Math.max(0, deadline - now)), keeper.signal);
+  }
+}
+
+/** Whether `tip` is on main (as the last read fetched it) and names this item in its trailers. */
+async function onMain(ctx: LandContext, tip: string): Promise<boolean> {
+  const git = ctx.repo.git;
+  if ((await git.run(['merge-base', '--is-ancestor', tip, await ctx.target.mainTip()])).exitCode !== 0) return false;
+  const items = await git.run(['log', '-1', `--format=%(trailers:key=${ITEM_TRAILER},valueonly)`, tip]);
+  return items.stdout.toString().split('\n').includes(formatItem(ctx.input.item));
+}
+
+/** A member's own records that go with its landing (a lane's receipt): one push of their own, after it. */
+async function writeAfterLanding(ctx: LandContext, tip: string): Promise<void> {
+  const writes = ctx.input.alsoWrite?.(tip) ?? [];
+  if (!writes.length) return;
+  const updates = await recordUpdates(ctx.repo, writes, ctx.repo.deps.clock.now());
+  // A receipt is a hint that main's history proves: one that cannot be written costs a re-check, not work.
+  await ctx.repo.store.push(updates, { atomic: true }).catch(() => undefined);
+}
+
+/** The refusal a member reports for the verdict its batch's head wrote. */
+export function verdictRefusal(item: string, v: Verdict): CheckFailed | Conflict {
+  const where = `in ${v.by}'s batch, on main ${v.base.slice(0, 12)} (tested ${v.tested.slice(0, 12)})`;
+  const f = v.failure;
+  if (f.kind === 'conflict') {
+    return new Conflict(
+      `${item} does not integrate ${where}` +
+        (f.files.length ? `: conflicts in ${f.files.join(', ')}` : '') +
+        '; nothing landed. Bring your branch up to date with main, push, and land again.',
+      { item, files: f.files, mainTip: v.base },
+    );
+  }
+  const said = f.output.trim() === '' ? 'It printed nothing (no output on stdout or stderr).' : `Its output ends:\n${f.output}`;
+  return new CheckFailed(`the check "${f.check}" ${f.timedOut ? 'timed out' : `exited ${f.exitCode}`} ${where}; nothing landed. ${said}`, {
+    check: f.check,
+    exitCode: f.exitCode,
+    timedOut: f.timedOut,
+    output: f.output,
+    attempts: f.attempts,
+  });
+}

@@ -1,0 +1,84 @@
+// A batch's stack: its entries integrated onto a base in queue order, each exactly as its own
+// land would bring it (speculation.ts), and the commit that lands them: the one entry's own
+// commit, or for several a merge commit whose first parent is the base and whose tree is the
+// stack's, so main's first-parent history stays made of commits tested on exactly their tree
+// and parent. Deterministic like every integration: any clone makes the same commits.
+import type { Env } from '../core/deps.js';
+import { Conflict, isRefusal } from '../core/refusals.js';
+import { sanitizeLine } from '../core/sanitize.js';
+import type { Git } from '../git/git.js';
+import { formatItem, parseItem } from '../records/item.js';
+import { consumptionTrailers, ConsumptionSchema } from '../records/receipt.js';
+import type { QueueEntry } from '../repo/snapshot.js';
+import { entryIntegration } from './speculation.js';
+import { ITEM_TRAILER } from './squash.js';
+import { integrate } from './worktree.js';
+
+export interface BatchStack {
+  base: string;
+  members: QueueEntry[];
+  /** The last entry's integrated commit: what the checks run on. */
+  tip: string;
+  tree: string;
+  /** What main becomes: `tip` for one entry, else the merge commit of `base` and `tip`. */
+  landing: string;
+}
+
+export type Stacked = { kind: 'stack'; stack: BatchStack } | { kind: 'conflict'; entry: QueueEntry; error: Conflict };
+
+/** Integrates `members` onto `base` in the worktree; the first that does not integrate stops it. */
+export async function stackBatch(wt: Git, o: { env: Env; base: string; members: readonly QueueEntry[] }): Promise<Stacked> {
+  let tip = o.base;
+  let current = '';
+  const commits: string[] = [];
+  for (const q of o.members) {
+    try {
+      tip = current = await integrate(wt, { ...entryIntegration(q, tip), env: o.env, current });
+      commits.push(tip);
+    } catch (e) {
+      if (isRefusal(e) && e instanceof Conflict) return { kind: 'conflict', entry: q, error: e };
+      throw e;
+    }
+  }
+  const tree = await wt.must(['rev-parse', `${tip}^{tree}`]);
+  const members = [...o.members];
+  const landing = members.length === 1 ? tip : await batchMerge(wt, { base: o.base, tip, tree, members, commits });
+  return { kind: 'stack', stack: { base: o.base, members, tip, tree, landing } };
+}
+
+/**
+ * The merge commit landing several entries: committed as the first entry's work head's committer
+ * at its enqueue time (as its own integration is), its message listing each entry's commit and
+ * carrying every entry's trailers, so main's first-parent history names each item and each run.
+ */
+async function batchMerge(
+  wt: Git,
+  o: { base: string; tip: string; tree: string; members: QueueEntry[]; commits: string[] },
+): Promise<string> {
+  const first = o.members[0]!;
+  const [name = '', email = ''] = (await wt.must(['log', '-1', '--format=%cn%x00%ce', first.entry.head])).split('\0');
+  const date = `@${Math.floor(first.entry.at / 1000)} +0000`;
+  const lines: string[] = [];
+  const trailers: string[] = [];
+  for (const [k, q] of o.members.entries()) {
+    const key = parseItem(q.item);
+    const subject = await wt.must(['log', '-1', '--format=%s', o.commits[k]!]);
+    lines.push(`- ${sanitizeLine(subject, 200)} (${formatItem(key)})`);
+    trailers.push(`${ITEM_TRAILER}: ${formatItem(key)}`);
+    const consumed = ConsumptionSchema.safeParse((q.entry as Record<string, unknown>).consumed);
+    if (consumed.success) trailers.push(...consumptionTrailers(consumed.data));
+  }
+  const message = [`Land ${o.members.length} items in one batch`, lines.join('\n'), trailers.join('\n')].join('\n\n');
+  const env = {
+    GIT_AUTHOR_NAME: name,
+    GIT_AUTHOR_EMAIL: email,
+    GIT_AUTHOR_DATE: date,
+    GIT_COMMITTER_NAME: name,
+    GIT_COMMITTER_EMAIL: email,
+    GIT_COMMITTER_DATE: date,
+  };
+  return wt.must(['-c', 'commit.gpgsign=false', 'commit-tree', o.tree, '-p', o.base, '-p', o.tip, '-F', '-'], {
+    input: `${message}\n`,
+    env,
+  });
+}

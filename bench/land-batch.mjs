@@ -54,6 +54,9 @@ const CHECK =
   `sleep ${CHECK_SECONDS}; r=0; if ls fail-*.txt >/dev/null 2>&1; then r=1; fi; ` +
   'echo "$(git rev-parse HEAD "HEAD^{tree}" | tr "\\n" " ")$ABCD_LAND_BASE $r" >> "$CHECK_LOG"; exit $r';
 
+// How long a batch's head waits for its batch to fill (land.batchWait); BENCH_BATCH_WAIT=0 for none.
+const BATCH_WAIT = process.env.BENCH_BATCH_WAIT === '0' ? undefined : (process.env.BENCH_BATCH_WAIT ?? '3s');
+
 /** @param {Row} row */
 const landConfig = ({ batch, speculate }) => ({
   checks: CHECK,
@@ -63,7 +66,7 @@ const landConfig = ({ batch, speculate }) => ({
   sandbox: 'none',
   env: ['CHECK_LOG'],
   // A build without batches refuses the key: batch 1 is its default, so it is left out.
-  ...(batch > 1 ? { batch } : {}),
+  ...(batch > 1 ? { batch, ...(BATCH_WAIT ? { batchWait: BATCH_WAIT } : {}) } : {}),
 });
 
 export async function benchLandBatch() {
@@ -76,6 +79,7 @@ export async function benchLandBatch() {
   for (const row of ROWS) {
     const res = await throughputOnce(row);
     const perMin = (res.landed / res.wallMs) * 60_000;
+    const settledPerMin = ((res.landed + res.refused) / res.wallMs) * 60_000;
     rows.push([
       String(row.batch),
       String(row.speculate),
@@ -83,6 +87,7 @@ export async function benchLandBatch() {
       `${res.landed}/${res.items} (${res.refused} refused, ${res.expectedRefusals} to fail)`,
       ms(res.wallMs),
       `${perMin.toFixed(1)} (${(perMin / ceiling).toFixed(2)}x)`,
+      `${settledPerMin.toFixed(1)} (${(settledPerMin / ceiling).toFixed(2)}x)`,
       res.landed ? (res.checkRuns / res.landed).toFixed(2) : '-',
       String(res.checkRuns),
       String(res.commits),
@@ -101,13 +106,17 @@ export async function benchLandBatch() {
     `Run ${started}Z, node ${process.version}, ${gitVersion} (${REAL_GIT}), load average ${loadBefore} before, ${load()} after.`,
     '',
     `${SESSIONS} sessions, each its own clone, HOME and \`ABCD_SESSION\`; one shared \`ABCD_MACHINE_DIR\` with \`ABCD_GATE_SLOTS=${GATE_SLOTS}\`; ` +
-      `\`land.strategy: "squash"\`. Each session lands ${ITEMS_PER_SESSION} items in a row (reserve, commit a new file on a work branch from main, ` +
+      `\`land.strategy: "squash"\`${BATCH_WAIT ? `, and with batches \`land.batchWait: "${BATCH_WAIT}"\`` : ''}. Each session lands ${ITEMS_PER_SESSION} items in a row (reserve, commit a new file on a work branch from main, ` +
       `\`abcd land --wait ${WAIT}\`), all sessions started at once. The check sleeps ${CHECK_SECONDS} s, then records the commit it ran on, ` +
       'its tree and `ABCD_LAND_BASE`. A failing item adds a file that fails the check (every fifth item at 20%): its land must be refused (exit 3). ' +
       `Serial ceiling: 60 s / (check + the raw git floor of a landing, ${ms(floorMs)}, measured in this run) = ${ceiling.toFixed(2)} items/min.`,
     'runs per item: check runs / landed items (the CI cost); commits: first-parent commits the run put on main (a batch lands as one); ' +
       'untested: those no passing check saw on exactly their tree and first parent (must be 0); ' +
-      'unexpected: a land that ended otherwise than planned (must be 0).',
+      'unexpected: a land that ended otherwise than planned (must be 0); ' +
+      'settled: landed or refused, as a serial queue settles one item per check run whether it passes or fails. ' +
+      `Each check run says pass or fail, one bit: with a fraction p of items failing independently, settling an item takes at least H(p) runs ` +
+      `(0.72 at 20%), so ${GATE_SLOTS} slots settle at most ${GATE_SLOTS}/H(p) items per check time: ${(GATE_SLOTS / 0.722).toFixed(2)}x settled, ` +
+      `${((GATE_SLOTS * 0.8) / 0.722).toFixed(2)}x landed at 20%.`,
     '',
     table(
       [
@@ -116,7 +125,8 @@ export async function benchLandBatch() {
         'failures',
         'landed',
         'wall',
-        'items/min (x serial ceiling)',
+        'landed/min (x serial ceiling)',
+        'settled/min (x serial ceiling)',
         'runs per item',
         'check runs',
         'commits',

@@ -208,8 +208,8 @@ describe('land.batch', () => {
     }
     const mainBefore = async () => (await bed.remote.refs()).get('refs/heads/main');
     await writeFile(`${bed.log}.go`, '');
-    // The plug's run, the batch's run, then a bisection round starting: kill the head then.
-    await waitFor(async () => (await readFile(`${bed.log}.started`, 'utf8').catch(() => '')).split('\n').filter(Boolean).length >= 3);
+    // The plug's run, the batch's run and its first half's beside it, then the next bisection round starting: kill the head then.
+    await waitFor(async () => (await readFile(`${bed.log}.started`, 'utf8').catch(() => '')).split('\n').filter(Boolean).length >= 4);
     const atKill = await mainBefore();
     killed!.kill('SIGKILL');
     await killed;

@@ -88,4 +88,18 @@ describe('settling a batch', () => {
     expect(s.refused.map((r) => r.member)).toEqual(['a']);
     expect(runs()).toBe(2);
   });
+
+  it('takes the first half tested beside the whole batch: one failing entry of 4 in 2 rounds', async () => {
+    for (const bad of ['c', 'd']) {
+      const { io } = scripted((t) => t.has(bad));
+      // The whole batch and its first half, tested side by side.
+      const [first, spare] = await Promise.all([io.test(entries(4), ''), io.test(['a', 'b'], '')]);
+      const peek = async (m: readonly string[], b: string) => (m.join() === 'a,b' && b === '' ? spare : undefined);
+      const s = await settleBatch({ ...io, peek }, entries(4), '', first);
+      expect(s.refused.map((r) => r.member)).toEqual([bad]);
+      expect(s.pieces.flatMap((p) => p.members).sort()).toEqual(entries(4).filter((e) => e !== bad));
+      // The batch's own round was the first; only one more ran.
+      expect(s.rounds).toBe(1);
+    }
+  });
 });

@@ -8,15 +8,17 @@ import type { Verdict } from '../records/queue.js';
 import { CheckFailed, Conflict, Fenced } from '../core/refusals.js';
 import { formatItem } from '../records/item.js';
 import { ITEM_TRAILER } from './squash.js';
-import type { Snapshot } from '../repo/snapshot.js';
+import type { QueueEntry, Snapshot } from '../repo/snapshot.js';
 import { readClock } from '../repo/clock-view.js';
 import { recordUpdates } from '../claims/write.js';
 import { batchTurnOf, groupsOf } from './batch-groups.js';
 import { entryLost, interrupted, waitedTooLong } from './turn.js';
 import type { LandContext, Landed } from './types.js';
 
-// How often a member re-reads the records while its batch is tested.
-const FOLLOW_POLL_MS = 250;
+// How often a member asks whether its batch settled (a cheap ref listing), and how often it
+// reads the records whole while it waits.
+const FOLLOW_POLL_MS = 150;
+const FULL_READ_MS = 2000;
 
 /** A land's own queue entry as it knows it; the tip moves when a verdict is written into it. */
 export interface OwnEntry {
@@ -62,13 +64,28 @@ export async function ownOutcome(ctx: LandContext, q: OwnEntry, snap: Snapshot):
   return undefined;
 }
 
-/** Waits while this entry is a member of `head`'s announced batch; undefined once it is freed. */
-export async function followBatch(ctx: LandContext, q: OwnEntry): Promise<Landed | undefined> {
+/** Waits while this entry is a member of an announced batch; undefined once it is freed. */
+export async function followBatch(ctx: LandContext, q: OwnEntry, head: QueueEntry): Promise<Landed | undefined> {
   const { waiting, target, keeper, item, deadline, started, config } = ctx;
   const { clock } = waiting.deps;
+  // Between full reads only the refs that change when the batch settles are asked for (one
+  // ls-remote): its own claim and entry, and the head's entry. A full read still comes every
+  // FULL_READ_MS, for what no ref shows (the head's claim lapsing).
+  const watched = [ctx.ref, q.qref, head.ref];
+  let seen: string | undefined;
+  let readAt = -Infinity;
   for (;;) {
     if (keeper.interrupted) throw interrupted(item);
+    if (seen !== undefined && clock.now() - readAt < FULL_READ_MS) {
+      const tips = await waiting.store.remoteTips(watched);
+      if (watched.map((r) => tips.get(r) ?? '').join(' ') === seen) {
+        await clock.sleep(FOLLOW_POLL_MS, keeper.signal);
+        continue;
+      }
+    }
     const snap = await target.read(waiting);
+    readAt = clock.now();
+    seen = [snap.claims.get(ctx.ref)?.tip, snap.queue.get(q.qref)?.tip, snap.queue.get(head.ref)?.tip].map((t) => t ?? '').join(' ');
     // Read before the keeper's verdict: the head's landing push moves this claim, which the
     // keeper's next renewal calls a fence.
     const landed = await ownOutcome(ctx, q, snap);
@@ -76,7 +93,7 @@ export async function followBatch(ctx: LandContext, q: OwnEntry): Promise<Landed
     if (keeper.stoppedBy) throw keeper.stoppedBy;
     const now = clock.now();
     const turn = batchTurnOf(groupsOf(snap, now, await readClock(waiting), config.batch), q.qref, config.speculate);
-    if (turn.kind !== 'follow') return undefined;
+    if (turn.kind !== 'follow' || turn.head.ref !== head.ref) return undefined;
     if (now >= deadline) throw waitedTooLong(item, turn.head, 1, now - started);
     waiting.deps.progress?.(`in ${turn.head.item}'s batch: waiting for it to test and land ${item}`);
     await clock.sleep(Math.min(FOLLOW_POLL_MS, Math.max(0, deadline - now)), keeper.signal);

@@ -6,42 +6,30 @@
 // each refused member's entry rewritten with its verdict. Killed before that push, it has
 // written nothing but its entry's member list: nothing landed, and the members take their
 // turn again once its claim lapses.
-import { encodeClaim } from '../records/claim.js';
-import { claimRef, classifyRef } from '../records/refs.js';
-import { sameSession } from '../records/holder.js';
-import { encodeQueue, type QueueRecord, type Verdict } from '../records/queue.js';
-import { CheckFailed, Conflict } from '../core/refusals.js';
-import { sanitizeLine } from '../core/sanitize.js';
-import type { RecordWrite } from '../claims/write.js';
-import type { RefUpdate } from '../records/store.js';
+import { encodeQueue, type QueueRecord } from '../records/queue.js';
+import { CheckFailed, Conflict, DeadlineReached } from '../core/refusals.js';
 import type { QueueEntry, Snapshot } from '../repo/snapshot.js';
+import type { Git } from '../git/git.js';
 import type { CheckRun } from './checks.js';
 import { chooseCheckSandbox, runJailedChecks, type CheckSandboxChoice } from './check-sandbox.js';
-import { settleBatch, type Outcome, type Settled } from './bisect.js';
-import { stackBatch, type BatchStack } from './batch-stack.js';
+import { settleBatch, type Outcome } from './bisect.js';
+import { formBatch, type HeadTurn } from './batch-form.js';
 import type { Group } from './batch-groups.js';
-import { entryIntegration, fetchHeads } from './speculation.js';
+import { pushSettled } from './batch-settle.js';
+import { finishStack, stackBatch, type BatchStack } from './batch-stack.js';
+import type { Failure, HeadEntry } from './batch-types.js';
+import { fetchHeads } from './speculation.js';
 import { entryGone, interrupted } from './turn.js';
-import type { OwnEntry } from './batch-follow.js';
 import type { LandContext, Landed } from './types.js';
-import { integrate, withWorktree } from './worktree.js';
+import { withWorktree } from './worktree.js';
 
-// Pushes of the settled batch when only members' renewals moved their claims under it.
-const SETTLE_TRIES = 5;
 // How often the head re-reads main while the batches ahead land.
 const PARENT_POLL_MS = 250;
 // A bisection's tests wait for a gate slot at least this long, whatever --wait has left: they are
 // the batch's own test, not a wait in the queue.
 const BISECT_GATE_WAIT_MS = 10 * 60_000;
-
-export interface HeadEntry extends OwnEntry {
-  entry: QueueRecord;
-}
-
-/** A failure of one test: the member a refusal would name, and what to tell it. */
-export type Failure =
-  | { kind: 'check'; error: CheckFailed; tested: string; base: string }
-  | { kind: 'conflict'; error: Conflict; entry: QueueEntry; tested: string; base: string };
+// A spare slot is one free now: the first half's test beside the whole batch's waits no longer for it.
+const SPARE_SLOT_WAIT_MS = 300;
 
 export type LeadOutcome =
   | { kind: 'landed'; landed: Landed }
@@ -57,8 +45,8 @@ interface Tested {
 export async function leadBatch(
   ctx: LandContext,
   q: HeadEntry,
-  turn: { snap: Snapshot; ahead: Group[]; members: QueueEntry[] },
-  o: { alone: boolean; failures: Map<string, Failure> },
+  turn: HeadTurn,
+  o: { alone: boolean; failures: Map<string, Failure>; reread: () => Promise<HeadTurn | undefined> },
 ): Promise<LeadOutcome> {
   const { repo, target, keeper, item, input } = ctx;
   const mainTip = await target.mainTip();
@@ -76,53 +64,77 @@ export async function leadBatch(
   const env = repo.deps.env;
 
   const label = `land ${item}: ${config.checks.join(' && ') || 'no checks'}`;
-  const test = async (members: readonly QueueEntry[], base: string): Promise<{ outcome: Outcome<Failure>; tested?: Tested }> =>
+  // Checks a stack in its worktree; a tree that failed once in this land is not run again.
+  const check = async (wt: Git, stack: BatchStack, signal = keeper.signal): Promise<{ outcome: Outcome<Failure>; tested?: Tested }> => {
+    const known = o.failures.get(stack.tree);
+    if (known) return { outcome: { ok: false, ran: false, failure: known } };
+    const checks = await checksOn(ctx, wt, { stack, jail, config, signal });
+    if (checks instanceof CheckFailed) {
+      const failure: Failure = { kind: 'check', error: checks, tested: stack.tip, base: stack.base };
+      o.failures.set(stack.tree, failure);
+      return { outcome: { ok: false, ran: true, failure } };
+    }
+    return { outcome: { ok: true, ran: true, landing: stack.landing }, tested: { stack, checks } };
+  };
+  const test = async (
+    members: readonly QueueEntry[],
+    base: string,
+    signal = keeper.signal,
+  ): Promise<{ outcome: Outcome<Failure>; tested?: Tested }> =>
     withWorktree(repo, base, async (wt) => {
       const st = await stackBatch(wt, { env, base, members });
       if (st.kind === 'conflict') {
         return { outcome: { ok: false, ran: false, failure: { kind: 'conflict', error: st.error, entry: st.entry, tested: base, base } } };
       }
-      const known = o.failures.get(st.stack.tree);
-      if (known) return { outcome: { ok: false, ran: false, failure: known } };
-      const checks = await checksOn(ctx, wt, { stack: st.stack, jail, config });
-      if (checks instanceof CheckFailed) {
-        const failure: Failure = { kind: 'check', error: checks, tested: st.stack.tip, base };
-        o.failures.set(st.stack.tree, failure);
-        return { outcome: { ok: false, ran: true, failure } };
-      }
-      return { outcome: { ok: true, ran: true, landing: st.stack.landing }, tested: { stack: st.stack, checks } };
+      return check(wt, st.stack, signal);
     });
+  // A slot free beside the whole batch's test tests its first half too: if the batch fails, the
+  // bisection's first round is done already; if it passes, the spare run is stopped.
+  const stopSpare = new AbortController();
+  let spare: { key: string; run: Promise<{ outcome: Outcome<Failure>; tested?: Tested } | undefined> } | undefined;
+  const keyOf = (members: readonly QueueEntry[], b: string) => `${members.map((m) => m.ref).join(',')}@${b}`;
+  const startSpare = (members: readonly QueueEntry[], b: string) => {
+    const signal = AbortSignal.any([keeper.signal, stopSpare.signal]);
+    const run = ctx
+      .gate(`${label} (first half, on a spare slot)`, repo.deps.clock.now() + SPARE_SLOT_WAIT_MS, () => test(members, b, signal))
+      .catch((e) => {
+        if (e instanceof DeadlineReached || stopSpare.signal.aborted) return undefined;
+        throw e;
+      });
+    run.catch(() => undefined); // awaited by the bisection or below, which see its error
+    spare = { key: keyOf(members, b), run };
+  };
 
-  // Form the batch on the predicted base: the batches ahead as they will land, then this entry
-  // and each free entry that integrates on it.
-  const formed = await withWorktree(repo, mainTip, async (wt) => {
-    let base = mainTip;
-    for (const g of turn.ahead) {
-      const st = await stackBatch(wt, { env, base, members: [g.head, ...g.members] });
-      if (st.kind === 'conflict') return undefined; // its head refuses or drops one: wait to see how
-      base = st.stack.landing;
-    }
-    const own = await stackBatch(wt, { env, base, members: [me] });
-    if (own.kind === 'conflict') return turn.ahead.length ? undefined : own.error;
-    // A free entry that does not integrate on the ones before it is left for a later batch.
-    const chosen: QueueEntry[] = [];
-    let tip = own.stack.tip;
-    let current = tip;
-    for (const c of candidates) {
-      try {
-        tip = current = await integrate(wt, { ...entryIntegration(c, tip), env, current });
-        chosen.push(c);
-      } catch (e) {
-        if (!(e instanceof Conflict)) throw e;
-        current = '';
-      }
-    }
-    return { base, chosen };
-  });
-  if (formed === undefined) return { kind: 'again', alone: true };
+  // Form the batch, name its members, and test the stack in the same worktree, under one slot.
+  const form = () =>
+    withWorktree(repo, mainTip, async (wt) => {
+      const size = alone ? 1 : config.batch;
+      const fillUntil = repo.deps.clock.now() + (alone ? 0 : config.batchWaitMs);
+      const made = await formBatch(ctx, wt, { mainTip, me, turn: { ...turn, members: candidates }, size, fillUntil, reread: o.reread });
+      if (typeof made === 'string' || made instanceof Conflict) return made;
+      // The members are named while the checks already run: the test does not depend on it.
+      const announcing = announce(ctx, q, made.chosen);
+      announcing.catch(() => undefined); // awaited below, which throws its error
+      const stack = await finishStack(wt, { base: made.base, members: [me, ...made.chosen], tip: made.tip, commits: made.commits });
+      const all = [me, ...made.chosen];
+      if (all.length > 1 && made.base === mainTip && config.checks.length) startSpare(all.slice(0, Math.ceil(all.length / 2)), made.base);
+      const checked = await check(wt, stack);
+      await announcing;
+      return { ...made, ...checked };
+    });
+  let formed;
+  try {
+    formed = config.checks.length ? await ctx.gate(label, ctx.deadline, form) : await form();
+  } catch (e) {
+    if (keeper.stoppedBy) throw keeper.stoppedBy;
+    if (keeper.interrupted) throw interrupted(item);
+    throw e;
+  }
+  if (formed === 'again') return { kind: 'again' };
+  if (formed === 'alone') return { kind: 'again', alone: true };
   if (formed instanceof Conflict) throw formed;
   const { base, chosen } = formed;
-  await announce(ctx, q, chosen);
+  let last: Snapshot | undefined = formed.snap;
   const batch = [me, ...chosen];
   const tested = new Map<string, Tested>();
   const io = {
@@ -133,15 +145,32 @@ export async function leadBatch(
       if (r.tested) tested.set(r.tested.stack.landing, r.tested);
       return r.outcome;
     },
+    async peek(members: readonly QueueEntry[], b: string) {
+      if (spare?.key !== keyOf(members, b)) return undefined;
+      const r = await spare.run;
+      if (r?.tested) tested.set(r.tested.stack.landing, r.tested);
+      return r && { ...r.outcome, ran: false };
+    },
   };
-  const first = await io.test(batch, base);
-  if (base !== mainTip && !(await awaitBase(ctx, q, base, turn.ahead))) return { kind: 'again' };
+  const first = formed.outcome;
+  if (first.ok) {
+    stopSpare.abort();
+    await spare?.run.catch(() => undefined);
+  }
+  if (formed.tested) tested.set(formed.tested.stack.landing, formed.tested);
+  if (keeper.interrupted) throw interrupted(item);
+  if (base !== mainTip) {
+    last = await awaitBase(ctx, q, base, turn.ahead);
+    if (!last) return { kind: 'again' };
+  }
+  // A bisection took rounds: the records are read again before the push.
+  if (!first.ok) last = undefined;
   const settled = first.ok
     ? { pieces: [{ members: batch, base, landing: first.landing }], refused: [], top: first.landing, rounds: 1 }
     : await settleBatch(io, batch, base, first);
   if (keeper.stoppedBy) throw keeper.stoppedBy;
   if (keeper.interrupted) throw interrupted(item);
-  const pushed = await pushSettled(ctx, q, settled, base);
+  const pushed = await pushSettled(ctx, q, settled, base, last);
   if (pushed !== 'ok') return { kind: 'again', ...(pushed === 'main-moved' && turn.ahead.length === 0 ? { mainMoved: true } : {}) };
   q.left = true;
   const mine = settled.refused.find((r) => r.member.ref === q.qref);
@@ -171,16 +200,22 @@ export async function leadBatch(
 /** Runs the checks on a stack: its runs, or the CheckFailed they ended in. */
 async function checksOn(
   ctx: LandContext,
-  wt: Parameters<Parameters<typeof withWorktree>[2]>[0],
-  o: { stack: BatchStack; jail: CheckSandboxChoice | undefined; config: Awaited<ReturnType<LandContext['landConfig']>> },
+  wt: Git,
+  o: {
+    stack: BatchStack;
+    jail: CheckSandboxChoice | undefined;
+    config: Awaited<ReturnType<LandContext['landConfig']>>;
+    signal: AbortSignal;
+  },
 ): Promise<CheckRun[] | CheckFailed> {
   if (!o.jail) return [];
   const vars = { item: ctx.item, tip: o.stack.tip, base: o.stack.base };
   const watch = ctx.input.checkWatch ? { watch: ctx.input.checkWatch } : {};
   try {
-    return await runJailedChecks(ctx.repo, wt, { config: o.config, sandbox: o.jail.sandbox, vars, signal: ctx.keeper.signal, ...watch });
+    return await runJailedChecks(ctx.repo, wt, { config: o.config, sandbox: o.jail.sandbox, vars, signal: o.signal, ...watch });
   } catch (e) {
-    if (e instanceof CheckFailed && !ctx.keeper.signal.aborted) return e;
+    // A stopped run said nothing about the tree: it is neither a failure nor kept.
+    if (e instanceof CheckFailed && !o.signal.aborted) return e;
     throw e;
   }
 }
@@ -206,8 +241,8 @@ async function announce(ctx: LandContext, q: HeadEntry, chosen: readonly QueueEn
   q.entry = entry;
 }
 
-/** Waits until main is `base` (the batches ahead landed as predicted); false when they did not. */
-async function awaitBase(ctx: LandContext, q: HeadEntry, base: string, ahead: readonly Group[]): Promise<boolean> {
+/** Waits until main is `base` (the batches ahead landed as predicted): the read that said so; undefined when they did not. */
+async function awaitBase(ctx: LandContext, q: HeadEntry, base: string, ahead: readonly Group[]): Promise<Snapshot | undefined> {
   const { repo, target, keeper, item } = ctx;
   // A read can catch a landing's atomic push half-applied (refs are advertised one by one): a
   // verdict that costs a re-test is acted on only when the next read says it again.
@@ -218,102 +253,15 @@ async function awaitBase(ctx: LandContext, q: HeadEntry, base: string, ahead: re
     const snap = await target.read(repo);
     const mine = snap.queue.get(q.qref);
     if (!mine || mine.tip !== q.myEntryTip) throw entryGone(item, q.qref);
-    if ((await target.mainTip()) === base) return true;
+    if ((await target.mainTip()) === base) return snap;
     // Still on course while every batch ahead not yet landed is queued as predicted; one that
     // settled otherwise (its members changed, or main moved elsewhere) means test again.
     const pending = ahead.filter((g) => snap.queue.has(g.head.ref));
     const onCourse =
       pending.length > 0 &&
       pending.every((g) => snap.queue.get(g.head.ref)!.tip === g.head.tip && g.members.every((m) => snap.queue.get(m.ref)?.tip === m.tip));
-    if (!onCourse && suspect) return false;
+    if (!onCourse && suspect) return undefined;
     suspect = !onCourse;
     await repo.deps.clock.sleep(PARENT_POLL_MS, keeper.signal);
   }
-}
-
-/**
- * The push that settles the batch. 'ok'; 'main-moved' when main is no longer the base; 'changed'
- * when a member's entry or claim is not what was tested (the batch is formed again).
- */
-async function pushSettled(
-  ctx: LandContext,
-  q: HeadEntry,
-  s: Settled<QueueEntry, Failure>,
-  base: string,
-): Promise<'ok' | 'main-moved' | 'changed'> {
-  const { repo, target, keeper, item, input } = ctx;
-  const { clock } = repo.deps;
-  const landedRefs = new Set(s.pieces.flatMap((p) => p.members.map((m) => m.ref)));
-  const pieceOf = (ref: string) => s.pieces.find((p) => p.members.some((m) => m.ref === ref))!;
-  const size = landedRefs.size;
-  const meLanded = landedRefs.has(q.qref);
-  for (let tries = 1; ; tries++) {
-    const snap = await target.read(repo);
-    if ((await target.mainTip()) !== base) return 'main-moved';
-    const records: RecordWrite[] = [];
-    const extra: RefUpdate[] = [];
-    for (const m of s.pieces.flatMap((p) => p.members)) {
-      if (m.ref === q.qref) continue;
-      const now = snap.queue.get(m.ref);
-      const cref = claimRef(classifyRef(m.ref)!.item!);
-      const claim = snap.claims.get(cref);
-      if (!now || now.tip !== m.tip || !claim || claim.claim.state !== 'held' || !sameSession(claim.claim.holder, m.entry.holder))
-        return 'changed';
-      const landed = { main: target.main, tip: pieceOf(m.ref).landing, batch: { by: item, size } };
-      const next = { ...claim.claim, gen: claim.claim.gen + 1, at: clock.now(), state: 'done' as const, landed };
-      records.push({ ref: cref, lease: claim.tip, content: encodeClaim(next), message: `land ${m.item} in ${item}'s batch` });
-      records.push({ ref: m.ref, lease: m.tip, content: null, message: `dequeue ${m.item}: landed in ${item}'s batch` });
-      extra.push({ ref: `refs/heads/${m.entry.branch}`, newOid: null, lease: m.entry.head });
-    }
-    for (const r of s.refused) {
-      if (r.member.ref === q.qref) continue;
-      const now = snap.queue.get(r.member.ref);
-      if (!now || now.tip !== r.member.tip) continue; // it left on its own: nothing to tell it
-      const entry: QueueRecord = { ...now.entry, verdict: verdictOf(item, r.failure) };
-      records.push({
-        ref: r.member.ref,
-        lease: r.member.tip,
-        content: encodeQueue(entry),
-        message: `refuse ${r.member.item} in ${item}'s batch`,
-      });
-    }
-    records.push({ ref: q.qref, lease: q.myEntryTip, content: null, message: `dequeue ${q.entry.item}: batch settled` });
-    if (meLanded) records.push(...(input.alsoWrite?.(pieceOf(q.qref).landing) ?? []));
-    if (s.pieces.length) extra.push({ ref: `refs/heads/${target.main}`, newOid: s.top, lease: base });
-    if (meLanded && !input.keep) extra.push({ ref: `refs/heads/${target.branch}`, newOid: null, lease: target.head });
-    const r = await keeper.push(
-      (claim) => ({
-        claim:
-          meLanded && !input.keep
-            ? { ...claim, state: 'done', landed: { main: target.main, tip: pieceOf(q.qref).landing, batch: { by: item, size } } }
-            : claim,
-        message: `settle ${item}'s batch on ${target.main}: ${size} landed, ${s.refused.length} refused`,
-        records,
-        extra,
-      }),
-      { via: repo },
-    );
-    if (r.ok) return 'ok';
-    if ((r.remoteTips.get(`refs/heads/${target.main}`) ?? null) !== base) return 'main-moved';
-    // A member renewed its claim between the read and the push: read again and lease its new tip.
-    if (tries >= SETTLE_TRIES) return 'changed';
-  }
-}
-
-function verdictOf(by: string, f: Failure): Verdict {
-  if (f.kind === 'conflict') return { by, tested: f.tested, base: f.base, failure: { kind: 'conflict', files: f.error.data.files ?? [] } };
-  const d = f.error.data;
-  return {
-    by,
-    tested: f.tested,
-    base: f.base,
-    failure: {
-      kind: 'check',
-      check: sanitizeLine(d.check, 2000),
-      exitCode: d.exitCode,
-      timedOut: d.timedOut,
-      output: d.output.slice(-8000),
-      attempts: d.attempts ?? 1,
-    },
-  };
 }

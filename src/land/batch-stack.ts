@@ -40,10 +40,18 @@ export async function stackBatch(wt: Git, o: { env: Env; base: string; members: 
       throw e;
     }
   }
-  const tree = await wt.must(['rev-parse', `${tip}^{tree}`]);
+  return { kind: 'stack', stack: await finishStack(wt, { base: o.base, members: o.members, tip, commits }) };
+}
+
+/** The stack of `members` integrated onto `base` up to `tip` (`commits`: each one's own commit), with its landing commit. */
+export async function finishStack(
+  wt: Git,
+  o: { base: string; members: readonly QueueEntry[]; tip: string; commits: readonly string[] },
+): Promise<BatchStack> {
+  const tree = await wt.must(['rev-parse', `${o.tip}^{tree}`]);
   const members = [...o.members];
-  const landing = members.length === 1 ? tip : await batchMerge(wt, { base: o.base, tip, tree, members, commits });
-  return { kind: 'stack', stack: { base: o.base, members, tip, tree, landing } };
+  const landing = members.length === 1 ? o.tip : await batchMerge(wt, { base: o.base, tip: o.tip, tree, members, commits: [...o.commits] });
+  return { base: o.base, members, tip: o.tip, tree, landing };
 }
 
 /**

@@ -12,6 +12,8 @@ export type Outcome<F> = { ok: true; landing: string; ran: boolean } | { ok: fal
 export interface SettleIo<M, F> {
   /** Stacks `members` on `base` and runs the checks (tests of one round run at the same time). */
   test(members: readonly M[], base: string): Promise<Outcome<F>>;
+  /** The outcome of a test already run beside the whole batch's (a spare slot's), if there was one. */
+  peek?(members: readonly M[], base: string): Promise<Outcome<F> | undefined>;
 }
 
 export interface Piece<M> {
@@ -62,10 +64,17 @@ export async function settleBatch<M, F>(
     if (set.length === 1) return refuse(set[0]!, known, b);
     const half = Math.ceil(set.length / 2);
     const [left, right] = [set.slice(0, half), set.slice(half)];
-    const [l, r] = (await round([
-      [left, b],
-      [right, b],
-    ])) as [Outcome<F>, Outcome<F>];
+    const early = await io.peek?.(left, b);
+    // The first half passed beside the whole batch: it lands, and the second half is what failed on it.
+    if (early?.ok) return solve(right, land(left, b, early.landing));
+    const [l, r] = (
+      early
+        ? [early, ...(await round([[right, b]]))]
+        : await round([
+            [left, b],
+            [right, b],
+          ])
+    ) as [Outcome<F>, Outcome<F>];
     if (l.ok) {
       const next = land(left, b, l.landing);
       // Failed alone on a base that lands: refused. Otherwise its test on the piece says (the whole

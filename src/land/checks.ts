@@ -22,6 +22,8 @@ export interface LandConfig {
   speculate: number;
   /** How many live entries the head of the queue tests as one stack (1: each entry alone). */
   batch: number;
+  /** How long a batch's head waits for its batch to fill before it tests. */
+  batchWaitMs: number;
   /** How checks run: bubblewrap when it works (auto), always (bwrap), or as the person (none). */
   sandbox: SandboxMode;
   /** Variables a check gets on top of the allow-list. */
@@ -48,6 +50,7 @@ export async function readLandConfig(git: Git, mainTip: string, parseDuration: (
     timeoutMs: land?.timeout ? parseDuration(land.timeout) : DEFAULT_CHECK_TIMEOUT_MS,
     speculate: land?.speculate ?? 1,
     batch: land?.batch ?? 1,
+    batchWaitMs: land?.batchWait ? parseDuration(land.batchWait) : 0,
     sandbox: land?.sandbox ?? 'auto',
     envNames: checkEnvNames(land?.env ?? [], 'land.env'),
     network: land?.network ?? true,

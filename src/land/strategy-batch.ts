@@ -5,10 +5,12 @@
 import { DeadlineReached } from '../core/refusals.js';
 import { formatDuration } from '../core/duration.js';
 import type { Snapshot } from '../repo/snapshot.js';
-import { observeClock } from '../repo/clock-view.js';
+import { observeClock, readClock } from '../repo/clock-view.js';
 import { batchTurnOf, groupsOf, type BatchTurn } from './batch-groups.js';
 import { followBatch, ownOutcome } from './batch-follow.js';
-import { leadBatch, type Failure, type HeadEntry } from './batch-lead.js';
+import { leadBatch } from './batch-lead.js';
+import type { Failure, HeadEntry } from './batch-types.js';
+import type { HeadTurn } from './batch-form.js';
 import { pruneQueue } from './prune-queue.js';
 import { turnOf, type SkippedEntry } from './queue-order.js';
 import { entryLost, interrupted, waitedTooLong } from './turn.js';
@@ -35,11 +37,11 @@ export async function landInBatch(ctx: LandContext, q: BatchQueued): Promise<Lan
     const turn = await waitForGroupTurn(ctx, q, alone);
     if (turn.kind === 'landed') return { ...turn.landed, attempts };
     if (turn.kind === 'follow') {
-      const landed = await followBatch(ctx, q);
+      const landed = await followBatch(ctx, q, turn.head);
       if (landed) return landed;
       continue;
     }
-    const led = await leadBatch(ctx, q, turn, { alone, failures });
+    const led = await leadBatch(ctx, q, turn, { alone, failures, reread: () => leadTurnNow(ctx, q) });
     if (led.kind === 'landed') return { ...led.landed, attempts, ...(q.skipped.size ? { skipped: [...q.skipped.values()] } : {}) };
     alone ||= led.alone === true;
     if (led.mainMoved) {
@@ -79,10 +81,17 @@ async function waitForGroupTurn(ctx: LandContext, q: BatchQueued, alone: boolean
     if (turn.kind === 'follow') return turn;
     if (turn.kind === 'lead') return { ...turn, snap };
     if (now >= deadline) throw waitedTooLong(item, turn.first, turn.position, now - started);
-    waiting.deps.progress?.(
-      `waiting behind ${turn.first.item} (${turn.position} batches ahead) to land ${item}, ${formatDuration(deadline - now)} left`,
-    );
+    const left = formatDuration(deadline - now);
+    waiting.deps.progress?.(`waiting behind ${turn.first.item} (${turn.position} batches ahead) to land ${item}, ${left} left`);
     const poll = turn.position <= config.speculate ? NEXT_POLL_MS : QUEUE_POLL_MS;
     await clock.sleep(Math.min(poll, deadline - now), keeper.signal);
   }
+}
+
+/** A fresh read of this head's turn while its batch fills; undefined when it no longer leads. */
+async function leadTurnNow(ctx: LandContext, q: BatchQueued): Promise<HeadTurn | undefined> {
+  const snap = await ctx.target.read(ctx.waiting);
+  const now = ctx.waiting.deps.clock.now();
+  const turn = batchTurnOf(groupsOf(snap, now, await readClock(ctx.waiting), ctx.config.batch), q.qref, ctx.config.speculate);
+  return turn.kind === 'lead' ? { snap, ahead: turn.ahead, members: turn.members, announced: turn.announced } : undefined;
 }

@@ -24,16 +24,28 @@ const QUIET = ['-c', 'commit.gpgsign=false', '-c', 'core.hooksPath=/dev/null'];
  * remove (ADR 0018).
  */
 export async function withWorktree<T>(repo: Repo, commit: string, fn: (wt: Git) => Promise<T>): Promise<T> {
-  await pruneDeadWorktrees(repo);
   const root = landRoot(repo);
-  await mkdir(root, { recursive: true });
   const dir = join(root, `${SELF_NAME}-${randomBytes(4).toString('hex')}`);
-  await repo.git.must(['worktree', 'add', '--detach', '-q', dir, commit]);
+  await oneAtATime(async () => {
+    await pruneDeadWorktrees(repo);
+    await mkdir(root, { recursive: true });
+    await repo.git.must(['worktree', 'add', '--detach', '-q', dir, commit]);
+  });
   try {
     return await fn(new Git(dir, repo.deps.env));
   } finally {
-    await removeWorktree(repo, dir);
+    await oneAtATime(() => removeWorktree(repo, dir));
   }
+}
+
+// git's worktree add and remove read and write .git/worktrees/ without a lock: one running while
+// another half-made or half-removed worktree is there fails (`failed to read .../commondir`).
+// A batch's head tests two stacks at once, so this process makes and removes them one at a time.
+let worktreeChain: Promise<unknown> = Promise.resolve();
+function oneAtATime<T>(fn: () => Promise<T>): Promise<T> {
+  const p = worktreeChain.then(fn, fn);
+  worktreeChain = p.catch(() => undefined);
+  return p;
 }
 
 /**

@@ -36,6 +36,11 @@ export const LandSectionSchema = z.strictObject({
    */
   batch: z.number().int().min(1).max(16).optional(),
   /**
+   * How long the head of a batch that is not full waits for more entries before it tests
+   * (default 0: it tests what is queued). Worth a few seconds when sessions land together.
+   */
+  batchWait: Duration.optional(),
+  /**
    * How checks run: `auto` (default) in bubblewrap when it works; `bwrap` always (refused
    * without it); `none` as the person, unsandboxed: their explicit opt-out, refused in an
    * unattended lane.

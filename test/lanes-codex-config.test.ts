@@ -1,11 +1,15 @@
 // What of a team's Codex config.toml reaches the cycle's private Codex home, which the agent's
 // code can read: only the model and provider settings, never a secret the config holds (MCP
 // servers' env, headers, bearer tokens, a key pasted where a variable name goes), the left-out
-// keys named and never their values; a config that does not parse is not copied.
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+// keys named and never their values; a config that does not parse is not copied. And the team's
+// own CODEX_HOME is hidden by the sandbox, through a symlink too.
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { parse } from 'smol-toml';
 import { afterAll, describe, expect, it } from 'vitest';
+import { bwrapArgs } from '../src/machine/sandbox/bwrap.js';
+import { secretPlaces } from '../src/machine/sandbox/places.js';
 import { makeCodexHome } from '../src/lanes/runtimes/codex-home.js';
 import { cleanupTemp, tempDir } from './harness/git-env.js';
 
@@ -128,5 +132,28 @@ describe("the team's Codex config in the agent's home", () => {
     expect(home.model).toBeUndefined();
     expect(home.seeded).toMatch(/config\.toml is not copied: it is not valid TOML \(line 2, column \d+\): Codex starts with no config$/);
     expect(home.seeded).not.toContain('canary');
+  });
+
+  it("the sandbox hides the team's CODEX_HOME, named directly or through a symlink", async () => {
+    // Outside /tmp and HOME, which the sandbox hides anyway: where a team's shared config lives.
+    const place = await mkdtemp('/var/tmp/abcd-codex-team-');
+    try {
+      const real = join(place, 'real');
+      await mkdir(real);
+      await writeFile(join(real, 'config.toml'), 'token = "canary-top"\n');
+      await symlink(real, join(place, 'link'));
+      const shown = { home: '/nonexistent-home', configDir: '/nonexistent-config', machineDir: '/nonexistent-machine', tmpDir: '/tmp' };
+      for (const named of [real, join(place, 'link')]) {
+        const hide = secretPlaces({ CODEX_HOME: named }, shown);
+        expect(hide).toContain(real);
+        const args = bwrapArgs({ hide, binds: [], chdir: '/' });
+        const r = await execa('bwrap', [...args, '--', 'cat', join(real, 'config.toml')], { reject: false });
+        expect(r.exitCode, r.stderr).toBe(1);
+        expect(r.stdout).not.toContain('canary');
+        expect(r.stderr).toMatch(/No such file or directory/);
+      }
+    } finally {
+      await rm(place, { recursive: true, force: true });
+    }
   });
 });

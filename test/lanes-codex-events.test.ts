@@ -1,10 +1,10 @@
 // The codex runtime's reading of `codex exec --json` and of the team's config: the thread id,
 // usage as the thread's running total (latest wins, never a sum), hostile lines kept as text,
-// and the private home seeded with config.toml only.
+// and the private home seeded with config.toml only (what of it: lanes-codex-config.test.ts).
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { makeCodexHome, topLevelModel } from '../src/lanes/runtimes/codex-home.js';
+import { makeCodexHome } from '../src/lanes/runtimes/codex-home.js';
 import { CodexEvents } from '../src/lanes/runtimes/codex-events.js';
 import { codexEnvNames } from '../src/lanes/runtimes/codex.js';
 import { UsageError } from '../src/core/refusals.js';
@@ -72,13 +72,13 @@ describe('codex events', () => {
     await writeFile(join(team, 'auth.json'), '{"token":"secret"}');
     const cycle = await tempDir('codex-cycle');
     const home = await makeCodexHome(cycle, team);
-    expect(home).toMatchObject({ dir: join(cycle, 'codex-home'), model: 'team-model', seeded: join(team, 'config.toml') });
+    expect(home).toMatchObject({ dir: join(cycle, 'codex-home'), model: 'team-model', dropped: ['model_providers.p.model'] });
+    expect(home.seeded).toContain(join(team, 'config.toml'));
     expect(await readdir(home.dir)).toEqual(['config.toml']);
     expect(await readFile(join(home.dir, 'config.toml'), 'utf8')).toMatch(/^model = "team-model"/);
     const bare = await tempDir('codex-cycle');
     await mkdir(join(bare, 'x'));
     expect(await makeCodexHome(bare, undefined)).toMatchObject({ seeded: expect.stringMatching(/no config/) });
-    expect(topLevelModel('[t]\nmodel = "x"\n')).toBeUndefined();
   });
 
   it("Codex's environment names: its key, endpoint and config home, plus lanes.codex.env, never a forge token", () => {

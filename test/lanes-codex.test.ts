@@ -2,8 +2,8 @@
 // bubblewrap, against the Responses-API stub: a drain lands what the scripted model wrote
 // through exec_command, with exactly the usage the stub reported debited; a steer sent while
 // Codex works reaches it by resuming the same thread, the agent acts on it, and the landing's
-// receipt lists it.
-import { mkdir, symlink, writeFile } from 'node:fs/promises';
+// receipt lists it. A team config's secrets stay out of the agent's reach.
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -155,6 +155,55 @@ describe('the codex runtime', () => {
       server.verify({ allStepsUsed: true });
     } finally {
       await server.stop();
+    }
+  }, 180_000);
+
+  it("a team config's secrets never reach the agent: not in its copy of the config, not through the team's folder; the log names what was left out", async () => {
+    // The team's folder outside /tmp and HOME, which the sandbox hides anyway.
+    const place = await mkdtemp('/var/tmp/abcd-codex-team-');
+    const secrets = [
+      'experimental_bearer_token = "canary-bearer"',
+      'http_headers = { "X-Team-Token" = "canary-header" }',
+      '[mcp_servers.tools]',
+      'command = "tools-server"',
+      'enabled = false',
+      'env = { TOOLS_TOKEN = "canary-mcp-env" }',
+      '',
+    ];
+    const server = await OpenAiModelServer.start([
+      // What the agent's code can read: the team's config where it lies, and its own copy.
+      {
+        exec:
+          `{ cat ${join(place, 'config.toml')} 2>&1; cat ../codex-home/config.toml 2>&1; } > seen.txt; ` +
+          'git add seen.txt && git commit -qm "codex: what it saw"',
+      },
+      { say: 'done' },
+    ]);
+    try {
+      await writeFile(
+        join(place, 'config.toml'),
+        server.codexConfig({ model: 'stub-codex', envKey: 'OPENAI_API_KEY' }) + secrets.join('\n'),
+      );
+      const remote = await remoteWithItems([{ slug: 'look' }]);
+      const lane = await laneSession(remote, 'lane', { ...(await codexEnv(server)), CODEX_HOME: place });
+      const r = await lane.abcd(['drain', '--runtime', 'codex', '--json', '--agent-timeout', '120s'], { timeoutMs: 150_000 });
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      expect(r.json).toMatchObject({ outcome: 'landed', sandbox: 'bwrap' });
+      const seen = await mainFile(remote, 'seen.txt');
+      expect(seen).toContain(`cat: ${join(place, 'config.toml')}: No such file or directory`);
+      expect(seen).toContain('model_provider = "stub"');
+      for (const c of ['canary-bearer', 'canary-header', 'canary-mcp-env']) expect(seen).not.toContain(c);
+      // The model was still reached through the team's provider, with the team's model.
+      expect(server.requests[0]!.body.model).toBe('stub-codex');
+      const log = await lane.abcd(['logs', r.json.runId]);
+      expect(log.stdout).toMatch(
+        /\[abcd: Codex's config: the model settings of \S+config\.toml; left out, as the agent can read this copy: model_providers\.stub\.experimental_bearer_token, model_providers\.stub\.http_headers, mcp_servers\]/,
+      );
+      expect(log.stdout).not.toMatch(/canary/);
+      server.verify({ allStepsUsed: true });
+    } finally {
+      await server.stop();
+      await rm(place, { recursive: true, force: true });
     }
   }, 180_000);
 

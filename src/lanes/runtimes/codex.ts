@@ -27,7 +27,12 @@ export function codexProgram(cfg: CodexConfig | undefined): string {
 export function codexRuntime(cfg: CodexConfig = {}): Runtime {
   return {
     name: 'codex',
-    open: async (agent) => new CodexSession(cfg, agent, await makeCodexHome(agent.cycleDir, agent.env.CODEX_HOME)),
+    open: async (agent) => {
+      const home = await makeCodexHome(agent.cycleDir, agent.env.CODEX_HOME);
+      // The cycle's log says what config Codex got, so a setting that went missing is explained there.
+      agent.onOutput?.(`[abcd: Codex's config: ${home.seeded}]\n`);
+      return new CodexSession(cfg, agent, home);
+    },
   };
 }
 

@@ -1,5 +1,6 @@
 // The folders a sandbox hides, as this environment names them: the person's home and every
 // place their secrets or abcd's own state can live. One list for agents and checks alike.
+import { realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Env } from '../../core/deps.js';
 
@@ -11,7 +12,8 @@ export interface PlacesOf {
 }
 
 /**
- * HOME, the config folders (XDG, gh's, abcd's), ~/.ssh, the machine folder (gate, budget), the
+ * HOME, the config folders (XDG, gh's, abcd's, Codex's CODEX_HOME: a team's config.toml there may
+ * hold MCP servers' env and provider tokens), ~/.ssh, the machine folder (gate, budget), the
  * system's temporary folder when it is not /tmp (credential sockets live there), and the user's
  * runtime folder with its agent sockets (ssh-agent, gpg-agent, keyrings), which a read-only
  * system would leave reachable: connecting to a socket needs no write.
@@ -24,6 +26,7 @@ export function secretPlaces(env: Env, o: PlacesOf): string[] {
     env.XDG_CONFIG_HOME,
     env.GH_CONFIG_DIR,
     env.ABCD_CONFIG_DIR,
+    realFolder(env.CODEX_HOME),
     o.configDir,
     env.ABCD_MACHINE_DIR,
     o.machineDir,
@@ -39,4 +42,14 @@ export function secretPlaces(env: Env, o: PlacesOf): string[] {
 export function isInside(p: string, place: string): boolean {
   const base = place.endsWith('/') ? place : `${place}/`;
   return p === place || p.startsWith(base);
+}
+
+/** The folder `p` names, through symlinks (bubblewrap cannot mount over a symlink); undefined when there is none. */
+function realFolder(p: string | undefined): string | undefined {
+  if (!p?.startsWith('/')) return undefined;
+  try {
+    return realpathSync(p);
+  } catch {
+    return undefined;
+  }
 }

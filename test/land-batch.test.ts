@@ -255,4 +255,54 @@ describe('land.batch', () => {
     const tree = await git(bed.remote.dir, ['ls-tree', '--name-only', 'main'], bed.env);
     expect(tree).not.toContain('item-2.txt');
   }, 300_000);
+
+  it('with land.speculate 2 the second batch tests on the merge the first will land, and lands on it with no test again', async () => {
+    // Each head waits for its second entry: the batches are item-0 and 1, then item-2 and 3.
+    const bed = await batchRemote({ batch: 2, speculate: 2, batchWait: '60s' });
+    const items = [PLUG, 'item-1', 'item-2', 'item-3'];
+    const sessions = await sessionsFor(bed, items, (item) => `${item}.txt`);
+    const runs = await landAll(bed, sessions, items);
+    for (const r of runs) expect(r.code, r.stdout + r.stderr).toBe(0);
+    const [zero, , two] = runs as [AbcdRun, AbcdRun, AbcdRun, AbcdRun];
+    expect(zero.json.batch).toEqual({ by: PLUG, size: 2, rounds: 1 });
+    expect(two.json.batch).toEqual({ by: 'item-2', size: 2, rounds: 1 });
+    // Two check runs in all, one a batch; the second ran on the first's merge before it landed.
+    const checks = await seen(bed);
+    expect(checks.map((c) => c.item).sort()).toEqual([PLUG, 'item-2']);
+    const [second, first] = await firstParents(bed);
+    expect(first!.parents).toHaveLength(2);
+    expect(second!.parents[0]).toBe(first!.oid);
+    expect(checks.find((c) => c.item === 'item-2')!.base).toBe(first!.oid);
+    await expectAllTested(bed);
+  }, 300_000);
+
+  it('a high-priority entry enqueued while a batch is under test neither joins nor reorders it', async () => {
+    // The batch's check also holds until the go2 file: the high entry enqueues meanwhile.
+    const bed = await batchRemote({
+      checks: `if [ -f item-4.txt ]; then while [ ! -f "$CHECK_LOG.go2" ]; do sleep 0.1; done; fi; ${CHECK}`,
+    });
+    const items = [PLUG, ...BATCH];
+    const sessions = await sessionsFor(bed, [...items, 'urgent'], (item) => `${item}.txt`);
+    const urgent = sessions.pop()!;
+    const landing = landAll(bed, sessions, items);
+    await waitFor(async () => (await readFile(`${bed.log}`, 'utf8').catch(() => '')).includes(PLUG));
+    // The batch of four is named and its test has started.
+    await waitFor(async () => (await readFile(`${bed.log}.started`, 'utf8').catch(() => '')).split('\n').filter(Boolean).length >= 2);
+    const high = urgent.abcd(['land', 'urgent', '--priority', 'high', '--json', '--wait', '5m'], { timeoutMs: 400_000 });
+    await waitFor(async () => (await bed.remote.refs()).has(QUEUE('urgent')));
+    await writeFile(`${bed.log}.go2`, '');
+    const [runs, u] = await Promise.all([landing, high]);
+    for (const r of [...runs, u]) expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(runs[1]!.json.batch).toEqual({ by: 'item-1', size: 4, rounds: 1 });
+    const [last, merge] = await firstParents(bed);
+    // The batch landed as it was tested, then the high entry on top of it, tested there.
+    expect(merge!.parents).toHaveLength(2);
+    expect(last!.parents).toEqual([merge!.oid]);
+    expect(u.json.previousTip).toBe(merge!.oid);
+    // (A spare slot may have tested the batch's first half beside it: that run landed nothing.)
+    const checks = await seen(bed);
+    expect(checks.at(-1)!.item).toBe('urgent');
+    expect(checks.filter((c) => c.tree === merge!.tree && c.code === 0)).toHaveLength(1);
+    await expectAllTested(bed);
+  }, 300_000);
 });

@@ -117,7 +117,9 @@ export async function leadBatch(
       announcing.catch(() => undefined); // awaited below, which throws its error
       const stack = await finishStack(wt, { base: made.base, members: [me, ...made.chosen], tip: made.tip, commits: made.commits });
       const all = [me, ...made.chosen];
-      if (all.length > 1 && made.base === mainTip && config.checks.length) startSpare(all.slice(0, Math.ceil(all.length / 2)), made.base);
+      // Only when nothing stacks on this batch: with land.speculate above 1 a free slot is for the batch behind.
+      if (all.length > 1 && made.base === mainTip && config.checks.length && config.speculate === 1)
+        startSpare(all.slice(0, Math.ceil(all.length / 2)), made.base);
       const checked = await check(wt, stack);
       await announcing;
       return { ...made, ...checked };

@@ -30,7 +30,7 @@ describe('the repository config schema', () => {
     expect(r.data).toMatchObject({
       key: 'land.check',
       reason: 'unknown-key',
-      allowed: ['checks', 'timeout', 'speculate', 'sandbox', 'env', 'network', 'retries', 'priorityAge', 'strategy'],
+      allowed: ['checks', 'timeout', 'speculate', 'batch', 'batchWait', 'sandbox', 'env', 'network', 'retries', 'priorityAge', 'strategy'],
     });
     expect(r.message).toContain('"land.check"');
     expect(r.message).toContain('"checks", "timeout"');

@@ -290,6 +290,14 @@ describe('land.batch', () => {
     await waitFor(async () => (await readFile(`${bed.log}.started`, 'utf8').catch(() => '')).split('\n').filter(Boolean).length >= 2);
     const high = urgent.abcd(['land', 'urgent', '--priority', 'high', '--json', '--wait', '5m'], { timeoutMs: 400_000 });
     await waitFor(async () => (await bed.remote.refs()).has(QUEUE('urgent')));
+    // Status shows the batch under test and the high entry outside it.
+    const status = await urgent.abcd(['status', '--json']);
+    const queue = new Map<string, { batch?: unknown; priority: string }>(status.json.queue.map((q: { item: string }) => [q.item, q]));
+    expect(queue.get('item-1')!.batch).toEqual({ of: 'item-1', head: true });
+    for (const item of ['item-2', 'item-3', 'item-4']) expect(queue.get(item)!.batch).toEqual({ of: 'item-1', head: false });
+    expect(queue.get('urgent')).toMatchObject({ priority: 'high' });
+    expect(queue.get('urgent')!.batch).toBeUndefined();
+    expect((await urgent.abcd(['status'])).stdout).toContain("in item-1's batch");
     await writeFile(`${bed.log}.go2`, '');
     const [runs, u] = await Promise.all([landing, high]);
     for (const r of [...runs, u]) expect(r.code, r.stdout + r.stderr).toBe(0);
@@ -305,4 +313,38 @@ describe('land.batch', () => {
     expect(checks.filter((c) => c.tree === merge!.tree && c.code === 0)).toHaveLength(1);
     await expectAllTested(bed);
   }, 300_000);
+
+  it("status shows an entry a batch's head refused, with the check that failed", async () => {
+    const bed = await batchRemote();
+    const [s] = await sessionsFor(bed, ['item-9'], (item) => `${item}.txt`);
+    await s!.git(['push', '-q', 'origin', 'work/item-9']);
+    const claim = await claimOf(bed, 'item-9');
+    const head = await s!.git(['rev-parse', 'HEAD']);
+    const base = (await bed.remote.refs()).get('refs/heads/main')!;
+    const entry = {
+      abcd: 'queue',
+      v: 1,
+      item: 'local:item:item-9',
+      holder: claim.holder,
+      branch: 'work/item-9',
+      head,
+      main: 'main',
+      strategy: 'squash',
+      at: Date.now(),
+      verdict: {
+        by: 'item-1',
+        tested: head,
+        base,
+        failure: { kind: 'check', check: 'npm test', exitCode: 7, timedOut: false, output: 'boom', attempts: 1 },
+      },
+    };
+    await writeRawRecord(bed.remote.dir, QUEUE('item-9'), JSON.stringify(entry));
+    const status = await s!.abcd(['status', '--json']);
+    expect(status.json.queue[0]).toMatchObject({
+      item: 'item-9',
+      alive: false,
+      refused: { by: 'item-1', reason: 'check "npm test" exited 7' },
+    });
+    expect((await s!.abcd(['status'])).stdout).toContain("refused in item-1's batch");
+  }, 120_000);
 });

@@ -167,6 +167,10 @@ const status = z.strictObject({
             .array(z.strictObject({ check: z.string(), attempts: z.number().int() }))
             .optional()
             .describe('checks that passed only on a retry'),
+          batch: z
+            .strictObject({ by: z.string(), size: z.number().int() })
+            .optional()
+            .describe("landed in a batch: the item of the batch's head, and how many landed with it"),
         })
         .nullable(),
     }),
@@ -183,6 +187,14 @@ const status = z.strictObject({
       priority: z.enum(['high', 'normal', 'low']).describe('its place in the queue: high and low move it by land.priorityAge'),
       alive: z.boolean(),
       skipped: SkippedEntry.nullable().describe("set when the entry's claim cannot be read: lands skip it, never wait on it or delete it"),
+      batch: z
+        .strictObject({ of: z.string(), head: z.boolean() })
+        .optional()
+        .describe("with land.batch: the item of the batch's head that tests this entry, and whether it is the head"),
+      refused: z
+        .strictObject({ by: z.string(), reason: z.string() })
+        .optional()
+        .describe("a batch's head refused it, and why; its own land reports it and takes it out"),
     }),
   ),
   announcements: z.array(

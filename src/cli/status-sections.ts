@@ -3,7 +3,7 @@
 // summaries (landed work, announcements, receipts) and the notes. status-fit.ts cuts them to a
 // terminal's rows; every row is one entry, so a cut never splits a record from its fix.
 import { compareNatural } from '../core/natural-order.js';
-import type { ClaimView, StatusData } from '../status/status.js';
+import type { ClaimView, QueueView, StatusData } from '../status/status.js';
 import { formatDuration, inOrAgo, paint, printable, table } from './render.js';
 
 export interface GateSummary {
@@ -86,7 +86,7 @@ export function statusSections(s: StatusData, gate: GateSummary, o: SectionOptio
       printable(q.holder),
       q.head.slice(0, 12),
       `${formatDuration(s.readAt - q.since)} ago`,
-      q === first ? 'under test' : q.alive ? 'waiting' : paint(c, 'yellow', 'dead (skipped)'),
+      queueState(q, q === first, c),
     ]);
     const lines = table(['#', 'ITEM', 'HOLDER', 'HEAD', 'QUEUED', ''], rows).split('\n');
     out.push({
@@ -257,4 +257,13 @@ function fixFor(ref: string, remote: string): string {
     return `abcd release ${claim[1] === 'local' && claim[2] === 'item' ? claim[3] : `${claim[1]}:${claim[2]}:${claim[3]}`} --force (the person's call)`;
   if (ref === 'refs/heads/abcd/settings') return 'the person writes a signed generation: abcd settings <key> <value>';
   return `git push ${remote} --delete ${printable(ref)} (after checking nothing live uses it)`;
+}
+
+/** What an entry of the land queue is doing, in a word or three. */
+function queueState(q: QueueView, first: boolean, c: boolean): string {
+  if (q.refused) return paint(c, 'yellow', `refused in ${printable(q.refused.by)}'s batch: ${printable(q.refused.reason)}`);
+  if (!q.alive) return paint(c, 'yellow', 'dead (skipped)');
+  if (q.batch && !q.batch.head) return `in ${printable(q.batch.of)}'s batch`;
+  const what = first ? 'under test' : 'waiting';
+  return q.batch ? `${what}, heads a batch` : what;
 }

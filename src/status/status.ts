@@ -9,7 +9,7 @@ import { pruneBestEffort } from '../claims/prune.js';
 import { CLOCK_SKEW_LIMIT_MS, readClock } from '../repo/clock-view.js';
 import type { Repo } from '../repo/repo.js';
 import type { SettingsTrust } from '../repo/settings-trust/trust.js';
-import { readSnapshot, type Snapshot } from '../repo/snapshot.js';
+import { readSnapshot, type QueueEntry, type Snapshot } from '../repo/snapshot.js';
 import { processGoneIn } from '../machine/gate/process.js';
 import { laneViews, pruneLaneRecords, type LaneView, type PendingView } from './lane-views.js';
 import { pruneSteerRecords, steerViews, type ReceiptView, type SteerView } from '../steering/views.js';
@@ -61,6 +61,10 @@ export interface QueueView {
   alive: boolean;
   /** Set when the entry's claim cannot be read: lands skip it, never wait on it or delete it. */
   skipped?: SkippedEntry;
+  /** In a batch its head announced (land.batch): the head's item, and whether this entry is the head. */
+  batch?: { of: string; head: boolean };
+  /** A batch's head refused it: its item, and why (the failed check, or a conflict). */
+  refused?: { by: string; reason: string };
 }
 
 export interface AnnouncementView {
@@ -173,6 +177,7 @@ export async function status(repo: Repo): Promise<StatusData> {
     ...(q.entry.priority ? { priority: q.entry.priority } : {}),
     alive: entryState(q, snap, now, view) === 'alive',
     ...(entryState(q, snap, now, view) === 'unreadable' ? { skipped: skippedOf(q, snap) } : {}),
+    ...batchOf(q, snap),
   }));
   const announcements = [...snap.announcements.values()]
     .filter((a) => !pruned.has(a.ref) && !isPastExpiry(a.record, now))
@@ -205,4 +210,18 @@ export async function status(repo: Repo): Promise<StatusData> {
     ...steerViews(snap),
     ...(skew ? { clockSkew: { writer: skew.writer, minMs: skew.lo, maxMs: skew.hi, limitMs: CLOCK_SKEW_LIMIT_MS } } : {}),
   };
+}
+
+/** The batch an entry is in (named by a head at its current tip), or the verdict a head wrote in it. */
+function batchOf(q: QueueEntry, snap: Snapshot): Pick<QueueView, 'batch' | 'refused'> {
+  const v = q.entry.verdict;
+  if (v) {
+    const f = v.failure;
+    return { refused: { by: v.by, reason: f.kind === 'check' ? `check "${f.check}" exited ${f.exitCode}` : 'conflict' } };
+  }
+  if (q.entry.batch) return { batch: { of: q.item, head: true } };
+  for (const h of snap.queue.values()) {
+    if (h.entry.batch?.members.some((m) => m.ref === q.ref && m.tip === q.tip)) return { batch: { of: h.item, head: false } };
+  }
+  return {};
 }

@@ -9,7 +9,7 @@ import { GitHubIssuesFake } from './harness/github-issues.js';
 import { remoteWithItems } from './harness/lanes.js';
 import { makeSession } from './harness/session.js';
 
-const TOKEN = 'ghu_issuesChangeToken0123456789abcdefAB';
+const TOKEN = 'canary-person-token-issues-change';
 const OWNER = 'octo';
 const REPO = 'widgets';
 const GITHUB_ITEMS = { items: { github: { repo: `${OWNER}/${REPO}` } } };

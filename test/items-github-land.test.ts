@@ -10,7 +10,7 @@ import { GitHubIssuesFake } from './harness/github-issues.js';
 import { bearerDigest, pullStateAnswer, restPull } from './harness/github-stub.js';
 import { startGitHubRemote, type GitHubRemote } from './harness/github-remote.js';
 
-const TOKEN = 'ghu_issueLandToken0123456789abcdefABCDEF';
+const TOKEN = 'canary-person-token-issue-land';
 const MERGE_COMMIT = 'd'.repeat(40);
 
 async function seedConfig(gh: GitHubRemote, config: unknown): Promise<void> {

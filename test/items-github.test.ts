@@ -9,7 +9,7 @@ import { GitHubIssuesFake, restComment } from './harness/github-issues.js';
 import { laneSession, remoteWithItems } from './harness/lanes.js';
 import { makeSession } from './harness/session.js';
 
-const TOKEN = 'ghu_issuesTestToken0123456789abcdefABCD';
+const TOKEN = 'canary-person-token-issues';
 const OWNER = 'octo';
 const REPO = 'widgets';
 const GITHUB_ITEMS = { items: { github: { repo: `${OWNER}/${REPO}`, exclude: ['wontfix'], priority: ['urgent'] } } };

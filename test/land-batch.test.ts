@@ -1,11 +1,11 @@
 // Batches (land.batch, ADR 0096): the head of the queue tests up to N live entries as one stack;
 // a passing batch lands as one merge commit, a failing one is split until the failing entries
 // are found, and every first-parent commit of main was tested on exactly its tree and parent.
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cleanupTemp, git, isolatedEnv, tempDir } from './harness/git-env.js';
-import { makeRemote, writeRawRecord, type BareRemote } from './harness/remote.js';
+import { cleanupTemp, git } from './harness/git-env.js';
+import { configuredRemote, writeRawRecord, type BareRemote } from './harness/remote.js';
 import { ABCD_BIN, makeSession, type AbcdRun, type Session } from './harness/session.js';
 
 const PLUG = 'item-0';
@@ -36,19 +36,8 @@ interface Bed {
 }
 
 async function batchRemote(land: Record<string, unknown> = {}): Promise<Bed> {
-  const remote = await makeRemote();
-  const root = await tempDir('land-batch');
-  const env = isolatedEnv(root);
-  const seed = join(root, 'seed');
-  await git(root, ['clone', '-q', remote.url, seed], env);
-  await git(seed, ['config', 'commit.gpgsign', 'false'], env);
-  await git(seed, ['config', 'user.email', 'owner@example.com'], env);
-  await mkdir(join(seed, '.abcd'));
   const config = { land: { checks: CHECK, batch: 4, sandbox: 'none', env: ['CHECK_LOG'], strategy: 'squash', ...land } };
-  await writeFile(join(seed, '.abcd/config.json'), JSON.stringify(config));
-  await git(seed, ['add', '.'], env);
-  await git(seed, ['commit', '-q', '-m', 'configure batched landing'], env);
-  await git(seed, ['push', '-q', 'origin', 'main'], env);
+  const { remote, root, env } = await configuredRemote('land-batch', config);
   return { remote, machine: join(root, 'machine'), log: join(root, 'checks.log'), env };
 }
 
@@ -288,6 +277,10 @@ describe('land.batch', () => {
     await waitFor(async () => (await readFile(`${bed.log}`, 'utf8').catch(() => '')).includes(PLUG));
     // The batch of four is named and its test has started.
     await waitFor(async () => (await readFile(`${bed.log}.started`, 'utf8').catch(() => '')).split('\n').filter(Boolean).length >= 2);
+    // Its head names the members while the checks start: wait for the record to say so.
+    const named = async () =>
+      (await git(bed.remote.dir, ['show', `${QUEUE('item-1')}:record.json`], bed.env).catch(() => '')).includes('"batch"');
+    await waitFor(named);
     const high = urgent.abcd(['land', 'urgent', '--priority', 'high', '--json', '--wait', '5m'], { timeoutMs: 400_000 });
     await waitFor(async () => (await bed.remote.refs()).has(QUEUE('urgent')));
     // Status shows the batch under test and the high entry outside it.

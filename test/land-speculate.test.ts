@@ -1,11 +1,11 @@
 // Speculative landing (land.speculate, ADR 0041): the first N live entries test at once, each on
 // top of the entries ahead; every commit that lands was tested on exactly its tree and parent.
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cleanupTemp, git, isolatedEnv, tempDir } from './harness/git-env.js';
-import { makeRemote, writeRawRecord, type BareRemote } from './harness/remote.js';
+import { cleanupTemp, git, isolatedEnv } from './harness/git-env.js';
+import { configuredRemote, writeRawRecord, type BareRemote } from './harness/remote.js';
 import { makeSession, type AbcdRun, type Session } from './harness/session.js';
 
 const ITEMS = ['item-0', 'item-1', 'item-2', 'item-3', 'item-4'];
@@ -27,21 +27,8 @@ interface Seen {
 }
 
 async function speculateRemote(): Promise<{ remote: BareRemote; machine: string; log: string }> {
-  const remote = await makeRemote();
-  const root = await tempDir('land-spec');
-  const env = isolatedEnv(root);
-  const seed = join(root, 'seed');
-  await git(root, ['clone', '-q', remote.url, seed], env);
-  await git(seed, ['config', 'commit.gpgsign', 'false'], env);
-  await git(seed, ['config', 'user.email', 'owner@example.com'], env);
-  await mkdir(join(seed, '.abcd'));
-  await writeFile(
-    join(seed, '.abcd/config.json'),
-    JSON.stringify({ land: { checks: CHECK, speculate: 5, sandbox: 'none', env: ['CHECK_LOG'] } }),
-  );
-  await git(seed, ['add', '.'], env);
-  await git(seed, ['commit', '-q', '-m', 'configure land checks'], env);
-  await git(seed, ['push', '-q', 'origin', 'main'], env);
+  const config = { land: { checks: CHECK, speculate: 5, sandbox: 'none', env: ['CHECK_LOG'] } };
+  const { remote, root } = await configuredRemote('land-spec', config);
   return { remote, machine: join(root, 'machine'), log: join(root, 'checks.log') };
 }
 

@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { git, isolatedEnv, QUIET_CONFIG, tempDir } from './git-env.js';
 
@@ -55,4 +55,27 @@ export async function writeRawRecord(remoteDir: string, ref: string, content: st
   const commit = await git(remoteDir, ['commit-tree', tree.stdout.trim(), '-m', 'raw record'], env);
   await git(remoteDir, ['update-ref', ref, commit], env);
   return commit;
+}
+
+/**
+ * A remote whose main carries `.abcd/config.json` with `config`, committed by the owner. Also
+ * answers a scratch folder of the test's own (for logs and the machine folder) and its env.
+ */
+export async function configuredRemote(
+  name: string,
+  config: unknown,
+): Promise<{ remote: BareRemote; root: string; env: Record<string, string> }> {
+  const remote = await makeRemote();
+  const root = await tempDir(name);
+  const env = isolatedEnv(root);
+  const seed = join(root, 'seed');
+  await git(root, ['clone', '-q', remote.url, seed], env);
+  await git(seed, ['config', 'commit.gpgsign', 'false'], env);
+  await git(seed, ['config', 'user.email', 'owner@example.com'], env);
+  await mkdir(join(seed, '.abcd'));
+  await writeFile(join(seed, '.abcd/config.json'), JSON.stringify(config));
+  await git(seed, ['add', '.'], env);
+  await git(seed, ['commit', '-q', '-m', 'configure abcd'], env);
+  await git(seed, ['push', '-q', 'origin', 'main'], env);
+  return { remote, root, env };
 }

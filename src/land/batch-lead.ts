@@ -168,7 +168,7 @@ export async function leadBatch(
   // A bisection took rounds: the records are read again before the push.
   if (!first.ok) last = undefined;
   const settled = first.ok
-    ? { pieces: [{ members: batch, base, landing: first.landing }], refused: [], top: first.landing, rounds: 1 }
+    ? { pieces: [{ members: batch, base, landing: first.landing }], refused: [], top: first.landing, rounds: 0 }
     : await settleBatch(io, batch, base, first);
   if (keeper.stoppedBy) throw keeper.stoppedBy;
   if (keeper.interrupted) throw interrupted(item);
@@ -192,7 +192,8 @@ export async function leadBatch(
       batch: {
         by: item,
         size: landedCount,
-        rounds: settled.rounds,
+        // The whole batch's own round, then the bisection's.
+        rounds: settled.rounds + 1,
         ...(settled.refused.length ? { refused: settled.refused.map((r) => r.member.item) } : {}),
       },
     },

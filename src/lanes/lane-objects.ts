@@ -37,12 +37,19 @@ export async function fillLaneStore(o: { env: Env; commonDir: string; runHead: s
   if (!had || !(await copyNewObjects(o, store, had))) {
     // The first fill (main's whole history, streamed), or a store whose main the clone no
     // longer has: a fetch by id negotiates what is missing.
-    const fetch = await store.run(
-      ['-c', 'uploadpack.allowReachableSHA1InWant=true', 'fetch', '--no-tags', '--quiet', o.commonDir, `+${o.runHead}:refs/heads/main`],
-      { env: storeEnv, timeoutMs: FIRST_FILL_TIMEOUT_MS },
-    );
-    // Two lanes fetching at once may race for the ref; the objects are what matters.
-    if (fetch.exitCode !== 0) await store.must(['cat-file', '-e', `${o.runHead}^{commit}`], { env: storeEnv });
+    // Two lanes filling at once race for the ref, and the loser may look before the winner's
+    // objects are in: it fetches again (negotiating what is there) until it holds the commit.
+    for (let attempt = 1; ; attempt++) {
+      const fetch = await store.run(
+        ['-c', 'uploadpack.allowReachableSHA1InWant=true', 'fetch', '--no-tags', '--quiet', o.commonDir, `+${o.runHead}:refs/heads/main`],
+        { env: storeEnv, timeoutMs: FIRST_FILL_TIMEOUT_MS },
+      );
+      if (fetch.exitCode === 0) return objects;
+      if ((await store.run(['cat-file', '-e', `${o.runHead}^{commit}`], { env: storeEnv })).exitCode === 0) return objects;
+      if (attempt >= FILL_TRIES) break;
+      await new Promise((res) => setTimeout(res, 200 * attempt));
+    }
+    await store.must(['cat-file', '-e', `${o.runHead}^{commit}`], { env: storeEnv });
     return objects;
   }
   // After the objects, as a fetch moves its ref: a reader that sees the ref finds them all.
@@ -54,6 +61,8 @@ export async function fillLaneStore(o: { env: Env; commonDir: string; runHead: s
 
 // The first fill copies main's whole history: a large repository's takes minutes, not hours.
 const FIRST_FILL_TIMEOUT_MS = 10 * 60_000;
+// Fetches a fill tries when another lane's fill holds the ref (see fillLaneStore).
+const FILL_TRIES = 3;
 // Past this many objects a copy is kept as one pack (git's own fetch.unpackLimit); below it,
 // loose objects, as a fetch would leave them.
 const UNPACK_LIMIT = 100;

@@ -116,3 +116,39 @@ describe('reserve from the cache keeps the cap and the settings', () => {
     expect(networkCalls(r.git)).toContain('fetch');
   });
 });
+
+describe('verbs that read first start their fetch before their own modules load', () => {
+  afterAll(cleanupTemp);
+
+  it('status, renew, push, announce and release each fetch once and see what another clone wrote just before', async () => {
+    const remote = await makeTransportRemote('file');
+    try {
+      const { s, run } = await logged(remote.cloneUrl, 'early');
+      const other = await makeSession(remote.cloneUrl, 'other');
+      expect((await s.abcd(['reserve', 'mine'])).code).toBe(0);
+      // Written after this clone's last read: only the verb's own fetch can show it.
+      expect((await other.abcd(['reserve', 'theirs'])).code).toBe(0);
+      const st = await run(['status', '--json']);
+      expect(st.code, st.stderr).toBe(0);
+      expect(networkCalls(st.git)).toEqual(['fetch']);
+      expect(JSON.stringify(st.json)).toContain('theirs');
+      const renewed = await run(['renew', 'mine', '--json']);
+      expect(renewed.code, renewed.stderr).toBe(0);
+      expect(networkCalls(renewed.git)).toEqual(['fetch', 'push']);
+      await s.git(['checkout', '-q', '-b', 'work']);
+      await s.git(['commit', '-q', '--allow-empty', '-m', 'work']);
+      const pushed = await run(['push', 'mine', 'work', '--json']);
+      expect(pushed.code, pushed.stderr).toBe(0);
+      expect(networkCalls(pushed.git)).toEqual(['fetch', 'push']);
+      const said = await run(['announce', 'working', 'mine', 'on it', '--json']);
+      expect(said.code, said.stderr).toBe(0);
+      expect(networkCalls(said.git)).toEqual(['fetch', 'push']);
+      const released = await run(['release', 'mine', '--json']);
+      expect(released.code, released.stderr).toBe(0);
+      expect(networkCalls(released.git)).toEqual(['fetch', 'push']);
+      expect((await remote.refs()).get(`${CLAIM}mine`)).toBe(released.json.claimTip);
+    } finally {
+      await remote.stop();
+    }
+  });
+});

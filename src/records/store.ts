@@ -65,6 +65,13 @@ const FETCH_LOCK_RETRIES = 6;
  * each other's calls.
  */
 export class RecordStore {
+  /**
+   * A record fetch started before the verb needed it (prefetch), so git works while the verb's
+   * own modules load; the store's first plain fetch is that one. The store's one mutable slot:
+   * it only moves a fetch earlier, never changes what is fetched or how it is bounded.
+   */
+  private early?: Promise<void>;
+
   constructor(
     private readonly git: Git,
     readonly remote: string,
@@ -112,6 +119,11 @@ export class RecordStore {
    * `also` are further refspecs fetched in the same round trip (land fetches main with it).
    */
   async fetch(also: readonly string[] = []): Promise<void> {
+    const early = also.length === 0 ? this.early : undefined;
+    if (early) {
+      this.early = undefined;
+      return early;
+    }
     const spec = [`+${RECORD_PREFIX}*:${cachePrefix(this.remote)}*`, ...also];
     const args = ['fetch', '--no-tags', '--prune', '--no-write-fetch-head', '--no-auto-maintenance', '--quiet'];
     for (let attempt = 0; ; attempt++) {
@@ -126,6 +138,17 @@ export class RecordStore {
       }
       throw this.unreachable('read the records from', r, 'unchanged');
     }
+  }
+
+  /**
+   * Starts the record fetch now; the next `fetch()` without extra refspecs waits for this one
+   * instead of starting another. A failure is kept for that call to throw, never unhandled.
+   */
+  prefetch(): void {
+    if (this.early) return;
+    const early = this.fetch();
+    early.catch(() => undefined);
+    this.early = early;
   }
 
   /**

@@ -53,8 +53,12 @@ export function withoutNetworkDeadline(repo: Repo): Repo {
   return repo.store.deadline ? { ...repo, store: repo.store.unbounded() } : repo;
 }
 
-/** Opens the clone at deps.cwd: two local git calls, no network. */
-export async function openRepo(deps: Deps): Promise<Repo> {
+/**
+ * Opens the clone at deps.cwd: two local git calls, no network. `prefetch`: the verb's first
+ * act is a read of the records, so their fetch starts as soon as the clone is open, while the
+ * verb's own modules load (its first readSnapshot waits for that fetch).
+ */
+export async function openRepo(deps: Deps, o: { prefetch?: boolean } = {}): Promise<Repo> {
   const git = new Git(deps.cwd, deps.env);
   const [dirs, config] = await Promise.all([
     git.run(['rev-parse', '--absolute-git-dir', '--git-common-dir', '--git-path', 'objects', '--show-object-format']),
@@ -97,6 +101,7 @@ export async function openRepo(deps: Deps): Promise<Repo> {
     sleep: (ms) => deps.clock.sleep(ms),
     ...(auth ? { auth } : {}),
   });
+  if (o.prefetch) store.prefetch();
   return {
     deps,
     git,

@@ -1,5 +1,6 @@
 // `abcd announce`: say what this session is doing, for everyone reading status.
 import type { Command } from '../command.js';
+import { openThenLoad } from '../open-early.js';
 import { itemArg, ttlArg } from '../args.js';
 import { formatInstant, jsonInstant } from '../render.js';
 import { UsageError } from '../../core/refusals.js';
@@ -60,8 +61,8 @@ export const announce: Command = {
       text,
       ttlMs: ttlArg(args.ttl) ?? DEFAULT_TTL_MS,
     };
-    const [{ openRepo }, { announce: run }] = await Promise.all([import('../../repo/repo.js'), import('../../status/announce.js')]);
-    const r = await run(await openRepo(deps), input);
+    const { repo, domain } = await openThenLoad(deps, () => import('../../status/announce.js'));
+    const r = await domain.announce(repo, input);
     return {
       json: { ...r, at: jsonInstant(r.at), expiresAt: jsonInstant(r.expiresAt) },
       text: `announced ${r.state}${r.item ? ` on ${r.item}` : ''} until ${formatInstant(r.expiresAt)}: ${r.text}`,

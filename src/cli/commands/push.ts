@@ -1,5 +1,6 @@
 // `abcd push`: push the work branch under the claim.
 import type { Command } from '../command.js';
+import { openThenLoad } from '../open-early.js';
 import { itemArg, listArg } from '../args.js';
 import { formatInstant, jsonInstant } from '../render.js';
 
@@ -37,8 +38,8 @@ export const push: Command = {
       ...(args.branch !== undefined ? { branch: String(args.branch) } : {}),
       tags: listArg(args.tag),
     };
-    const [{ openRepo }, { pushWork }] = await Promise.all([import('../../repo/repo.js'), import('../../claims/push.js')]);
-    const r = await pushWork(await openRepo(deps), input);
+    const { repo, domain } = await openThenLoad(deps, () => import('../../claims/push.js'));
+    const r = await domain.pushWork(repo, input);
     const tags = r.tags.length ? ` and ${r.tags.join(', ')}` : '';
     return {
       json: { ...r, expiresAt: jsonInstant(r.expiresAt) },

@@ -1,5 +1,6 @@
 // `abcd release`: give a claim up.
 import type { Command } from '../command.js';
+import { openThenLoad } from '../open-early.js';
 import { itemArg } from '../args.js';
 import { jsonInstant } from '../render.js';
 import { withClaimTip } from './reserve.js';
@@ -34,11 +35,10 @@ export const release: Command = {
     }),
   async run(args, deps) {
     const item = itemArg(args.item);
-    const [{ openRepo }, verbs] = await Promise.all([
-      import('../../repo/repo.js'),
-      args.force ? import('../../claims/release.js') : import('../../claims/renew.js'),
-    ]);
-    const repo = await openRepo(deps);
+    const { repo, domain: verbs } = await openThenLoad<typeof import('../../claims/release.js') | typeof import('../../claims/renew.js')>(
+      deps,
+      () => (args.force ? import('../../claims/release.js') : import('../../claims/renew.js')),
+    );
     if ('forceRelease' in verbs) {
       const r = await verbs.forceRelease(repo, { item });
       const was = r.replaced

@@ -3,6 +3,7 @@ import type { Command } from '../command.js';
 import { itemArg, ttlArg } from '../args.js';
 import { formatInstant, jsonInstant } from '../render.js';
 import { withClaimTip } from './reserve.js';
+import { openThenLoad } from '../open-early.js';
 
 export const renew: Command = {
   command: 'renew <item>',
@@ -29,8 +30,8 @@ export const renew: Command = {
       .option('ttl', { type: 'string', describe: 'new time to live (default: the claim’s current ttl)' }),
   async run(args, deps) {
     const input = { item: itemArg(args.item), ttlMs: ttlArg(args.ttl), state: 'held' as const };
-    const [{ openRepo }, { stepClaim }] = await Promise.all([import('../../repo/repo.js'), import('../../claims/renew.js')]);
-    const r = await stepClaim(await openRepo(deps), input);
+    const { repo, domain } = await openThenLoad(deps, () => import('../../claims/renew.js'));
+    const r = await domain.stepClaim(repo, input);
     return {
       json: { ...withClaimTip(r), expiresAt: jsonInstant(r.expiresAt) },
       text: `renewed ${r.item} (generation ${r.gen}) until ${formatInstant(r.expiresAt)}`,

@@ -1,5 +1,6 @@
 // `abcd status`: claims, queue, lanes and announcements at a glance.
 import type { Command } from '../command.js';
+import { openThenLoad } from '../open-early.js';
 import { jsonInstant, sanitizeOutput } from '../render.js';
 import { UsageError } from '../../core/refusals.js';
 import type { GateSummary } from '../status-text.js';
@@ -32,14 +33,17 @@ export const status: Command = {
       .option('watch-exit', { type: 'string', describe: 'with --watch: stop after this many failed reads in a row (default: never)' })
       .option('all', { type: 'boolean', default: false, describe: 'every landed item by name, and no limit on rows' }),
   async run(args, deps) {
-    const [{ openRepo }, { status: run }] = await Promise.all([import('../../repo/repo.js'), import('../../status/status.js')]);
     const watching = args.watch !== undefined;
     const exitAfter = args['watch-exit'] === undefined ? undefined : countArg(String(args['watch-exit']), '--watch-exit');
     if (exitAfter !== undefined && !watching)
       throw new UsageError('--watch-exit goes with --watch (it says when a watch gives up)', 'argument');
-    const repo = await openRepo(deps);
-    // --json prints no text: nothing to render, and nothing of the renderer to load.
-    const text = args.json ? undefined : await import('../status-text.js');
+    // git first: the clone is opened and the records' fetch started before the status domain's
+    // modules (the record schemas) load, so they load while git works. --json prints no text:
+    // nothing to render, and nothing of the renderer to load.
+    const { repo, domain } = await openThenLoad(deps, () =>
+      Promise.all([import('../../status/status.js'), args.json ? undefined : import('../status-text.js')]),
+    );
+    const [{ status: run }, text] = domain;
     const width = deps.out.isTTY ? (deps.out.columns?.() ?? 100) : undefined;
     const height = deps.out.isTTY ? deps.out.rows?.() : undefined;
     const fit = text && width ? await text.fitTo(width) : undefined;

@@ -1,5 +1,6 @@
 // The announcement record: schema, encode and decode.
 import { createHash } from 'node:crypto';
+import { parseValue } from '../core/schema-parse.js';
 import { z } from 'zod';
 import { decodeRecord, encodeRecord } from './envelope.js';
 import { formatHolder, HolderSchema, PRINTABLE, type Holder } from './holder.js';
@@ -28,7 +29,7 @@ export function decodeAnnounce(ref: string, blob: Buffer | string): AnnounceReco
 }
 
 export function encodeAnnounce(a: AnnounceRecord): string {
-  return encodeRecord(AnnounceSchema.parse(a));
+  return encodeRecord(parseValue(AnnounceSchema, a));
 }
 
 /**

@@ -1,5 +1,6 @@
 // The claim record: schema, encode and decode.
 import { z } from 'zod';
+import { parseValue } from '../core/schema-parse.js';
 import { decodeRecord, encodeRecord, extraFields } from './envelope.js';
 import { HolderSchema, PRINTABLE } from './holder.js';
 
@@ -61,7 +62,7 @@ export function decodeClaim(ref: string, blob: Buffer | string): Claim {
 }
 
 export function encodeClaim(c: Claim): string {
-  return encodeRecord(ClaimSchema.parse(c));
+  return encodeRecord(parseValue(ClaimSchema, c));
 }
 
 export { expiresAt } from './timed.js';

@@ -2,6 +2,7 @@
 import type { z } from 'zod';
 import { RecordInvalid, RecordTooNew } from '../core/refusals.js';
 import { sanitizeLine } from '../core/sanitize.js';
+import { safeParseValue } from '../core/schema-parse.js';
 
 // How much of a parser's own message (which quotes the hostile blob) a refusal repeats.
 const MAX_QUOTED_CHARS = 200;
@@ -12,20 +13,6 @@ export const MAX_RECORD_BYTES = 64 * 1024;
 /** Which envelope versions this abcd reads, per kind. A higher `v` is refused, naming both versions, never guessed at. */
 export const KNOWN_VERSION = { claim: 1, settings: 1, queue: 1, pending: 1, lane: 1, steer: 1, receipt: 1, announce: 1 } as const;
 export type KnownKind = keyof typeof KNOWN_VERSION;
-
-// zod compiles an object schema's parser (new Function) on its first parse: about 1.2 ms for a
-// claim's, where each interpreted parse costs about 2 µs more than a compiled one. A verb that
-// decodes a few records of a kind (every verb on a small remote) never earns the compile back;
-// past about a hundred the compiled parser is as cheap (measured on Node 24, docs/performance.md).
-const PARSES_BEFORE_COMPILING = 100;
-const parses = new WeakMap<z.ZodType, number>();
-
-/** The parse context that keeps a schema interpreted until it has parsed enough to pay for compiling. */
-function interpretedFirst(schema: z.ZodType): { jitless: true } | undefined {
-  const n = (parses.get(schema) ?? 0) + 1;
-  parses.set(schema, n);
-  return n <= PARSES_BEFORE_COMPILING ? { jitless: true } : undefined;
-}
 
 /**
  * Decodes one record blob read from `ref`. Throws RecordTooNew for a higher version and
@@ -66,7 +53,7 @@ export function decodeRecord<S extends z.ZodType>(ref: string, kind: KnownKind, 
       { ref, kind, version: env.v as number, known },
     );
   }
-  const parsed = schema.safeParse(value, interpretedFirst(schema));
+  const parsed = safeParseValue(schema, value);
   if (!parsed.success) {
     const issues = parsed.error.issues.slice(0, 3).map(describeIssue).join('; ');
     const shownIssues = sanitizeLine(issues, MAX_QUOTED_CHARS * 2);

@@ -1,5 +1,6 @@
 // The lane result record: what a run's cycles did.
 import { z } from 'zod';
+import { parseValue } from '../core/schema-parse.js';
 import { decodeRecord, encodeRecord } from './envelope.js';
 import { HolderSchema, PRINTABLE } from './holder.js';
 import { MAX_INSTANT_MS, OID } from './limits.js';
@@ -118,5 +119,5 @@ export function decodeLaneResult(ref: string, blob: Buffer | string): LaneResult
 }
 
 export function encodeLaneResult(r: LaneResultRecord): string {
-  return encodeRecord(LaneResultSchema.parse(r));
+  return encodeRecord(parseValue(LaneResultSchema, r));
 }

@@ -1,5 +1,6 @@
 // The pending build request record: schema, encode and decode.
 import { z } from 'zod';
+import { parseValue } from '../core/schema-parse.js';
 import { decodeRecord, encodeRecord } from './envelope.js';
 import { HolderSchema, PRINTABLE } from './holder.js';
 import { MAX_INSTANT_MS, MAX_NOTE_CHARS, MAX_TTL_MS } from './limits.js';
@@ -29,5 +30,5 @@ export function decodePending(ref: string, blob: Buffer | string): PendingRecord
 }
 
 export function encodePending(p: PendingRecord): string {
-  return encodeRecord(PendingSchema.parse(p));
+  return encodeRecord(parseValue(PendingSchema, p));
 }

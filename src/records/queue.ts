@@ -1,5 +1,6 @@
 // The land queue entry record: schema, encode and decode.
 import { z } from 'zod';
+import { parseValue } from '../core/schema-parse.js';
 import { decodeRecord, encodeRecord, extraFields } from './envelope.js';
 import { HolderSchema } from './holder.js';
 import { MAX_INSTANT_MS, OID } from './limits.js';
@@ -80,7 +81,7 @@ export function decodeQueue(ref: string, blob: Buffer | string): QueueRecord {
 }
 
 export function encodeQueue(q: QueueRecord): string {
-  return encodeRecord(QueueSchema.parse(q));
+  return encodeRecord(parseValue(QueueSchema, q));
 }
 
 /** The fields of an entry this abcd does not know, to carry into a rewrite of it. */

@@ -1,5 +1,6 @@
 // The receipt record: what a cycle absorbed from its steering requests.
 import { z } from 'zod';
+import { parseValue } from '../core/schema-parse.js';
 import { decodeRecord, encodeRecord } from './envelope.js';
 import { HolderSchema, PRINTABLE } from './holder.js';
 import { MAX_INSTANT_MS, OID } from './limits.js';
@@ -46,7 +47,7 @@ export function decodeReceipt(ref: string, blob: Buffer | string): ReceiptRecord
 }
 
 export function encodeReceipt(r: ReceiptRecord): string {
-  return encodeRecord(ReceiptSchema.parse(r));
+  return encodeRecord(parseValue(ReceiptSchema, r));
 }
 
 export function sameRequest(a: RequestId, b: RequestId): boolean {
@@ -75,7 +76,7 @@ export const ConsumptionSchema = z.object({
 
 /** The trailer lines for a consumption, one per line, in a fixed order. */
 export function consumptionTrailers(c: Consumption): string[] {
-  const ok = ConsumptionSchema.parse(c);
+  const ok = parseValue(ConsumptionSchema, c);
   return [`${RUN_TRAILER}: ${ok.runId}`, ...ok.requests.map((r) => `${CONSUMED_TRAILER}: ${r.kind} ${r.id}`)];
 }
 

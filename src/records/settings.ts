@@ -1,5 +1,6 @@
 // The settings record: the repository's timing settings and their bounds.
 import { z } from 'zod';
+import { parseValue } from '../core/schema-parse.js';
 import { decodeRecord, encodeRecord } from './envelope.js';
 import { HolderSchema } from './holder.js';
 import { MAX_INSTANT_MS, MAX_TTL_MS, OID } from './limits.js';
@@ -66,7 +67,7 @@ export function decodeSettings(ref: string, blob: Buffer | string): SettingsReco
 }
 
 export function encodeSettings(s: SettingsRecord): string {
-  return encodeRecord(SettingsSchema.parse(s));
+  return encodeRecord(parseValue(SettingsSchema, s));
 }
 
 /** The settings a record states, without its envelope. */

@@ -1,5 +1,6 @@
 // The steer request record: schema, encode and decode.
 import { z } from 'zod';
+import { parseValue } from '../core/schema-parse.js';
 import { decodeRecord, encodeRecord } from './envelope.js';
 import { HolderSchema } from './holder.js';
 import { MAX_INSTANT_MS, MAX_TTL_MS } from './limits.js';
@@ -35,5 +36,5 @@ export function decodeSteer(ref: string, blob: Buffer | string): SteerRecord {
 }
 
 export function encodeSteer(s: SteerRecord): string {
-  return encodeRecord(SteerSchema.parse(s));
+  return encodeRecord(parseValue(SteerSchema, s));
 }

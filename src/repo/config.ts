@@ -3,6 +3,7 @@
 // object is strict: a typo (`{"land":{"check":"npm test"}}`, `{"lnd":{}}`) is a refusal
 // naming the key and the keys allowed, never a silently ignored setting.
 import { z } from 'zod';
+import { parseValue, safeParseValue } from '../core/schema-parse.js';
 import type { Git } from '../git/git.js';
 import { describeConfigIssue } from './config-issues.js';
 import { UsageError } from '../core/refusals.js';
@@ -184,7 +185,7 @@ export function parseRepoConfig(text: string, where: string, fix = 'fix it on ma
   } catch (e) {
     throw new UsageError(`${where} is not JSON (${(e as Error).message}); ${fix}.`, 'config', { path: CONFIG_PATH, reason: 'not-json' });
   }
-  const parsed = RepoConfigSchema.safeParse(value);
+  const parsed = safeParseValue(RepoConfigSchema, value);
   if (!parsed.success) {
     const { message, data } = describeConfigIssue(RepoConfigSchema, parsed.error.issues[0]!);
     throw new UsageError(`${where}: ${message}; ${fix}.`, 'config', { path: CONFIG_PATH, ...data });
@@ -194,7 +195,7 @@ export function parseRepoConfig(text: string, where: string, fix = 'fix it on ma
 
 /** Renders a config for writing; refuses one the schema would refuse on reading. */
 export function renderRepoConfig(config: RepoConfig): string {
-  return JSON.stringify(RepoConfigSchema.parse(config), null, 2) + '\n';
+  return JSON.stringify(parseValue(RepoConfigSchema, config), null, 2) + '\n';
 }
 
 /**

@@ -1,6 +1,7 @@
 // budget.json's schema, reading (this version and the one before) and atomic rewriting
 // (format documented in budget.ts).
 import { randomBytes } from 'node:crypto';
+import { parseValue, safeParseValue } from '../../core/schema-parse.js';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -92,7 +93,7 @@ export function readBudgetFile(dir: string): BudgetState {
       },
     );
   }
-  const parsed = v === 1 ? V1Schema.safeParse(value) : BudgetSchema.safeParse(value);
+  const parsed = v === 1 ? safeParseValue(V1Schema, value) : safeParseValue(BudgetSchema, value);
   if (!parsed.success) {
     const issues = parsed.error.issues
       .slice(0, 3)
@@ -127,6 +128,6 @@ function fromV1(s: z.infer<typeof V1Schema>): BudgetState {
 /** Replaces budget.json atomically: a temp file named after this process, then rename. */
 export function writeBudgetFile(dir: string, state: BudgetState, me: ProcessId): void {
   const tmp = join(dir, ownedName('tmp', me, randomBytes(6).toString('hex')) + '.tmp');
-  writeFileSync(tmp, JSON.stringify(BudgetSchema.parse(state)) + '\n', { flag: 'wx', mode: 0o644 });
+  writeFileSync(tmp, JSON.stringify(parseValue(BudgetSchema, state)) + '\n', { flag: 'wx', mode: 0o644 });
   renameSync(tmp, join(dir, BUDGET_FILE));
 }

@@ -10,6 +10,7 @@
 // queue order never depends on pids. Every change happens under the lock (gate-lock.ts);
 // readers without the lock see the old or the new file, never half of one.
 import { randomBytes } from 'node:crypto';
+import { safeParseValue } from '../../core/schema-parse.js';
 import { readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -76,7 +77,7 @@ function decodeState(path: string, text: string): GateState {
       { ref: path, kind: 'gate', version: v, known: GATE_VERSION },
     );
   }
-  const parsed = StateSchema.safeParse(value);
+  const parsed = safeParseValue(StateSchema, value);
   if (!parsed.success) {
     const issues = parsed.error.issues
       .slice(0, 3)

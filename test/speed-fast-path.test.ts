@@ -1,7 +1,7 @@
 // The fast path (ADR 0038) hands each verb exactly what yargs would, or hands the call to yargs.
 import yargs from 'yargs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseFast } from '../src/cli/fast-path.js';
+import { parseFast } from '../src/cli/fast-verbs.js';
 import { buildParser } from '../src/cli/parser.js';
 import { cleanupTemp } from './harness/git-env.js';
 import { makeRemote } from './harness/remote.js';

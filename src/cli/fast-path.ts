@@ -1,18 +1,9 @@
-// The entry bin/abcd loads: everyday verbs parsed without yargs, the rest handed to it.
+// The entry bin/abcd loads: help texts and the version straight from files, everyday verbs
+// parsed without yargs (fast-verbs.ts), the rest handed to it. It imports almost nothing, so
+// `abcd --help` costs little more than Node's own start.
 import { readFileSync } from 'node:fs';
-import type { Output } from '../core/deps.js';
-import type { Command, GlobalArgs } from './command.js';
-import { commands } from './commands.js';
-import { declareArguments, GLOBAL_OPTIONS } from './options.js';
-import { reportFailure } from './report.js';
-import { runVerb } from './run-verb.js';
 import { version } from './version.js';
-import { terminalSize } from './terminal-size.js';
 import { endQuietlyOnClosedPipe } from './closed-pipe.js';
-
-// The verbs agents call on every step. Anything else, and any argument list the fast parser
-// is not certain to read exactly as yargs would, goes to the full parser (ADR 0038).
-const FAST_VERBS = new Set(['reserve', 'renew', 'release', 'push', 'status', 'land', 'items']);
 
 /** The CLI entry bin/abcd loads: a verb it can read runs without loading yargs at all. */
 export async function main(argv: readonly string[]): Promise<void> {
@@ -23,25 +14,10 @@ export async function main(argv: readonly string[]): Promise<void> {
     process.stdout.write(text);
     return;
   }
-  const parsed = parseFast(argv);
-  if (!parsed) {
-    const full = await import('./main.js');
-    return full.main(argv);
-  }
-  const out: Output = {
-    stdout: (t: string) => process.stdout.write(t),
-    stderr: (t: string) => process.stderr.write(t),
-    isTTY: Boolean(process.stdout.isTTY),
-    columns: () => (process.stdout.isTTY ? terminalSize(process.stdout).columns : undefined),
-    rows: () => (process.stdout.isTTY ? terminalSize(process.stdout).rows : undefined),
-  };
-  let code: number;
-  try {
-    code = (await runVerb(parsed.command, parsed.args, out, { commands })) ?? 0;
-  } catch (e) {
-    code = reportFailure(e, { json: parsed.args.json, debug: parsed.args.debug, out });
-  }
-  process.exitCode = code;
+  const { runFast } = await import('./fast-verbs.js');
+  if (await runFast(argv)) return;
+  const full = await import('./main.js');
+  return full.main(argv);
 }
 
 /**
@@ -59,118 +35,4 @@ export function helpText(argv: readonly string[], columns = process.stdout.isTTY
   } catch {
     return undefined;
   }
-}
-
-interface OptionSpec {
-  type?: unknown;
-  default?: unknown;
-  choices?: readonly unknown[];
-  [key: string]: unknown;
-}
-
-interface Spec {
-  positionals: Map<string, OptionSpec>;
-  options: Map<string, OptionSpec>;
-  unsupported: boolean;
-}
-
-const GLOBAL: ReadonlyArray<[string, OptionSpec]> = Object.entries(GLOBAL_OPTIONS);
-// Option keys the fast parser reads as yargs does; any other key (alias, array, coerce,
-// demandOption, nargs, count...) sends the call to yargs.
-const KNOWN_KEYS = new Set(['type', 'default', 'describe', 'choices']);
-// Words yargs may treat as its own commands or flags' values.
-const RESERVED = new Set(['help', 'completion', 'version', 'true', 'false']);
-
-/** The verb and its arguments as yargs would hand them to the command, or undefined. */
-export function parseFast(argv: readonly string[]): { command: Command; args: Record<string, unknown> & GlobalArgs } | undefined {
-  // The verb first, as agents call it; options before the verb go to yargs.
-  const verb = argv[0];
-  if (verb === undefined || !FAST_VERBS.has(verb)) return undefined;
-  const command = commands.find((c) => verbOf(c) === verb);
-  const spec = command && specOf(command);
-  if (!command || !spec || spec.unsupported) return undefined;
-  const options = new Map([...GLOBAL, ...spec.options]);
-  const args: Record<string, unknown> = { _: [verb], $0: 'abcd' };
-  for (const [name, o] of options) if (o.default !== undefined) setArg(args, name, o.default);
-  const positionals: string[] = [];
-  const seen = new Set<string>();
-  for (let i = 1; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (RESERVED.has(a) || a === '--' || a === '-') return undefined;
-    if (!a.startsWith('-')) {
-      positionals.push(a);
-      continue;
-    }
-    const eq = a.indexOf('=');
-    const name = eq < 0 ? a.slice(2) : a.slice(2, eq);
-    const o = options.get(name);
-    // Short flags, --no-x, repeats, unknown names and option shapes it does not know: yargs.
-    if (!a.startsWith('--') || !/^[a-z][a-z-]*$/.test(name) || seen.has(name) || !o) return undefined;
-    if (Object.keys(o).some((k) => !KNOWN_KEYS.has(k))) return undefined;
-    seen.add(name);
-    if (o.type === 'boolean') {
-      if (eq >= 0) return undefined;
-      setArg(args, name, true);
-    } else if (o.type === 'string' || (o.type === undefined && o.choices)) {
-      const v = eq >= 0 ? a.slice(eq + 1) : argv[++i];
-      if (v === undefined || v === '' || v.startsWith('-')) return undefined;
-      if (o.choices && !o.choices.includes(v)) return undefined;
-      setArg(args, name, v);
-    } else return undefined;
-  }
-  const names = [...spec.positionals.keys()];
-  if (positionals.length > names.length || positionals.length < requiredPositionals(command)) return undefined;
-  for (const [i, v] of positionals.entries()) {
-    if (spec.positionals.get(names[i]!)?.type !== 'string') return undefined;
-    setArg(args, names[i]!, v);
-  }
-  return { command, args: args as Record<string, unknown> & GlobalArgs };
-}
-
-function verbOf(c: Command): string | undefined {
-  const first = typeof c.command === 'string' ? c.command : c.command[0];
-  return first?.split(' ')[0];
-}
-
-/** `<a> <b> [c]`: how many positionals the verb requires; variadic ones go to yargs. */
-function requiredPositionals(c: Command): number {
-  const decl = (typeof c.command === 'string' ? c.command : (c.command[0] ?? '')).split(' ').slice(1);
-  if (decl.some((d) => d.includes('..'))) return Number.POSITIVE_INFINITY;
-  return decl.filter((d) => d.startsWith('<')).length;
-}
-
-/** Records what a verb declares to yargs (declareArguments, as parser.ts), through a stand-in for yargs. */
-function specOf(c: Command): Spec | undefined {
-  const spec: Spec = { positionals: new Map(), options: new Map(), unsupported: false };
-  const fake: unknown = new Proxy(
-    {},
-    {
-      get(_t, key) {
-        return (...a: unknown[]) => {
-          if (key === 'positional') spec.positionals.set(String(a[0]), (a[1] ?? {}) as OptionSpec);
-          else if (key === 'option') spec.options.set(String(a[0]), (a[1] ?? {}) as OptionSpec);
-          else if (!['example', 'usage', 'epilog', 'epilogue'].includes(String(key))) spec.unsupported = true;
-          return fake;
-        };
-      },
-    },
-  );
-  try {
-    declareArguments(c, fake as never);
-  } catch {
-    return undefined;
-  }
-  // Positionals must be declared in the order the command string names them.
-  const decl = (typeof c.command === 'string' ? c.command : (c.command[0] ?? ''))
-    .split(' ')
-    .slice(1)
-    .map((d) => d.slice(1, -1));
-  if (decl.join() !== [...spec.positionals.keys()].join()) return undefined;
-  return spec;
-}
-
-/** yargs sets both spellings of a kebab-case name. */
-function setArg(args: Record<string, unknown>, name: string, value: unknown): void {
-  args[name] = value;
-  if (name.includes('-')) args[name.replace(/-([a-z])/g, (_m, ch: string) => ch.toUpperCase())] = value;
 }

@@ -1,5 +1,5 @@
 // abcd's own options and how a verb's arguments are declared, once: the yargs parser
-// (parser.ts) and the fast path (fast-path.ts) both read a verb's arguments through here.
+// (parser.ts) and the fast path (fast-verbs.ts) both read a verb's arguments through here.
 // No yargs at run time: the fast path must load without it.
 import type { Argv, Options } from 'yargs';
 import type { Command } from './command.js';

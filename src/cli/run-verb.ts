@@ -8,7 +8,7 @@ import { envConfig } from './env-config.js';
 
 /**
  * Runs one parsed verb and reports its answer; returns its exit code, if it set one. The same
- * steps as main.ts's yargs handler, for the fast path (fast-path.ts) that skips yargs.
+ * steps as main.ts's yargs handler, for the fast path (fast-verbs.ts) that skips yargs.
  */
 export async function runVerb(
   c: Command,

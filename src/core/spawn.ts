@@ -30,6 +30,14 @@ export interface SpawnOptions {
   onStart?: (pid: number) => void;
   /** Each chunk of stdout and stderr as it arrives (captured as well). */
   onOutput?: (chunk: Buffer) => void;
+  /** Each chunk of stdout alone as it arrives (captured as well). */
+  onStdout?: (chunk: Buffer) => void;
+  /**
+   * stdin is a pipe handed to `feed` once the child starts, to write as the conversation goes
+   * and end when done (instead of `input`, written whole at once). Writes to a child that has
+   * gone are dropped: its exit is the answer.
+   */
+  feed?: (stdin: { write: (chunk: string) => void; end: () => void }) => void;
 }
 
 export interface SpawnResult {
@@ -51,7 +59,8 @@ const NO_TIMEOUT_MS = 2 ** 31 - 1;
 
 export function spawnProcess(cmd: string, args: readonly string[], o: SpawnOptions): Promise<SpawnResult> {
   const target = (t: OutputTarget | undefined) => (t === undefined || t === 'capture' ? 'pipe' : t);
-  const stdio = [o.input !== undefined ? 'pipe' : (o.stdin ?? 'ignore'), target(o.stdout), target(o.stderr), ...(o.extraFds ?? [])];
+  const stdin = o.input !== undefined || o.feed ? 'pipe' : (o.stdin ?? 'ignore');
+  const stdio = [stdin, target(o.stdout), target(o.stderr), ...(o.extraFds ?? [])];
   return new Promise((resolve) => {
     const out: Buffer[] = [];
     const err: Buffer[] = [];
@@ -59,12 +68,16 @@ export function spawnProcess(cmd: string, args: readonly string[], o: SpawnOptio
     let startError: NodeJS.ErrnoException | undefined;
     const child = spawn(cmd, [...args], { cwd: o.cwd, env: o.env, stdio: stdio as StdioOptions, detached: o.group ?? false });
     const bound = o.group ? boundGroup(child.pid, o.timeoutMs ?? NO_TIMEOUT_MS, o.signal) : undefined;
-    child.stdout?.on('data', (c: Buffer) => (out.push(c), all.push(c), o.onOutput?.(c)));
+    child.stdout?.on('data', (c: Buffer) => (out.push(c), all.push(c), o.onOutput?.(c), o.onStdout?.(c)));
     child.stderr?.on('data', (c: Buffer) => (err.push(c), all.push(c), o.onOutput?.(c)));
     if (o.input !== undefined && child.stdin) {
       // A child that exits without reading its input is its own answer, not an EPIPE crash.
       child.stdin.on('error', () => undefined);
       child.stdin.end(o.input);
+    } else if (o.feed && child.stdin) {
+      const pipe = child.stdin;
+      pipe.on('error', () => undefined);
+      o.feed({ write: (chunk) => void pipe.write(chunk), end: () => void pipe.end() });
     }
     child.once('spawn', () => child.pid !== undefined && o.onStart?.(child.pid));
     child.once('error', (e: NodeJS.ErrnoException) => {

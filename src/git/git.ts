@@ -2,7 +2,7 @@
 import { definedEnv, type Env } from '../core/deps.js';
 import { GitFailed } from '../core/refusals.js';
 import { sanitizeLine, sanitizeText } from '../core/sanitize.js';
-import { spawnProcess } from '../core/spawn.js';
+import { spawnProcess, type SpawnOptions } from '../core/spawn.js';
 
 export interface RunResult {
   exitCode: number;
@@ -20,6 +20,9 @@ export interface RunOptions {
   env?: Record<string, string>;
   /** Extra file descriptors from fd 3 on, e.g. a pipe carrying a token. */
   extraFds?: ReadonlyArray<'pipe' | number>;
+  /** A conversation on stdin instead of `input` (spawn.ts): git's answers arrive on `onStdout`. */
+  feed?: SpawnOptions['feed'];
+  onStdout?: SpawnOptions['onStdout'];
 }
 
 // A local git call that takes longer than this is stuck, not slow.
@@ -44,6 +47,8 @@ export class Git {
       env: { ...this.env, ...opts.env },
       ...(opts.input !== undefined ? { input: opts.input } : {}),
       ...(opts.extraFds ? { extraFds: opts.extraFds } : {}),
+      ...(opts.feed ? { feed: opts.feed } : {}),
+      ...(opts.onStdout ? { onStdout: opts.onStdout } : {}),
       // Its own process group, so the timeout ends git's helpers and hooks too (bounded.ts).
       group: true,
       timeoutMs: opts.timeoutMs ?? DEFAULT_LOCAL_TIMEOUT_MS,

@@ -1,8 +1,9 @@
-// The records of the local cache, read from their tips in two local processes whatever the
+// The records of the local cache, read from their tips in one local process whatever the
 // count: the sizes first, so a huge blob on the remote is refused unread, then the blobs.
 import { MAX_RECORD_BYTES } from './envelope.js';
 import { RECORD_FILE } from './refs.js';
 import type { Git } from '../git/git.js';
+import { infoThenContents, parseInfo, type ObjectInfo } from '../git/object-batch.js';
 import type { RawRecord } from './store-types.js';
 
 /** Each tip's record: its blob, or why it has none (no record file, oversized, extra files). */
@@ -10,21 +11,34 @@ export async function readRecords(git: Git, refs: readonly { tip: string; ref: s
   if (refs.length === 0) return [];
   // Each tip's tree is sized in the same process: a tree holding only the record file has
   // one known size, so a second file shows without listing any tree.
-  const input = refs.map((r) => `${r.tip}:${RECORD_FILE}\n${r.tip}^{tree}\n`).join('');
-  const sizes = (await git.must(['cat-file', '--batch-check'], { input })).split('\n');
-  const records: RawRecord[] = refs.map(({ ref, tip }, i) => {
-    const [oid, type, sizeText] = (sizes[2 * i] ?? '').split(' ');
-    const size = Number(sizeText);
-    const extra = holdsMoreThanRecord(sizes[2 * i + 1], tip) ? { extraFiles: true as const } : {};
-    if (type !== 'blob' || !oid || !Number.isInteger(size)) return { ref, tip, ...extra };
-    return size > MAX_RECORD_BYTES ? { ref, tip, oversized: size, ...extra } : { ref, tip, blobOid: oid, ...extra };
-  });
+  const specs = refs.flatMap((r) => [`${r.tip}:${RECORD_FILE}`, `${r.tip}^{tree}`]);
+  let records: RawRecord[] = [];
+  const sized = (infos: (ObjectInfo | undefined)[]) => {
+    records = refs.map(({ ref, tip }, i) => recordOf(ref, tip, infos[2 * i], infos[2 * i + 1]));
+    return records.flatMap((r) => (r.blobOid ? [r.blobOid] : []));
+  };
+  const one = await infoThenContents(git, specs, sized);
+  if (one) {
+    const wanted = records.filter((r) => r.blobOid);
+    wanted.forEach((r, i) => (r.blob = one.contents[i]));
+    return records.map(withoutOid);
+  }
+  // A git before 2.36 (no --batch-command): the sizes, then the blobs, in two processes.
+  const lines = (await git.must(['cat-file', '--batch-check'], { input: specs.map((s) => `${s}\n`).join('') })).split('\n');
+  sized(lines.map(parseInfo));
   const wanted = records.filter((r) => r.blobOid);
   if (wanted.length === 0) return records.map(withoutOid);
   const batch = await git.run(['cat-file', '--batch'], { input: wanted.map((r) => `${r.blobOid}\n`).join('') });
   if (batch.exitCode !== 0) throw new Error(`git cat-file --batch failed: ${batch.stderr.trim()}`);
   readBlobs(batch.stdout, wanted);
   return records.map(withoutOid);
+}
+
+/** A tip's record as its sizes show it: a blob to read, oversized, or none. */
+function recordOf(ref: string, tip: string, file: ObjectInfo | undefined, tree: ObjectInfo | undefined): RawRecord {
+  const extra = holdsMoreThanRecord(tree, tip) ? { extraFiles: true as const } : {};
+  if (file?.type !== 'blob') return { ref, tip, ...extra };
+  return file.size > MAX_RECORD_BYTES ? { ref, tip, oversized: file.size, ...extra } : { ref, tip, blobOid: file.oid, ...extra };
 }
 
 /** Fills each record's blob from `git cat-file --batch` output, in request order. */
@@ -41,13 +55,12 @@ function readBlobs(out: Buffer, wanted: RawRecord[]): void {
 }
 
 /**
- * Whether a tip's tree (its `cat-file --batch-check` line) is larger than one entry for the
- * record file: "<6-digit mode> record.json\0" plus the raw object id.
+ * Whether a tip's tree is larger than one entry for the record file:
+ * "<6-digit mode> record.json\0" plus the raw object id.
  */
-function holdsMoreThanRecord(line: string | undefined, tip: string): boolean {
-  const [, type, sizeText] = (line ?? '').split(' ');
-  if (type !== 'tree') return false;
-  return Number(sizeText) > 6 + 1 + RECORD_FILE.length + 1 + tip.length / 2;
+function holdsMoreThanRecord(tree: ObjectInfo | undefined, tip: string): boolean {
+  if (tree?.type !== 'tree') return false;
+  return tree.size > 6 + 1 + RECORD_FILE.length + 1 + tip.length / 2;
 }
 
 function withoutOid(r: RawRecord): RawRecord {

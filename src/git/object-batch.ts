@@ -1,7 +1,7 @@
 // Sizes first, then contents, from ONE `git cat-file --batch-command` process: the caller sees
 // every object's type and size before it asks for any content (so a huge blob is refused
 // unread), without a second process for the contents.
-import type { Git } from './git.js';
+import { gitFailed, type Git } from './git.js';
 
 /** An object's type and size as `cat-file` reports them; undefined: missing (or ambiguous). */
 export interface ObjectInfo {
@@ -19,7 +19,7 @@ export interface InfoThenContents {
 /**
  * Asks for `info` of each spec, hands the answers to `pick`, then reads the contents of the ids
  * it returns, all in one process. undefined: this git has no `--batch-command` (before 2.36):
- * the caller reads the old way. A git that fails otherwise throws.
+ * the caller reads the old way. A git that fails otherwise is GitFailed (exit 9), as `must` is.
  */
 export async function infoThenContents(
   git: Git,
@@ -53,7 +53,7 @@ export async function infoThenContents(
     },
   });
   if (r.exitCode === 129 && /batch-command/.test(r.stderr)) return undefined;
-  if (r.exitCode !== 0 || !infos) throw new Error(`git cat-file --batch-command failed (exit ${r.exitCode}): ${r.stderr.trim()}`);
+  if (r.exitCode !== 0 || !infos) throw gitFailed(git.dir, ['cat-file', '--batch-command'], r);
   return { infos, contents: readContents(r.stdout, specs.length, picked) };
 }
 

@@ -41,6 +41,8 @@ export interface ModelRequest {
   conversation: string;
   body: MessagesBody;
   at: number;
+  /** The key the request carried (x-api-key, else a bearer token): what reached the model server. */
+  key?: string;
 }
 
 export interface MessagesBody {
@@ -204,7 +206,16 @@ export class AnthropicStub {
     }
     const header = req.headers['x-claude-code-session-id'];
     const conversation = typeof header === 'string' ? header : 'none';
-    const r: ModelRequest = { n: this.requests.length + 1, method: req.method ?? '', path, conversation, body, at: Date.now() };
+    const key = keyOf(req);
+    const r: ModelRequest = {
+      n: this.requests.length + 1,
+      method: req.method ?? '',
+      path,
+      conversation,
+      body,
+      at: Date.now(),
+      ...(key !== undefined ? { key } : {}),
+    };
     this.requests.push(r);
     if (req.method !== 'POST' || !path.startsWith('/v1/messages')) return this.refuse(res, `unexpected ${req.method} ${path}`);
     if (isCount(path)) return json(res, { input_tokens: Math.ceil(raw.length / 4) });
@@ -334,4 +345,12 @@ function readBody(req: IncomingMessage): Promise<string> {
     req.on('end', () => resolve(s));
     req.on('error', reject);
   });
+}
+
+/** The key a request carried: `x-api-key`, else an `Authorization: Bearer` token. */
+export function keyOf(req: IncomingMessage): string | undefined {
+  const key = req.headers['x-api-key'];
+  if (typeof key === 'string') return key;
+  const auth = req.headers.authorization;
+  return auth?.startsWith('Bearer ') ? auth.slice('Bearer '.length) : undefined;
 }

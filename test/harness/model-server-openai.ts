@@ -6,6 +6,7 @@
 // sent. Anything unexpected (another path, a conversation past its script, a step that throws)
 // is answered 400, never 500 (Codex retries a 500 five times), and recorded: verify() fails.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { keyOf } from './model-server-anthropic.js';
 import type { AddressInfo } from 'node:net';
 
 /** Tokens one answer reports (the Responses API's `usage`). */
@@ -30,6 +31,8 @@ export interface ResponsesRequest {
   outputs: string[];
   /** What the stub reported for this request. */
   usage: StepUsage;
+  /** The bearer token the request carried: what reached the model server. */
+  key?: string;
 }
 
 export interface ResponsesBody {
@@ -144,6 +147,7 @@ export class OpenAiModelServer {
       userTexts: userTexts(body),
       outputs: outputs(body),
       usage: { input: 0, output: 0 },
+      ...(keyOf(req) !== undefined ? { key: keyOf(req)! } : {}),
     };
     this.requests.push(record);
     const next = steps.shift();

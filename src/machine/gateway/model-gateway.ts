@@ -1,0 +1,192 @@
+// abcd's model gateway: the agent's only way to its model, and the only holder of the key. It
+// runs in abcd's own process, outside the sandbox, on a unix socket in a private folder the
+// sandbox's relay reaches (sandbox-network.ts `forwards`). The agent is given the gateway's
+// in-sandbox address as its base URL and a placeholder key; each request to one of the model
+// API's own endpoints is sent on to the real API with the real key in place of whatever the
+// agent sent, and the answer streams back unchanged while its usage is read from it
+// (usage-tap.ts). Any other path is refused and reported; once the budget says no, the next
+// request is answered with an API error the CLIs do not retry, so a turn cannot outrun its pool.
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { Socket } from 'node:net';
+import { join } from 'node:path';
+import type { CycleUsage } from '../budget/usage.js';
+import { UsageTap, type ModelApi } from './usage-tap.js';
+
+export type { ModelApi } from './usage-tap.js';
+
+/** One request the agent made, as the run's log and the cycle's counts see it: never a header or a body. */
+export interface GatewayEvent {
+  method: string;
+  /** The path asked for, without its query. */
+  path: string;
+  /** forwarded: sent to the API; refused: a path that is not the API's; budget: the pool is used up. */
+  outcome: 'forwarded' | 'refused' | 'budget' | 'failed';
+  /** The API's status (forwarded), or the one the gateway answered with. */
+  status: number;
+  usage?: CycleUsage;
+  why?: string;
+}
+
+export interface ModelGateway {
+  readonly socketPath: string;
+  /**
+   * The base URL the agent is given, at `host:port` inside the sandbox: the API's own path
+   * prefix kept (a Codex provider's `/v1`), so the agent asks for the paths it always does.
+   */
+  agentBaseUrl(host: string, port: number): string;
+  close(): Promise<void>;
+}
+
+export interface ModelGatewayOptions {
+  /** A private folder (0700) the socket is made in; the sandbox has it bound in. */
+  dir: string;
+  api: ModelApi;
+  /** The real API's base URL (ANTHROPIC_BASE_URL, the provider's base_url, or the default host). */
+  upstream: URL;
+  /** The real key, read by abcd from its own environment: it goes to the API and nowhere else. */
+  key: string;
+  /** Asked before each request is sent on: a reason means the pool is used up. */
+  admit?: () => { ok: true } | { ok: false; why: string };
+  onEvent: (e: GatewayEvent) => void;
+}
+
+// sun_path holds 108 bytes on Linux, 104 on macOS: keep under both.
+const MAX_SOCKET_PATH_BYTES = 100;
+// A model request that has had no byte either way for this long is dead (a streamed answer sends
+// pings far more often); the agent's own timeouts are shorter still.
+const IDLE_TIMEOUT_MS = 10 * 60_000;
+// Headers for one hop, or credentials the agent brought: never passed on.
+const DROPPED_HEADERS = new Set([
+  'host',
+  'connection',
+  'keep-alive',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'authorization',
+  'x-api-key',
+  'api-key',
+  'openai-organization',
+  'openai-project',
+  'accept-encoding',
+]);
+
+/** The endpoints of each API an agent may call, below the upstream's own path prefix. */
+const ENDPOINTS: Record<ModelApi, readonly { method: string; path: RegExp }[]> = {
+  anthropic: [
+    // Claude Code checks the server is there before its first request.
+    { method: 'HEAD', path: /^\/$/ },
+    { method: 'POST', path: /^\/v1\/messages$/ },
+    { method: 'POST', path: /^\/v1\/messages\/count_tokens$/ },
+  ],
+  openai: [
+    { method: 'POST', path: /^\/responses$/ },
+    { method: 'GET', path: /^\/models$/ },
+  ],
+};
+
+export async function startModelGateway(o: ModelGatewayOptions): Promise<ModelGateway> {
+  const socketPath = join(o.dir, 'gateway.sock');
+  if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH_BYTES)
+    throw new Error(`the model gateway's socket path ${socketPath} is too long for a unix socket; set TMPDIR to a shorter folder`);
+  const prefix = o.upstream.pathname.replace(/\/+$/, '');
+  const open = new Set<Socket>();
+  const server = createServer((req, res) => handle(o, prefix, req, res));
+  server.on('connection', (s: Socket) => {
+    open.add(s);
+    s.on('close', () => open.delete(s));
+  });
+  server.on('clientError', (_e, s: Socket) => s.destroy());
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(socketPath, () => resolve());
+  });
+  return {
+    socketPath,
+    agentBaseUrl: (host, port) => `http://${host}:${port}${prefix}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of open) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function handle(o: ModelGatewayOptions, prefix: string, req: IncomingMessage, res: ServerResponse): void {
+  const method = req.method ?? 'GET';
+  const url = new URL(req.url ?? '/', 'http://gateway');
+  const below = url.pathname.startsWith(prefix) ? url.pathname.slice(prefix.length) || '/' : undefined;
+  const known = below !== undefined && ENDPOINTS[o.api].some((e) => e.method === method && e.path.test(below));
+  if (!known) {
+    req.resume();
+    o.onEvent({ method, path: url.pathname, outcome: 'refused', status: 403, why: `not an endpoint of the ${o.api} API` });
+    const message = `abcd's model gateway sends only the model API's own endpoints, not ${method} ${url.pathname}`;
+    return void apiError(res, o.api, { status: 403, type: 'permission_error', code: 'endpoint_refused', message });
+  }
+  const admitted = o.admit?.() ?? { ok: true as const };
+  if (!admitted.ok) {
+    req.resume();
+    o.onEvent({ method, path: url.pathname, outcome: 'budget', status: 400, why: admitted.why });
+    const message = `abcd stopped this request: ${admitted.why}`;
+    return void apiError(res, o.api, { status: 400, type: 'invalid_request_error', code: 'budget_exhausted', message });
+  }
+  forward(o, method, url, req, res);
+}
+
+function forward(o: ModelGatewayOptions, method: string, url: URL, req: IncomingMessage, res: ServerResponse): void {
+  const target = new URL(o.upstream.origin);
+  target.pathname = url.pathname;
+  target.search = url.search;
+  const headers: Record<string, string | string[]> = {};
+  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !DROPPED_HEADERS.has(k)) headers[k] = v;
+  // Usage is read from the answer as it passes: it must come uncompressed.
+  headers['accept-encoding'] = 'identity';
+  if (o.api === 'anthropic') headers['x-api-key'] = o.key;
+  else headers.authorization = `Bearer ${o.key}`;
+  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+  const up = send(target, { method, headers, timeout: IDLE_TIMEOUT_MS }, (answer) => {
+    const status = answer.statusCode ?? 502;
+    const type = String(answer.headers['content-type'] ?? '');
+    const tap = new UsageTap(o.api, type.includes('text/event-stream'));
+    const out: Record<string, string | string[]> = {};
+    for (const [k, v] of Object.entries(answer.headers)) if (v !== undefined && k !== 'connection' && k !== 'keep-alive') out[k] = v;
+    res.writeHead(status, out);
+    answer.on('data', (c: Buffer) => {
+      tap.push(c);
+      res.write(c);
+    });
+    answer.on('end', () => {
+      res.end();
+      const usage = tap.usage();
+      o.onEvent({ method, path: url.pathname, outcome: 'forwarded', status, ...(usage ? { usage } : {}) });
+    });
+    answer.on('error', () => res.destroy());
+  });
+  up.on('timeout', () => up.destroy(new Error(`no answer from ${target.host} for ${IDLE_TIMEOUT_MS / 60_000} minutes`)));
+  up.on('error', (e) => {
+    o.onEvent({ method, path: url.pathname, outcome: 'failed', status: 502, why: `${target.host}: ${e.message}` });
+    if (res.headersSent) res.destroy();
+    else {
+      const message = `abcd's model gateway could not reach ${target.host}: ${e.message}`;
+      apiError(res, o.api, { status: 502, type: 'api_error', code: 'upstream_unreachable', message });
+    }
+  });
+  // The agent hung up: the API's answer is no longer wanted.
+  res.on('close', () => {
+    if (!res.writableFinished) up.destroy();
+  });
+  req.pipe(up);
+}
+
+/** An error in the API's own shape, so the agent's CLI reports it as the API's answer. */
+function apiError(res: ServerResponse, api: ModelApi, e: { status: number; type: string; code: string; message: string }): void {
+  const body =
+    api === 'anthropic'
+      ? { type: 'error', error: { type: e.type, message: e.message } }
+      : { error: { message: e.message, type: e.type, code: e.code } };
+  res.writeHead(e.status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+}

@@ -18,6 +18,7 @@ import { benchNodeLines } from './node-lines.mjs';
 import { benchStartup } from './startup.mjs';
 import { benchStatusScale } from './status-scale.mjs';
 import { benchVerbs } from './verbs.mjs';
+import { guard } from './guard.mjs';
 
 const PARTS = {
   verbs: async () => [await benchVerbs()],
@@ -83,6 +84,9 @@ if (partial && existsSync(resultsPath)) {
 const md = [head, ...sections.map((s) => s.replace(/\n*$/, '\n'))].join('\n');
 process.stdout.write(partial ? [head, ...fresh].join('\n') : md);
 writeFileSync(resultsPath, md);
+// Each miss and each target 20% slower than the last recorded run, on stderr, after the results.
+const said = guard(targets, join(import.meta.dirname, 'ratios.json'));
+process.stderr.write(said.length ? `${said.join('\n')}\n` : 'every target met, none 20% slower than last recorded\n');
 
 /**
  * Splits Markdown at its `## ` headings: {head, sections}.

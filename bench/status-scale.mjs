@@ -91,6 +91,7 @@ export async function benchStatusScale() {
       const n = median(t.node);
       target('status, 1,000 records, warm', median(t.warm.abcd), 'raw fetch + `node -e 0`', median(t.warm.raw) + n, 2);
     }
+    if (size.n === 10000) target('status, 10,000 records, cold', median(t.cold.abcd), 'raw fetch', median(t.cold.raw), 1.3);
     out.push(
       `${size.n} records built with one \`git fast-import\` + \`pack-refs\` in ${ms(built)}; ` +
         `objects fetched by the warm runs: ${warmFetched} ${mark(warmFetched === 0)}.`,

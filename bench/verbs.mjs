@@ -130,7 +130,7 @@ export async function benchVerbs() {
       median(times[v]),
       'node + fetch + push',
       floor(v),
-      1.5,
+      2,
     );
   }
   record(`status, nothing changed (${countsOf('status').trips} round trip)`, median(times.status), 'node + fetch', floor('status'), 2);

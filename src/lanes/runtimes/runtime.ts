@@ -24,6 +24,8 @@ export interface CycleAgent {
   env: Record<string, string>;
   sandbox: Sandbox;
   plan: SandboxPlan;
+  /** The sandbox's egress (absent unsandboxed): a runtime lets it reach its model's API. */
+  network?: { allow(endpoint: string): void };
   /** `NAME=value` only this cycle's processes carry: swept when no pid namespace could be had. */
   marker: string;
   /** The cycle's private folder outside the worktree (writable by the agent; gone with the cycle). */

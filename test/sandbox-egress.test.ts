@@ -5,11 +5,12 @@
 // the cycle's result. Nothing else on the host is reachable: a unix socket under /run, a host
 // abstract socket, a server on the host's loopback, from an agent and from a land check.
 import { execFileSync } from 'node:child_process';
-import { rm } from 'node:fs/promises';
+import { chmod, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer, type AddressInfo, type Server as NetServer } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cleanupTemp } from './harness/git-env.js';
+import { cleanupTemp, tempDir } from './harness/git-env.js';
 import { laneRun, laneSession, remoteWithItems } from './harness/lanes.js';
 
 // bubblewrap with a network namespace of its own needs user namespaces; without them there is nothing to test.
@@ -166,4 +167,22 @@ describe.skipIf(NO_NETNS)('the egress proxy', () => {
       await rm(runSocket, { force: true });
     }
   }, 120_000);
+
+  it('where bubblewrap cannot make a network namespace, an unattended lane refuses (exit 7) before it claims anything', async () => {
+    // A bwrap that works, but not with --unshare-net (user namespaces for networking refused).
+    const bin = await tempDir('bwrap-no-netns');
+    const real = execFileSync('sh', ['-c', 'command -v bwrap']).toString().trim();
+    await writeFile(
+      join(bin, 'bwrap'),
+      `#!/bin/sh\nfor a; do [ "$a" = --unshare-net ] && { echo 'bwrap: creating new namespace failed: Operation not permitted' >&2; exit 1; }; done\nexec ${real} "$@"\n`,
+    );
+    await chmod(join(bin, 'bwrap'), 0o755);
+    const remote = await remoteWithItems([{ slug: 'offline' }]);
+    const s = await laneSession(remote, 'no-netns');
+    const r = await s.abcd(['drain', '--json', '--agent', 'echo x > x.txt'], { env: { PATH: `${bin}:${process.env.PATH}` } });
+    expect(r.code, r.stdout + r.stderr).toBe(7);
+    expect(r.json.refusal).toMatchObject({ code: 'unsafe-environment' });
+    expect(r.json.refusal.message).toMatch(/cannot give a sandbox its own network namespace.*Operation not permitted/);
+    expect([...(await remote.refs()).keys()].filter((x) => x.startsWith('refs/heads/abcd/'))).toEqual([]);
+  }, 60_000);
 });

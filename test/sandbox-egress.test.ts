@@ -184,5 +184,12 @@ describe.skipIf(NO_NETNS)('the egress proxy', () => {
     expect(r.json.refusal).toMatchObject({ code: 'unsafe-environment' });
     expect(r.json.refusal.message).toMatch(/cannot give a sandbox its own network namespace.*Operation not permitted/);
     expect([...(await remote.refs()).keys()].filter((x) => x.startsWith('refs/heads/abcd/'))).toEqual([]);
+    // --sandbox none keeps the host's network as it is, and the lane says so.
+    const none = await s.abcd(['drain', '--json', '--sandbox', 'none', '--agent', 'true']);
+    expect(laneRun(none), none.stdout + none.stderr).toMatchObject({
+      sandbox: 'none',
+      warning: expect.stringMatching(/unsandboxed: it reaches the network as you do, with no egress proxy/),
+    });
+    expect(laneRun(none).record.cycles[0].network).toBeUndefined();
   }, 60_000);
 });

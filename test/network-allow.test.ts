@@ -3,12 +3,14 @@
 // model gateway plugs into), run in real bubblewrap.
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
-import { createServer, type Server } from 'node:net';
+import { connect, createServer, type AddressInfo, type Server } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sandboxArgv } from '../src/machine/sandbox/bwrap.js';
 import { matchAllow, parseAllowEntry, reachableByName, urlEndpoint, type AllowEntry } from '../src/machine/sandbox/network-allow.js';
 import { GATEWAY_ADDRESS, openSandboxNetwork, type NetworkEvent } from '../src/machine/sandbox/sandbox-network.js';
+import { startEgressProxy } from '../src/machine/sandbox/egress-proxy.js';
 import { readLandConfig } from '../src/land/checks.js';
 import { parseRepoConfig } from '../src/repo/config.js';
 import { UsageError } from '../src/core/refusals.js';
@@ -96,6 +98,70 @@ describe('the network config keys', () => {
     expect(await read({ network: true })).toEqual({ allow: [] });
     expect(await read({})).toEqual({ allow: [] });
     expect(await read({ network: { allow: ['a.example:443'] } })).toEqual({ allow: ['a.example:443'] });
+  });
+});
+
+/** Sends `text` on the proxy's unix socket and answers everything it got back until it closed (or `until` matched). */
+function talk(socket: string, text: string, until?: RegExp): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const c = connect(socket);
+    let got = '';
+    c.on('data', (d) => {
+      got += d.toString();
+      if (until?.test(got)) c.end();
+    });
+    c.on('close', () => resolve(got));
+    c.on('error', reject);
+    c.write(text);
+  });
+}
+
+describe('the egress proxy on its socket', () => {
+  it('tunnels a CONNECT to an allowed host, forwards a plain request with Via, and refuses the rest, each reported once', async () => {
+    const echo: Server = createServer((s) => s.pipe(s));
+    let via = '';
+    const web = createHttpServer((req, res) => {
+      via = String(req.headers.via);
+      res.end(`path ${req.url}`);
+    });
+    await Promise.all([new Promise<void>((r) => echo.listen(0, '127.0.0.1', r)), new Promise<void>((r) => web.listen(0, '127.0.0.1', r))]);
+    const [e, w] = [(echo.address() as AddressInfo).port, (web.address() as AddressInfo).port];
+    const events: NetworkEvent[] = [];
+    const allow = [`127.0.0.1:${e}`, `127.0.0.1:${w}`].map((x) => parseAllowEntry(x)!);
+    const proxy = await startEgressProxy({
+      dir: await tempDir('proxy'),
+      allow,
+      allowKey: 'land.network.allow',
+      onEvent: (x) => events.push(x),
+    });
+    try {
+      const tunnel = await talk(
+        proxy.socketPath,
+        `CONNECT 127.0.0.1:${e} HTTP/1.1\r\nHost: x\r\n\r\nping-through-tunnel`,
+        /ping-through-tunnel/,
+      );
+      expect(tunnel).toMatch(/^HTTP\/1\.1 200 Connection Established\r\n\r\nping-through-tunnel/);
+      const plain = await talk(
+        proxy.socketPath,
+        `GET http://127.0.0.1:${w}/a?b=1 HTTP/1.1\r\nHost: 127.0.0.1:${w}\r\nConnection: close\r\n\r\n`,
+      );
+      expect(plain).toMatch(/^HTTP\/1\.1 200/);
+      expect(plain).toContain('path /a?b=1');
+      expect(via).toBe('1.1 abcd');
+      const other = await talk(proxy.socketPath, `CONNECT 127.0.0.1:${w + 1} HTTP/1.1\r\n\r\n`);
+      expect(other).toMatch(/^HTTP\/1\.1 403 Forbidden/);
+      const direct = await talk(proxy.socketPath, 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      expect(direct).toMatch(/^HTTP\/1\.1 400/);
+      expect(events).toEqual([
+        { allowed: true, method: 'CONNECT', target: `127.0.0.1:${e}` },
+        { allowed: true, method: 'GET', target: `127.0.0.1:${w}` },
+        { allowed: false, method: 'CONNECT', target: `127.0.0.1:${w + 1}`, why: 'not in land.network.allow' },
+        { allowed: false, method: 'GET', target: '(malformed)', why: 'not a proxy request for an http:// URL' },
+      ]);
+    } finally {
+      await proxy.close();
+      await Promise.all([new Promise((r) => echo.close(r)), new Promise((r) => web.close(r))]);
+    }
   });
 });
 

@@ -40,6 +40,8 @@ export interface EgressProxyOptions {
 
 // A connect that takes longer than this is a host that does not answer.
 const CONNECT_TIMEOUT_MS = 30_000;
+// Connections one sandbox may hold open through the proxy at once (each counts twice: both ends).
+const MAX_OPEN_SOCKETS = 1024;
 // sun_path holds 108 bytes on Linux, 104 on macOS: keep under both.
 const MAX_SOCKET_PATH_BYTES = 100;
 // Headers meant for the proxy itself, or for one hop only: never passed on.
@@ -52,12 +54,19 @@ export async function startEgressProxy(o: EgressProxyOptions): Promise<EgressPro
   if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH_BYTES)
     throw new Error(`the egress proxy's socket path ${socketPath} is too long for a unix socket; set TMPDIR to a shorter folder`);
   const open = new Set<Socket>();
-  const track = (s: Socket) => {
+  /** Keeps `s` to close with the proxy; false (and `s` destroyed) when the sandbox holds too many. */
+  const track = (s: Socket): boolean => {
+    // A sandbox that opens more than this at once is flooding abcd's own process.
+    if (open.size >= MAX_OPEN_SOCKETS) {
+      s.destroy();
+      return false;
+    }
     open.add(s);
     s.on('close', () => open.delete(s));
+    return true;
   };
   const server = createServer((req, res) => void forward(o, req, res));
-  server.on('connection', track);
+  server.on('connection', (s: Socket) => void track(s));
   server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => void tunnel(o, req, client, head, track));
   server.on('clientError', (_e, s: Socket) => s.destroy());
   await new Promise<void>((resolve, reject) => {
@@ -75,13 +84,13 @@ export async function startEgressProxy(o: EgressProxyOptions): Promise<EgressPro
 }
 
 /** CONNECT host:port: a tunnel once the target is allowed and answers. */
-async function tunnel(o: EgressProxyOptions, req: IncomingMessage, client: Socket, head: Buffer, track: (s: Socket) => void) {
+async function tunnel(o: EgressProxyOptions, req: IncomingMessage, client: Socket, head: Buffer, track: (s: Socket) => boolean) {
   client.on('error', () => client.destroy());
   const d = await decide(o, splitTarget(req.url ?? ''));
   report(o, 'CONNECT', d);
   if (!d.ok) return client.end(refusal(403, `abcd: ${d.target} is refused: ${d.why}\n`));
   const up = connect({ host: d.address, port: d.port, timeout: CONNECT_TIMEOUT_MS });
-  track(up);
+  if (!track(up)) return client.destroy();
   up.once('timeout', () => up.destroy(new Error('the host did not answer')));
   up.once('error', (e) => {
     if (client.writable) client.end(refusal(502, `abcd: ${d.host}:${d.port} could not be reached: ${e.message}\n`));
@@ -100,14 +109,15 @@ async function tunnel(o: EgressProxyOptions, req: IncomingMessage, client: Socke
 
 /** A request for an absolute http:// URL: forwarded once its host is allowed, the answer streamed back. */
 async function forward(o: EgressProxyOptions, req: IncomingMessage, res: ServerResponse) {
-  const method = /^[A-Z]{1,20}$/.test(req.method ?? '') ? req.method! : 'GET';
+  // Node's parser takes only the methods it knows; anything else never gets this far.
+  const method = /^[A-Z]{1,20}$/.test(req.method ?? '') ? req.method! : '(unknown)';
   let url: URL | undefined;
   try {
     url = new URL(req.url ?? '');
   } catch {
     url = undefined;
   }
-  if (url?.protocol !== 'http:') {
+  if (url?.protocol !== 'http:' || method === '(unknown)') {
     report(o, method, { ok: false, why: 'not a proxy request for an http:// URL', target: '(malformed)' });
     return answer(res, 400, 'abcd: this proxy takes CONNECT host:port or a request for an absolute http:// URL\n');
   }

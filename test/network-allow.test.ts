@@ -15,6 +15,8 @@ import { readLandConfig } from '../src/land/checks.js';
 import { parseRepoConfig } from '../src/repo/config.js';
 import { UsageError } from '../src/core/refusals.js';
 import { cleanupTemp, tempDir } from './harness/git-env.js';
+import { decodeLaneResult, encodeLaneResult, type CycleRecord, type LaneResultRecord } from '../src/records/lane-result.js';
+import { keepNewestTails } from '../src/lanes/output-tail.js';
 
 afterAll(cleanupTemp);
 
@@ -69,6 +71,39 @@ describe('the egress allow-list', () => {
     expect(urlEndpoint('http://[::1]:9/v1')).toBe('[::1]:9');
     expect(urlEndpoint('ftp://x')).toBeUndefined();
     expect(urlEndpoint('not a url')).toBeUndefined();
+  });
+});
+
+describe("the cycle result's network counts", () => {
+  it('round-trip in the record; a long run keeps the counts of its older cycles and drops their hosts', () => {
+    const cycle = (i: number): CycleRecord => ({
+      item: `i${i}`,
+      outcome: 'landed',
+      startedAt: 1,
+      durationMs: 1,
+      network: { allowed: i, refused: 1, hosts: ['registry.npmjs.org:443', '[::1]:8080'] },
+    });
+    const cycles = keepNewestTails(Array.from({ length: 30 }, (_, i) => cycle(i)));
+    expect(cycles[0]!.network).toEqual({ allowed: 0, refused: 1 });
+    expect(cycles.at(-1)!.network).toEqual(cycle(29).network);
+    const record: LaneResultRecord = {
+      abcd: 'lane',
+      v: 1,
+      runId: 'r1',
+      verb: 'build',
+      holder: { person: 'p@example.com', host: 'h', session: 's' },
+      lifecycle: 'once',
+      lanes: 1,
+      state: 'finished',
+      startedAt: 1,
+      at: 1,
+      ttl: 1000,
+      current: [],
+      cycles,
+      deferred: [],
+      usage: 0,
+    };
+    expect(decodeLaneResult('refs/heads/abcd/lanes/r1', encodeLaneResult(record)).cycles).toEqual(cycles);
   });
 });
 

@@ -216,9 +216,10 @@ describe.skipIf(NO_NETNS)('the relay seam', () => {
       base,
       allow: [],
       allowKey: 'lanes.network.allow',
-      forwards: [{ host: GATEWAY_ADDRESS, port: 8080, socket: gatewaySocket }],
       onEvent: (e) => events.push(e),
     });
+    // Added after the network opened, as a runtime adds its gateway before its agent starts.
+    net.forward({ host: GATEWAY_ADDRESS, port: 8080, socket: gatewaySocket });
     try {
       expect(net.env).toMatchObject({
         NO_PROXY: GATEWAY_ADDRESS,

@@ -45,18 +45,19 @@ export function cyclePlan(o: {
   program?: Pick<SandboxPlan, 'binds' | 'symlinks'>;
   network?: Pick<SandboxNetwork, 'binds' | 'prefix'>;
 }): SandboxPlan {
-  const binds: Bind[] = [
-    { path: o.objectsDir },
-    { path: o.cycleDir, writable: true },
-    ...(o.program?.binds ?? []),
-    ...(o.network?.binds ?? []),
-  ];
+  const binds: Bind[] = [{ path: o.objectsDir }, { path: o.cycleDir, writable: true }, ...(o.program?.binds ?? [])];
+  const plan: SandboxPlan = { hide: o.hide, binds, symlinks: o.program?.symlinks ?? [], chdir: join(o.cycleDir, 'wt') };
+  const net = o.network;
+  if (!net) return plan;
+  // Read as each agent process starts: a forward the runtime adds (its gateway) is in it.
   return {
-    hide: o.hide,
-    binds,
-    symlinks: o.program?.symlinks ?? [],
-    chdir: join(o.cycleDir, 'wt'),
-    ...(o.network ? { inside: o.network.prefix } : {}),
+    ...plan,
+    get binds() {
+      return [...binds, ...net.binds];
+    },
+    get inside() {
+      return net.prefix;
+    },
   };
 }
 

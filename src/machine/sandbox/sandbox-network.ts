@@ -37,6 +37,12 @@ export interface SandboxNetwork {
   readonly env: Record<string, string>;
   /** Lets the proxy reach one more `host:port` (a runtime's model API); a malformed one is ignored. */
   allow(endpoint: string): void;
+  /**
+   * Forwards one more in-sandbox loopback address to a host unix socket, in every sandbox
+   * started from now on (the gateway's seam: a runtime adds its gateway before its agent starts).
+   * The socket's folder is bound in read-only: keep it private to this sandbox.
+   */
+  forward(f: LoopbackForward): void;
   close(): Promise<void>;
 }
 
@@ -67,10 +73,19 @@ export async function openSandboxNetwork(o: SandboxNetworkOptions): Promise<Sand
     });
     const forwards: LoopbackForward[] = [{ ...PROXY_ADDRESS, socket: proxy.socketPath }, ...(o.forwards ?? [])];
     const url = `http://${PROXY_ADDRESS.host}:${PROXY_ADDRESS.port}`;
-    const folders = [...new Set(forwards.map((f) => f.socket.slice(0, f.socket.lastIndexOf('/'))))];
+    // Read when a sandbox starts: a forward added before then is in it.
+    const folders = () => [...new Set(forwards.map((f) => f.socket.slice(0, f.socket.lastIndexOf('/'))))];
     return {
-      binds: [{ path: node }, ...folders.map((path) => ({ path }))],
-      prefix: relayPrefix(node, forwards),
+      get binds() {
+        return [{ path: node }, ...folders().map((path) => ({ path }))];
+      },
+      get prefix() {
+        return relayPrefix(node, forwards);
+      },
+      forward(f) {
+        if (forwards.some((x) => x.host === f.host && x.port === f.port)) throw new Error(`${f.host}:${f.port} is forwarded already`);
+        forwards.push(f);
+      },
       env: { HTTPS_PROXY: url, HTTP_PROXY: url, https_proxy: url, http_proxy: url, NO_PROXY: GATEWAY_ADDRESS, no_proxy: GATEWAY_ADDRESS },
       allow(endpoint) {
         const e = parseAllowEntry(endpoint);

@@ -442,7 +442,16 @@ export const ANSWERS: Record<string, z.ZodType> = {
     })
     .loose(),
   init: z
-    .strictObject({ ...Ok, root: z.string(), written: z.array(z.string()), kept: z.array(z.string()), next: z.string().nullable() })
+    .strictObject({
+      ...Ok,
+      root: z.string(),
+      written: z.array(z.string()),
+      kept: z.array(z.string()),
+      next: z.string().nullable(),
+      registries: z
+        .strictObject({ files: z.array(z.string()), allow: z.array(z.string()) })
+        .describe('the lock files found and the registries they name, which a sandboxed check reaches only through land.network.allow'),
+    })
     .loose(),
   'check-login': z.strictObject({ ...Ok, applies: z.boolean() }).loose(),
   'setup-app': z.strictObject(Ok).loose(),

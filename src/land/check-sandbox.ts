@@ -9,9 +9,10 @@ import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { UnsafeEnvironment } from '../core/refusals.js';
 import type { Git } from '../git/git.js';
-import { bwrapArgs, probeBwrap, type Sandbox, type SandboxMode } from '../machine/sandbox/bwrap.js';
+import { probeBwrap, sandboxArgv, type Sandbox, type SandboxMode, type SandboxPlan } from '../machine/sandbox/bwrap.js';
 import { allowedEnv } from '../machine/sandbox/environment.js';
 import { secretPlaces } from '../machine/sandbox/places.js';
+import { openSandboxNetwork, type NetworkEvent, type SandboxNetwork } from '../machine/sandbox/sandbox-network.js';
 import type { Repo } from '../repo/repo.js';
 import { runChecks, type CheckRun, type CheckWatch, type LandConfig } from './checks.js';
 
@@ -74,7 +75,13 @@ export interface CheckVars {
 export async function prepareCheckJail(
   repo: Repo,
   wt: Git,
-  o: { sandbox: Sandbox; envNames: readonly string[]; network: boolean; vars: CheckVars },
+  o: {
+    sandbox: Sandbox;
+    envNames: readonly string[];
+    network: LandConfig['network'];
+    vars: CheckVars;
+    onNetwork?: (e: NetworkEvent) => void;
+  },
 ): Promise<CheckJail> {
   const { env, config, cwd } = repo.deps;
   const land = { ABCD_LAND_ITEM: o.vars.item, ABCD_LAND_TIP: o.vars.tip, ABCD_LAND_BASE: o.vars.base };
@@ -84,7 +91,18 @@ export async function prepareCheckJail(
     return { argv: (c) => ['sh', '-c', c], env: own, dispose: async () => undefined };
   }
   const jail = await mkdtemp(join(config.tmpDir, 'abcd-check-'));
+  let net: SandboxNetwork | undefined;
   try {
+    // Its own loopback only; with an allow-list (empty by default), the egress proxy as the way out.
+    net = o.network
+      ? await openSandboxNetwork({
+          base: jail,
+          ...(repo.deps.self ? { node: repo.deps.self.node } : {}),
+          allow: o.network.allow,
+          allowKey: 'land.network.allow',
+          ...(o.onNetwork ? { onEvent: o.onNetwork } : {}),
+        })
+      : undefined;
     const home = join(jail, 'home');
     const tmp = join(jail, 'tmp');
     const cache = join(config.machineDir, 'check-cache', String(process.getuid?.() ?? 'user'));
@@ -98,18 +116,23 @@ export async function prepareCheckJail(
         { path: jail, writable: true },
         { path: join(repo.commonDir, 'objects') },
         { path: cache, writable: true },
+        ...(net?.binds ?? []),
       ],
       chdir: wt.dir,
-      network: o.network,
-    };
-    const args = bwrapArgs(plan);
+      ...(net ? { inside: net.prefix } : {}),
+    } satisfies SandboxPlan;
     const caches = { XDG_CACHE_HOME: cache, npm_config_cache: join(cache, 'npm'), PIP_CACHE_DIR: join(cache, 'pip') };
+    const opened = net;
     return {
-      argv: (c) => ['bwrap', ...args, '--', '/bin/sh', '-c', c],
-      env: { ...allowedEnv(env, o.envNames), HOME: home, TMPDIR: tmp, ...caches, ...land },
-      dispose: () => rm(jail, { recursive: true, force: true }),
+      argv: (c) => sandboxArgv(plan, ['/bin/sh', '-c', c]),
+      env: { ...allowedEnv(env, o.envNames), HOME: home, TMPDIR: tmp, ...caches, ...land, ...(net?.env ?? {}) },
+      dispose: async () => {
+        await opened?.close();
+        await rm(jail, { recursive: true, force: true });
+      },
     };
   } catch (e) {
+    await net?.close();
     await rm(jail, { recursive: true, force: true });
     throw e;
   }
@@ -152,6 +175,7 @@ export async function runJailedChecks(
     envNames: o.config.envNames,
     network: o.config.network,
     vars: o.vars,
+    ...(o.watch?.network ? { onNetwork: (e: NetworkEvent) => o.watch!.network!(e) } : {}),
   });
   try {
     return await runChecks({

@@ -6,6 +6,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { spawnProcess } from '../core/spawn.js';
 import { formatDuration } from '../core/duration.js';
 import type { SandboxMode } from '../machine/sandbox/bwrap.js';
+import type { NetworkEvent } from '../machine/sandbox/sandbox-network.js';
 import { checkEnvNames } from '../machine/sandbox/environment.js';
 import { DEFAULT_PRIORITY_AGE_MS } from './priority.js';
 import type { IntegrationStrategy } from '../records/queue.js';
@@ -28,8 +29,8 @@ export interface LandConfig {
   sandbox: SandboxMode;
   /** Variables a check gets on top of the allow-list. */
   envNames: string[];
-  /** false: a sandboxed check has no network. */
-  network: boolean;
+  /** false: a sandboxed check has no way out of its loopback; else the hosts its egress proxy allows. */
+  network: false | { allow: string[] };
   /** A failing check runs again this many times on the same tree before it counts as failed. */
   retries: number;
   /** How far a priority moves a queue entry (land/priority.ts). */
@@ -53,7 +54,8 @@ export async function readLandConfig(git: Git, mainTip: string, parseDuration: (
     batchWaitMs: land?.batchWait ? parseDuration(land.batchWait) : 0,
     sandbox: land?.sandbox ?? 'auto',
     envNames: checkEnvNames(land?.env ?? [], 'land.env'),
-    network: land?.network ?? true,
+    // `true`, from before checks had an allow-list, means what leaving it out means: the list, empty by default.
+    network: land?.network === false ? false : { allow: typeof land?.network === 'object' ? (land.network.allow ?? []) : [] },
     retries: land?.retries ?? 0,
     priorityAgeMs: land?.priorityAge ? parseDuration(land.priorityAge) : DEFAULT_PRIORITY_AGE_MS,
     ...(land?.strategy ? { strategy: land.strategy } : {}),
@@ -81,6 +83,8 @@ export interface CheckWatch {
   running?(on: boolean): void;
   /** What the checks print, as it comes, with a line before and after each check. */
   output?(text: string): void;
+  /** A connection a check's sandbox asked for, allowed or refused. */
+  network?(e: NetworkEvent): void;
 }
 
 export interface CheckRun {

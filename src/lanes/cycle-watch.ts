@@ -6,6 +6,7 @@ import type { RunContext } from './context.js';
 import type { CycleLog } from './cycle-log.js';
 import type { AgentActivity } from './runtimes/runtime.js';
 import { activityText } from './output-tail.js';
+import { networkLine, NetworkTally, type NetworkCounts, type NetworkEvent } from '../machine/sandbox/sandbox-network.js';
 
 // How much of an unfinished line is held waiting for its end.
 const MAX_PARTIAL_CHARS = 4096;
@@ -21,6 +22,10 @@ export interface CycleWatch {
   agent(): void;
   /** The agent is done: its work goes to the land queue. */
   landing(): void;
+  /** A connection the agent's or a check's sandbox asked for: a line in the log, a count, a refused one in the live line. */
+  network(e: NetworkEvent): void;
+  /** What the cycle's connections came to so far. */
+  networkCounts(): NetworkCounts;
   /** Handed to the land: the checks' output and when they run. */
   readonly checks: CheckWatch;
   /** The cycle is over. */
@@ -31,8 +36,16 @@ export function watchCycle(ctx: RunContext, item: string, log: CycleLog | undefi
   // Claude Code and Codex say what they do in their own messages; their raw output is JSON.
   const reportsOwnActivity = ctx.runtime.name !== 'command';
   let partial = '';
+  const tally = new NetworkTally();
+  const network = (e: NetworkEvent) => {
+    tally.add(e);
+    log?.write(networkLine(e));
+    if (!e.allowed) ctx.onActivity?.(item, { kind: 'message', text: `network refused: ${e.method} ${e.target}` });
+  };
   ctx.onPhase?.(item, 'agent');
   return {
+    network,
+    networkCounts: () => tally.counts(),
     agentOutput(chunk) {
       log?.write(chunk);
       ctx.onOutput?.(chunk);
@@ -58,6 +71,7 @@ export function watchCycle(ctx: RunContext, item: string, log: CycleLog | undefi
     checks: {
       running: (on) => ctx.onPhase?.(item, on ? 'checks' : 'landing'),
       output: (text) => log?.write(text),
+      network,
     },
     end() {
       ctx.onPhase?.(item, null);

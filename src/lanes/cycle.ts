@@ -29,6 +29,7 @@ import { runSteeredAgent } from './steer-cycle.js';
 import { cyclePlan, laneHidden } from './sandbox.js';
 import { mailboxLine } from '../steering/mailbox.js';
 import { cycleBranch } from './keep-work.js';
+import { openSandboxNetwork, type SandboxNetwork } from '../machine/sandbox/sandbox-network.js';
 import { landCycle } from './cycle-landing.js';
 
 export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, taken: Taken, n: number): Promise<CycleRecord> {
@@ -52,6 +53,8 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
     ...r,
     // The reason goes to the remote's record: bounded, and nothing in it that looks like a token.
     ...(r.reason ? { reason: sanitizeLine(scrubSecrets(r.reason), 480) } : {}),
+    // Where the agent and its checks connected, when a sandbox's proxy stood between them and the network.
+    ...(net && watch ? { network: watch.networkCounts() } : {}),
     durationMs: clock.now() - startedAt,
   });
   const keeper = new ClaimKeeper(lane, taken.ref, short, taken.tip, taken.claim);
@@ -62,6 +65,7 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
   let log: CycleLog | undefined;
   let closeSession: () => Promise<void> = () => Promise.resolve();
   let watch: CycleWatch | undefined;
+  let net: SandboxNetwork | undefined;
   try {
     log = await openCycleLog({ commonDir: ctx.repo.commonDir, runId: ctx.runId, n, item: short });
     watch = watchCycle(ctx, short, log);
@@ -94,6 +98,18 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
       home: files.home,
       tmp: files.tmp,
     });
+    // The agent's only way out of its sandbox's loopback: the egress proxy, with this cycle's allow-list.
+    if (ctx.sandbox === 'bwrap') {
+      const w = watch;
+      net = await openSandboxNetwork({
+        base: cycleDir,
+        ...(ctx.repo.deps.self ? { node: ctx.repo.deps.self.node } : {}),
+        allow: config.lanes?.network?.allow ?? [],
+        allowKey: 'lanes.network.allow',
+        onEvent: (e) => w.network(e),
+      });
+      Object.assign(env, net.env);
+    }
     const collect = (base = runHead) =>
       collectAgentWork({
         lane: ctx.repo.git,
@@ -110,7 +126,14 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
     const session = await ctx.runtime.open({
       env,
       sandbox: ctx.sandbox,
-      plan: cyclePlan({ cycleDir, objectsDir: storeObjects, hide: laneHidden(ctx), program: ctx.program }),
+      plan: cyclePlan({
+        cycleDir,
+        objectsDir: storeObjects,
+        hide: laneHidden(ctx),
+        program: ctx.program,
+        ...(net ? { network: net } : {}),
+      }),
+      ...(net ? { network: net } : {}),
       marker: `ABCD_WORKTREE=${wt}`,
       cycleDir,
       mailbox: files.mailbox,
@@ -205,6 +228,7 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
     });
   } finally {
     await closeSession();
+    await net?.close();
     await keeper.stop();
     watch?.end();
     await log?.close();

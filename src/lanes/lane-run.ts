@@ -119,7 +119,7 @@ export async function runLane(repo: Repo, input: LaneRunInput): Promise<LaneRunR
     first: snap,
     ...(firstListing ? { firstListing } : {}),
     cfg: { tip: mainTip, config },
-    ...(warningOf([warning, ignoredRequesters(cfg)]) ?? {}),
+    ...(warningOf([warning, unfilteredNetwork(sandbox, cfg), ignoredRequesters(cfg)]) ?? {}),
   });
 }
 
@@ -341,6 +341,12 @@ function ignoredRequesters(cfg: { requesters?: string[] | undefined }): string |
     'lanes.requesters in .abcd/config.json is ignored: anyone who can land can change it. Requesters are named in the ' +
     "person's signed settings now (abcd settings requesters a@example.com,b@example.com)."
   );
+}
+
+/** Unsandboxed, the agent has the host's network: no egress proxy stands between, and the lane says so. */
+function unfilteredNetwork(sandbox: 'bwrap' | 'none', cfg: LanesConfig): string | undefined {
+  if (sandbox !== 'none') return undefined;
+  return `The agent runs unsandboxed: it reaches the network as you do, with no egress proxy${cfg.network?.allow ? ' (lanes.network.allow does not apply)' : ''}.`;
 }
 
 function warningOf(parts: (string | undefined)[]): { warning: string } | undefined {

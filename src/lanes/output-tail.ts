@@ -54,8 +54,9 @@ export function checkTail(e: unknown): { checkTail?: string[] } {
 export function keepNewestTails(cycles: CycleRecord[]): CycleRecord[] {
   const keepFrom = cycles.length - MAX_TAILED_CYCLES;
   return cycles.map((c, i) => {
-    if (i >= keepFrom || (!c.outputTail && !c.checkTail)) return c;
+    if (i >= keepFrom || (!c.outputTail && !c.checkTail && !c.network?.hosts)) return c;
     const { outputTail: _o, checkTail: _c, ...rest } = c;
-    return rest;
+    // The counts stay; the host names go with the tails.
+    return c.network ? { ...rest, network: { allowed: c.network.allowed, refused: c.network.refused } } : rest;
   });
 }

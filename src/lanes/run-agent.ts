@@ -6,7 +6,7 @@
 // it: the `command` runtime runs a shell command, Claude Code keeps its stdin open for turns.
 import { spawn } from 'node:child_process';
 import type { Writable } from 'node:stream';
-import { bwrapArgs, type Sandbox, type SandboxPlan } from '../machine/sandbox/bwrap.js';
+import { sandboxArgv, type Sandbox, type SandboxPlan } from '../machine/sandbox/bwrap.js';
 import { pidNamespacePrefix, sweepByEnvironment } from '../machine/sandbox/pid-namespace.js';
 
 export interface AgentRun {
@@ -65,8 +65,7 @@ export async function runAgent(o: Omit<AgentProcessOptions, 'argv' | 'stdin'> & 
 export async function startAgent(o: AgentProcessOptions): Promise<AgentProcess> {
   const t0 = o.now();
   const unshare = o.sandbox === 'bwrap' ? undefined : await pidNamespacePrefix(o.env);
-  const argv =
-    o.sandbox === 'bwrap' ? ['bwrap', ...bwrapArgs(o.plan), '--', ...o.argv] : unshare ? [...unshare, '--', ...o.argv] : [...o.argv];
+  const argv = o.sandbox === 'bwrap' ? sandboxArgv(o.plan, o.argv) : unshare ? [...unshare, '--', ...o.argv] : [...o.argv];
   const [file, ...args] = argv as [string, ...string[]];
   const swept = o.sandbox === 'none' && !unshare;
   const child = spawn(file, args, { cwd: o.plan.chdir, env: o.env, stdio: [o.stdin ?? 'ignore', 'pipe', 'pipe'], detached: true });

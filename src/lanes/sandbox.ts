@@ -8,6 +8,7 @@ import { UnsafeEnvironment, UsageError } from '../core/refusals.js';
 import { probeBwrap, type Bind, type Sandbox, type SandboxMode, type SandboxPlan } from '../machine/sandbox/bwrap.js';
 import { isInside } from '../machine/sandbox/places.js';
 import { programView } from '../machine/sandbox/program.js';
+import type { SandboxNetwork } from '../machine/sandbox/sandbox-network.js';
 
 export type { Sandbox, SandboxMode, SandboxPlan } from '../machine/sandbox/bwrap.js';
 
@@ -36,15 +37,28 @@ export function laneHidden(ctx: { hide: readonly string[]; repo: { commonDir: st
   return [...ctx.hide, ctx.repo.commonDir, dirname(ctx.repo.commonDir), ctx.repo.deps.cwd];
 }
 
-/** One cycle's plan: its folder writable, the objects it borrows read-only, the agent's program read-only. */
+/** One cycle's plan: its folder writable, the objects it borrows read-only, the agent's program read-only, its network's relay. */
 export function cyclePlan(o: {
   cycleDir: string;
   objectsDir: string;
   hide: readonly string[];
   program?: Pick<SandboxPlan, 'binds' | 'symlinks'>;
+  network?: Pick<SandboxNetwork, 'binds' | 'prefix'>;
 }): SandboxPlan {
   const binds: Bind[] = [{ path: o.objectsDir }, { path: o.cycleDir, writable: true }, ...(o.program?.binds ?? [])];
-  return { hide: o.hide, binds, symlinks: o.program?.symlinks ?? [], chdir: join(o.cycleDir, 'wt') };
+  const plan: SandboxPlan = { hide: o.hide, binds, symlinks: o.program?.symlinks ?? [], chdir: join(o.cycleDir, 'wt') };
+  const net = o.network;
+  if (!net) return plan;
+  // Read as each agent process starts: a forward the runtime adds (its gateway) is in it.
+  return {
+    ...plan,
+    get binds() {
+      return [...binds, ...net.binds];
+    },
+    get inside() {
+      return net.prefix;
+    },
+  };
 }
 
 /**

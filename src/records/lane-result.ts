@@ -53,6 +53,12 @@ const CycleSchema = z.object({
   checkTail: TailSchema.optional(),
   /** Where the cycle's work is on the remote when it did not land: its work branch and head. */
   kept: z.object({ branch: z.string().min(1).max(300).regex(PRINTABLE), head: z.string().regex(OID) }).optional(),
+  /**
+   * What the cycle's sandboxed agent and its checks asked abcd's egress proxy for: connections
+   * allowed and refused, and the distinct host:ports (the newest cycles only). Absent unsandboxed
+   * and from older writers.
+   */
+  network: z.object({ allowed: Count, refused: Count, hosts: z.array(z.string().max(300).regex(PRINTABLE)).max(16).optional() }).optional(),
   /** Turns the agent was given after its first: to resolve a land's conflict, to fix a failing check. */
   resumed: z.object({ conflict: z.number().int().nonnegative(), check: z.number().int().nonnegative() }).optional(),
 });

@@ -8,6 +8,7 @@ import type { Git } from '../git/git.js';
 import { describeConfigIssue } from './config-issues.js';
 import { UsageError } from '../core/refusals.js';
 import { IntegrationStrategySchema } from '../records/queue.js';
+import { ALLOW_ENTRY_HINT, parseAllowEntry } from '../machine/sandbox/network-allow.js';
 
 export const CONFIG_PATH = '.abcd/config.json';
 
@@ -20,6 +21,16 @@ const HostPath = z
   .string()
   .max(4096)
   .regex(/^(?!.*(^|\/)\.\.(\/|$))(\/|~\/)/, 'an absolute path or one under your home such as ~/.local/share/claude');
+
+// Where a sandbox's egress proxy lets it connect: `host:port` or `*.domain:port`.
+const AllowEntry = z
+  .string()
+  .max(300)
+  .refine((t) => parseAllowEntry(t) !== undefined, ALLOW_ENTRY_HINT);
+const NetworkSection = z.strictObject({
+  /** The hosts the sandbox's egress proxy lets its code reach (default: none but a runtime's model API). */
+  allow: z.array(AllowEntry).max(256).optional(),
+});
 
 export const LandSectionSchema = z.strictObject({
   /** Shell commands run in the integrated tree before landing; empty: no checks. */
@@ -49,8 +60,11 @@ export const LandSectionSchema = z.strictObject({
   sandbox: z.enum(['auto', 'bwrap', 'none']).optional(),
   /** Names of variables a check gets on top of the allow-list (never tokens, ABCD_*, GIT_*, SSH_AUTH_SOCK). */
   env: z.array(EnvName).optional(),
-  /** false: a sandboxed check has no network. */
-  network: z.boolean().optional(),
+  /**
+   * A sandboxed check's network: `{"allow": [...]}` the hosts its egress proxy lets it reach
+   * (default none); false: no way out of its loopback at all; true (older configs): the default.
+   */
+  network: z.union([z.boolean(), NetworkSection]).optional(),
   /**
    * How many times a failing check is run again on the same tree before the entry is judged
    * failed (default 0). For flaky checks; each attempt is in the land's result.
@@ -113,6 +127,8 @@ export const LanesSectionSchema = z.strictObject({
   sandbox: z.enum(['auto', 'bwrap', 'none']).optional(),
   /** Names of variables passed to the agent on top of the allow-list. */
   env: z.array(EnvName).optional(),
+  /** The hosts the agent's egress proxy lets it reach besides its runtime's model API (default none). */
+  network: NetworkSection.optional(),
   /** Folders or files shown read-only inside the agent's sandbox (an agent installed under HOME). */
   bind: z.array(HostPath).max(64).optional(),
   /** No longer honoured (a lane says so): requesters are named in the person's signed settings. */

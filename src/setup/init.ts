@@ -6,6 +6,7 @@ import { GENERATED_MARKER, GITHUB_WORKFLOW_PATH, renderGithubWorkflow } from './
 import { GITLAB_CI_PATH, GITLAB_INCLUDE_PATH, renderGitlabCi } from './gitlab-ci.js';
 import { installCommand, PACKAGE_VARIABLE, readPackageSpec } from './package-spec.js';
 import { findPushWorkflows, type PushWorkflow } from './push-workflows.js';
+import { lockFileRegistries } from './registries.js';
 import type { Env } from '../core/deps.js';
 import { UsageError } from '../core/refusals.js';
 import { Git } from '../git/git.js';
@@ -39,6 +40,8 @@ export interface InitResult {
   next?: string;
   /** The repository's own GitHub workflows that every record push would start. */
   pushWorkflows: PushWorkflow[];
+  /** The registries the lock files name, which a check that installs must reach (land.network.allow). */
+  registries: { files: string[]; allow: string[]; advice?: string };
 }
 
 interface Plan {
@@ -80,7 +83,12 @@ export async function initRepository(input: InitInput): Promise<InitResult> {
     });
   }
   const root = top.stdout.toString().trim();
-  const plans: Plan[] = [{ path: CONFIG_PATH, text: renderRepoConfig(DEFAULT_REPO_CONFIG), overwrite: false }];
+  // A check reaches no host its list does not name: a new config names the registries the lock files do.
+  const registries = await lockFileRegistries(root);
+  const config: RepoConfig = registries.allow.length
+    ? { ...DEFAULT_REPO_CONFIG, land: { ...DEFAULT_REPO_CONFIG.land, network: { allow: registries.allow } } }
+    : DEFAULT_REPO_CONFIG;
+  const plans: Plan[] = [{ path: CONFIG_PATH, text: renderRepoConfig(config), overwrite: false }];
   let next: string | undefined;
   if (input.ci) {
     const spec = await readPackageSpec();
@@ -122,5 +130,18 @@ export async function initRepository(input: InitInput): Promise<InitResult> {
   }
   const pushWorkflows = await findPushWorkflows(root, input.fix === true);
   const written = [...todo.map((p) => p.path), ...pushWorkflows.filter((w) => w.state === 'fixed').map((w) => w.path)];
-  return { root, written, kept, ...(next ? { next } : {}), pushWorkflows };
+  const advice = await registryAdvice(root, registries, written.includes(CONFIG_PATH));
+  return { root, written, kept, ...(next ? { next } : {}), pushWorkflows, registries: { ...registries, ...(advice ? { advice } : {}) } };
+}
+
+/** What init says of the registries: what it wrote, or what a kept config lacks. */
+async function registryAdvice(root: string, r: { files: string[]; allow: string[] }, wrote: boolean): Promise<string | undefined> {
+  if (r.allow.length === 0) return undefined;
+  const named = `the registries ${r.files.join(', ')} name${r.files.length === 1 ? 's' : ''}`;
+  if (wrote) return `${CONFIG_PATH}: land.network.allow lists ${named} (a sandboxed check reaches no other host): ${r.allow.join(', ')}`;
+  const network = (await existingConfig(root))?.land?.network;
+  const listed = typeof network === 'object' ? (network.allow ?? []) : [];
+  const missing = network === false ? [] : r.allow.filter((h) => !listed.includes(h));
+  if (missing.length === 0) return undefined;
+  return `${named[0]!.toUpperCase()}${named.slice(1)} are not in land.network.allow, so a sandboxed check cannot install from them: add ${JSON.stringify({ land: { network: { allow: [...listed, ...missing] } } })} to ${CONFIG_PATH}`;
 }

@@ -130,6 +130,8 @@ export class AnthropicStub {
   private server!: Server;
   private base = '';
   private heads = 0;
+  /** Requests that came through a proxy (abcd's egress proxy names itself in Via): Claude Code sends no HEAD / through one. */
+  private proxied = 0;
 
   static async start(): Promise<AnthropicStub> {
     const stub = new AnthropicStub();
@@ -181,7 +183,7 @@ export class AnthropicStub {
       .filter((s) => s.next < s.steps.length)
       .map((s) => `a script ${s.conversation ? `(conversation ${s.conversation}) ` : ''}has ${s.steps.length - s.next} step(s) unused`);
     const all = [...this.problems, ...left];
-    if (this.heads === 0 && this.requests.length > 0) all.push('no HEAD / came before the first request');
+    if (this.heads === 0 && this.requests.length > this.proxied) all.push('no HEAD / came before the first request');
     if (all.length) throw new Error(`model server stub: ${all.join('; ')}`);
   }
 
@@ -193,6 +195,7 @@ export class AnthropicStub {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const raw = await readBody(req);
     const path = req.url ?? '/';
+    if (String(req.headers.via ?? '').includes('abcd')) this.proxied++;
     if (req.method === 'HEAD' && path === '/') {
       this.heads++;
       res.writeHead(200).end();

@@ -50,10 +50,18 @@ export const init: Command = {
       ...r.written.map((p) => `wrote ${p}`),
       ...r.kept.map((p) => `kept ${p} (already there)`),
       ...(r.next ? [r.next] : []),
+      ...(r.registries.advice ? [r.registries.advice] : []),
       ...pushWorkflowAdvice(r.pushWorkflows),
     ];
     return {
-      json: { root: r.root, written: r.written, kept: r.kept, next: r.next ?? null, pushWorkflows: r.pushWorkflows },
+      json: {
+        root: r.root,
+        written: r.written,
+        kept: r.kept,
+        next: r.next ?? null,
+        pushWorkflows: r.pushWorkflows,
+        registries: { files: r.registries.files, allow: r.registries.allow },
+      },
       text: lines.join('\n'),
     };
   },

@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Env } from '../../core/deps.js';
 import { allowedEnv } from '../../machine/sandbox/environment.js';
+import { urlEndpoint } from '../../machine/sandbox/network-allow.js';
 import type { ClaudeConfig } from '../../repo/config.js';
 import { startAgent, type AgentProcess, type AgentRun } from '../run-agent.js';
 import { CLAUDE_QUIET_ENV, claudeArgv, userMessageLine } from './claude-args.js';
@@ -19,8 +20,18 @@ const CLOSE_GRACE_MS = 5000;
 // Between turns the process waits on stdin; past this it is stopped (the next turn resumes).
 const IDLE_BETWEEN_TURNS_MS = 60 * 60_000;
 
+// Where Claude Code's API is when ANTHROPIC_BASE_URL does not say.
+const ANTHROPIC_API_ENDPOINT = 'api.anthropic.com:443';
+
 export function claudeRuntime(cfg: ClaudeConfig, laneEnv: Env): Runtime {
-  return { name: 'claude', open: (agent) => Promise.resolve(new ClaudeSession(cfg, laneEnv, agent)) };
+  return {
+    name: 'claude',
+    open: (agent) => {
+      const base = allowedEnv(laneEnv, cfg.env ?? []).ANTHROPIC_BASE_URL ?? agent.env.ANTHROPIC_BASE_URL;
+      agent.network?.allow((base && urlEndpoint(base)) || ANTHROPIC_API_ENDPOINT);
+      return Promise.resolve(new ClaudeSession(cfg, laneEnv, agent));
+    },
+  };
 }
 
 interface Live {

@@ -46,7 +46,8 @@ const QUERY_PARAMS = new Set(['api-version']);
 // A name shown as it is; anything else (a quoted key could hold anything) is not repeated.
 const BARE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
-export type AgentCodexConfig = { ok: true; toml: string; model?: string; dropped: string[] } | { ok: false; reason: string };
+export type AgentCodexConfig =
+  { ok: true; toml: string; model?: string; baseUrl?: string; dropped: string[] } | { ok: false; reason: string };
 
 /** The allow-listed part of `toml` as TOML, the names of what was dropped, or why it is not a config. */
 export function agentCodexConfig(toml: string): AgentCodexConfig {
@@ -68,7 +69,11 @@ export function agentCodexConfig(toml: string): AgentCodexConfig {
     else dropped.push(nameOf(key));
   }
   const model = typeof out.model === 'string' && out.model.length <= 200 ? out.model : undefined;
-  return { ok: true, toml: stringify(out), ...(model ? { model } : {}), dropped };
+  // Where the chosen provider is: the sandbox's egress proxy lets the agent reach it.
+  const provider =
+    typeof out.model_provider === 'string' && isTable(out.model_providers) ? out.model_providers[out.model_provider] : undefined;
+  const baseUrl = isTable(provider) && typeof provider.base_url === 'string' ? provider.base_url : undefined;
+  return { ok: true, toml: stringify(out), ...(model ? { model } : {}), ...(baseUrl ? { baseUrl } : {}), dropped };
 }
 
 function keepProviders(providers: Record<string, unknown>, dropped: string[]): Record<string, unknown> {

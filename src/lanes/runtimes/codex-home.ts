@@ -18,6 +18,8 @@ export interface CodexHome {
   dir: string;
   /** The seeded config's top-level `model`, when it names one. */
   model?: string;
+  /** The base URL of the provider the seeded config chooses, when it names one. */
+  baseUrl?: string;
   /** Where the config came from and what of it was left out, or why none was copied: for the cycle's log. */
   seeded: string;
   /** The names of what the copy left out (never their values). */
@@ -40,6 +42,7 @@ export async function makeCodexHome(cycleDir: string, from: string | undefined):
   return {
     dir,
     ...(config.model ? { model: config.model } : {}),
+    ...(config.baseUrl ? { baseUrl: config.baseUrl } : {}),
     seeded: `the model settings of ${source}${left}`,
     dropped: config.dropped,
   };

@@ -6,10 +6,15 @@
 // sandbox off inside the lane's (ADR 0087). Usage is the thread's latest running total (ADR 0088).
 import type { CodexConfig } from '../../repo/config.js';
 import { checkEnvNames } from '../../machine/sandbox/environment.js';
+import { urlEndpoint } from '../../machine/sandbox/network-allow.js';
 import { startAgent } from '../run-agent.js';
 import { CodexEvents } from './codex-events.js';
 import { makeCodexHome, type CodexHome } from './codex-home.js';
 import type { AgentSession, CycleAgent, Runtime, TurnOptions, TurnResult } from './runtime.js';
+
+// Where Codex's own provider is when no config or variable names another.
+const OPENAI_API = 'https://api.openai.com/v1';
+const OPENAI_API_ENDPOINT = 'api.openai.com:443';
 
 /** What Codex needs from the lane's environment whatever the config says: its key, its endpoint, the team's config. */
 const CODEX_ENV = ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'CODEX_HOME'] as const;
@@ -29,6 +34,7 @@ export function codexRuntime(cfg: CodexConfig = {}): Runtime {
     name: 'codex',
     open: async (agent) => {
       const home = await makeCodexHome(agent.cycleDir, agent.env.CODEX_HOME);
+      agent.network?.allow(urlEndpoint(home.baseUrl ?? agent.env.OPENAI_BASE_URL ?? OPENAI_API) ?? OPENAI_API_ENDPOINT);
       // The cycle's log says what config Codex got, so a setting that went missing is explained there.
       agent.onOutput?.(`[abcd: Codex's config: ${home.seeded}]\n`);
       return new CodexSession(cfg, agent, home);

@@ -5,6 +5,7 @@
 // while a turn runs. The session reports what the agent used, and leaves nothing running.
 import type { CycleUsage } from '../../machine/budget/usage.js';
 import type { Sandbox, SandboxPlan } from '../../machine/sandbox/bwrap.js';
+import type { SandboxNetwork } from '../../machine/sandbox/sandbox-network.js';
 
 export type RuntimeName = 'command' | 'claude' | 'codex';
 
@@ -24,6 +25,11 @@ export interface CycleAgent {
   env: Record<string, string>;
   sandbox: Sandbox;
   plan: SandboxPlan;
+  /**
+   * The sandbox's network (absent unsandboxed): a runtime lets its proxy reach its model's API,
+   * or forwards an in-sandbox loopback address to a host socket of its own (a model gateway).
+   */
+  network?: Pick<SandboxNetwork, 'allow' | 'forward'>;
   /** `NAME=value` only this cycle's processes carry: swept when no pid namespace could be had. */
   marker: string;
   /** The cycle's private folder outside the worktree (writable by the agent; gone with the cycle). */

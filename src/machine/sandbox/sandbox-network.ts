@@ -1,0 +1,123 @@
+// The network of one sandbox: its own namespace with a loopback only (bwrap --unshare-net), and
+// the few ways out abcd gives it, each a loopback address inside whose connections the relay
+// carries to a unix socket on the host. One of them is always the egress proxy (127.0.0.1:3128,
+// named by HTTPS_PROXY / HTTP_PROXY); others plug in through `forwards` (the seam a model
+// gateway uses: it listens on a unix socket of its own and is reached inside at GATEWAY_ADDRESS,
+// the one address NO_PROXY names, so its requests skip the proxy).
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { Bind } from './bwrap.js';
+import { startEgressProxy, type NetworkEvent } from './egress-proxy.js';
+import { parseAllowEntry, type AllowEntry } from './network-allow.js';
+import { relayPrefix, type LoopbackForward } from './relay.js';
+
+export type { NetworkEvent } from './egress-proxy.js';
+export type { LoopbackForward } from './relay.js';
+
+/** Where the proxy listens inside the sandbox (squid's port: what a reader expects of a proxy). */
+export const PROXY_ADDRESS = { host: '127.0.0.1', port: 3128 } as const;
+/** The in-sandbox address reserved for abcd's model gateway: the only one that skips the proxy. */
+export const GATEWAY_ADDRESS = '127.0.0.2';
+// How many distinct hosts a cycle's result names; the counts cover the rest.
+const MAX_HOSTS = 16;
+
+/** What a sandbox's connections came to: the cycle's result carries it. */
+export interface NetworkCounts {
+  allowed: number;
+  refused: number;
+  /** The distinct `host:port`s asked for, allowed or refused, in the order first seen. */
+  hosts: string[];
+}
+
+export interface SandboxNetwork {
+  /** What the sandbox must show: the node that runs the relay, each socket's folder (read-only). */
+  readonly binds: Bind[];
+  /** The relay and its forwards, before the sandbox's command. */
+  readonly prefix: string[];
+  /** HTTPS_PROXY, HTTP_PROXY, their lowercase forms and NO_PROXY. */
+  readonly env: Record<string, string>;
+  /** Lets the proxy reach one more `host:port` (a runtime's model API); a malformed one is ignored. */
+  allow(endpoint: string): void;
+  /**
+   * Forwards one more in-sandbox loopback address to a host unix socket, in every sandbox
+   * started from now on (the gateway's seam: a runtime adds its gateway before its agent starts).
+   * The socket's folder is bound in read-only: keep it private to this sandbox.
+   */
+  forward(f: LoopbackForward): void;
+  close(): Promise<void>;
+}
+
+export interface SandboxNetworkOptions {
+  /** The private folder is made as `<base>-net-XXXXXX` (0700), beside the sandbox's own folder. */
+  base: string;
+  /** The node binary that runs abcd: the relay's interpreter (default: this process's). */
+  node?: string;
+  /** The allow-list: `host:port` and `*.domain:port` entries (checked by the config's schema). */
+  allow: readonly string[];
+  /** The config key that holds that list, for a refusal's text. */
+  allowKey: string;
+  /** More in-sandbox loopback addresses and the host sockets they reach (the gateway's seam). */
+  forwards?: readonly LoopbackForward[];
+  onEvent?: (e: NetworkEvent) => void;
+}
+
+export async function openSandboxNetwork(o: SandboxNetworkOptions): Promise<SandboxNetwork> {
+  const entries: AllowEntry[] = o.allow.map(parseAllowEntry).filter((e): e is AllowEntry => e !== undefined);
+  const node = o.node ?? process.execPath;
+  const dir = await mkdtemp(`${o.base}-net-`);
+  try {
+    const proxy = await startEgressProxy({
+      dir,
+      allow: entries,
+      allowKey: o.allowKey,
+      onEvent: (e) => o.onEvent?.(e),
+    });
+    const forwards: LoopbackForward[] = [{ ...PROXY_ADDRESS, socket: proxy.socketPath }, ...(o.forwards ?? [])];
+    const url = `http://${PROXY_ADDRESS.host}:${PROXY_ADDRESS.port}`;
+    // Read when a sandbox starts: a forward added before then is in it.
+    const folders = () => [...new Set(forwards.map((f) => f.socket.slice(0, f.socket.lastIndexOf('/'))))];
+    return {
+      get binds() {
+        return [{ path: node }, ...folders().map((path) => ({ path }))];
+      },
+      get prefix() {
+        return relayPrefix(node, forwards);
+      },
+      forward(f) {
+        if (forwards.some((x) => x.host === f.host && x.port === f.port)) throw new Error(`${f.host}:${f.port} is forwarded already`);
+        forwards.push(f);
+      },
+      env: { HTTPS_PROXY: url, HTTP_PROXY: url, https_proxy: url, http_proxy: url, NO_PROXY: GATEWAY_ADDRESS, no_proxy: GATEWAY_ADDRESS },
+      allow(endpoint) {
+        const e = parseAllowEntry(endpoint);
+        if (e && !entries.some((x) => x.host === e.host && x.port === e.port && x.wildcard === e.wildcard)) entries.push(e);
+      },
+      close: async () => {
+        await proxy.close();
+        await rm(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (e) {
+    await rm(dir, { recursive: true, force: true });
+    throw e;
+  }
+}
+
+/** Counts connections as they are reported (an agent's and its checks' into one cycle's). */
+export class NetworkTally {
+  private readonly c: NetworkCounts = { allowed: 0, refused: 0, hosts: [] };
+
+  add(e: NetworkEvent): void {
+    if (e.allowed) this.c.allowed++;
+    else this.c.refused++;
+    if (this.c.hosts.length < MAX_HOSTS && !this.c.hosts.includes(e.target)) this.c.hosts.push(e.target);
+  }
+
+  counts(): NetworkCounts {
+    return { ...this.c, hosts: [...this.c.hosts] };
+  }
+}
+
+/** One line of the run's log for a connection. */
+export function networkLine(e: NetworkEvent): string {
+  return `[abcd] network: ${e.allowed ? 'allowed' : 'refused'} ${e.method} ${e.target}${e.why ? ` (${e.why})` : ''}\n`;
+}

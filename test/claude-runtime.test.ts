@@ -120,6 +120,8 @@ describe('a claude session', () => {
       turns: 4,
       model: expect.any(String),
       sessionId: conversations[0],
+      // Unsandboxed, no gateway stands between the CLI and its API: the counts are the CLI's own.
+      source: 'runtime',
     });
   }, 240_000);
 

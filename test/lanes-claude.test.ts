@@ -37,7 +37,7 @@ afterAll(cleanupTemp);
 function claudeConfig(extra: Record<string, unknown> = {}) {
   return {
     lanes: {
-      claude: { program: CLAUDE, model: MODEL, env: ['ANTHROPIC_BASE_URL', 'ANTHROPIC_API_KEY'] },
+      claude: { program: CLAUDE, model: MODEL },
       ...extra,
     },
   };
@@ -70,7 +70,13 @@ describe('the claude runtime', () => {
     const alpha = stub.on('local:item:alpha', [
       (req) =>
         toolStep(tool.write(join(workingDirectory(req), 'alpha.txt'), 'alpha by claude\n'), { input: 1200, output: 40, cacheWrite: 300 }),
-      toolStep(tool.bash('git add alpha.txt && git commit -qm "claude: alpha"'), { input: 1300, output: 25, cacheRead: 1100 }),
+      // What a prompt-injected agent would look for: its environment and Claude Code's own config files.
+      toolStep(
+        tool.bash(
+          '{ env; cat "$HOME"/.claude.json "$HOME"/.claude/* 2>/dev/null; } > seen.txt; git add alpha.txt seen.txt && git commit -qm "claude: alpha"',
+        ),
+        { input: 1300, output: 25, cacheRead: 1100 },
+      ),
       answer('alpha is done', { input: 1400, output: 8, cacheRead: 1200 }),
     ]);
     const beta = stub.on('local:item:beta', [
@@ -114,8 +120,19 @@ describe('the claude runtime', () => {
         turns: 3,
         model: expect.stringContaining(MODEL),
         sessionId: script.conversation(),
+        // Read from the API's own answers as they passed abcd's model gateway.
+        source: 'api',
       });
     }
+    // The model server got the real key on every request; the agent held only a placeholder.
+    const posts = stub.requests.filter((q) => q.method === 'POST');
+    expect(posts.length).toBeGreaterThan(0);
+    expect(new Set(posts.map((q) => q.key))).toEqual(new Set([modelEnv().ANTHROPIC_API_KEY]));
+    const seen = await onMain(remote, 'seen.txt');
+    expect(seen).toContain('ANTHROPIC_API_KEY=abcd-model-gateway-placeholder');
+    expect(seen).toMatch(/ANTHROPIC_BASE_URL=http:\/\/127\.0\.0\.2:\d+/);
+    expect(seen).not.toContain(modelEnv().ANTHROPIC_API_KEY);
+    expect(seen).not.toContain(stub.url);
     // The machine's budget took exactly that, under the claude runtime.
     const costs = [...(await costsInLog(s.dir, r.json.runId, 'alpha')), ...(await costsInLog(s.dir, r.json.runId, 'beta'))];
     const budget = await s.abcd(['budget', '--json']);
@@ -176,5 +193,30 @@ describe('the claude runtime', () => {
     expect(receipt).toMatchObject({ abcd: 'receipt', item: 'local:item:page', head: main, runId: r.json.runId });
     expect(receipt.consumed).toEqual([expect.objectContaining({ kind: 'steer', id: steer.json.id })]);
     expect(await refsUnder(remote, 'refs/heads/abcd/steer/')).toEqual([]);
+  }, 300_000);
+
+  it('a pool smaller than one turn: the gateway stops the next model request, the cycle ends budget-exhausted, and the debit is what the server answered', async () => {
+    const remote = await remoteWithItems([{ slug: 'long' }], claudeConfig());
+    const long = stub.on('local:item:long', [
+      (req) => toolStep(tool.write(join(workingDirectory(req), 'long.txt'), 'part one\n'), { input: 1200, output: 40 }),
+      answer('never asked for', { input: 5000, output: 5000 }),
+    ]);
+    const s = await laneSession(remote, 'spender', modelEnv());
+    expect((await s.abcd(['budget', 'set', '1000'])).code).toBe(0);
+    const r = await s.abcd(['drain', '--runtime', 'claude', '--json'], { timeoutMs: 240_000 });
+    // The drain ends without landing (exit 3); its result is the refusal's.
+    expect(r.code, r.stdout + r.stderr).toBe(3);
+    const record = r.json.refusal.data.result.record;
+    const cycle = (record.cycles as Array<{ item: string; outcome: string; code?: string; usage?: number; reason?: string }>)[0]!;
+    expect(cycle, JSON.stringify(r.json)).toMatchObject({ item: 'long', outcome: 'failed', code: 'budget-exhausted' });
+    expect(cycle.reason).toContain('model gateway stopped');
+    // One answer was sent, and only what it reported was debited: the turn could not run on.
+    const answered = stub.usageOf(long.conversation());
+    expect(answered.requests).toBe(1);
+    expect(cycle.usage).toBe(tokens(answered));
+    const budget = await s.abcd(['budget', '--json']);
+    expect(budget.json).toMatchObject({ spent: tokens(answered), remaining: 0 });
+    // Nothing of the cut-off cycle landed.
+    await expect(onMain(remote, 'long.txt')).rejects.toThrow();
   }, 300_000);
 });

@@ -4,8 +4,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { makeCycleFolder, removeTree } from '../machine/owned-folders.js';
 import { join } from 'node:path';
-import { debitBudget } from '../machine/budget/budget.js';
-import { recordedUsage, usageSince } from '../machine/budget/usage.js';
+import { budgetAdmitsRequest, debitBudget } from '../machine/budget/budget.js';
+import { emptyUsage, recordedUsage, usageSince, type CycleUsage } from '../machine/budget/usage.js';
 import type { ItemDoc } from '../items/source.js';
 import { itemFileForAgent } from '../items/agent-text.js';
 import { formatItem, shortItem } from '../records/item.js';
@@ -66,6 +66,8 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
   let closeSession: () => Promise<void> = () => Promise.resolve();
   let watch: CycleWatch | undefined;
   let net: SandboxNetwork | undefined;
+  // What the budget was debited for so far this cycle (the model gateway admits against the rest).
+  let debited: CycleUsage = emptyUsage();
   try {
     log = await openCycleLog({ commonDir: ctx.repo.commonDir, runId: ctx.runId, n, item: short });
     watch = watchCycle(ctx, short, log);
@@ -142,6 +144,9 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
       now: () => clock.now(),
       onOutput: (chunk: string) => watch?.agentOutput(chunk),
       onActivity: (a) => watch?.activity(a),
+      // The gateway's check before each model request: the pool less what this cycle used and
+      // was not yet debited for. The first turn is debited after it ends, later ones after theirs.
+      admitModel: (soFar) => budgetAdmitsRequest(ctx.budgetDir, usageSince(soFar, debited)),
     });
     closeSession = () => session.close();
     const { run, watcher, collected } = await runSteeredAgent(ctx, lane, {
@@ -157,12 +162,15 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
     // The session stays open: a conflict or a failing check may give it more turns.
     const spent = await session.usage();
     await debitBudget(ctx.budgetDir, { usage: spent, runtime: ctx.runtime.name, item: short });
+    debited = spent;
     const recorded = recordedUsage(spent);
     watch.used(recorded.usage ?? 0, spent.costUsd);
     const agent = { agentMs: run.durationMs, exitCode: run.exitCode, ...recorded, ...agentTail(run.outputTail) };
     // Scrubbed whole before it is cut to lines, so a key block loses its body with its header.
     const tail = scrubSecrets(run.outputTail).trim().split('\n').slice(-3).join(' | ');
     if (keeper.fenced) return end({ outcome: 'failed', code: 'fenced', reason: keeper.fenced.message, ...agent });
+    const cut = session.budgetStop?.();
+    if (cut) return end({ outcome: 'failed', code: 'budget-exhausted', reason: `the model gateway stopped the agent's next request: ${cut}`, ...agent });
     if (run.stopped) return end({ outcome: 'cancelled', reason: 'the lane was stopped (SIGINT/SIGTERM) while the agent ran', ...agent });
     if (run.timedOut)
       return end({

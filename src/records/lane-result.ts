@@ -25,6 +25,7 @@ const SpendSchema = z.object({
   model: z.string().max(200).regex(PRINTABLE).optional(),
   sessionId: z.string().max(200).regex(PRINTABLE).optional(),
   ignoredLines: Count.optional(),
+  source: z.enum(['api', 'runtime']).optional(),
 });
 // A few printable lines; the writer keeps each tail within a byte budget too.
 const TailSchema = z.array(z.string().max(200).regex(PRINTABLE)).max(12);

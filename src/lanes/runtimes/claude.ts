@@ -14,6 +14,8 @@ import { startAgent, type AgentProcess, type AgentRun } from '../run-agent.js';
 import { CLAUDE_QUIET_ENV, claudeArgv, userMessageLine } from './claude-args.js';
 import { ClaudeStream } from './claude-stream.js';
 import type { AgentSession, CycleAgent, Runtime, TurnOptions, TurnResult } from './runtime.js';
+import { linkGateway, PLACEHOLDER_KEY, type GatewayLink } from './gateway-link.js';
+import { UsageError } from '../../core/refusals.js';
 
 // After stdin is closed, how long the CLI may take to write its transcript and exit.
 const CLOSE_GRACE_MS = 5000;
@@ -23,13 +25,33 @@ const IDLE_BETWEEN_TURNS_MS = 60 * 60_000;
 // Where Claude Code's API is when ANTHROPIC_BASE_URL does not say.
 const ANTHROPIC_API_ENDPOINT = 'api.anthropic.com:443';
 
+// Where Claude Code's API is when ANTHROPIC_BASE_URL does not say, as a base URL.
+const ANTHROPIC_API = 'https://api.anthropic.com';
+// The variables that carry Claude Code's credential: in a sandbox, only the gateway holds them.
+const CLAUDE_KEYS = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN'] as const;
+
 export function claudeRuntime(cfg: ClaudeConfig, laneEnv: Env): Runtime {
   return {
     name: 'claude',
-    open: (agent) => {
+    open: async (agent) => {
       const base = allowedEnv(laneEnv, cfg.env ?? []).ANTHROPIC_BASE_URL ?? agent.env.ANTHROPIC_BASE_URL;
+      const key = laneEnv.ANTHROPIC_API_KEY;
+      // Sandboxed with a key: the key stays in abcd's gateway; the agent gets its address and a placeholder.
+      if (agent.network && key) {
+        const named = CLAUDE_KEYS.filter((k) => (cfg.env ?? []).includes(k));
+        if (named.length)
+          throw new UsageError(
+            `lanes.claude.env names ${named.join(' and ')}: in a sandbox abcd's model gateway adds the key to every model request and the agent never holds it. Remove ${named.join(' and ')} from lanes.claude.env.`,
+            'variable',
+            { name: named[0]! },
+          );
+        // The API the gateway sends to: abcd's own ANTHROPIC_BASE_URL, whether or not the agent would see it.
+        const upstream = new URL(laneEnv.ANTHROPIC_BASE_URL ?? base ?? ANTHROPIC_API);
+        const gateway = await linkGateway(agent, { api: 'anthropic', upstream, key });
+        return new ClaudeSession(cfg, laneEnv, agent, gateway);
+      }
       agent.network?.allow((base && urlEndpoint(base)) || ANTHROPIC_API_ENDPOINT);
-      return Promise.resolve(new ClaudeSession(cfg, laneEnv, agent));
+      return new ClaudeSession(cfg, laneEnv, agent);
     },
   };
 }
@@ -64,6 +86,8 @@ class ClaudeSession implements AgentSession {
     private readonly cfg: ClaudeConfig,
     private readonly laneEnv: Env,
     private readonly a: CycleAgent,
+    /** The model gateway that holds the key, when the agent is sandboxed. */
+    private readonly gateway?: GatewayLink,
   ) {
     this.stream = new ClaudeStream({
       ...(a.onActivity ? { onActivity: a.onActivity } : {}),
@@ -96,19 +120,40 @@ class ClaudeSession implements AgentSession {
     });
   }
 
+  /** The API's own counts through the gateway (the CLI's cost and session kept); else the CLI's report. */
   usage() {
-    return Promise.resolve(this.stream.usage());
+    const cli = this.stream.usage();
+    if (!this.gateway) return Promise.resolve({ ...cli, source: 'runtime' as const });
+    const api = this.gateway.usage();
+    return Promise.resolve({
+      ...api,
+      costUsd: cli.costUsd,
+      ...(cli.sessionId ? { sessionId: cli.sessionId } : {}),
+      ...((api.model ?? cli.model) ? { model: api.model ?? cli.model } : {}),
+    });
+  }
+
+  budgetStop(): string | undefined {
+    return this.gateway?.budgetStop();
   }
 
   async close(): Promise<void> {
     this.closed = true;
     const proc = this.proc;
-    if (!proc) return;
-    // Its stdin closed, the CLI ends its session; one that does not is killed with its group.
-    proc.p.stdin?.end();
-    const grace = setTimeout(() => proc.p.extend(0), CLOSE_GRACE_MS);
-    await proc.p.done;
-    clearTimeout(grace);
+    if (proc) {
+      // Its stdin closed, the CLI ends its session; one that does not is killed with its group.
+      proc.p.stdin?.end();
+      const grace = setTimeout(() => proc.p.extend(0), CLOSE_GRACE_MS);
+      await proc.p.done;
+      clearTimeout(grace);
+    }
+    await this.gateway?.close();
+  }
+
+
+  /** The gateway's address and a placeholder in place of the API's and the key, when there is a gateway. */
+  private gatewayEnv(): Record<string, string> {
+    return this.gateway ? { ANTHROPIC_BASE_URL: this.gateway.baseUrl, ANTHROPIC_API_KEY: PLACEHOLDER_KEY } : {};
   }
 
   /** A process for this session: a new one the first time, a resume when an earlier one is gone. */
@@ -120,7 +165,7 @@ class ClaudeSession implements AgentSession {
       argv: claudeArgv(this.cfg, resume ? { resume } : {}),
       stdin: 'pipe',
       // HOME and TMPDIR stay the cycle's: the CLI's config and transcripts live there.
-      env: { ...allowedEnv(this.laneEnv, this.cfg.env ?? []), ...this.a.env, ...CLAUDE_QUIET_ENV },
+      env: { ...allowedEnv(this.laneEnv, this.cfg.env ?? []), ...this.a.env, ...CLAUDE_QUIET_ENV, ...this.gatewayEnv() },
       sandbox: this.a.sandbox,
       plan: this.a.plan,
       marker: this.a.marker,

@@ -30,6 +30,11 @@ export interface CycleAgent {
    * or forwards an in-sandbox loopback address to a host socket of its own (a model gateway).
    */
   network?: Pick<SandboxNetwork, 'allow' | 'forward'>;
+  /**
+   * Asked by the model gateway before each request of a built-in runtime, with what the cycle
+   * used so far as the API answered: a reason stops that request (the budget is used up).
+   */
+  admitModel?: (cycleSoFar: CycleUsage) => { ok: true } | { ok: false; why: string };
   /** `NAME=value` only this cycle's processes carry: swept when no pid namespace could be had. */
   marker: string;
   /** The cycle's private folder outside the worktree (writable by the agent; gone with the cycle). */
@@ -78,8 +83,10 @@ export interface AgentSession {
    * agent's own stream shows it was taken, false when it could not be (it stays undelivered).
    */
   steer(envelope: string): Promise<boolean>;
-  /** What the agent used so far in this cycle, from the runtime's own messages. */
+  /** What the agent used so far in this cycle: the API's answers through the gateway, else the runtime's own messages. */
   usage(): Promise<CycleUsage>;
+  /** Why the model gateway stopped a request for the budget this cycle, if it did. */
+  budgetStop?(): string | undefined;
   /** Ends the session: nothing it started is left running. Safe to call twice. */
   close(): Promise<void>;
 }

@@ -136,6 +136,22 @@ export function budgetAllowsCycle(dir: string): BudgetCheck {
   };
 }
 
+/**
+ * Whether one more model request of a running cycle may go out (the model gateway asks before
+ * each): the pool less what the cycle used and has not been debited for yet must have some of
+ * every set limit left. Tokens only: a request's dollars are known only from the runtime, after.
+ */
+export function budgetAdmitsRequest(dir: string, undebited: CycleUsage): { ok: true } | { ok: false; why: string } {
+  const s = readBudget(dir);
+  if (s.remaining === null) return { ok: true };
+  const left = s.remaining - debitedTokens(undebited);
+  if (left > 0) return { ok: true };
+  return {
+    ok: false,
+    why: `this computer's model budget is used up (${s.pool} tokens, ${s.remaining} left before this cycle, which has used ${debitedTokens(undebited)})`,
+  };
+}
+
 /** Dollars as a person reads them: cents, or four decimals below a dollar. */
 export function formatUsd(usd: number): string {
   return usd > 0 && usd < 1 ? usd.toFixed(4) : usd.toFixed(2);

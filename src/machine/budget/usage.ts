@@ -28,6 +28,8 @@ export interface CycleUsage {
   sessionId?: string;
   /** Usage lines the `command` runtime could not read (hostile or broken): counted, never debited. */
   ignoredLines?: number;
+  /** Where the token counts come from: the API's own answers (through abcd's model gateway) or the runtime's report. */
+  source?: 'api' | 'runtime';
 }
 
 /** The most one cycle, one debit or one pool holds in dollars: far beyond any real spend, and finite. */
@@ -83,6 +85,7 @@ export function addUsage(a: CycleUsage, b: CycleUsage): CycleUsage {
     ...(model !== undefined ? { model } : {}),
     ...(sessionId !== undefined ? { sessionId } : {}),
     ...(ignored ? { ignoredLines: ignored } : {}),
+    ...((b.source ?? a.source) ? { source: b.source ?? a.source } : {}),
   };
 }
 
@@ -132,6 +135,7 @@ export function recordedUsage(u: CycleUsage): { usage?: number; spend?: CycleUsa
     ...addUsage(emptyUsage(), { ...u, model: undefined, sessionId: undefined }),
     ...(u.model ? { model: sanitizeLine(u.model, MAX_NAME_CHARS) } : {}),
     ...(u.sessionId ? { sessionId: sanitizeLine(u.sessionId, MAX_NAME_CHARS) } : {}),
+    ...(u.source ? { source: u.source } : {}),
   };
   return { ...(tokens ? { usage: tokens } : {}), spend };
 }

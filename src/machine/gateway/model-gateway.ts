@@ -143,6 +143,8 @@ function forward(o: ModelGatewayOptions, method: string, url: URL, req: Incoming
   target.search = url.search;
   const headers: Record<string, string | string[]> = {};
   for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !DROPPED_HEADERS.has(k)) headers[k] = v;
+  // A forwarding intermediary says so (RFC 9110 Via), as the egress proxy does.
+  headers.via = [req.headers.via, '1.1 abcd-gateway'].filter(Boolean).join(', ');
   // Usage is read from the answer as it passes: it must come uncompressed.
   headers['accept-encoding'] = 'identity';
   if (o.api === 'anthropic') headers['x-api-key'] = o.key;

@@ -2,7 +2,7 @@
 // that landed as a piece of one (its head refused) says so with the commit that holds its work,
 // whatever --strategy it used; several commits of one entry never reach main's first-parent
 // line untested; a head killed with -9 holds its members up for its batch lease, not its claim's
-// ttl.
+// ttl; and the four-session case, run again and again, never answers otherwise than the remote.
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -21,6 +21,15 @@ const HELD_CHECK =
   'while [ ! -f "$CHECK_LOG.go" ]; do sleep 0.1; done; sleep 0.5; ' +
   'r=0; if ls bad-*.txt >/dev/null 2>&1; then r=7; fi; ' +
   'echo "$ABCD_LAND_ITEM $(git rev-parse "HEAD^{tree}") $ABCD_LAND_BASE $r" >> "$CHECK_LOG"; exit $r';
+// The stress case's check: no holding, only time and the same notes.
+const TIMED_CHECK =
+  'sleep 0.5; r=0; if ls bad-*.txt >/dev/null 2>&1; then r=7; fi; ' +
+  'echo "$ABCD_LAND_ITEM $(git rev-parse "HEAD^{tree}") $ABCD_LAND_BASE $r" >> "$CHECK_LOG"; exit $r';
+// How many times the stress test runs the four-session case (more: ABCD_BATCH_STRESS_RUNS=20),
+// and how many of those at once: two at once are eight sessions on the machine, loaded.
+const STRESS_RUNS = Number(process.env.ABCD_BATCH_STRESS_RUNS ?? 2);
+const STRESS_AT_ONCE = Number(process.env.ABCD_BATCH_STRESS_AT_ONCE ?? 2);
+
 interface Bed {
   remote: BareRemote;
   machine: string;
@@ -221,4 +230,23 @@ describe('batches under faults', () => {
     expect(tree).not.toContain('lead.txt');
     await expectAllTested(b);
   }, 150_000);
+
+  it(`four sessions landing at once with the third failing answer as the remote says, ${STRESS_RUNS} times`, async () => {
+    const once = async (run: number) => {
+      const b = await bed({ checks: TIMED_CHECK, batch: 4 });
+      const items = ['s0', 's1', 'bad-s2', 's3'];
+      const sessions = await sessionsFor(b, items, { slots: 1 });
+      const done = await Promise.all(sessions.map((s, i) => s.abcd(['land', items[i]!, '--json', '--wait', '5m'], { timeoutMs: 400_000 })));
+      for (const [i, item] of items.entries()) {
+        const r = done[i]!;
+        expect(r.code, `run ${run}, ${item}: ${r.stdout}${r.stderr}`).toBe(item.startsWith('bad') ? 3 : 0);
+        await expectAnswerAgrees(b, item, r);
+      }
+      await expectAllTested(b);
+    };
+    for (let run = 1; run <= STRESS_RUNS; run += STRESS_AT_ONCE) {
+      const runs = Array.from({ length: Math.min(STRESS_AT_ONCE, STRESS_RUNS - run + 1) }, (_, k) => run + k);
+      await Promise.all(runs.map(once));
+    }
+  }, 600_000);
 });

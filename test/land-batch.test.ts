@@ -119,8 +119,8 @@ describe('land.batch', () => {
     for (const r of runs) expect(r.code, r.stdout + r.stderr).toBe(0);
     const [plug, head, ...followers] = runs as [AbcdRun, AbcdRun, ...AbcdRun[]];
     expect(plug.json.previousTip).toBe(before);
-    expect(head.json.batch).toEqual({ by: 'item-1', size: 4, rounds: 1 });
-    for (const f of followers) expect(f.json.batch).toEqual({ by: 'item-1', size: 4 });
+    expect(head.json.batch).toEqual({ by: 'item-1', size: 4, rounds: 1, landedAs: 'merge' });
+    for (const f of followers) expect(f.json.batch).toEqual({ by: 'item-1', size: 4, landedAs: 'merge' });
     // One check run for the plug, one for the batch of four.
     const checks = await seen(bed);
     expect(checks.map((c) => c.item)).toEqual([PLUG, 'item-1']);
@@ -257,8 +257,8 @@ describe('land.batch', () => {
     const runs = await landAll(bed, sessions, items);
     for (const r of runs) expect(r.code, r.stdout + r.stderr).toBe(0);
     const [zero, , two] = runs as [AbcdRun, AbcdRun, AbcdRun, AbcdRun];
-    expect(zero.json.batch).toEqual({ by: PLUG, size: 2, rounds: 1 });
-    expect(two.json.batch).toEqual({ by: 'item-2', size: 2, rounds: 1 });
+    expect(zero.json.batch).toEqual({ by: PLUG, size: 2, rounds: 1, landedAs: 'merge' });
+    expect(two.json.batch).toEqual({ by: 'item-2', size: 2, rounds: 1, landedAs: 'merge' });
     // Two check runs in all, one a batch; the second ran on the first's merge before it landed.
     const checks = await seen(bed);
     expect(checks.map((c) => c.item).sort()).toEqual([PLUG, 'item-2']);
@@ -298,7 +298,7 @@ describe('land.batch', () => {
     await writeFile(`${bed.log}.go2`, '');
     const [runs, u] = await Promise.all([landing, high]);
     for (const r of [...runs, u]) expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(runs[1]!.json.batch).toEqual({ by: 'item-1', size: 4, rounds: 1 });
+    expect(runs[1]!.json.batch).toEqual({ by: 'item-1', size: 4, rounds: 1, landedAs: 'merge' });
     const [last, merge] = await firstParents(bed);
     // The batch landed as it was tested, then the high entry on top of it, tested there.
     expect(merge!.parents).toHaveLength(2);

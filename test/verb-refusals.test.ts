@@ -111,7 +111,8 @@ describe('each verb lists the refusal codes it can give', () => {
 
   it('finds what help used to leave out: branch-refused for push, claim-ended for land', () => {
     expect(canGive('push').get('branch-refused')).toMatch(/^cli\/commands\/push\.ts#\* > .*claims\/(write|work-branch)\.ts#/);
-    expect(canGive('land').get('claim-ended')).toMatch(/^cli\/commands\/land\.ts#\* > .*claims\/holding\.ts#/);
+    // Its own claim ended (claims/holding.ts), or a batch landed it (land/landed-proof.ts says so).
+    expect(canGive('land').get('claim-ended')).toMatch(/^cli\/commands\/land\.ts#\* > .*(claims\/holding|land\/landed-proof)\.ts#/);
     // The caught call is what keeps land's own codes off build: without it they would show.
     expect([...refusalsReached(resolve(SRC, 'cli/commands/build.ts'), SRC).why.keys()]).toContain('CheckFailed');
     expect(canGive('build').has('check-failed')).toBe(false);

@@ -119,6 +119,10 @@ const land = z.strictObject({
       size: z.number().int().describe('how many entries landed with it'),
       rounds: z.number().int().optional().describe('the head only: check rounds it took, bisection included'),
       refused: z.array(z.string()).optional().describe('the head only: members refused for failing'),
+      landedAs: z
+        .enum(['merge', 'squash'])
+        .optional()
+        .describe("how its piece came onto main: behind a merge commit whose tree was tested, or as the item's one squash commit"),
     })
     .optional()
     .describe('with land.batch above 1: the batch this entry landed in'),

@@ -6,12 +6,13 @@
 import { sameSession } from '../records/holder.js';
 import type { Verdict } from '../records/queue.js';
 import { CheckFailed, Conflict, Fenced } from '../core/refusals.js';
-import { formatItem } from '../records/item.js';
-import { ITEM_TRAILER } from './squash.js';
+import { landingProven, type LandingProof } from './landed-proof.js';
 import type { QueueEntry, Snapshot } from '../repo/snapshot.js';
 import { readClock } from '../repo/clock-view.js';
 import { recordUpdates } from '../claims/write.js';
 import { batchTurnOf, groupsOf } from './batch-groups.js';
+import { staleHeads } from './batch-lease.js';
+import { isOwnTip, type OwnEntry } from './batch-types.js';
 import { entryLost, interrupted, waitedTooLong } from './turn.js';
 import type { LandContext, Landed } from './types.js';
 
@@ -20,23 +21,15 @@ import type { LandContext, Landed } from './types.js';
 const FOLLOW_POLL_MS = 150;
 const FULL_READ_MS = 2000;
 
-/** A land's own queue entry as it knows it; the tip moves when a verdict is written into it. */
-export interface OwnEntry {
-  qref: string;
-  myEntryTip: string;
-  enqueuedAt: number;
-  /** Set when the push that settled its batch already took the entry out. */
-  left?: boolean;
-}
-
 /** What the read says of this land's own claim and entry: landed by a batch, refused, or neither. */
 export async function ownOutcome(ctx: LandContext, q: OwnEntry, snap: Snapshot): Promise<Landed | undefined> {
   const { keeper, item } = ctx;
   const claim = snap.claims.get(ctx.ref);
   const c = claim?.claim;
   if (c && c.state === 'done' && sameSession(c.holder, keeper.claim.holder) && c.landed?.batch && c.landed.batch.by !== item) {
-    // Anyone who can push can write a claim: landed only if main holds a landing naming this item.
-    if (!(await onMain(ctx, c.landed.tip))) {
+    // Anyone who can push can write a claim: landed only if main's history proves it (ADR 0097).
+    const proof = await provenOnMain(ctx, c.landed.tip);
+    if (!proof) {
       throw new Fenced(
         `${item}'s claim was marked done in ${c.landed.batch.by}'s batch, but main does not hold a landing of it at ` +
           `${c.landed.tip.slice(0, 12)}; nothing landed. Run abcd status to see who wrote the claim.`,
@@ -44,23 +37,22 @@ export async function ownOutcome(ctx: LandContext, q: OwnEntry, snap: Snapshot):
       );
     }
     await writeAfterLanding(ctx, c.landed.tip);
-    const parent = (await ctx.repo.git.run(['rev-parse', '-q', '--verify', `${c.landed.tip}^1`])).stdout.toString().trim();
     return {
       tip: c.landed.tip,
-      ...(parent ? { previousTip: parent } : {}),
+      ...(proof.parent ? { previousTip: proof.parent } : {}),
       attempts: 1,
       checks: [],
       enqueuedAt: q.enqueuedAt,
-      batch: { by: c.landed.batch.by, size: c.landed.batch.size },
+      batch: { by: c.landed.batch.by, size: c.landed.batch.size, landedAs: proof.shape },
     };
   }
   const mine = snap.queue.get(q.qref);
-  if (mine && mine.tip !== q.myEntryTip && mine.entry.verdict && sameSession(mine.entry.holder, keeper.claim.holder)) {
+  if (mine && !isOwnTip(q, mine.tip) && mine.entry.verdict && sameSession(mine.entry.holder, keeper.claim.holder)) {
     // Its own land takes the entry out (undo), leased on the tip the verdict made.
     q.myEntryTip = mine.tip;
     throw verdictRefusal(item, mine.entry.verdict);
   }
-  if (!mine || mine.tip !== q.myEntryTip) throw entryLost(snap, keeper, item, q.qref);
+  if (!mine || !isOwnTip(q, mine.tip)) throw entryLost(snap, keeper, item, q.qref);
   return undefined;
 }
 
@@ -92,7 +84,8 @@ export async function followBatch(ctx: LandContext, q: OwnEntry, head: QueueEntr
     if (landed) return landed;
     if (keeper.stoppedBy) throw keeper.stoppedBy;
     const now = clock.now();
-    const turn = batchTurnOf(groupsOf(snap, now, await readClock(waiting), config.batch), q.qref, config.speculate);
+    const stale = await staleHeads(waiting, snap);
+    const turn = batchTurnOf(groupsOf(snap, now, await readClock(waiting), config.batch, stale), q.qref, config.speculate);
     if (turn.kind !== 'follow' || turn.head.ref !== head.ref) return undefined;
     if (now >= deadline) throw waitedTooLong(item, turn.head, 1, now - started);
     waiting.deps.progress?.(`in ${turn.head.item}'s batch: waiting for it to test and land ${item}`);
@@ -100,12 +93,19 @@ export async function followBatch(ctx: LandContext, q: OwnEntry, head: QueueEntr
   }
 }
 
-/** Whether `tip` is on main (as the last read fetched it) and names this item in its trailers. */
-async function onMain(ctx: LandContext, tip: string): Promise<boolean> {
-  const git = ctx.repo.git;
-  if ((await git.run(['merge-base', '--is-ancestor', tip, await ctx.target.mainTip()])).exitCode !== 0) return false;
-  const items = await git.run(['log', '-1', `--format=%(trailers:key=${ITEM_TRAILER},valueonly)`, tip]);
-  return items.stdout.toString().split('\n').includes(formatItem(ctx.input.item));
+// Reads of main a member makes before it calls a claim marked done without a landing a fence:
+// a read can catch the head's atomic push half-applied (the claim advertised, main not yet).
+const PROOF_READS = 3;
+const PROOF_READ_GAP_MS = 250;
+
+/** The proof on main (landed-proof.ts) that `tip` landed this item, reading main again if the first look lacks it. */
+async function provenOnMain(ctx: LandContext, tip: string): Promise<LandingProof | undefined> {
+  for (let k = 1; ; k++) {
+    const proof = await landingProven(ctx.repo.git, { mainTip: await ctx.target.mainTip(), tip, item: ctx.input.item });
+    if (proof || k >= PROOF_READS) return proof;
+    await ctx.waiting.deps.clock.sleep(PROOF_READ_GAP_MS, ctx.keeper.signal);
+    await ctx.target.read(ctx.waiting);
+  }
 }
 
 /** A member's own records that go with its landing (a lane's receipt): one push of their own, after it. */

@@ -5,7 +5,7 @@
 import { Conflict } from '../core/refusals.js';
 import type { Git } from '../git/git.js';
 import type { QueueEntry, Snapshot } from '../repo/snapshot.js';
-import type { Group } from './batch-groups.js';
+import { groupKey, type Group } from './batch-groups.js';
 import { stackBatch } from './batch-stack.js';
 import { entryIntegration, fetchHeads } from './speculation.js';
 import type { LandContext } from './types.js';
@@ -97,8 +97,7 @@ export async function formBatch(
  * or the first of them gone and main exactly where their predicted landing put it.
  */
 function onCourse(was: readonly Group[], now: readonly Group[], landings: readonly string[], mainTip: string): boolean {
-  const key = (g: Group) => [g.head, ...g.members].map((m) => `${m.ref} ${m.tip}`).join(',');
   const gone = was.length - now.length;
-  if (gone < 0 || !now.every((g, k) => key(g) === key(was[gone + k]!))) return false;
+  if (gone < 0 || !now.every((g, k) => groupKey(g) === groupKey(was[gone + k]!))) return false;
   return gone === 0 || landings[gone - 1] === mainTip;
 }

@@ -29,9 +29,12 @@ export type BatchTurn =
   | { kind: 'wait'; first: QueueEntry; position: number }
   | { kind: 'gone' };
 
-/** The live queue as groups, in order. */
-export function groupsOf(snap: Snapshot, now: number, clock: ClockView, size: number): Group[] {
-  const live = queueOrder(snap.queue.values()).filter((q) => entryState(q, snap, now, clock) === 'alive');
+/**
+ * The live queue as groups, in order. `stale`: heads whose batch lease ran out as this clone
+ * watched (batch-lease.ts): left out, so their members take their turn again.
+ */
+export function groupsOf(snap: Snapshot, now: number, clock: ClockView, size: number, stale: ReadonlySet<string> = new Set()): Group[] {
+  const live = queueOrder(snap.queue.values()).filter((q) => !stale.has(q.ref) && entryState(q, snap, now, clock) === 'alive');
   const byRef = new Map(live.map((q) => [q.ref, q]));
   const taken = new Set<string>();
   const groups: Group[] = [];
@@ -74,4 +77,15 @@ export function batchTurnOf(groups: readonly Group[], myRef: string, speculate: 
   if (g.head.ref !== myRef) return g.announced ? { kind: 'follow', head: g.head } : { kind: 'wait', first, position: at + 1 };
   if (ahead.length >= speculate || ahead.some((a) => !a.announced)) return { kind: 'wait', first, position: at };
   return { kind: 'lead', ahead, members: g.members, announced: g.announced };
+}
+
+/**
+ * What a group is, for a land that stacked on it: its head's entry but for its lease's beat
+ * (which rewrites the entry every few seconds) and each member's entry by its tip. Equal keys:
+ * the group lands as it was predicted.
+ */
+export function groupKey(g: Group): string {
+  const { batch, ...rest } = g.head.entry;
+  const head = `${g.head.ref} ${JSON.stringify({ ...rest, members: batch?.members ?? null })}`;
+  return [head, ...g.members.map((m) => `${m.ref} ${m.tip}`)].join(',');
 }

@@ -14,10 +14,11 @@ import type { CheckRun } from './checks.js';
 import { chooseCheckSandbox, runJailedChecks, type CheckSandboxChoice } from './check-sandbox.js';
 import { settleBatch, type Outcome } from './bisect.js';
 import { formBatch, type HeadTurn } from './batch-form.js';
-import type { Group } from './batch-groups.js';
+import { groupKey, type Group } from './batch-groups.js';
+import { leasedBatch, type BatchLease } from './batch-lease.js';
 import { pushSettled } from './batch-settle.js';
-import { finishStack, stackBatch, type BatchStack } from './batch-stack.js';
-import type { Failure, HeadEntry } from './batch-types.js';
+import { finishStack, landingShapeOf, stackBatch, type BatchStack } from './batch-stack.js';
+import { isOwnTip, type Failure, type HeadEntry } from './batch-types.js';
 import { fetchHeads } from './speculation.js';
 import { entryGone, interrupted } from './turn.js';
 import type { LandContext, Landed } from './types.js';
@@ -46,7 +47,7 @@ export async function leadBatch(
   ctx: LandContext,
   q: HeadEntry,
   turn: HeadTurn,
-  o: { alone: boolean; failures: Map<string, Failure>; reread: () => Promise<HeadTurn | undefined> },
+  o: { alone: boolean; failures: Map<string, Failure>; reread: () => Promise<HeadTurn | undefined>; lease: BatchLease },
 ): Promise<LeadOutcome> {
   const { repo, target, keeper, item, input } = ctx;
   const mainTip = await target.mainTip();
@@ -113,7 +114,7 @@ export async function leadBatch(
       const made = await formBatch(ctx, wt, { mainTip, me, turn: { ...turn, members: candidates }, size, fillUntil, reread: o.reread });
       if (typeof made === 'string' || made instanceof Conflict) return made;
       // The members are named while the checks already run: the test does not depend on it.
-      const announcing = announce(ctx, q, made.chosen);
+      const announcing = announce(ctx, q, made.chosen, o.lease);
       announcing.catch(() => undefined); // awaited below, which throws its error
       const stack = await finishStack(wt, { base: made.base, members: [me, ...made.chosen], tip: made.tip, commits: made.commits });
       const all = [me, ...made.chosen];
@@ -172,7 +173,11 @@ export async function leadBatch(
     : await settleBatch(io, batch, base, first);
   if (keeper.stoppedBy) throw keeper.stoppedBy;
   if (keeper.interrupted) throw interrupted(item);
+  // The settling push leases the entry's tip: no beat may move it meanwhile. Taken again, the turn names its members anew.
+  await o.lease.stop();
   const pushed = await pushSettled(ctx, q, settled, base, last);
+  // Not settled: it still heads its named batch while it takes its turn again.
+  if (pushed !== 'ok' && q.entry.batch) o.lease.start();
   if (pushed !== 'ok') return { kind: 'again', ...(pushed === 'main-moved' && turn.ahead.length === 0 ? { mainMoved: true } : {}) };
   q.left = true;
   const mine = settled.refused.find((r) => r.member.ref === q.qref);
@@ -195,6 +200,7 @@ export async function leadBatch(
         // The whole batch's own round, then the bisection's.
         rounds: settled.rounds + 1,
         ...(settled.refused.length ? { refused: settled.refused.map((r) => r.member.item) } : {}),
+        landedAs: landingShapeOf(piece.members),
       },
     },
   };
@@ -223,12 +229,16 @@ async function checksOn(
   }
 }
 
-/** Names the members in this entry (one fenced push under the claim), unless it already does. */
-async function announce(ctx: LandContext, q: HeadEntry, chosen: readonly QueueEntry[]): Promise<void> {
+/**
+ * Names the members in this entry (one fenced push under the claim) and keeps its batch lease
+ * from then on, unless it names them already under a lease being renewed.
+ */
+async function announce(ctx: LandContext, q: HeadEntry, chosen: readonly QueueEntry[], lease: BatchLease): Promise<void> {
   const members = chosen.map((c) => ({ ref: c.ref, tip: c.tip }));
   const now = q.entry.batch?.members;
-  if (now && now.length === members.length && now.every((m, k) => m.ref === members[k]!.ref && m.tip === members[k]!.tip)) return;
-  const entry: QueueRecord = { ...q.entry, batch: { members } };
+  const same = now && now.length === members.length && now.every((m, k) => m.ref === members[k]!.ref && m.tip === members[k]!.tip);
+  if (same && lease.running) return;
+  const entry: QueueRecord = { ...q.entry, batch: leasedBatch(q.entry, members) };
   const r = await ctx.keeper.push(
     (claim) => ({
       claim,
@@ -241,7 +251,9 @@ async function announce(ctx: LandContext, q: HeadEntry, chosen: readonly QueueEn
   );
   if (!r.ok) throw entryGone(ctx.item, q.qref);
   q.myEntryTip = r.written.get(q.qref)!;
+  (q.written ??= new Set()).add(q.myEntryTip);
   q.entry = entry;
+  lease.start();
 }
 
 /** Waits until main is `base` (the batches ahead landed as predicted): the read that said so; undefined when they did not. */
@@ -255,14 +267,18 @@ async function awaitBase(ctx: LandContext, q: HeadEntry, base: string, ahead: re
     if (keeper.stoppedBy) throw keeper.stoppedBy;
     const snap = await target.read(repo);
     const mine = snap.queue.get(q.qref);
-    if (!mine || mine.tip !== q.myEntryTip) throw entryGone(item, q.qref);
+    if (!mine || !isOwnTip(q, mine.tip)) throw entryGone(item, q.qref);
     if ((await target.mainTip()) === base) return snap;
     // Still on course while every batch ahead not yet landed is queued as predicted; one that
     // settled otherwise (its members changed, or main moved elsewhere) means test again.
     const pending = ahead.filter((g) => snap.queue.has(g.head.ref));
     const onCourse =
       pending.length > 0 &&
-      pending.every((g) => snap.queue.get(g.head.ref)!.tip === g.head.tip && g.members.every((m) => snap.queue.get(m.ref)?.tip === m.tip));
+      pending.every(
+        (g) =>
+          groupKey({ ...g, head: snap.queue.get(g.head.ref)! }) === groupKey(g) &&
+          g.members.every((m) => snap.queue.get(m.ref)?.tip === m.tip),
+      );
     if (!onCourse && suspect) return undefined;
     suspect = !onCourse;
     await repo.deps.clock.sleep(PARENT_POLL_MS, keeper.signal);

@@ -1,15 +1,19 @@
 // A batch's stack: its entries integrated onto a base in queue order, each exactly as its own
-// land would bring it (speculation.ts), and the commit that lands them: the one entry's own
-// commit, or for several a merge commit whose first parent is the base and whose tree is the
-// stack's, so main's first-parent history stays made of commits tested on exactly their tree
-// and parent. Deterministic like every integration: any clone makes the same commits.
+// land would bring it (speculation.ts), and the commit that lands them: a merge commit whose
+// first parent is the base and whose tree is the stack's, so main's first-parent history stays
+// made of commits tested on exactly their tree and parent, whatever --strategy said. Only one
+// entry squashed lands as its own commit: that one commit is the tested tree on the base. Either
+// way the landing carries every entry's trailers (`Abcd-Item`, a run's `Abcd-Run` and
+// `Abcd-Consumed`), so main's history alone proves what landed (landed-proof.ts).
+// Deterministic like every integration: any clone makes the same commits.
 import type { Env } from '../core/deps.js';
 import { Conflict, isRefusal } from '../core/refusals.js';
 import { sanitizeLine } from '../core/sanitize.js';
 import type { Git } from '../git/git.js';
-import { formatItem, parseItem } from '../records/item.js';
+import { formatItem, parseItem, shortItem } from '../records/item.js';
 import { consumptionTrailers, ConsumptionSchema } from '../records/receipt.js';
 import type { QueueEntry } from '../repo/snapshot.js';
+import type { LandingShape } from './landed-proof.js';
 import { entryIntegration } from './speculation.js';
 import { ITEM_TRAILER } from './squash.js';
 import { integrate } from './worktree.js';
@@ -20,8 +24,9 @@ export interface BatchStack {
   /** The last entry's integrated commit: what the checks run on. */
   tip: string;
   tree: string;
-  /** What main becomes: `tip` for one entry, else the merge commit of `base` and `tip`. */
+  /** What main becomes: `tip` for one squashed entry, else the merge commit of `base` and `tip`. */
   landing: string;
+  shape: LandingShape;
 }
 
 export type Stacked = { kind: 'stack'; stack: BatchStack } | { kind: 'conflict'; entry: QueueEntry; error: Conflict };
@@ -50,12 +55,18 @@ export async function finishStack(
 ): Promise<BatchStack> {
   const tree = await wt.must(['rev-parse', `${o.tip}^{tree}`]);
   const members = [...o.members];
-  const landing = members.length === 1 ? o.tip : await batchMerge(wt, { base: o.base, tip: o.tip, tree, members, commits: [...o.commits] });
-  return { base: o.base, members, tip: o.tip, tree, landing };
+  const shape = landingShapeOf(members);
+  const landing = shape === 'squash' ? o.tip : await batchMerge(wt, { base: o.base, tip: o.tip, tree, members, commits: [...o.commits] });
+  return { base: o.base, members, tip: o.tip, tree, landing, shape };
+}
+
+/** How a batch's piece lands: a squash is one commit on the base, tested and carrying its trailers; anything else goes behind a merge. */
+export function landingShapeOf(members: readonly QueueEntry[]): LandingShape {
+  return members.length === 1 && members[0]!.entry.strategy === 'squash' ? 'squash' : 'merge';
 }
 
 /**
- * The merge commit landing several entries: committed as the first entry's work head's committer
+ * The merge commit landing the entries (one rebased or merged, or several): committed as the first entry's work head's committer
  * at its enqueue time (as its own integration is), its message listing each entry's commit and
  * carrying every entry's trailers, so main's first-parent history names each item and each run.
  */
@@ -76,7 +87,8 @@ async function batchMerge(
     const consumed = ConsumptionSchema.safeParse((q.entry as Record<string, unknown>).consumed);
     if (consumed.success) trailers.push(...consumptionTrailers(consumed.data));
   }
-  const message = [`Land ${o.members.length} items in one batch`, lines.join('\n'), trailers.join('\n')].join('\n\n');
+  const title = o.members.length === 1 ? `Land ${shortItem(parseItem(first.item))}` : `Land ${o.members.length} items in one batch`;
+  const message = [title, lines.join('\n'), trailers.join('\n')].join('\n\n');
   const env = {
     GIT_AUTHOR_NAME: name,
     GIT_AUTHOR_EMAIL: email,

@@ -10,6 +10,7 @@ import { withNetworkDeadline, withoutNetworkDeadline, type Repo } from '../repo/
 import { landConfigReader, passedOnRetry, type LandConfig } from './checks.js';
 import type { IntegrationStrategy } from '../records/queue.js';
 import { ClaimKeeper } from './claim-keeper.js';
+import { explainEndedClaim } from './landed-proof.js';
 import { pruneDeadCycleFolders } from '../machine/owned-folders.js';
 import { readWithMain, refuseNothingToLand, resolveLandTarget } from './target.js';
 import type { GateRunner, LandContext, LandInput, LandResult, LandStrategy } from './types.js';
@@ -54,7 +55,9 @@ async function landWith<E>(strategy: LandStrategy<E>, given: Repo, input: LandIn
   const landConfig = landConfigReader(repo.git, (t) => parseDuration(t, 'land.timeout'));
   const configRead = target.mainTip().then(landConfig);
   configRead.catch(() => undefined); // awaited below, which throws its error; until then it is not unhandled
-  const held = await requireMineOnBranch(waiting, snap, { ref, item, branch: target.branch });
+  const held = await requireMineOnBranch(waiting, snap, { ref, item, branch: target.branch }).catch(async (e: unknown) =>
+    explainEndedClaim(repo.git, { mainTip: await target.mainTip(), item: input.item, short: item }, e),
+  );
   await refuseNothingToLand(repo, target, item);
   // A config the schema refuses (a typo) refuses the land here, before anything is written.
   const config = await configRead;

@@ -9,6 +9,7 @@ import { observeClock, readClock } from '../repo/clock-view.js';
 import { batchTurnOf, groupsOf, type BatchTurn } from './batch-groups.js';
 import { followBatch, ownOutcome } from './batch-follow.js';
 import { leadBatch } from './batch-lead.js';
+import { BatchLease, staleHeads } from './batch-lease.js';
 import type { Failure, HeadEntry } from './batch-types.js';
 import type { HeadTurn } from './batch-form.js';
 import { pruneQueue } from './prune-queue.js';
@@ -27,6 +28,16 @@ export interface BatchQueued extends HeadEntry {
 }
 
 export async function landInBatch(ctx: LandContext, q: BatchQueued): Promise<Landed> {
+  // While it heads a named batch, its lease is renewed; whatever way the land ends, no longer.
+  const lease = new BatchLease(ctx, q);
+  try {
+    return await takeTurns(ctx, q, lease);
+  } finally {
+    await lease.stop();
+  }
+}
+
+async function takeTurns(ctx: LandContext, q: BatchQueued, lease: BatchLease): Promise<Landed> {
   let attempts = 1;
   // Once its own work conflicted on a predicted base, or a head could not be fetched, it leads
   // only from the front of the queue and alone.
@@ -41,7 +52,7 @@ export async function landInBatch(ctx: LandContext, q: BatchQueued): Promise<Lan
       if (landed) return landed;
       continue;
     }
-    const led = await leadBatch(ctx, q, turn, { alone, failures, reread: () => leadTurnNow(ctx, q) });
+    const led = await leadBatch(ctx, q, turn, { alone, failures, lease, reread: () => leadTurnNow(ctx, q) });
     if (led.kind === 'landed') return { ...led.landed, attempts, ...(q.skipped.size ? { skipped: [...q.skipped.values()] } : {}) };
     alone ||= led.alone === true;
     if (led.mainMoved) {
@@ -76,7 +87,8 @@ async function waitForGroupTurn(ctx: LandContext, q: BatchQueued, alone: boolean
     for (const s of skipped) q.skipped.set(s.ref, s);
     if (dead.length) await pruneQueue(waiting, dead, view);
     const config = await ctx.landConfig(await target.mainTip());
-    const turn = batchTurnOf(groupsOf(snap, now, view, alone ? 1 : config.batch), q.qref, alone ? 1 : config.speculate);
+    const stale = await staleHeads(waiting, snap);
+    const turn = batchTurnOf(groupsOf(snap, now, view, alone ? 1 : config.batch, stale), q.qref, alone ? 1 : config.speculate);
     if (turn.kind === 'gone') throw entryLost(snap, keeper, item, q.qref);
     if (turn.kind === 'follow') return turn;
     if (turn.kind === 'lead') return { ...turn, snap };
@@ -92,6 +104,7 @@ async function waitForGroupTurn(ctx: LandContext, q: BatchQueued, alone: boolean
 async function leadTurnNow(ctx: LandContext, q: BatchQueued): Promise<HeadTurn | undefined> {
   const snap = await ctx.target.read(ctx.waiting);
   const now = ctx.waiting.deps.clock.now();
-  const turn = batchTurnOf(groupsOf(snap, now, await readClock(ctx.waiting), ctx.config.batch), q.qref, ctx.config.speculate);
+  const stale = await staleHeads(ctx.waiting, snap);
+  const turn = batchTurnOf(groupsOf(snap, now, await readClock(ctx.waiting), ctx.config.batch, stale), q.qref, ctx.config.speculate);
   return turn.kind === 'lead' ? { snap, ahead: turn.ahead, members: turn.members, announced: turn.announced } : undefined;
 }

@@ -12,6 +12,7 @@ import type { SkippedEntry } from './queue-order.js';
 import type { LandTarget } from './target.js';
 import type { Priority } from './priority.js';
 import type { IntegrationStrategy } from '../records/queue.js';
+import type { LandingShape } from './landed-proof.js';
 
 export interface LandInput {
   item: ItemKey;
@@ -69,9 +70,10 @@ export interface LandResult {
   /**
    * With `land.batch` above 1: the batch it landed in. `by` is the item whose land tested and
    * landed it (this one, for the batch's head); `size` how many landed with it; the head also
-   * says in how many check rounds, and which members were refused.
+   * says in how many check rounds, and which members were refused. `landedAs`: behind a merge
+   * commit whose tree was tested, or as the item's one squash commit (whatever --strategy said).
    */
-  batch?: { by: string; size: number; rounds?: number; refused?: string[] };
+  batch?: { by: string; size: number; rounds?: number; refused?: string[]; landedAs?: LandingShape };
 }
 
 /** What the shared beginning found, handed to a strategy. */

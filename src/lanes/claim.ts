@@ -21,8 +21,22 @@ export interface Taken {
   seen: Snapshot;
 }
 
-/** Takes the item's claim for the lane, or undefined when another session has it (or won the race). */
-export async function takeClaim(lane: Repo, snap: Snapshot, item: ItemKey, ttlMs: number, note?: string): Promise<Taken | undefined> {
+/** A lapsed claim this clone may take over only later: its own sighting of the tip has not lasted the takeover delay yet. */
+export interface TakeableLater {
+  takeableAt: number;
+}
+
+/**
+ * Takes the item's claim for the lane; `takeableAt` when it lapsed but may be taken over only
+ * then; undefined when another session has it (or won the race).
+ */
+export async function takeClaim(
+  lane: Repo,
+  snap: Snapshot,
+  item: ItemKey,
+  ttlMs: number,
+  note?: string,
+): Promise<Taken | TakeableLater | undefined> {
   const ref = claimRef(item);
   const entry = snap.claims.get(ref);
   const now = lane.deps.clock.now();
@@ -34,7 +48,8 @@ export async function takeClaim(lane: Repo, snap: Snapshot, item: ItemKey, ttlMs
   const view =
     entry && entry.claim.state === 'held' && !sameSession(entry.claim.holder, lane.me) ? await observeClock(lane, snap) : undefined;
   const st = standing(entry, lane.me, now, snap.settings, seen, view);
-  if (st.kind === 'held' || st.kind === 'expired' || st.kind === 'clock-unsafe') return undefined;
+  if (st.kind === 'expired') return { takeableAt: st.takeableAt };
+  if (st.kind === 'held' || st.kind === 'clock-unsafe') return undefined;
   const lease = st.kind === 'takeable' ? st.entry.tip : st.lease;
   const gen = st.kind === 'takeable' ? st.entry.claim.gen + 1 : st.gen;
   const claim: Claim = {

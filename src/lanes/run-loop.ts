@@ -47,8 +47,10 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
   const { clock } = ctx.repo.deps;
   const inFlight = new Set<string>();
   const attempts = new Map<string, number>();
-  // once: every item found is tried at most once, whether or not its claim could be taken.
+  // once: every item found is tried at most once, whether or not its claim could be taken; one
+  // whose lapsed claim may be taken over only shortly is tried again then (`later`: when).
   const tried = new Set<string>();
+  const later = new Map<string, number>();
   const cycles: CycleRecord[] = [];
   let found: Set<string> | undefined;
   let lastWork = clock.now();
@@ -96,7 +98,7 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
       const cands = ready.filter((i) => {
         const k = formatItem(i.key);
         if (inFlight.has(k) || (bound && k !== bound)) return false;
-        if (found) return found.has(k) && !tried.has(k);
+        if (found) return found.has(k) && !tried.has(k) && !((later.get(k) ?? 0) > now);
         return (attempts.get(k) ?? 0) < o.maxCycles;
       });
       const next = cands[0];
@@ -106,7 +108,9 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
           if ((attempts.get(k) ?? 0) >= o.maxCycles)
             rec.defer(shortItem(i.key), `the cycle cap of ${o.maxCycles} per item per run was reached`);
         }
-        if (inFlight.size === 0 && (o.lifecycle === 'once' || clock.now() - lastWork >= o.idleMs)) return;
+        // once: what it found and waits to take over is still its work while it is still ready.
+        const awaiting = ready.some((i) => later.has(formatItem(i.key)) && !tried.has(formatItem(i.key)));
+        if (inFlight.size === 0 && (o.lifecycle === 'once' ? !awaiting : clock.now() - lastWork >= o.idleMs)) return;
         if (clock.now() + CHECK_EVERY_MS >= ctx.deadline) return;
         await clock.sleep(CHECK_EVERY_MS * (0.8 + Math.random() * 0.4), ctx.signal);
         continue;
@@ -120,7 +124,14 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
       tried.add(k);
       try {
         const taken = await takeClaim(lane, snap, next.key, ctx.ttlMs);
-        if (!taken) {
+        if (!taken || !('tip' in taken)) {
+          // once: a lapsed claim this clone has not watched for the takeover delay yet is still
+          // work found at the start; it is tried again once it may be taken, if that comes soon.
+          if (taken && found && waitsForTakeover(taken.takeableAt, clock.now(), snap.settings.takeoverDelay, ctx.deadline)) {
+            tried.delete(k);
+            later.set(k, taken.takeableAt);
+          } else if (taken && found)
+            rec.defer(shortItem(next.key), 'its lapsed claim may be taken over only later: the next build or drain takes it');
           // Another session has it, won the race, or its lapsed claim is not takeable yet: look again shortly.
           await clock.sleep(CHECK_EVERY_MS * (0.8 + Math.random() * 0.4), ctx.signal);
           continue;
@@ -172,6 +183,15 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
     }
   }
   return { cycles, ...(stop ? { stop } : {}) };
+}
+
+// A once drain waits for a lapsed claim this long past the takeover delay (its own sighting's
+// watch, plus reads); one takeable only later (its holder's clock never measured) is left.
+const TAKEOVER_WAIT_SLACK_MS = 5000;
+
+/** Whether a once drain waits for a lapsed claim that becomes takeable at `at`. */
+function waitsForTakeover(at: number, now: number, delay: number, deadline: number): boolean {
+  return at <= deadline && at - now <= delay + TAKEOVER_WAIT_SLACK_MS;
 }
 
 // Up to this many tried items, once's last look asks the remote for their slots alone first.

@@ -63,7 +63,18 @@ export const QueueSchema = z.looseObject({
    * the entries behind it it tests with, each by its record's tip. An entry listed waits for
    * the batch's outcome instead of testing.
    */
-  batch: z.object({ members: z.array(z.object({ ref: z.string().max(300), tip: z.string().regex(OID) })).max(MAX_BATCH) }).optional(),
+  batch: z
+    .object({
+      members: z.array(z.object({ ref: z.string().max(300), tip: z.string().regex(OID) })).max(MAX_BATCH),
+      /**
+       * The head's lease (land/batch-lease.ts): it rewrites its entry more often than this while
+       * it runs, counting `beat` up; a reader that watched one tip of the entry this long takes
+       * the head for dead and its members take their turn again. Absent: the claim's ttl says.
+       */
+      lease: z.number().int().min(1000).max(600_000).optional(),
+      beat: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).optional(),
+    })
+    .optional(),
   /**
    * Written by a batch's head into a member's entry in the push that settles the batch: the
    * member failed, on exactly the tree and main named (never landed). Its own land reports it.

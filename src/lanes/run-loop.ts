@@ -2,7 +2,7 @@
 // trip), takes the next actionable item no other lane of this process has, and runs one
 // cycle on it. once: one discovery pass, each item found at most once. poll/timed: until
 // idle, stopped, or the deadline leaves no room for a whole cycle.
-import { actionable, followUpsOfLanding, liveClaims, reopenedItems } from '../items/readiness.js';
+import { actionable, followUpsOfLanding, liveClaims, reopenedItems, reviewingItems } from '../items/readiness.js';
 import { budgetAllowsCycle } from '../machine/budget/budget.js';
 import type { ItemDoc, ItemListing } from '../items/source.js';
 import { formatItem, parseItem as parseKey, shortItem, type ItemKey } from '../records/item.js';
@@ -91,7 +91,15 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
       const reopened = reopenedItems(snap.claims.values());
       for (const k of followUpsOfLanding(snap.claims.values(), snap.pending.values(), pending)) reopened.add(k);
       if (bound && o.reopen) reopened.add(bound);
-      const ready = actionable(listing.items, liveClaims(snap.claims.values(), now, await readClock(ctx.repo)), pending, reopened);
+      // Work a lane left for the person's review is not taken again until the person acts on it.
+      const reviewing = reviewingItems(snap.claims.values());
+      const ready = actionable(
+        listing.items,
+        liveClaims(snap.claims.values(), now, await readClock(ctx.repo)),
+        pending,
+        reopened,
+        reviewing,
+      );
       if (o.lifecycle === 'once') found ??= discovered(listing.items, ready, bound);
       const cands = ready.filter((i) => {
         const k = formatItem(i.key);

@@ -33,7 +33,7 @@ describe("a lane's change to protected paths waits for the person", () => {
   let branch: string;
 
   beforeAll(async () => {
-    remote = await remoteWithItems([{ slug: 'rules' }], { land: { checks: '' } });
+    remote = await remoteWithItems([{ slug: 'rules' }, { slug: 'infra' }, { slug: 'marks' }], { land: { checks: '' } });
     laner = await laneSession(remote, 'laner');
     alice = await laneSession(remote, 'alice');
     mallory = await laneSession(remote, 'mallory');
@@ -78,8 +78,8 @@ describe("a lane's change to protected paths waits for the person", () => {
     const lane = status.json.lanes.find((l: { runId: string }) => l.runId === run);
     expect(lane.cycles[0]).toMatchObject({ item: 'rules', outcome: 'needs-review' });
     const drain = await laner.abcd(['drain', '--lifecycle', 'once', '--json', '--agent', 'exit 9']);
-    expect(drain.code, drain.stdout + drain.stderr).toBe(0);
-    expect(laneRun(drain).outcome).toBe('idle');
+    const taken = (laneRun(drain)?.record?.cycles ?? []).map((c: { item: string }) => c.item);
+    expect(taken.sort(), drain.stdout + drain.stderr).toEqual(['infra', 'marks']);
   });
 
   it('abcd review shows the protected paths first, then the rest, and how to land it', async () => {
@@ -94,6 +94,26 @@ describe("a lane's change to protected paths waits for the person", () => {
     expect(v.diff.rest).toContain('+++ b/feature.txt');
     const text = await alice.abcd(['review']);
     expect(text.stdout.indexOf('.claude/settings.json')).toBeLessThan(text.stdout.indexOf('--- the rest'));
+  });
+
+  it("a glob in the person's signed protected-paths setting holds a lane's change too; the item's own done mark does not", async () => {
+    const set = await alice.abcd(['settings', 'protected-paths', 'infra/**', '--json']);
+    expect(set.json).toMatchObject({ ok: true, signed: true, settings: { protectedPaths: ['infra/**'] } });
+    const infra = await laner.abcd([
+      'build',
+      'infra',
+      '--json',
+      '--agent',
+      'mkdir infra && echo x > infra/main.tf && git add -A && git commit -qm infra',
+    ]);
+    expect(laneRun(infra)?.record?.cycles[0], infra.stdout + infra.stderr).toMatchObject({
+      outcome: 'needs-review',
+      review: { paths: ['infra/main.tf'] },
+    });
+    const mark = "sed -i 's/^status: ready$/status: done/' .abcd/items/marks.md && echo m > m.txt && git add -A && git commit -qm marks";
+    const marks = await laner.abcd(['build', 'marks', '--json', '--agent', mark]);
+    expect(marks.code, marks.stdout + marks.stderr).toBe(0);
+    expect((await show(remote, 'main:m.txt')).out).toBe('m');
   });
 
   it('the same approval by a session without a listed signing key is refused, and nothing moves', async () => {

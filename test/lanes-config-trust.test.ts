@@ -30,8 +30,14 @@ describe('a lane runs only under a config whose loosening the person vouched for
   let shown: string;
 
   beforeAll(async () => {
-    remote = await remoteWithItems([{ slug: 'one' }, { slug: 'two' }, { slug: 'three' }], { land: { checks: '' } });
-    [laner, alice, mallory] = await Promise.all(['laner', 'alice', 'mallory'].map((n) => laneSession(remote, n)));
+    remote = await remoteWithItems([{ slug: 'one' }, { slug: 'two' }, { slug: 'three' }, { slug: 'four' }, { slug: 'five' }], {
+      land: { checks: '' },
+    });
+    [laner, alice, mallory] = await Promise.all([
+      laneSession(remote, 'laner'),
+      laneSession(remote, 'alice'),
+      laneSession(remote, 'mallory'),
+    ]);
     const keys = await tempDir('keys');
     const aliceKey = await makeKey(keys, 'alice');
     await useSigningKey(alice, aliceKey.path);
@@ -75,5 +81,23 @@ describe('a lane runs only under a config whose loosening the person vouched for
     expect(approved.code, approved.stdout + approved.stderr).toBe(0);
     const r = await laner.abcd(['build', 'three', '--json', '--agent', COMMITTING_AGENT]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
+  });
+
+  it("a drain judges main's config again before each cycle: a loosening landed meanwhile stops it", async () => {
+    // five's agent (taken first: by key) waits until the test has pushed the loosening; four's cycle then never starts.
+    const agent = `case "$ABCD_ITEM" in *five) i=0; while [ ! -f ${shown}/go ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done;; esac\n${COMMITTING_AGENT}`;
+    const drain = laner.abcd(['drain', '--lanes', '1', '--lifecycle', 'once', '--json', '--agent', agent], { timeoutMs: 90_000 });
+    const claimed = async () => (await remote.refs()).has('refs/heads/abcd/claims/local/item/five');
+    for (let i = 0; i < 300 && !(await claimed()); i++) await new Promise((r) => setTimeout(r, 100));
+    const commit = await pushConfig(mallory, {
+      land: { checks: '', env: ['LANG'] },
+      lanes: { bind: [shown], env: ['AWS_SECRET_ACCESS_KEY'] },
+    });
+    await writeFile(join(shown, 'go'), '');
+    const r = await drain;
+    expect(r.code, r.stdout + r.stderr).toBe(7);
+    expect(r.json.refusal).toMatchObject({ code: 'config-unsigned', data: { key: 'lanes.env', commit } });
+    const cycles = (r.json.refusal.data.result?.record?.cycles ?? []) as { item: string; outcome: string }[];
+    expect(cycles.map((c) => [c.item, c.outcome])).toEqual([['five', 'landed']]);
   });
 });

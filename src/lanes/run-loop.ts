@@ -13,6 +13,7 @@ import { readSnapshot, type Snapshot } from '../repo/snapshot.js';
 import { takeClaim } from './claim.js';
 import { cycleFits, type RunContext } from './context.js';
 import { runCycle } from './cycle.js';
+import { refuseUnvouchedConfig } from '../settings/config-trust.js';
 import { laneRepo } from './lane-repo.js';
 import { consumptionProven, followUpItems } from './receipts.js';
 import { acceptsRequest } from '../steering/requesters.js';
@@ -57,6 +58,16 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
   const bound = o.bound ? formatItem(o.bound) : undefined;
   let preread = o.first;
   let prelisted = o.first ? o.firstListing : undefined;
+  // main's config is judged again whenever main or the settings moved: a long drain must not
+  // run its next cycle under a loosening landed meanwhile by anyone but the person.
+  let judged: string | undefined;
+  const judgeConfig = async (snap: Snapshot) => {
+    const mainTip = await ctx.main.tipIn(snap);
+    const key = `${mainTip} ${snap.settingsTip ?? ''}`;
+    if (judged === key) return;
+    await refuseUnvouchedConfig(ctx.repo, { mainTip, snap });
+    judged = key;
+  };
 
   const worker = async (n: number) => {
     const lane = laneRepo(ctx.repo, ctx.runId, n);
@@ -127,6 +138,7 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
       inFlight.add(k);
       tried.add(k);
       try {
+        await judgeConfig(snap);
         const taken = await takeClaim(lane, snap, next.key, ctx.ttlMs);
         if (!taken) {
           // Another session has it, won the race, or its lapsed claim is not takeable yet: look again shortly.

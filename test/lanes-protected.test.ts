@@ -77,6 +77,11 @@ describe("a lane's change to protected paths waits for the person", () => {
     const status = await alice.abcd(['status', '--json']);
     const lane = status.json.lanes.find((l: { runId: string }) => l.runId === run);
     expect(lane.cycles[0]).toMatchObject({ item: 'rules', outcome: 'needs-review' });
+    const claim = status.json.claims.find((c: { item: string }) => c.item === 'rules');
+    expect(claim).toMatchObject({ state: 'released', review: { run, branch, paths: expect.arrayContaining(['.github/workflows/x.yml']) } });
+    const text = await alice.abcd(['status']);
+    expect(text.stdout).toMatch(/Waiting for your review \(1\)/);
+    expect(text.stdout).toContain(`abcd land rules --approve ${run}`);
     const drain = await laner.abcd(['drain', '--lifecycle', 'once', '--json', '--agent', 'exit 9']);
     const taken = (laneRun(drain)?.record?.cycles ?? []).map((c: { item: string }) => c.item);
     expect(taken.sort(), drain.stdout + drain.stderr).toEqual(['infra', 'marks']);

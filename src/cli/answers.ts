@@ -196,6 +196,10 @@ const status = z.strictObject({
             .describe("landed in a batch: the item of the batch's head, and how many landed with it"),
         })
         .nullable(),
+      review: z
+        .strictObject({ run: z.string(), branch: z.string(), head: Oid, paths: z.array(z.string()) })
+        .nullable()
+        .describe('a released claim whose lane work changes protected paths and waits for the person: abcd review <item>'),
     }),
   ),
   queue: z.array(

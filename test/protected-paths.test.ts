@@ -69,7 +69,12 @@ describe('protected paths', () => {
     expect(matchesGlob('a?c', 'a/c')).toBe(false);
     expect(matchesGlob('a.(b)+', 'a.(b)+')).toBe(true);
     expect(matchesGlob('a.(b)+', 'aX(b)')).toBe(false);
-    expect(matchesGlob('.github/**', '.github')).toBe(false);
+    // A symlink named like the folder leads into another one; a path in another case is the same file on macOS.
+    expect(matchesGlob('.github/**', '.github')).toBe(true);
+    expect(matchesGlob('.github/**', '.githubx')).toBe(false);
+    expect(protectedPathsOf(['.Claude/settings.json', 'agents.md', '.claude'])).toEqual(
+      ['.claude', '.Claude/settings.json', 'agents.md'].sort(),
+    );
   });
 });
 

@@ -30,8 +30,9 @@ export function isProtectedGlob(glob: string): boolean {
 /**
  * Whether `path` (repository-relative, `/`-separated) matches `glob`: `*` is any run of
  * characters but `/`, `?` one such character, `**` any number of whole segments (`a/**` is
- * everything under `a`, `**\/x` an `x` at any depth). Everything else is literal; case matters,
- * as it does to git.
+ * everything under `a` and `a` itself: a symlink there would lead into another folder, `**\/x`
+ * an `x` at any depth). Everything else is literal, in any case: on macOS and Windows
+ * `.Claude/settings.json` is the file Claude Code reads.
  */
 export function matchesGlob(glob: string, path: string): boolean {
   return globRegExp(glob).test(path);
@@ -59,7 +60,9 @@ function globRegExp(glob: string): RegExp {
     else if (c === '?') out += '[^/]';
     else out += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
   }
-  re = new RegExp(`^${out}$`);
+  // `a/**` also matches `a`: a symlink named `a` is a change to what `a/...` reads.
+  if (glob.endsWith('/**')) out = `${out.slice(0, -'/.*'.length)}(?:/.*)?`;
+  re = new RegExp(`^${out}$`, 'i');
   compiled.set(glob, re);
   return re;
 }

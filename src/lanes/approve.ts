@@ -62,26 +62,24 @@ export async function approveRun(repo: Repo, input: ApproveInput, gate: GateRunn
   await reserve(repo, { item: input.item, waitMs: 0, note: `approve run ${review.run}` });
   // The branch land takes, at exactly the head approved: the kept branch's name, in this clone.
   await repo.git.must(['update-ref', `refs/heads/${review.branch}`, head]);
-  try {
-    const landed = await land(
-      repo,
-      {
-        item: input.item,
-        branch: review.branch,
-        waitMs: input.waitMs,
-        // As the lane would have landed it: one commit per item unless land.strategy says otherwise.
-        defaultStrategy: 'squash',
-        ...(input.strategy ? { strategy: input.strategy } : {}),
-        ...(input.priority ? { priority: input.priority } : {}),
-        keep: false,
-      },
-      gate,
-    );
-    await dropKeptBranches(repo, input.item);
-    return { ...landed, approved: { run: review.run, head, paths: review.paths, generation } };
-  } finally {
-    await repo.git.run(['update-ref', '-d', `refs/heads/${review.branch}`]);
-  }
+  const landed = await land(
+    repo,
+    {
+      item: input.item,
+      branch: review.branch,
+      waitMs: input.waitMs,
+      // As the lane would have landed it: one commit per item unless land.strategy says otherwise.
+      defaultStrategy: 'squash',
+      ...(input.strategy ? { strategy: input.strategy } : {}),
+      ...(input.priority ? { priority: input.priority } : {}),
+      keep: false,
+    },
+    gate,
+  );
+  // A refused land leaves the person holding the item with the branch in this clone, to fix and land as their own.
+  await dropKeptBranches(repo, input.item);
+  await repo.git.run(['update-ref', '-d', `refs/heads/${review.branch}`]);
+  return { ...landed, approved: { run: review.run, head, paths: review.paths, generation } };
 }
 
 /** Fetches the run's kept branch and answers its head, refused when the branch no longer holds what the run kept. */

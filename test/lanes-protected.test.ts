@@ -28,6 +28,7 @@ describe("a lane's change to protected paths waits for the person", () => {
   let laner: Session;
   let alice: Session;
   let mallory: Session;
+  let eve: Session;
   let mainBefore: string;
   let run: string;
   let branch: string;
@@ -37,12 +38,15 @@ describe("a lane's change to protected paths waits for the person", () => {
     laner = await laneSession(remote, 'laner');
     alice = await laneSession(remote, 'alice');
     mallory = await laneSession(remote, 'mallory');
+    eve = await laneSession(remote, 'eve');
     const keys = await tempDir('keys');
     const aliceKey = await makeKey(keys, 'alice');
     await useSigningKey(alice, aliceKey.path);
     const list = [`alice@example.com ${aliceKey.pub}`];
     // Mallory keeps the same list but has no listed key: she can push, not approve.
-    for (const s of [alice, mallory]) await writeSigners(s, list);
+    for (const s of [alice, mallory, eve]) await writeSigners(s, list);
+    // Eve signs, with a key of her own that is not on the list.
+    await useSigningKey(eve, (await makeKey(keys, 'eve')).path);
     mainBefore = (await remote.refs()).get('refs/heads/main')!;
   });
   afterAll(cleanupTemp);
@@ -121,11 +125,17 @@ describe("a lane's change to protected paths waits for the person", () => {
     expect((await show(remote, 'main:m.txt')).out).toBe('m');
   });
 
-  it('the same approval by a session without a listed signing key is refused, and nothing moves', async () => {
+  it('the same approval by a session without a listed signing key, or under a lane, is refused, and nothing moves', async () => {
     const before = await remote.refs();
     const r = await mallory.abcd(['land', 'rules', '--approve', run, '--json']);
     expect(r.code, r.stdout + r.stderr).toBe(7);
     expect(r.json.refusal).toMatchObject({ code: 'not-approved', data: { item: 'local:item:rules', run, reason: 'not-signed' } });
+    const signed = await eve.abcd(['land', 'rules', '--approve', run, '--json']);
+    expect(signed.code, signed.stdout + signed.stderr).toBe(7);
+    expect(signed.json.refusal).toMatchObject({ code: 'not-approved', data: { reason: 'not-allowed' } });
+    // Under a lane even the person's own key does not approve.
+    const lane = await alice.abcd(['land', 'rules', '--approve', run, '--json'], { env: { ABCD_LANE: 'x' } });
+    expect(lane.json.refusal).toMatchObject({ code: 'not-approved', data: { reason: 'lane' } });
     expect(await remote.refs()).toEqual(before);
   });
 

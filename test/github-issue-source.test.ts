@@ -85,6 +85,28 @@ describe('the GitHub issue source', () => {
     expect(gh.issues.get(9)!.state).toBe('closed');
   });
 
+  it('a run whose work changes protected paths says so in its result comment, with the commands for the person', async () => {
+    const gh = new GitHubIssuesFake(stub, 'octo', 'widgets');
+    gh.add({ number: 10, title: 'Rules', labels: ['abcd:ready'] });
+    gh.acceptComment(10);
+    const source = new GitHubIssueSource({ api: await api(), labels: ['abcd:ready'], exclude: [], priority: [] });
+    const key = { source: 'github', kind: 'issue', id: '10' };
+    const held = {
+      runId: 'run-2',
+      outcome: 'needs-review',
+      code: 'needs-review',
+      reason: 'the work changes protected paths',
+      durationMs: 3000,
+      review: { paths: ['.github/workflows/x.yml', '.abcd/config.json'] },
+    };
+    expect(await source.reportOutcome(key, held)).toEqual({});
+    const body = gh.comments[0]!.body;
+    expect(body).toContain('**needs-review** (needs-review)');
+    expect(body).toContain('`.github/workflows/x.yml`, `.abcd/config.json`');
+    expect(body).toContain('`abcd land github:issue:10 --approve run-2`');
+    expect(body).not.toContain('retries');
+  });
+
   it('issues with a priority label are taken first, in the order of items.github.priority, then the oldest', async () => {
     const gh = new GitHubIssuesFake(stub, 'octo', 'widgets');
     gh.add({ number: 1, title: 'old', labels: ['abcd:ready'], createdAt: '2026-01-01T00:00:00Z' });

@@ -83,6 +83,9 @@ describe('the --json contract on every verb, failure paths included', () => {
     await expectAnswer(a, ['gate', '--', 'sh', '-c', 'exit 3'], 'ok', 3); // gate passes its command's status through
     await expectAnswer(a, ['budget'], 'ok', 0);
     await expectAnswer(a, ['items'], 'ok', 0);
+    await expectAnswer(a, ['review'], 'ok', 0);
+    await expectAnswer(a, ['review', '-bad'], 'usage', 2);
+    await expectAnswer(a, ['land', 'x', '--approve', 'no-such-run'], 'usage', 2);
     await expectAnswer(a, ['prime'], 'ok', 0);
     await expectAnswer(a, ['logs', 'no-such-run'], 'usage', 2);
     await expectAnswer(a, ['check-login'], 'ok', 0);

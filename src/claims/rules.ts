@@ -90,6 +90,8 @@ export function liveReservations(
 /** Whether a record could be due for pruning on this clock alone: a cheap first filter. */
 export function isPrunable(entry: ClaimEntry, now: number, settings: Settings): boolean {
   const c = entry.claim;
+  // Work waiting for the person's review is kept as long as landed work is remembered.
+  if (c.state === 'released' && c.review) return now - c.at > settings.doneRetention;
   if (c.state === 'released') return true;
   if (c.state === 'done') return now - c.at > settings.doneRetention;
   return now - expiresAt(c) > PRUNE_EXPIRED_AFTER_MS;
@@ -110,11 +112,11 @@ export function isDue(o: {
   clock: ClockView;
 }): boolean {
   const c = o.entry.claim;
-  if (c.state === 'released') return true;
+  if (c.state === 'released' && !c.review) return true;
   if (o.clock.unsafe) return false;
   const ahead = o.clock.aheadAtMost(c.holder);
   const watched = o.now - (o.firstSeenAt ?? o.now);
-  if (c.state === 'done') {
+  if (c.state === 'done' || c.state === 'released') {
     return ahead === undefined ? watched > o.settings.doneRetention : o.now - ahead - c.at > o.settings.doneRetention;
   }
   if (standing(o.entry, o.me, o.now, o.settings, o.firstSeenAt, o.clock).kind !== 'takeable') return false;

@@ -126,6 +126,29 @@ const land = z.strictObject({
     })
     .optional()
     .describe('with land.batch above 1: the batch this entry landed in'),
+  approved: z
+    .strictObject({ run: z.string(), head: Oid, paths: z.array(z.string()), generation: Oid })
+    .optional()
+    .describe(
+      "--approve: the lane run whose kept work landed, its protected paths, and the person's signed settings generation approving it",
+    ),
+});
+
+const review = z.strictObject({
+  ...Ok,
+  reviews: z.array(
+    z.strictObject({
+      item: z.string(),
+      run: z.string().describe('the lane run whose work waits; abcd land <item> --approve <run> lands it'),
+      branch: z.string().describe('the kept branch on the remote'),
+      head: Oid,
+      base: Oid.describe("main's tip the work was taken on"),
+      paths: z.array(z.string()).describe('the protected paths the work changes'),
+      moved: z.boolean().describe('the branch no longer holds head: approving is refused'),
+      diff: z.strictObject({ protected: z.string(), rest: z.string(), truncated: z.boolean() }),
+      approve: z.string(),
+    }),
+  ),
 });
 
 const Proven = z.string().describe('the principal the signature proves, or "unverified": the name beside it is only stated');
@@ -177,6 +200,10 @@ const status = z.strictObject({
             .describe("landed in a batch: the item of the batch's head, and how many landed with it"),
         })
         .nullable(),
+      review: z
+        .strictObject({ run: z.string(), branch: z.string(), head: Oid, paths: z.array(z.string()) })
+        .nullable()
+        .describe('a released claim whose lane work changes protected paths and waits for the person: abcd review <item>'),
     }),
   ),
   queue: z.array(
@@ -215,7 +242,14 @@ const status = z.strictObject({
   ),
   gate: z.strictObject({ dir: z.string(), slots: z.number().int(), holders: z.number().int(), waiters: z.number().int() }),
   settings: z
-    .object({ reservationCap: z.number().int(), defaultTtl: Ms, takeoverDelay: Ms, doneRetention: Ms, requesters: z.array(z.string()) })
+    .object({
+      reservationCap: z.number().int(),
+      defaultTtl: Ms,
+      takeoverDelay: Ms,
+      doneRetention: Ms,
+      requesters: z.array(z.string()),
+      protectedPaths: z.array(z.string()),
+    })
     .loose(),
   settingsTrust: z.strictObject({ protected: z.boolean(), signers: z.string() }).loose(),
   requestTrust: z
@@ -349,7 +383,7 @@ const itemList = z.strictObject({
       title: z.string(),
       status: z.enum(['ready', 'done']).describe("the item file's front matter"),
       dependsOn: z.array(z.string()),
-      readiness: z.enum(['ready', 'blocked', 'held', 'done', 'pending']),
+      readiness: z.enum(['ready', 'blocked', 'held', 'done', 'pending', 'needs-review']),
       blockedBy: z.array(z.string()).describe('dependencies not yet done (readiness blocked)'),
       claim: z
         .strictObject({ state: State, holder: z.string(), expiresAt: Instant, live: z.boolean() })
@@ -358,6 +392,10 @@ const itemList = z.strictObject({
       path: z.string().describe("the item file's path, or the issue's web address"),
       addedAt: Instant.nullable().describe('when the item entered main or the issue was opened, null when its source does not say'),
       labels: z.array(z.string()).optional().describe("an issue's labels (GitHub source)"),
+      review: z
+        .strictObject({ run: z.string(), branch: z.string(), head: Oid, paths: z.array(z.string()) })
+        .optional()
+        .describe('readiness needs-review: the lane run whose work changes protected paths and waits on its branch for the person'),
     }),
   ),
   refused: z.array(
@@ -428,6 +466,7 @@ export const ANSWERS: Record<string, z.ZodType> = {
   release,
   push,
   land,
+  review,
   status,
   announce,
   gate,

@@ -5,6 +5,7 @@ import { renew } from './commands/renew.js';
 import { release } from './commands/release.js';
 import { push } from './commands/push.js';
 import { land } from './commands/land.js';
+import { review } from './commands/review.js';
 import { status } from './commands/status.js';
 import { settings } from './commands/settings.js';
 import { init } from './commands/init.js';
@@ -43,6 +44,7 @@ export const commands: readonly Command[] = [
   steer,
   logs,
   items,
+  review,
   budget,
   settings,
   init,

@@ -77,6 +77,17 @@ export function statusSections(s: StatusData, gate: GateSummary, o: SectionOptio
     out.push({ title: `Claims (${live.length})`, head: lines.slice(0, 1), rows: lines.slice(1).map((l) => [l]), attention: true });
   } else out.push({ title: 'Claims (0)', rows: [[`  none held on ${printable(s.remote)}`]], attention: true });
 
+  const reviews = s.claims.filter((x) => x.review);
+  if (reviews.length)
+    out.push({
+      title: `Waiting for your review (${reviews.length})`,
+      rows: reviews.map((x) => [
+        paint(c, 'yellow', `  ${printable(x.item)}: lane run ${printable(x.review!.run)} changes ${printable(x.review!.paths.join(', '))}`),
+        `  see it: abcd review ${printable(x.item)}; land it: abcd land ${printable(x.item)} --approve ${printable(x.review!.run)}`,
+      ]),
+      attention: true,
+    });
+
   if (s.queue.length) {
     // The first live entry is the one being tested and landed now.
     const first = s.queue.find((q) => q.alive);

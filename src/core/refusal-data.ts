@@ -96,6 +96,8 @@ export type UsageKinds = {
   file: { file: string };
   /** A run id that names no run whose logs this clone keeps, or more than one; `known` lists the newest. */
   run: { run: string; reason: 'unknown' | 'ambiguous'; known: string[] };
+  /** `abcd land --approve <run>` names no run whose work waits for review on the item; `waiting` is the one that does. */
+  review: { item: string; run: string; waiting?: string };
 };
 
 export type UsageKind = keyof UsageKinds;

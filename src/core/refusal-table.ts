@@ -343,6 +343,32 @@ export const REFUSALS = {
       marginMs?: number;
     }>(),
   },
+  'not-approved': {
+    exit: 7,
+    means: "an approval of a lane's protected change that the person did not sign",
+    todo: 'only the person approves (abcd land <item> --approve <run>, signed with a key in their allowed-signers list); tell them',
+    data: shape<{
+      item: string;
+      run: string;
+      /** lane: asked under a lane; no-signers: the person keeps no list; not-signed / not-allowed: the signature is missing or not by a listed key. */
+      reason: 'lane' | 'no-signers' | 'not-signed' | 'not-allowed';
+      signers: string;
+      git?: string;
+    }>(),
+  },
+  'config-unsigned': {
+    exit: 7,
+    means: '.abcd/config.json on main loosens the sandbox in a commit the person neither signed nor approved',
+    todo: 'tell the person; the lane runs again once they sign or approve the change, or revert it',
+    data: shape<{
+      /** The loosened key, as the config writes it (land.sandbox, lanes.bind...). */
+      key: string;
+      /** The commit on main whose config first loosened it, and the person-vouched commit compared with (null: none, the defaults). */
+      commit: string;
+      baseline: string | null;
+      signers: string;
+    }>(),
+  },
   interrupted: {
     exit: 130,
     means: 'stopped by a signal after undoing what it could',

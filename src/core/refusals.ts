@@ -125,6 +125,10 @@ export class NotRequester extends refusal('not-requester') {}
 
 /** A lane run whose cycles did not land (the agent failed, changed nothing, or the work was deferred). */
 export class NotLanded extends refusal('not-landed') {}
+/** An approval of a lane's protected change by anyone but the person (ADR 0103). */
+export class NotApproved extends refusal('not-approved') {}
+/** A lane under a config whose loosening of the sandbox the person did not vouch for (ADR 0104). */
+export class ConfigUnsigned extends refusal('config-unsigned') {}
 
 /** Objects of the agent's work (committed or left in its worktree) that git's strict checks refuse: nothing of it lands. */
 export class AgentObjectsRefused extends refusal('agent-objects-refused') {}

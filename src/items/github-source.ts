@@ -174,7 +174,12 @@ export class GitHubIssueSource implements ItemSource {
         `${o.usage ? `, ${o.usage} tokens` : ''}.`,
       ...(o.reason ? ['', sanitizeLine(o.reason, 480)] : []),
       '',
-      `A comment here by the owner, a member or a collaborator steers the next cycle; \`abcd build ${formatItem(key)}\` retries.`,
+      ...(o.outcome === 'needs-review' && o.review
+        ? [
+            `It changes protected paths, so it waits for the person: ${o.review.paths.map((p) => `\`${sanitizeLine(p, 200).replace(/`/g, "'")}\``).join(', ')}.`,
+            `The person reviews it with \`abcd review ${formatItem(key)}\` and lands it with \`abcd land ${formatItem(key)} --approve ${o.runId}\`.`,
+          ]
+        : [`A comment here by the owner, a member or a collaborator steers the next cycle; \`abcd build ${formatItem(key)}\` retries.`]),
     ];
     try {
       await this.writeResult(n, o.runId, lines.join('\n'));

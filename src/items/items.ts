@@ -4,7 +4,7 @@
 import { resolveMain } from '../claims/main-branch.js';
 import { readRepoConfig } from '../repo/config.js';
 import { openItemSources } from './sources.js';
-import { followUpsOfLanding, liveClaims, readinessOf, reopenedItems, type PendingSet } from './readiness.js';
+import { followUpsOfLanding, liveClaims, readinessOf, reopenedItems, reviewingItems, type PendingSet } from './readiness.js';
 import type { ItemListing } from './source.js';
 import { expiresAt } from '../records/claim.js';
 import { formatHolder } from '../records/holder.js';
@@ -22,11 +22,13 @@ export interface ItemView {
   title: string;
   status: 'ready' | 'done';
   dependsOn: string[];
-  readiness: 'ready' | 'blocked' | 'held' | 'done' | 'pending';
+  readiness: 'ready' | 'blocked' | 'held' | 'done' | 'pending' | 'needs-review';
   /** Dependencies not yet done (readiness blocked), else empty. */
   blockedBy: string[];
   /** The item's claim record as it stands, whatever its state; null when there is none. */
   claim: { state: 'held' | 'released' | 'done'; holder: string; expiresAt: number; live: boolean } | null;
+  /** With readiness needs-review: the lane run whose work waits, its branch and the protected paths it touched. */
+  review?: { run: string; branch: string; head: string; paths: string[] };
   path: string;
   /** When the item entered main or the issue was opened (ms), null when its source does not say. */
   addedAt: number | null;
@@ -99,10 +101,11 @@ export function viewItems(listing: ItemListing, snap: Snapshot, pending: Pending
   const claimByKey = new Map([...snap.claims.values()].map((e) => [e.claim.item, e.claim] as const));
   const byKey = new Map(listing.items.map((i) => [formatItem(i.key), i] as const));
   const reopened = reopenedItems(snap.claims.values());
+  const reviewing = reviewingItems(snap.claims.values());
   for (const k of followUpsOfLanding(snap.claims.values(), snap.pending.values(), pending)) reopened.add(k);
   const items = listing.items.map((i): ItemView => {
     const key = formatItem(i.key);
-    const r = readinessOf(i, byKey, live, pending, reopened);
+    const r = readinessOf(i, byKey, live, pending, reopened, reviewing);
     const c = claimByKey.get(key);
     return {
       key,
@@ -116,6 +119,9 @@ export function viewItems(listing: ItemListing, snap: Snapshot, pending: Pending
       path: i.path,
       addedAt: i.addedAt ?? null,
       ...(i.labels ? { labels: i.labels } : {}),
+      ...(r.kind === 'needs-review' && c?.review
+        ? { review: { run: c.review.run, branch: c.review.branch, head: c.review.head, paths: c.review.paths } }
+        : {}),
     };
   });
   const refused = listing.refused.map((r) => ({

@@ -24,8 +24,14 @@ export type ReopenedSet = ReadonlySet<string>;
 
 const NONE_REOPENED: ReopenedSet = new Set();
 
+/** Canonical keys of items whose lane work waits for the person's review (ADR 0103). */
+export type ReviewSet = ReadonlySet<string>;
+
+const NONE_REVIEWING: ReviewSet = new Set();
+
 export type Readiness =
   | { kind: 'held'; holder: string; expiresAt: number }
+  | { kind: 'needs-review' }
   | { kind: 'pending' }
   | { kind: 'done' }
   | { kind: 'blocked'; by: string[] }
@@ -51,6 +57,16 @@ export function liveClaims(entries: Iterable<ClaimEntry>, now: number, clock: Cl
 export function reopenedItems(entries: Iterable<ClaimEntry>): Set<string> {
   const out = new Set<string>();
   for (const e of entries) if (e.claim.state === 'held' && e.claim.landed) out.add(e.claim.item);
+  return out;
+}
+
+/**
+ * The items a lane left for the person's review: a released claim naming the run whose work
+ * touched protected paths. No lane takes them until the person lands, reserves or releases them.
+ */
+export function reviewingItems(entries: Iterable<ClaimEntry>): Set<string> {
+  const out = new Set<string>();
+  for (const e of entries) if (e.claim.state === 'released' && e.claim.review) out.add(e.claim.item);
   return out;
 }
 
@@ -85,11 +101,14 @@ export function readinessOf(
   claims: LiveClaims,
   pending: PendingSet,
   reopened: ReopenedSet = NONE_REOPENED,
+  reviewing: ReviewSet = NONE_REVIEWING,
 ): Readiness {
   const key = formatItem(item.key);
   const claim = claims.get(key);
   if (claim) return { kind: 'held', holder: claim.holder, expiresAt: claim.expiresAt };
   if (item.status === 'done' && !reopened.has(key)) return { kind: 'done' };
+  // Before a pending request: the work answering it waits for the person, and would be redone.
+  if (reviewing.has(key)) return { kind: 'needs-review' };
   if (pending.has(key)) return { kind: 'pending' };
   if (item.status === 'done') return { kind: 'ready' };
   const by = item.dependsOn.filter((d) => byKey.get(d)?.status !== 'done');
@@ -108,6 +127,7 @@ export function actionable(
   claims: LiveClaims,
   pending: PendingSet,
   reopened: ReopenedSet = NONE_REOPENED,
+  reviewing: ReviewSet = NONE_REVIEWING,
 ): ItemDoc[] {
   const byKey = new Map(items.map((i) => [formatItem(i.key), i] as const));
   const waitedOn = new Map<string, number>();
@@ -115,7 +135,7 @@ export function actionable(
   const rank = (i: ItemDoc) => (pending.has(formatItem(i.key)) ? 0 : waitedOn.has(formatItem(i.key)) ? 1 : 2);
   return items
     .filter((i) => {
-      const r = readinessOf(i, byKey, claims, pending, reopened).kind;
+      const r = readinessOf(i, byKey, claims, pending, reopened, reviewing).kind;
       return r === 'ready' || r === 'pending';
     })
     .sort(

@@ -81,6 +81,8 @@ export interface ItemOutcome {
   /** Tokens the agent reported. */
   usage?: number;
   durationMs: number;
+  /** outcome needs-review: the protected paths the work changes. */
+  review?: { paths: string[] };
 }
 
 export interface ItemSource {

@@ -11,6 +11,9 @@ import { sameSession } from '../records/holder.js';
 import type { Repo } from '../repo/repo.js';
 import { readSnapshot, type PendingEntry, type Snapshot } from '../repo/snapshot.js';
 
+/** What a released claim names when its work waits for the person's review. */
+export type ClaimReview = NonNullable<Claim['review']>;
+
 export interface Taken {
   ref: string;
   tip: string;
@@ -81,7 +84,12 @@ export async function takeClaim(
  * remote, and the released generation still names it). Best effort: a claim that moved is
  * someone else's now.
  */
-export async function releaseClaim(lane: Repo, item: ItemKey, why: string, o: { keepBranch?: boolean } = {}): Promise<void> {
+export async function releaseClaim(
+  lane: Repo,
+  item: ItemKey,
+  why: string,
+  o: { keepBranch?: boolean; review?: ClaimReview } = {},
+): Promise<void> {
   const ref = claimRef(item);
   try {
     const snap = await readSnapshot(lane);
@@ -94,7 +102,13 @@ export async function releaseClaim(lane: Repo, item: ItemKey, why: string, o: { 
     await pushClaim(lane, {
       ref,
       lease: e.tip,
-      claim: { ...(o.keepBranch ? c : rest), gen: c.gen + 1, at: lane.deps.clock.now(), state: 'released' },
+      claim: {
+        ...(o.keepBranch ? c : rest),
+        gen: c.gen + 1,
+        at: lane.deps.clock.now(),
+        state: 'released',
+        ...(o.review ? { review: o.review } : {}),
+      },
       message: `lane releases ${shortItem(item)}: ${why.slice(0, 200)}`,
       extra,
     });

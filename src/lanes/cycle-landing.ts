@@ -16,6 +16,7 @@ import { landKeepingWork, type RetryOutcome } from './land-retry.js';
 import { DEFAULT_MAX_CYCLES } from './options.js';
 import { bringToMain } from './rebase-worktree.js';
 import { consumptionOf, receiptWrites } from './receipts.js';
+import { protectedChange } from './protected-change.js';
 import type { AgentSession } from './runtimes/runtime.js';
 import type { SteerWatcher } from './watcher.js';
 import type { CycleWatch } from './cycle-watch.js';
@@ -88,6 +89,7 @@ export async function landCycle(
       o.watch.agent();
       return o.session.turn(text, { kind, timeoutMs: ctx.agentTimeoutMs, signal });
     },
+    protect: (base, head) => protectedChange(ctx.repo.git, { base, head, item: item.key, extra: taken.seen.settings.protectedPaths }),
     fits: () => cycleFits(ctx, clock.now()),
     caps: {
       conflict: Math.max(0, (ctx.maxCycles ?? DEFAULT_MAX_CYCLES) - 1),

@@ -23,7 +23,7 @@ import { openCycleLog, type CycleLog } from './cycle-log.js';
 import { watchCycle, type CycleWatch } from './cycle-watch.js';
 import { agentTail } from './output-tail.js';
 import { fillLaneStore } from './lane-objects.js';
-import { releaseClaim, type Taken } from './claim.js';
+import { releaseClaim, type ClaimReview, type Taken } from './claim.js';
 import type { RunContext } from './context.js';
 import { runSteeredAgent } from './steer-cycle.js';
 import { cyclePlan, laneHidden } from './sandbox.js';
@@ -62,6 +62,8 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
   // Named after this process: what a drain killed with -9 leaves, the next lane or land removes.
   const cycleDir = await makeCycleFolder(ctx.repo.deps.config.tmpDir);
   let landing = false;
+  // Set when the work touched protected paths: the released claim names it for the person.
+  let review: ClaimReview | undefined;
   let log: CycleLog | undefined;
   let closeSession: () => Promise<void> = () => Promise.resolve();
   let watch: CycleWatch | undefined;
@@ -220,7 +222,9 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
       collect,
       watch,
     });
-    const { turnMs, result, ...record } = landed;
+    const { turnMs, result, reviewBase, ...record } = landed;
+    if (record.outcome === 'needs-review' && record.kept && record.review && reviewBase)
+      review = { run: ctx.runId, branch: record.kept.branch, head: record.kept.head, base: reviewBase, paths: record.review.paths };
     await closeSession();
     // Landed: its source marks it done (an issue is closed with a comment naming the commit).
     const marked = result ? await ctx.source.markDone(item.key, doneNote(result, ctx.runId)) : {};
@@ -243,9 +247,16 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
     await Promise.all([removeTree(cycleDir), ctx.repo.git.run(['update-ref', '-d', `refs/heads/${branch}`])]);
     // Once the work was pushed to keep it, its branch stays: nothing a later failure does removes it.
     if (!landing || !(await landedDone(lane, taken.ref)))
-      await releaseClaim(lane, item.key, landing ? 'the cycle did not land; its work stays on its branch' : 'the cycle did not land', {
-        keepBranch: landing,
-      });
+      await releaseClaim(
+        lane,
+        item.key,
+        review
+          ? `its work changes protected paths and waits for the person on ${review.branch}`
+          : landing
+            ? 'the cycle did not land; its work stays on its branch'
+            : 'the cycle did not land',
+        { keepBranch: landing, ...(review ? { review } : {}) },
+      );
     ctx.signal?.removeEventListener('abort', follow);
   }
 }

@@ -46,6 +46,8 @@ export interface LandRetry {
   rebase: (o: { base: string; head: string; mainTip: string }) => Promise<string[]>;
   /** Continues the same agent session; `signal` stops it (the claim moved). */
   turn: (text: string, kind: 'conflict' | 'check', signal: AbortSignal) => Promise<ResumedTurn>;
+  /** The protected paths `head` changes since `base` (protected-change.ts): a change to any waits for the person. */
+  protect: (base: string, head: string) => Promise<string[]>;
   /** Whether the time left holds another whole turn and land. */
   fits: () => boolean;
   /** Turns for conflicts (the run's cycle cap less the first) and for failing checks (lanes.fixChecks). */
@@ -53,7 +55,7 @@ export interface LandRetry {
 }
 
 /** What the cycle records: landed, or the failure, with where the work is kept and the turns given. */
-export type RetryOutcome = Partial<CycleRecord> & Pick<CycleRecord, 'outcome'> & { turnMs: number };
+export type RetryOutcome = Partial<CycleRecord> & Pick<CycleRecord, 'outcome'> & { turnMs: number; reviewBase?: string };
 
 export async function landKeepingWork(o: LandRetry): Promise<RetryOutcome> {
   const keepers = new Set<ClaimKeeper>();
@@ -85,6 +87,10 @@ async function landAndResume(o: LandRetry, started: (k: ClaimKeeper) => void): P
   }
   for (;;) {
     await keeper.stop();
+    // Checked on every head before it lands: a fixing turn may touch the rules as well.
+    const paths = await o.protect(base, head);
+    if (paths.length)
+      return { ...end({ outcome: 'needs-review', code: 'needs-review', reason: waitsFor(paths, o), review: { paths } }), reviewBase: base };
     await o.lane.git.must(['update-ref', `refs/heads/${o.branch}`, head]);
     let refusal: Refusal;
     try {
@@ -194,6 +200,15 @@ function why(e: Refusal, o: LandRetry): string {
     return `it conflicts with main at ${e.data.mainTip.slice(0, 12)} in ${e.data.files.join(', ') || 'its history'}, and ${none} resolve it; ${at}`;
   if (e instanceof CheckFailed) return `the land check "${e.data.check}" failed and ${none} fix it; ${at}`;
   return `${firstLine(e)} (${at})`;
+}
+
+/** Why a change to the repository's rules did not land, naming the paths and what the person does. */
+function waitsFor(paths: readonly string[], o: LandRetry): string {
+  const shown = paths.slice(0, 8).join(', ') + (paths.length > 8 ? ` and ${paths.length - 8} more` : '');
+  return (
+    `the work changes protected paths (${shown}), which only the person lands; it waits on the remote's branch ${o.branch}: ` +
+    `abcd review ${o.item}, then abcd land ${o.item} --approve <run>`
+  );
 }
 
 /** A keeper for the claim as the refused land left it (a fresh read), or undefined when it is no longer this lane's. */

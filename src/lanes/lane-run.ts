@@ -26,6 +26,8 @@ import { probeBwrap } from '../machine/sandbox/bwrap.js';
 import { secretPlaces } from '../machine/sandbox/places.js';
 import { chooseCheckSandbox } from '../land/check-sandbox.js';
 import { checkLaneLogin } from './login.js';
+import { refuseUnvouchedConfig, type ConfigTrust } from '../settings/config-trust.js';
+import { looseningsOf } from '../repo/config-loosening.js';
 import { markRun, sweepDeadRuns } from './leftovers.js';
 import { startRunLog, sweepOldRunLogs } from './run-logs.js';
 import { boardHooks, watchLanes, type ProgressListener } from './run-progress.js';
@@ -82,6 +84,8 @@ export async function runLane(repo: Repo, input: LaneRunInput): Promise<LaneRunR
     input.item ? configRead.then((c) => requireItem(openItemSources(repo, c), mainTip, input.item!)) : Promise.resolve(undefined),
   );
   const cfg = config.lanes ?? {};
+  // A config on main that loosens the sandbox counts only as the person signed or approved it.
+  const configTrust = await refuseUnvouchedConfig(repo, { mainTip, snap });
   // A request for a held item needs no agent, sandbox or deadline: it only leaves a note.
   const busy = input.verb === 'build' && input.item ? await heldByOther(repo, snap, input.item) : undefined;
   if (busy && input.item) {
@@ -119,7 +123,7 @@ export async function runLane(repo: Repo, input: LaneRunInput): Promise<LaneRunR
     first: snap,
     ...(firstListing ? { firstListing } : {}),
     cfg: { tip: mainTip, config },
-    ...(warningOf([warning, unfilteredNetwork(sandbox, cfg), ignoredRequesters(cfg)]) ?? {}),
+    ...(warningOf([warning, unfilteredNetwork(sandbox, cfg), ignoredRequesters(cfg), unprotectedLoosening(configTrust, config)]) ?? {}),
   });
 }
 
@@ -329,6 +333,16 @@ function newRunId(now: number): string {
     .replace(/[-:]/g, '')
     .replace(/\.\d+Z$/, 'Z');
   return `${t}-${randomBytes(3).toString('hex')}`;
+}
+
+/** Said by a lane whose person keeps no allowed-signers list while main's config loosens the sandbox: nothing vouches for it. */
+function unprotectedLoosening(trust: ConfigTrust, config: RepoConfig): string | undefined {
+  const keys = trust.protected ? [] : looseningsOf({}, config, { checksJudged: false });
+  if (!keys.length) return undefined;
+  return (
+    `.abcd/config.json loosens the sandbox (${keys.join(', ')}) and is unprotected: without an allowed-signers list nobody can tell ` +
+    "the person's change from anyone's (docs/settings.md says how to keep one)."
+  );
 }
 
 /**

@@ -2,7 +2,7 @@
 // trip), takes the next actionable item no other lane of this process has, and runs one
 // cycle on it. once: one discovery pass, each item found at most once. poll/timed: until
 // idle, stopped, or the deadline leaves no room for a whole cycle.
-import { actionable, followUpsOfLanding, liveClaims, reopenedItems } from '../items/readiness.js';
+import { actionable, followUpsOfLanding, liveClaims, reopenedItems, reviewingItems } from '../items/readiness.js';
 import { budgetAllowsCycle } from '../machine/budget/budget.js';
 import type { ItemDoc, ItemListing } from '../items/source.js';
 import { formatItem, parseItem as parseKey, shortItem, type ItemKey } from '../records/item.js';
@@ -13,6 +13,7 @@ import { readSnapshot, type Snapshot } from '../repo/snapshot.js';
 import { takeClaim } from './claim.js';
 import { cycleFits, type RunContext } from './context.js';
 import { runCycle } from './cycle.js';
+import { refuseUnvouchedConfig } from '../settings/config-trust.js';
 import { laneRepo } from './lane-repo.js';
 import { consumptionProven, followUpItems } from './receipts.js';
 import { acceptsRequest } from '../steering/requesters.js';
@@ -59,6 +60,16 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
   const bound = o.bound ? formatItem(o.bound) : undefined;
   let preread = o.first;
   let prelisted = o.first ? o.firstListing : undefined;
+  // main's config is judged again whenever main or the settings moved: a long drain must not
+  // run its next cycle under a loosening landed meanwhile by anyone but the person.
+  let judged: string | undefined;
+  const judgeConfig = async (snap: Snapshot) => {
+    const mainTip = await ctx.main.tipIn(snap);
+    const key = `${mainTip} ${snap.settingsTip ?? ''}`;
+    if (judged === key) return;
+    await refuseUnvouchedConfig(ctx.repo, { mainTip, snap });
+    judged = key;
+  };
 
   const worker = async (n: number) => {
     const lane = laneRepo(ctx.repo, ctx.runId, n);
@@ -93,7 +104,15 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
       const reopened = reopenedItems(snap.claims.values());
       for (const k of followUpsOfLanding(snap.claims.values(), snap.pending.values(), pending)) reopened.add(k);
       if (bound && o.reopen) reopened.add(bound);
-      const ready = actionable(listing.items, liveClaims(snap.claims.values(), now, await readClock(ctx.repo)), pending, reopened);
+      // Work a lane left for the person's review is not taken again until the person acts on it.
+      const reviewing = reviewingItems(snap.claims.values());
+      const ready = actionable(
+        listing.items,
+        liveClaims(snap.claims.values(), now, await readClock(ctx.repo)),
+        pending,
+        reopened,
+        reviewing,
+      );
       if (o.lifecycle === 'once') found ??= discovered(listing.items, ready, bound);
       const cands = ready.filter((i) => {
         const k = formatItem(i.key);
@@ -123,6 +142,7 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
       inFlight.add(k);
       tried.add(k);
       try {
+        await judgeConfig(snap);
         const taken = await takeClaim(lane, snap, next.key, ctx.ttlMs);
         if (!taken || !('tip' in taken)) {
           // once: a lapsed claim this clone has not watched for the takeover delay yet is still

@@ -9,6 +9,10 @@ import { MAX_INSTANT_MS, MAX_NOTE_CHARS, MAX_TTL_MS, OID } from './limits.js';
 // Loose objects: fields a newer abcd added at the same `v` are kept through every rewrite
 // (renew, push, release, land, takeover) rather than silently dropped; known fields are
 // still validated. A change older readers must not ignore raises `v` instead: a reader refuses a version newer than it knows.
+// The protected paths a review names: enough to say what waits; the diff shows every one.
+export const MAX_REVIEW_PATHS = 100;
+const MAX_REVIEW_PATH_CHARS = 500;
+
 export const ClaimSchema = z.looseObject({
   abcd: z.literal('claim'),
   v: z.literal(1),
@@ -38,6 +42,21 @@ export const ClaimSchema = z.looseObject({
         .optional(),
       /** Landed in a batch: the item of the batch's head, which tested and landed it, and how many landed with it. */
       batch: z.object({ by: z.string().min(1).max(200), size: z.number().int().min(1).max(16) }).optional(),
+    })
+    .optional(),
+  /**
+   * Set on a released generation by a lane whose work touched protected paths (ADR 0103): the
+   * work waits on its branch for the person (`abcd review`, `abcd land --approve <run>`), and
+   * no lane takes the item meanwhile. A new holder's generation drops it.
+   */
+  review: z
+    .looseObject({
+      run: z.string().min(1).max(100).regex(PRINTABLE),
+      branch: z.string().min(1).max(255).regex(PRINTABLE),
+      head: z.string().regex(OID),
+      /** main's tip the work was taken on: the review's diff is base..head. */
+      base: z.string().regex(OID),
+      paths: z.array(z.string().max(MAX_REVIEW_PATH_CHARS).regex(PRINTABLE)).min(1).max(MAX_REVIEW_PATHS),
     })
     .optional(),
   /**

@@ -32,7 +32,8 @@ const TailSchema = z.array(z.string().max(200).regex(PRINTABLE)).max(12);
 
 const CycleSchema = z.object({
   item: z.string().min(1).max(200),
-  outcome: z.enum(['landed', 'failed', 'no-change', 'timeout', 'cancelled', 'deferred']),
+  /** needs-review: the work touched protected paths and waits on its branch for the person (ADR 0103). */
+  outcome: z.enum(['landed', 'failed', 'no-change', 'timeout', 'cancelled', 'deferred', 'needs-review']),
   /** Why it did not land, in words (hostile text sanitized before it is written). */
   reason: z.string().max(MAX_REASON_CHARS).regex(PRINTABLE).optional(),
   /** The refusal code behind a failure (conflict, check-failed, fenced ...). */
@@ -60,6 +61,8 @@ const CycleSchema = z.object({
    * and from older writers.
    */
   network: z.object({ allowed: Count, refused: Count, hosts: z.array(z.string().max(300).regex(PRINTABLE)).max(16).optional() }).optional(),
+  /** With outcome needs-review: the protected paths the work changes (the branch is in `kept`). */
+  review: z.object({ paths: z.array(z.string().max(500).regex(PRINTABLE)).min(1).max(100) }).optional(),
   /** Turns the agent was given after its first: to resolve a land's conflict, to fix a failing check. */
   resumed: z.object({ conflict: z.number().int().nonnegative(), check: z.number().int().nonnegative() }).optional(),
 });

@@ -11,6 +11,10 @@ const MAX_TAKEOVER_DELAY_MS = 86_400_000;
 const MAX_DONE_RETENTION_MS = 366 * 86_400_000;
 /** Requesters the person names: a short list of people, not a directory. */
 export const MAX_REQUESTERS = 50;
+/** Globs the person adds to the protected paths: a short list of patterns. */
+export const MAX_PROTECTED_GLOBS = 100;
+/** A protected-paths glob: relative, no `..` segment, no spaces, commas (the CLI's separator) or control characters. */
+export const PROTECTED_GLOB = /^(?!\/)(?!.*(^|\/)\.\.(\/|$))[^\s,\p{Cc}]{1,300}$/u;
 
 /**
  * A requester is a signer principal as the allowed-signers list writes it (an email, say): no
@@ -29,6 +33,8 @@ export const DEFAULT_SETTINGS = {
   doneRetention: 14 * 86_400_000,
   /** Who besides the person may steer and request follow-ups with authority (signer principals). */
   requesters: [] as readonly string[],
+  /** Globs (repo/protected-paths.ts) a lane's change may not land without the person, on top of the built-in ones. */
+  protectedPaths: [] as readonly string[],
 } as const;
 
 export const SettingsSchema = z.object({
@@ -39,6 +45,25 @@ export const SettingsSchema = z.object({
   takeoverDelay: z.number().int().min(0).max(MAX_TAKEOVER_DELAY_MS),
   doneRetention: z.number().int().min(0).max(MAX_DONE_RETENTION_MS),
   requesters: z.array(z.string().regex(PRINCIPAL)).max(MAX_REQUESTERS).optional(),
+  protectedPaths: z.array(z.string().regex(PROTECTED_GLOB)).max(MAX_PROTECTED_GLOBS).optional(),
+  /**
+   * Set on a generation `abcd land --approve` writes: the person approved this lane run's work
+   * (its head and tree, and the .abcd/config.json blob in it, which lanes then trust: ADR 0104).
+   * Only this generation says so; the next one does not carry it.
+   */
+  approval: z
+    .object({
+      item: z.string().min(1).max(200),
+      run: z
+        .string()
+        .min(1)
+        .max(100)
+        .regex(/^[\x21-\x7e]+$/),
+      head: z.string().regex(OID),
+      tree: z.string().regex(OID),
+      config: z.string().regex(OID).optional(),
+    })
+    .optional(),
   /**
    * The repository the generation is for: the root commit of main's first-parent history
    * (ADR 0067). A reader that keeps an allowed-signers list ignores a generation naming another.
@@ -50,6 +75,7 @@ export const SettingsSchema = z.object({
 export type SettingsRecord = z.infer<typeof SettingsSchema>;
 export interface Settings extends Pick<SettingsRecord, 'reservationCap' | 'defaultTtl' | 'takeoverDelay' | 'doneRetention'> {
   requesters: readonly string[];
+  protectedPaths: readonly string[];
 }
 
 /** The CLI's names for each setting, whether it is a duration, and its range. */
@@ -59,6 +85,7 @@ export const SETTING_KEYS = {
   'takeover-delay': { field: 'takeoverDelay', duration: true, min: 0, max: MAX_TAKEOVER_DELAY_MS },
   'done-retention': { field: 'doneRetention', duration: true, min: 0, max: MAX_DONE_RETENTION_MS },
   requesters: { field: 'requesters', list: true },
+  'protected-paths': { field: 'protectedPaths', globs: true },
 } as const;
 export type SettingKey = keyof typeof SETTING_KEYS;
 
@@ -78,5 +105,6 @@ export function pickSettings(r: SettingsRecord): Settings {
     takeoverDelay: r.takeoverDelay,
     doneRetention: r.doneRetention,
     requesters: r.requesters ?? [],
+    protectedPaths: r.protectedPaths ?? [],
   };
 }

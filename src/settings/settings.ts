@@ -3,8 +3,10 @@ import { formatHolder } from '../records/holder.js';
 import { SETTINGS_REF } from '../records/refs.js';
 import {
   encodeSettings,
+  MAX_PROTECTED_GLOBS,
   MAX_REQUESTERS,
   PRINCIPAL,
+  PROTECTED_GLOB,
   SETTING_KEYS,
   type SettingKey,
   type Settings,
@@ -75,6 +77,7 @@ export async function settings(repo: Repo, input: { key?: string; value?: string
     v: 1,
     ...snap.settings,
     requesters: [...snap.settings.requesters],
+    protectedPaths: [...snap.settings.protectedPaths],
     [spec.field]: value,
     ...(repository ? { repository } : {}),
     at: now,
@@ -128,6 +131,7 @@ function checkKey(key: string): SettingKey {
 function parseValue(key: SettingKey, text: string): number | string[] {
   const spec = SETTING_KEYS[key];
   if ('list' in spec) return parsePrincipals(text);
+  if ('globs' in spec) return parseGlobs(text);
   const value = spec.duration ? parseDuration(text, key) : parseCount(text, key);
   if (value < spec.min || value > spec.max) {
     const show = (n: number) => (spec.duration ? formatDuration(n) : String(n));
@@ -147,6 +151,22 @@ function parsePrincipals(text: string): string[] {
         `(a@example.com,b@example.com), or none; ${bad !== undefined ? `"${bad.slice(0, 60)}" is not one` : `got ${list.length}`}.`,
       'value',
       { key: 'requesters', value: text.slice(0, 200) },
+    );
+  }
+  return list;
+}
+
+/** `a/**,b.json` (or `none`): globs a lane's change may not land without the person, on top of the built-in ones. */
+function parseGlobs(text: string): string[] {
+  if (text.trim() === '' || text.trim() === 'none') return [];
+  const list = [...new Set(text.split(',').map((p) => p.trim()))];
+  const bad = list.find((p) => !PROTECTED_GLOB.test(p));
+  if (bad !== undefined || list.length > MAX_PROTECTED_GLOBS) {
+    throw new UsageError(
+      `protected-paths is a comma-separated list of at most ${MAX_PROTECTED_GLOBS} repository-relative globs (infra/**,Makefile,*.nix), ` +
+        `or none; ${bad !== undefined ? `"${bad.slice(0, 60)}" is not one (no leading /, no .., no spaces)` : `got ${list.length}`}.`,
+      'value',
+      { key: 'protected-paths', value: text.slice(0, 200) },
     );
   }
   return list;

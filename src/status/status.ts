@@ -37,6 +37,8 @@ export interface ClaimView {
   branch?: string;
   head?: string;
   landed?: { main: string; tip: string; flaky?: { check: string; attempts: number }[] };
+  /** A released claim whose lane work changes protected paths and waits for the person. */
+  review?: { run: string; branch: string; head: string; paths: string[] };
 }
 
 export interface RefusedView {
@@ -156,6 +158,9 @@ export async function status(repo: Repo): Promise<StatusData> {
       ...(c.branch ? { branch: c.branch } : {}),
       ...(c.head ? { head: c.head } : {}),
       ...(c.landed ? { landed: c.landed } : {}),
+      ...(c.state === 'released' && c.review
+        ? { review: { run: c.review.run, branch: c.review.branch, head: c.review.head, paths: c.review.paths } }
+        : {}),
     });
   }
   claims.sort((a, b) => compareNatural(a.item, b.item));

@@ -23,6 +23,7 @@ export const build: Command = {
     'remote-unavailable',
     'record-invalid',
     'interrupted',
+    'config-unsigned',
   ],
   usesRemote: true,
   examples: [

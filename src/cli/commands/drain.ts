@@ -26,6 +26,7 @@ export const drain: Command = {
     'remote-unavailable',
     'record-invalid',
     'interrupted',
+    'config-unsigned',
   ],
   usesRemote: true,
   examples: [

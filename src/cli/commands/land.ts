@@ -6,6 +6,9 @@ import { durationArg, itemArg } from '../args.js';
 import { formatDuration, jsonInstant } from '../render.js';
 import { machineGateContext } from '../../machine/gate/context.js';
 import type { IntegrationStrategy } from '../../records/queue.js';
+import type { ItemKey } from '../../records/item.js';
+import type { Priority } from '../../land/priority.js';
+import { UsageError } from '../../core/refusals.js';
 
 // land waits in the queue for at most this long unless told otherwise.
 const DEFAULT_WAIT_MS = 30 * 60_000;
@@ -30,6 +33,12 @@ export const land: Command = {
     'remote-unavailable',
     'record-invalid',
     'interrupted',
+    'not-approved',
+    'held',
+    'takeover-too-soon',
+    'cap-reached',
+    'clock-skewed',
+    'landed',
   ],
   usesRemote: true,
   agentUse: 'land the work on main; the claim becomes done',
@@ -37,6 +46,10 @@ export const land: Command = {
     ['abcd land fix-login', 'land the current branch onto main under the claim on fix-login'],
     ['abcd land fix-login work/fix-login --wait 10m --strategy merge', 'merge instead of rebase; give up after 10 minutes'],
     ['abcd land fix-login --strategy squash', "one commit on main: the item's title, its done mark inside"],
+    [
+      'abcd land fix-login --approve 20260101T120000Z-a1b2c3',
+      "the person lands a lane run's work that changes protected paths (abcd review shows it)",
+    ],
     ['abcd land hotfix --priority high', 'go ahead of normal work queued in the last 10 minutes (never ahead of a test already running)'],
   ],
   builder: (y) =>
@@ -47,6 +60,10 @@ export const land: Command = {
       .option('strategy', {
         choices: ['rebase', 'merge', 'squash'] as const,
         describe: 'how the work comes onto main (default: land.strategy in .abcd/config.json, else rebase)',
+      })
+      .option('approve', {
+        type: 'string',
+        describe: "the person only: land the work lane run <run> left for review (signed, as settings are); the branch is the run's",
       })
       .option('keep', { type: 'boolean', default: false, describe: 'keep the claim held after landing instead of marking it done' })
       .option('priority', {
@@ -63,6 +80,7 @@ export const land: Command = {
       keep: Boolean(args.keep),
       priority: args.priority === 'high' ? ('high' as const) : args.priority === 'low' ? ('low' as const) : ('normal' as const),
     };
+    if (args.approve !== undefined) return approveCommand(args, input, deps);
     const [{ openRepo }, { land: run }] = await Promise.all([import('../../repo/repo.js'), import('../../land/land.js')]);
     const repo = await openRepo(deps);
     const r = await run(repo, input, await machineGate(deps));
@@ -78,6 +96,35 @@ export const land: Command = {
     };
   },
 };
+
+/** `--approve <run>`: the run's kept branch, approved in a signed settings generation, then landed. */
+async function approveCommand(
+  args: Record<string, unknown>,
+  input: { item: ItemKey; branch?: string; waitMs: number; strategy?: IntegrationStrategy; keep: boolean; priority: Priority },
+  deps: Deps,
+) {
+  const run = String(args.approve).trim();
+  if (!/^[\x21-\x7e]{1,100}$/.test(run))
+    throw new UsageError('--approve takes the id of the lane run whose work waits (abcd review shows it).', 'argument');
+  if (input.branch !== undefined || input.keep)
+    throw new UsageError(
+      '--approve lands the branch the lane run kept, and marks the item done: give no branch and no --keep.',
+      'argument',
+    );
+  const [{ openRepo }, { approveRun }] = await Promise.all([import('../../repo/repo.js'), import('../../lanes/approve.js')]);
+  const r = await approveRun(
+    await openRepo(deps),
+    { item: input.item, run, waitMs: input.waitMs, priority: input.priority, ...(input.strategy ? { strategy: input.strategy } : {}) },
+    await machineGate(deps),
+  );
+  const { approved, ...landed } = r;
+  return {
+    json: { ...landJson(landed), approved },
+    text:
+      `approved run ${approved.run} of ${r.item} (${approved.paths.join(', ')}) in settings generation ${approved.generation.slice(0, 12)}; ` +
+      `landed on ${r.main}: ${r.previousTip?.slice(0, 12) ?? ''} -> ${r.tip.slice(0, 12)}; claim ${r.claim}`,
+  };
+}
 
 /** yargs checked the choice; the type says which. */
 function strategyArg(v: unknown): IntegrationStrategy {

@@ -9,6 +9,7 @@ const NAMES: Record<string, string> = {
   defaultTtl: 'default-ttl',
   takeoverDelay: 'takeover-delay',
   doneRetention: 'done-retention',
+  protectedPaths: 'protected-paths',
 };
 
 function shownValue(k: string, v: unknown): string {
@@ -18,7 +19,7 @@ function shownValue(k: string, v: unknown): string {
 
 export const settings: Command = {
   command: 'settings [key] [value]',
-  describe: "read or set the person's settings: reservation-cap, default-ttl, takeover-delay, done-retention, requesters",
+  describe: "read or set the person's settings: reservation-cap, default-ttl, takeover-delay, done-retention, requesters, protected-paths",
   refusals: [
     'git-failed',
     'conflict',
@@ -34,13 +35,18 @@ export const settings: Command = {
     ['abcd settings', 'show every setting'],
     ['abcd settings takeover-delay 90s', 'set the delay after expiry before a claim may be taken over'],
     ['abcd settings requesters a@example.com,b@example.com', 'whose signed steers and build requests count besides yours'],
+    ['abcd settings protected-paths "infra/**,Makefile"', "paths a lane's change may not land without you, besides the built-in ones"],
   ],
   builder: (y) =>
     y
-      .positional('key', { type: 'string', describe: 'reservation-cap | default-ttl | takeover-delay | done-retention | requesters' })
+      .positional('key', {
+        type: 'string',
+        describe: 'reservation-cap | default-ttl | takeover-delay | done-retention | requesters | protected-paths',
+      })
       .positional('value', {
         type: 'string',
-        describe: 'a whole number (cap), a duration (500ms, 90s, 5m, 2h), or signer principals a@x,b@y (requesters; none clears)',
+        describe:
+          'a whole number (cap), a duration (500ms, 90s, 5m, 2h), signer principals a@x,b@y (requesters) or globs a/**,b (protected-paths); none clears a list',
       }),
   async run(args, deps) {
     const input = {

@@ -109,6 +109,7 @@ function toJson(s: StatusData, gateJson: GateSummary): Record<string, unknown> {
       branch: c.branch ?? null,
       head: c.head ?? null,
       landed: c.landed ?? null,
+      review: c.review ?? null,
     })),
     queue: s.queue.map((q) => ({ ...q, since: jsonInstant(q.since), priority: q.priority ?? 'normal', skipped: q.skipped ?? null })),
     announcements: s.announcements.map((a) => ({ ...a, at: jsonInstant(a.at), expiresAt: jsonInstant(a.expiresAt) })),

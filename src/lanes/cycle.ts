@@ -22,7 +22,7 @@ import { changeLimits } from './change-limits.js';
 import { openCycleLog, type CycleLog } from './cycle-log.js';
 import { watchCycle, type CycleWatch } from './cycle-watch.js';
 import { agentTail } from './output-tail.js';
-import { fillLaneStore } from './lane-objects.js';
+import { fillLaneStore } from '../repo/lane-objects.js';
 import { releaseClaim, type Taken } from './claim.js';
 import type { RunContext } from './context.js';
 import { runSteeredAgent } from './steer-cycle.js';

@@ -243,6 +243,8 @@ async function pushLanding(
     main: target.main,
     tip,
     ...(flaky.length ? { flaky: flaky.map((f) => ({ ...f, check: sanitizeLine(f.check, 500) })) } : {}),
+    // abcd wrote this run's trailers into the tip (worktree.ts): the claim says so, fenced with main.
+    ...(input.consumed ? { run: input.consumed.runId } : {}),
   };
   const r = await keeper.push(
     (claim) => ({

@@ -11,6 +11,7 @@ import { landConfigReader, passedOnRetry, type LandConfig } from './checks.js';
 import type { IntegrationStrategy } from '../records/queue.js';
 import { ClaimKeeper } from './claim-keeper.js';
 import { pruneDeadCycleFolders } from '../machine/owned-folders.js';
+import { refuseKnownSecrets } from './secret-guard.js';
 import { readWithMain, refuseNothingToLand, resolveLandTarget } from './target.js';
 import type { GateRunner, LandContext, LandInput, LandResult, LandStrategy } from './types.js';
 
@@ -56,6 +57,7 @@ async function landWith<E>(strategy: LandStrategy<E>, given: Repo, input: LandIn
   configRead.catch(() => undefined); // awaited below, which throws its error; until then it is not unhandled
   const held = await requireMineOnBranch(waiting, snap, { ref, item, branch: target.branch });
   await refuseNothingToLand(repo, target, item);
+  await refuseKnownSecrets(repo.git, { item, base: await target.mainTip(), head: target.head });
   // A config the schema refuses (a typo) refuses the land here, before anything is written.
   const config = await configRead;
   const keeper = new ClaimKeeper(repo, ref, item, held.tip, held.claim, { waiting, until: deadline });

@@ -186,6 +186,7 @@ export async function followUpItems(repo: Repo, snap: Snapshot, o: { mainTip: st
     else out.add(p.item);
   }
   for (const s of snap.steers.values()) {
+    if (snap.requestTrust?.delivered?.has(s.tip)) continue;
     if (s.request.item === s.item && judgeRequest(snap, { tip: s.tip, stated: s.request.author }, { lane: repo.me }) === 'amendment')
       out.add(s.item);
   }

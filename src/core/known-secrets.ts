@@ -29,7 +29,16 @@ export interface KnownSecret {
 }
 
 const known = new Map<string, string>();
-let forms: { value: string; name: string; form: string }[] | undefined;
+/** One form of a known secret, and the pattern that finds it also where line breaks split it. */
+export interface SecretForm {
+  value: string;
+  name: string;
+  form: string;
+  split: RegExp;
+}
+
+let forms: SecretForm[] | undefined;
+let starts: { set: Set<string>; longest: number } | undefined;
 
 /** Adds a value to the list (a short or blank one is ignored). */
 export function rememberSecret(name: string, value: string | undefined): void {
@@ -37,6 +46,7 @@ export function rememberSecret(name: string, value: string | undefined): void {
   if (!v || v.length < MIN_KNOWN_SECRET_CHARS || known.has(v)) return;
   known.set(v, name);
   forms = undefined;
+  starts = undefined;
 }
 
 /** Remembers the values of SECRET_VARIABLES in `env`. */
@@ -52,6 +62,7 @@ export function knownSecrets(): KnownSecret[] {
 export function forgetSecrets(): void {
   known.clear();
   forms = undefined;
+  starts = undefined;
 }
 
 /**
@@ -59,12 +70,12 @@ export function forgetSecrets(): void {
  * base64url at each of the three alignments a value can take inside a longer encoded text (the
  * characters its neighbours share are left out). Longest first, so a longer form wins.
  */
-export function secretForms(): readonly { value: string; name: string; form: string }[] {
+export function secretForms(): readonly SecretForm[] {
   if (forms) return forms;
-  const out = new Map<string, { value: string; name: string; form: string }>();
+  const out = new Map<string, SecretForm>();
   for (const [value, name] of known) {
     const add = (form: string) => {
-      if (form.length >= MIN_KNOWN_SECRET_CHARS && !out.has(form)) out.set(form, { value, name, form });
+      if (form.length >= MIN_KNOWN_SECRET_CHARS && !out.has(form)) out.set(form, { value, name, form, split: splitPattern(form) });
     };
     add(value);
     add(encodeURIComponent(value));
@@ -81,4 +92,24 @@ export function secretForms(): readonly { value: string; name: string; form: str
   }
   forms = [...out.values()].sort((a, b) => b.form.length - a.form.length);
   return forms;
+}
+
+/** `form` with an optional line break between any two of its characters. */
+function splitPattern(form: string): RegExp {
+  return new RegExp([...form].map((c) => c.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&')).join(String.raw`(?:\r?\n)?`), 'g');
+}
+
+/** Whether `text` ends in the first `min` or more characters (not all) of a known form. */
+export function endsInSecretStart(text: string, min: number): boolean {
+  if (!starts) {
+    const set = new Set<string>();
+    let longest = 0;
+    for (const f of secretForms()) {
+      for (let k = min; k < f.form.length; k++) set.add(f.form.slice(0, k));
+      longest = Math.max(longest, f.form.length - 1);
+    }
+    starts = { set, longest };
+  }
+  for (let k = min; k <= Math.min(starts.longest, text.length); k++) if (starts.set.has(text.slice(-k))) return true;
+  return false;
 }

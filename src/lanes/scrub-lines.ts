@@ -3,7 +3,7 @@
 // back, and a PEM block that spans lines is blanked from its header to its end line. A line
 // that ends in what may be the start of a token (a long word, a token prefix, the start of a
 // secret abcd holds) is held too, and scrubbed joined with the lines that go on with it.
-import { secretForms } from '../core/known-secrets.js';
+import { endsInSecretStart } from '../core/known-secrets.js';
 import { SCRUBBED, scrubSecrets, TERMINAL_CODES } from '../core/scrub.js';
 
 // A line this long without a newline is scrubbed and let through as it is (a progress bar).
@@ -23,10 +23,7 @@ function mayGoOn(l: string): boolean {
   const bare = l.replace(TERMINAL_CODES, '').trimEnd();
   if (bare !== l.replace(TERMINAL_CODES, '')) return false;
   if (GOES_ON.test(bare)) return true;
-  return secretForms().some((f) => {
-    for (let k = MIN_HELD_PREFIX; k < f.form.length; k++) if (bare.endsWith(f.form.slice(0, k))) return true;
-    return false;
-  });
+  return endsInSecretStart(bare, MIN_HELD_PREFIX);
 }
 
 export interface LineScrubber {

@@ -5,7 +5,7 @@
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupTemp } from './harness/git-env.js';
-import { remoteWithItems } from './harness/lanes.js';
+import { COMMITTING_AGENT, remoteWithItems } from './harness/lanes.js';
 import { makeSession, type Session } from './harness/session.js';
 
 const CANARY = 'canary-env-5b19c3';
@@ -21,7 +21,7 @@ async function landOne(s: Session, item: string) {
 describe('a land check reaches nothing beyond its own test', () => {
   afterAll(cleanupTemp);
 
-  it('check 1 writes into its tool cache; check 2, of another item, does not find it', async () => {
+  it("check 1 (a lane's) writes into its tool cache; check 2, of another item (the person's land), does not find it, nor check 3", async () => {
     // The check plants a tool where the common caches live, and fails when it finds one planted.
     const check = [
       'for d in "$XDG_CACHE_HOME" "$npm_config_cache" "$PIP_CACHE_DIR"; do',
@@ -29,11 +29,16 @@ describe('a land check reaches nothing beyond its own test', () => {
       '  mkdir -p "$d" && echo "echo pwned" > "$d/planted.sh" || { echo "cannot write the cache $d"; exit 2; }',
       'done',
     ].join('\n');
-    const remote = await remoteWithItems([{ slug: 'one' }, { slug: 'two' }], { land: { checks: check } });
+    const remote = await remoteWithItems([{ slug: 'lane' }, { slug: 'one' }, { slug: 'two' }], { land: { checks: check } });
     const s = await makeSession(remote.url, 'person');
+    // A lane's check plants first; the person's own land of another item does not find it.
+    const lane = await s.abcd(['build', 'lane', '--json', '--sandbox', 'bwrap', '--agent', COMMITTING_AGENT], { timeoutMs: 90_000 });
+    expect(lane.json, lane.stdout + lane.stderr).toMatchObject({ ok: true, outcome: 'landed' });
+    await s.git(['fetch', '-q', 'origin']);
     const first = await landOne(s, 'one');
     expect(first.code, first.stdout + first.stderr).toBe(0);
     expect(first.json).toMatchObject({ checksSandbox: 'bwrap' });
+    // Nor does the check of the next item find what the person's check left.
     const second = await landOne(s, 'two');
     expect(second.code, second.stdout + second.stderr).toBe(0);
     expect((await remote.refs()).get('refs/heads/main')).toBe(second.json.tip);

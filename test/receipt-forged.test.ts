@@ -68,4 +68,48 @@ describe('a forged receipt', () => {
     ]);
     expect((await execa('git', ['-C', remote.dir, 'show', 'main:mailbox-local-item-page.txt'])).stdout).toContain('add a footer');
   }, 150_000);
+
+  it("written as trailers into someone's own commit, landed by rebase, leaves the person's pending request in place", async () => {
+    const remote = await remoteWithItems([{ slug: 'page', status: 'done' }, { slug: 'other' }]);
+    const env = { ABCD_GATE_SLOTS: '4' };
+    const person = await makeSession(remote.url, 'person', { person: 'me@example.com', env });
+    const lander = await makeSession(remote.url, 'lander', { person: 'me@example.com', env });
+    // A session that may land (another of the person's, a colleague's commit in hand) holds the item while the person asks for a follow-up of it.
+    expect((await lander.abcd(['reserve', 'page', '--reopen', '--json'])).json).toMatchObject({ ok: true });
+    const asked = await person.abcd(['build', 'page', '--note', 'add a footer', '--json']);
+    expect(asked.json, asked.stdout + asked.stderr).toMatchObject({ ok: true, outcome: 'pending' });
+    const tip: string = asked.json.pending.tip;
+
+    // Their own commit carries the trailers abcd writes when a run absorbed that request, and
+    // the rebase strategy lands its message as written, as main's tip.
+    const runId = '20261201T000000Z-forged';
+    await lander.git(['checkout', '-q', '-b', 'work/page', 'origin/main']);
+    await lander.commit('footer.txt', 'footer\n', `a footer\n\nAbcd-Run: ${runId}\nAbcd-Consumed: pending ${tip}`);
+    const landed = await lander.abcd(['land', 'page', '--strategy', 'rebase', '--json']);
+    expect(landed.code, landed.stdout + landed.stderr).toBe(0);
+    const mainTip = (await remote.refs()).get('refs/heads/main')!;
+    expect((await execa('git', ['-C', remote.dir, 'log', '-1', '--format=%B', mainTip])).stdout).toContain(`Abcd-Consumed: pending ${tip}`);
+    // And a receipt record that names that landed commit.
+    await writeRawRecord(
+      remote.dir,
+      RECEIPT,
+      encodeReceipt({
+        abcd: 'receipt',
+        v: 1,
+        item: 'local:item:page',
+        runId,
+        holder: { person: 'me@example.com', host: 'elsewhere', session: 'lander' },
+        gen: 1,
+        at: Date.now(),
+        head: mainTip,
+        consumed: [{ kind: 'pending', id: tip }],
+      }),
+    );
+
+    // A lane's look at the follow-ups finds the request still to be answered.
+    const agent = 'echo x > x.txt; git add -A && git commit -qm work';
+    const other = await person.abcd(['build', 'other', '--json', '--sandbox', 'none', '--agent', agent], { timeoutMs: 90_000 });
+    expect(other.json, other.stdout + other.stderr).toMatchObject({ ok: true, outcome: 'landed' });
+    expect((await remote.refs()).get(SLOT)).toBe(tip);
+  }, 150_000);
 });

@@ -198,6 +198,10 @@ const status = z.strictObject({
             .strictObject({ by: z.string(), size: z.number().int() })
             .optional()
             .describe("landed in a batch: the item of the batch's head, and how many landed with it"),
+          run: z
+            .string()
+            .optional()
+            .describe('the lane run whose absorbed requests abcd wrote as trailers into the landed tip (what proves its receipt)'),
         })
         .nullable(),
       review: z

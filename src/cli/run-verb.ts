@@ -5,6 +5,7 @@ import type { CliContext, Command, GlobalArgs } from './command.js';
 import { reportResult } from './report.js';
 import { makeWaitLine } from './wait-line.js';
 import { envConfig } from './env-config.js';
+import { rememberSecretsOf } from '../core/known-secrets.js';
 
 /**
  * Runs one parsed verb and reports its answer; returns its exit code, if it set one. The same
@@ -19,6 +20,8 @@ export async function runVerb(
   // A live wait line only for a person at a terminal: never on a pipe, never under --json.
   const progress = process.stderr.isTTY && !g.json ? makeWaitLine(process.stderr) : undefined;
   const self = { node: process.execPath, script: fileURLToPath(new URL('../../bin/abcd', import.meta.url)) };
+  // What abcd holds by value is scrubbed from everything it writes and refused in what it lands.
+  rememberSecretsOf(process.env);
   const deps: Deps = {
     cwd: process.cwd(),
     env: process.env,

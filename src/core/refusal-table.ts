@@ -208,6 +208,19 @@ export const REFUSALS = {
       runs?: { command: string; exitCode: number; durationMs: number; attempt: number }[];
     }>(),
   },
+  'secret-in-change': {
+    exit: 3,
+    means: 'the work carries the exact value of a credential abcd holds (the model key, an App or forge token); nothing landed',
+    todo: 'remove it from the named commit message, path or line (rewrite the branch), revoke the credential if it was pushed, land again',
+    data: shape<{
+      item: string;
+      /** Which credential (its variable's name or "the App token"), never its value. */
+      secret: string;
+      where: 'message' | 'path' | 'line';
+      commit?: string;
+      path?: string;
+    }>(),
+  },
   'forge-rejected': {
     exit: 3,
     means: 'the forge refused the act (409/422)',

@@ -74,6 +74,7 @@ export class ClaimEnded extends refusal('claim-ended') {}
 
 /** A configured check failed. */
 export class CheckFailed extends refusal('check-failed') {}
+export class SecretInChange extends refusal('secret-in-change') {}
 
 /** A forge answered 409/422: the act conflicts with the forge's state. */
 export class ForgeRejected extends refusal('forge-rejected') {}

@@ -4,6 +4,7 @@
 import type { Clock } from '../core/deps.js';
 import type { EnvConfig } from '../core/env.js';
 import { UsageError } from '../core/refusals.js';
+import { rememberSecret } from '../core/known-secrets.js';
 import { appPaths, githubUrls, keyPath, loadAppConfig, loadPrivateKey, type AppConfig } from './app-config.js';
 import { assertPrivate } from './app-private-file.js';
 import { sameStamp, stampOf, type FileStamp } from './token-file.js';
@@ -101,6 +102,7 @@ export function createTokenSource(o: TokenSourceOptions): TokenSource {
         pending = undefined;
       });
       cached = await pending;
+      rememberSecret('the App token', cached.token);
       return cached;
     },
   };

@@ -220,8 +220,17 @@ async function checksOn(
   if (!o.jail) return [];
   const vars = { item: ctx.item, tip: o.stack.tip, base: o.stack.base };
   const watch = ctx.input.checkWatch ? { watch: ctx.input.checkWatch } : {};
+  const caller = ctx.input.lane ? ('lane' as const) : ('person' as const);
   try {
-    return await runJailedChecks(ctx.repo, wt, { config: o.config, sandbox: o.jail.sandbox, vars, signal: o.signal, ...watch });
+    return await runJailedChecks(ctx.repo, wt, {
+      config: o.config,
+      sandbox: o.jail.sandbox,
+      vars,
+      main: o.stack.base,
+      caller,
+      signal: o.signal,
+      ...watch,
+    });
   } catch (e) {
     // A stopped run said nothing about the tree: it is neither a failure nor kept.
     if (e instanceof CheckFailed && !o.signal.aborted) return e;

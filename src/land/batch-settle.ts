@@ -3,6 +3,7 @@
 // just read, their entries and work branches removed, each refused member's entry rewritten
 // with its verdict, the head's own entry removed and its claim done or renewed.
 import { encodeClaim } from '../records/claim.js';
+import { ConsumptionSchema } from '../records/receipt.js';
 import { sameSession } from '../records/holder.js';
 import { encodeQueue, type QueueRecord, type Verdict } from '../records/queue.js';
 import { claimRef, classifyRef } from '../records/refs.js';
@@ -49,7 +50,13 @@ export async function pushSettled(
       const claim = snap.claims.get(cref);
       if (!now || now.tip !== m.tip || !claim || claim.claim.state !== 'held' || !sameSession(claim.claim.holder, m.entry.holder))
         return 'changed';
-      const landed = { main: target.main, tip: pieceOf(m.ref).landing, batch: { by: item, size } };
+      const run = ConsumptionSchema.safeParse((m.entry as Record<string, unknown>).consumed);
+      const landed = {
+        main: target.main,
+        tip: pieceOf(m.ref).landing,
+        batch: { by: item, size },
+        ...(run.success ? { run: run.data.runId } : {}),
+      };
       const next = { ...claim.claim, gen: claim.claim.gen + 1, at: clock.now(), state: 'done' as const, landed };
       records.push({ ref: cref, lease: claim.tip, content: encodeClaim(next), message: `land ${m.item} in ${item}'s batch` });
       records.push({ ref: m.ref, lease: m.tip, content: null, message: `dequeue ${m.item}: landed in ${item}'s batch` });
@@ -75,7 +82,16 @@ export async function pushSettled(
       (claim) => ({
         claim:
           meLanded && !input.keep
-            ? { ...claim, state: 'done', landed: { main: target.main, tip: pieceOf(q.qref).landing, batch: { by: item, size } } }
+            ? {
+                ...claim,
+                state: 'done',
+                landed: {
+                  main: target.main,
+                  tip: pieceOf(q.qref).landing,
+                  batch: { by: item, size },
+                  ...(input.consumed ? { run: input.consumed.runId } : {}),
+                },
+              }
             : claim,
         message: `settle ${item}'s batch on ${target.main}: ${size} landed, ${s.refused.length} refused`,
         records,

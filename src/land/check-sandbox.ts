@@ -3,17 +3,21 @@
 // the worktree of the commit under test writable, the system read-only, a private HOME and /tmp,
 // the person's home, abcd's config and machine folders, the clone and every agent socket hidden,
 // an environment built from an allow-list plus `land.env`. Its git sees the commit under test
-// through a repository of its own that borrows the clone's objects read-only: never the clone's
-// config (a CI checkout keeps its token there), refs or hooks.
+// through a repository of its own: what main reaches, borrowed read-only from the lane object
+// store, and what the entries under test add, copied into it. Never the clone's own objects
+// (the person's unpushed commits, stashes, dropped work), config (a CI checkout keeps its token
+// there), refs or hooks. Its tool cache is the tested tree's own (check-cache.ts).
 import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { UnsafeEnvironment } from '../core/refusals.js';
-import type { Git } from '../git/git.js';
+import { Git as GitClient, gitFailed, type Git } from '../git/git.js';
 import { probeBwrap, sandboxArgv, type Sandbox, type SandboxMode, type SandboxPlan } from '../machine/sandbox/bwrap.js';
 import { allowedEnv } from '../machine/sandbox/environment.js';
 import { secretPlaces } from '../machine/sandbox/places.js';
 import { openSandboxNetwork, type NetworkEvent, type SandboxNetwork } from '../machine/sandbox/sandbox-network.js';
+import { fillLaneStore } from '../repo/lane-objects.js';
 import type { Repo } from '../repo/repo.js';
+import { treeCheckCache } from './check-cache.js';
 import { runChecks, type CheckRun, type CheckWatch, type LandConfig } from './checks.js';
 
 /** Who asked for the land: a lane (whose agent wrote the work) or the person's own session. */
@@ -71,6 +75,15 @@ export interface CheckVars {
   base: string;
 }
 
+/** What a sandboxed check's repository and cache are made from, besides the commit under test. */
+export interface CheckScope {
+  /** Main's tip as the land read it: the objects it reaches are borrowed, the rest are copied. */
+  main: string;
+  /** Who runs the checks: a lane's and the person's never share a tool cache. */
+  caller: 'lane' | 'person';
+  checks: readonly string[];
+}
+
 /** What one test of one commit runs its checks with. */
 export async function prepareCheckJail(
   repo: Repo,
@@ -80,6 +93,7 @@ export async function prepareCheckJail(
     envNames: readonly string[];
     network: LandConfig['network'];
     vars: CheckVars;
+    scope: CheckScope;
     onNetwork?: (e: NetworkEvent) => void;
   },
 ): Promise<CheckJail> {
@@ -105,16 +119,24 @@ export async function prepareCheckJail(
       : undefined;
     const home = join(jail, 'home');
     const tmp = join(jail, 'tmp');
-    const cache = join(config.machineDir, 'check-cache', String(process.getuid?.() ?? 'user'));
-    await Promise.all([mkdir(home), mkdir(tmp), mkdir(cache, { recursive: true, mode: 0o700 })]);
-    const dotgit = await ownRepository(wt, jail, join(repo.commonDir, 'objects'));
+    await Promise.all([mkdir(home), mkdir(tmp)]);
+    const objects = await fillLaneStore({ env, commonDir: repo.commonDir, runHead: o.scope.main });
+    const own = await ownRepository(repo, wt, { jail, objects, main: o.scope.main });
+    const cache = await treeCheckCache({
+      machineDir: config.machineDir,
+      uid: String(process.getuid?.() ?? 'user'),
+      tree: own.tree,
+      checks: o.scope.checks,
+      caller: o.scope.caller,
+      now: repo.deps.clock.now(),
+    });
     const plan = {
       hide: [...secretPlaces(env, config), repo.commonDir, dirname(repo.commonDir), cwd],
       binds: [
         { path: wt.dir, writable: true },
-        { path: join(wt.dir, '.git'), from: dotgit },
+        { path: join(wt.dir, '.git'), from: own.dotgit },
         { path: jail, writable: true },
-        { path: join(repo.commonDir, 'objects') },
+        { path: objects },
         { path: cache, writable: true },
         ...(net?.binds ?? []),
       ],
@@ -140,34 +162,62 @@ export async function prepareCheckJail(
 
 /**
  * A repository of the check's own in `jail`: HEAD at the worktree's commit, the worktree's index,
- * the clone's objects borrowed read-only, nothing of the clone's config, refs or hooks. Returns
- * the `.git` file that points the worktree at it inside the sandbox.
+ * nothing of the clone's config, refs or hooks. It borrows `objects` (the lane store: what main
+ * reaches) read-only, and holds a copy of what the commit under test reaches beyond main (the
+ * entries under test, abcd's own integration commits): one pack from the clone, made by walking
+ * from that commit, so an object nothing tested reaches is never in it. Returns the `.git` file
+ * that points the worktree at it inside the sandbox, and the tested tree.
  */
-async function ownRepository(wt: Git, jail: string, objects: string): Promise<string> {
-  const [head = '', index = '', shallow = '', format = 'sha1'] = (
-    await wt.must(['rev-parse', 'HEAD', '--git-path', 'index', '--git-path', 'shallow', '--show-object-format'])
+async function ownRepository(
+  repo: Repo,
+  wt: Git,
+  o: { jail: string; objects: string; main: string },
+): Promise<{ dotgit: string; tree: string }> {
+  const [head = '', tree = '', index = '', shallow = '', format = 'sha1'] = (
+    await wt.must(['rev-parse', 'HEAD', 'HEAD^{tree}', '--git-path', 'index', '--git-path', 'shallow', '--show-object-format'])
   ).split('\n');
   const at = (p: string) => (isAbsolute(p) ? p : resolve(wt.dir, p));
-  const gitDir = join(jail, 'git');
+  const gitDir = join(o.jail, 'git');
   await mkdir(join(gitDir, 'objects', 'info'), { recursive: true });
+  await mkdir(join(gitDir, 'objects', 'pack'), { recursive: true });
   await mkdir(join(gitDir, 'refs', 'heads'), { recursive: true });
   const ext = format === 'sha1' ? '' : `[extensions]\n\tobjectformat = ${format}\n`;
   await writeFile(join(gitDir, 'config'), `[core]\n\trepositoryformatversion = ${ext ? 1 : 0}\n\tbare = false\n${ext}`);
   await writeFile(join(gitDir, 'HEAD'), `${head}\n`);
-  await writeFile(join(gitDir, 'objects', 'info', 'alternates'), `${objects}\n`);
+  await writeFile(join(gitDir, 'objects', 'info', 'alternates'), `${o.objects}\n`);
+  await copyTested(repo, { gitDir, head, main: o.main });
   await copyFile(at(index), join(gitDir, 'index')).catch(() => undefined);
   // A shallow clone's history ends where its shallow file says; without it git would look further.
   await copyFile(at(shallow), join(gitDir, 'shallow')).catch(() => undefined);
-  const dotgit = join(jail, 'dotgit');
+  const dotgit = join(o.jail, 'dotgit');
   await writeFile(dotgit, `gitdir: ${gitDir}\n`);
-  return dotgit;
+  return { dotgit, tree };
+}
+
+/** What `head` reaches and `main` does not, packed in the clone and indexed in the check's repository. */
+async function copyTested(repo: Repo, o: { gitDir: string; head: string; main: string }): Promise<void> {
+  if (o.head === o.main) return;
+  const clone = new GitClient(repo.commonDir, repo.deps.env);
+  const args = ['pack-objects', '--revs', '--stdout', '-q'];
+  const r = await clone.run(args, { input: `${o.head}\n^${o.main}\n`, env: { GIT_DIR: repo.commonDir } });
+  if (r.exitCode !== 0) throw gitFailed(repo.commonDir, args, r);
+  if (r.stdout.length < 12 || r.stdout.readUInt32BE(8) === 0) return;
+  await new GitClient(o.gitDir, repo.deps.env).must(['index-pack', '--stdin'], { input: r.stdout, env: { GIT_DIR: o.gitDir } });
 }
 
 /** Runs the configured checks on the worktree's commit in their sandbox, removed afterwards. */
 export async function runJailedChecks(
   repo: Repo,
   wt: Git,
-  o: { config: LandConfig; sandbox: Sandbox; vars: CheckVars; signal: AbortSignal; watch?: CheckWatch },
+  o: {
+    config: LandConfig;
+    sandbox: Sandbox;
+    vars: CheckVars;
+    main: string;
+    caller: CheckScope['caller'];
+    signal: AbortSignal;
+    watch?: CheckWatch;
+  },
 ): Promise<CheckRun[]> {
   if (o.config.checks.length === 0) return [];
   const jail = await prepareCheckJail(repo, wt, {
@@ -176,6 +226,7 @@ export async function runJailedChecks(
     network: o.config.network,
     vars: o.vars,
     ...(o.watch?.network ? { onNetwork: (e: NetworkEvent) => o.watch!.network!(e) } : {}),
+    scope: { main: o.main, caller: o.caller, checks: o.config.checks },
   });
   try {
     return await runChecks({

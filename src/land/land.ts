@@ -12,6 +12,7 @@ import type { IntegrationStrategy } from '../records/queue.js';
 import { ClaimKeeper } from './claim-keeper.js';
 import { explainEndedClaim } from './landed-proof.js';
 import { pruneDeadCycleFolders } from '../machine/owned-folders.js';
+import { refuseKnownSecrets } from './secret-guard.js';
 import { readWithMain, refuseNothingToLand, resolveLandTarget } from './target.js';
 import type { GateRunner, LandContext, LandInput, LandResult, LandStrategy } from './types.js';
 
@@ -59,6 +60,7 @@ async function landWith<E>(strategy: LandStrategy<E>, given: Repo, input: LandIn
     explainEndedClaim(repo.git, { mainTip: await target.mainTip(), item: input.item, short: item }, e),
   );
   await refuseNothingToLand(repo, target, item);
+  await refuseKnownSecrets(repo.git, { item, base: await target.mainTip(), head: target.head });
   // A config the schema refuses (a typo) refuses the land here, before anything is written.
   const config = await configRead;
   const keeper = new ClaimKeeper(repo, ref, item, held.tip, held.claim, { waiting, until: deadline });

@@ -175,7 +175,15 @@ async function testInTurn(
         const vars = { item, tip, base: stack.parent };
         const watch = input.checkWatch ? { watch: input.checkWatch } : {};
         const checks = jail
-          ? await runJailedChecks(repo, wt, { config, sandbox: jail.sandbox, vars, signal: keeper.signal, ...watch })
+          ? await runJailedChecks(repo, wt, {
+              config,
+              sandbox: jail.sandbox,
+              vars,
+              main: mainTip,
+              caller: input.lane ? 'lane' : 'person',
+              signal: keeper.signal,
+              ...watch,
+            })
           : [];
         return { kind: 'tested', tip, checks, stack, ...sandbox };
       } catch (e) {
@@ -235,6 +243,8 @@ async function pushLanding(
     main: target.main,
     tip,
     ...(flaky.length ? { flaky: flaky.map((f) => ({ ...f, check: sanitizeLine(f.check, 500) })) } : {}),
+    // abcd wrote this run's trailers into the tip (worktree.ts): the claim says so, fenced with main.
+    ...(input.consumed ? { run: input.consumed.runId } : {}),
   };
   const r = await keeper.push(
     (claim) => ({

@@ -12,7 +12,7 @@ import { Git, type RunResult } from '../git/git.js';
 import { AgentObjectsRefused } from '../core/refusals.js';
 import { sanitizeLine } from '../core/sanitize.js';
 import { assertWithinLimits, type ChangeLimits } from './change-limits.js';
-import { alternatesList } from './lane-objects.js';
+import { alternatesList } from '../repo/lane-objects.js';
 import type { Env } from '../core/deps.js';
 import type { Signature } from '../records/objects.js';
 import { isRefSafe } from '../records/refs.js';

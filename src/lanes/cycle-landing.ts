@@ -17,6 +17,7 @@ import { DEFAULT_MAX_CYCLES } from './options.js';
 import { bringToMain } from './rebase-worktree.js';
 import { consumptionOf, receiptWrites } from './receipts.js';
 import { protectedChange } from './protected-change.js';
+import { rememberDelivered } from '../repo/settings-trust/delivered.js';
 import type { AgentSession } from './runtimes/runtime.js';
 import type { SteerWatcher } from './watcher.js';
 import type { CycleWatch } from './cycle-watch.js';
@@ -77,6 +78,11 @@ export async function landCycle(
         checkWatch: o.watch.checks,
       };
       landed = await land(lane, { ...input, ...(consumed ? { consumed } : {}), ...(note ? { pullRequestNote: note } : {}) }, ctx.gate);
+      // The landing deleted these records; the same commits pushed again are never delivered again.
+      await rememberDelivered(
+        lane.commonDir,
+        watcher.delivered.flatMap((c) => (c.record ? [c.record.tip] : [])),
+      ).catch(() => undefined);
       return landed;
     },
     collect: o.collect,

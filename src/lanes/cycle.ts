@@ -22,7 +22,7 @@ import { changeLimits } from './change-limits.js';
 import { openCycleLog, type CycleLog } from './cycle-log.js';
 import { watchCycle, type CycleWatch } from './cycle-watch.js';
 import { agentTail } from './output-tail.js';
-import { fillLaneStore } from './lane-objects.js';
+import { fillLaneStore } from '../repo/lane-objects.js';
 import { releaseClaim, type ClaimReview, type Taken } from './claim.js';
 import type { RunContext } from './context.js';
 import { runSteeredAgent } from './steer-cycle.js';
@@ -172,7 +172,13 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
     const tail = scrubSecrets(run.outputTail).trim().split('\n').slice(-3).join(' | ');
     if (keeper.fenced) return end({ outcome: 'failed', code: 'fenced', reason: keeper.fenced.message, ...agent });
     const cut = session.budgetStop?.();
-    if (cut) return end({ outcome: 'failed', code: 'budget-exhausted', reason: `the model gateway stopped the agent's next request: ${cut}`, ...agent });
+    if (cut)
+      return end({
+        outcome: 'failed',
+        code: 'budget-exhausted',
+        reason: `the model gateway stopped the agent's next request: ${cut}`,
+        ...agent,
+      });
     if (run.stopped) return end({ outcome: 'cancelled', reason: 'the lane was stopped (SIGINT/SIGTERM) while the agent ran', ...agent });
     if (run.timedOut)
       return end({

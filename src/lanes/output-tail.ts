@@ -4,7 +4,7 @@
 // printable lines within a byte budget that keeps the record under its size limit.
 import { isRefusal } from '../core/refusals.js';
 import { sanitizeLine } from '../core/sanitize.js';
-import { scrubSecrets } from '../core/scrub.js';
+import { scrubSecrets, TERMINAL_CODES } from '../core/scrub.js';
 import type { CycleRecord } from '../records/lane-result.js';
 
 /** Lines a tail keeps, each at most this long. */
@@ -14,10 +14,6 @@ export const MAX_TAIL_LINE_CHARS = 200;
 export const MAX_TAIL_BYTES = 1536;
 /** The newest cycles whose tails a record keeps; older cycles keep their reason only. */
 export const MAX_TAILED_CYCLES = 8;
-
-// A terminal's colour and cursor codes (CSI and OSC sequences): shown as text they are noise.
-// eslint-disable-next-line no-control-regex -- escape sequences are what this removes
-const TERMINAL_CODES = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(\u0007|\u001b\\)?/g;
 
 /** One line of agent output as a person may see it (a live line, a record): no codes, no token, one line. */
 export function activityText(line: string, maxChars = MAX_TAIL_LINE_CHARS): string {

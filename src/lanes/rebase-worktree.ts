@@ -13,7 +13,7 @@ import type { Env } from '../core/deps.js';
 import type { Signature } from '../records/objects.js';
 import { removeTree } from '../machine/owned-folders.js';
 import { prepareAgentRepo } from './agent-repo.js';
-import { fillLaneStore } from './lane-objects.js';
+import { fillLaneStore } from '../repo/lane-objects.js';
 
 const QUIET = ['-c', 'commit.gpgsign=false', '-c', 'core.hooksPath=/dev/null'];
 

@@ -16,7 +16,8 @@ import {
   type RequestId,
 } from '../records/receipt.js';
 import type { Git } from '../git/git.js';
-import { receiptRef } from '../records/refs.js';
+import { claimRef, RECORD_FILE, receiptRef } from '../records/refs.js';
+import { decodeClaim, type Claim } from '../records/claim.js';
 import type { RecordWrite } from '../claims/write.js';
 import type { Repo } from '../repo/repo.js';
 import type { PendingEntry, Snapshot } from '../repo/snapshot.js';
@@ -86,10 +87,11 @@ export function receiptCovers(snap: Snapshot, item: ItemKey, req: RequestId): bo
 const MAX_LANDINGS_SEARCHED = 2000;
 
 /**
- * Whether main's own history proves `req` consumed: the receipt lists it, and the commit the
+ * Whether main's own history proves `req` consumed: the receipt lists it, the commit the
  * receipt names as its landed head is on main's first-parent history with trailers naming the
- * receipt's run and this request. One git process, only when a receipt lists the request.
- * Fails open: anyone can write a receipt record, only land writes main.
+ * receipt's run and this request, and the item's claim says a lane's landing of that run wrote
+ * it (landedByRun). A few git processes, only when a receipt lists the request. Fails open:
+ * anyone can write a receipt record, only land writes main, only a lane's land binds a run.
  */
 export async function consumptionProven(git: Git, o: { snap: Snapshot; mainTip: string; item: ItemKey; req: RequestId }): Promise<boolean> {
   if (!receiptCovers(o.snap, o.item, o.req)) return false;
@@ -107,13 +109,63 @@ export async function consumptionProven(git: Git, o: { snap: Snapshot; mainTip: 
   ]);
   if (out.exitCode !== 0) return false;
   const want = consumedValue(o.req);
-  return out.stdout
+  const onMain = out.stdout
     .toString()
     .split('\n')
     .some((line) => {
       const [oid, runs = '', consumed = ''] = line.split('\x1f');
       return oid === r.head && runs.split('\x1e').includes(r.runId) && consumed.split('\x1e').includes(want);
     });
+  return onMain && (await landedByRun(git, { snap: o.snap, item: o.item, head: r.head, runId: r.runId }));
+}
+
+// Claim generations searched for the landing that wrote a receipt's trailers: an item is
+// reopened and landed a few times between a request and its answer, not hundreds.
+const MAX_CLAIM_GENERATIONS_SEARCHED = 64;
+
+/**
+ * Whether abcd itself wrote the trailers at `head`: a `done` generation of the item's claim,
+ * pushed in the one fenced push that moved main to `head`, names `head` as landed by `runId`
+ * (strategy-git.ts, batch-settle.ts). Anyone's own commit may carry `Abcd-Run:` lines, and the
+ * rebase strategy lands its message as written, but only a lane's landing sets `landed.run`.
+ * Fails open: a claim history this clone cannot read proves nothing.
+ */
+async function landedByRun(git: Git, o: { snap: Snapshot; item: ItemKey; head: string; runId: string }): Promise<boolean> {
+  const ref = claimRef(o.item);
+  const now = o.snap.claims.get(ref);
+  if (!now) return false;
+  const names = (c: Claim) => c.state === 'done' && c.landed?.tip === o.head && c.landed.run === o.runId;
+  if (names(now.claim)) return true;
+  const list = await git.run(['rev-list', '--first-parent', `--max-count=${MAX_CLAIM_GENERATIONS_SEARCHED}`, now.tip, '--']);
+  if (list.exitCode !== 0) return false;
+  const oids = list.stdout.toString().split('\n').filter(Boolean).slice(1);
+  if (!oids.length) return false;
+  const blobs = await git.run(['cat-file', '--batch'], { input: oids.map((c) => `${c}:${RECORD_FILE}\n`).join('') });
+  if (blobs.exitCode !== 0) return false;
+  return readBatch(blobs.stdout).some((blob) => {
+    try {
+      return names(decodeClaim(ref, blob));
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** The contents of `git cat-file --batch` output, in order; a missing object is skipped. */
+function readBatch(out: Buffer): Buffer[] {
+  const found: Buffer[] = [];
+  let at = 0;
+  while (at < out.length) {
+    const eol = out.indexOf(0x0a, at);
+    if (eol < 0) break;
+    const header = out.subarray(at, eol).toString();
+    const size = /^[0-9a-f]+ \S+ (\d+)$/.exec(header)?.[1];
+    at = eol + 1;
+    if (size === undefined) continue;
+    found.push(out.subarray(at, at + Number(size)));
+    at += Number(size) + 1;
+  }
+  return found;
 }
 
 /**
@@ -134,6 +186,7 @@ export async function followUpItems(repo: Repo, snap: Snapshot, o: { mainTip: st
     else out.add(p.item);
   }
   for (const s of snap.steers.values()) {
+    if (snap.requestTrust?.delivered?.has(s.tip)) continue;
     if (s.request.item === s.item && judgeRequest(snap, { tip: s.tip, stated: s.request.author }, { lane: repo.me }) === 'amendment')
       out.add(s.item);
   }

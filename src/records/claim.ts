@@ -42,6 +42,14 @@ export const ClaimSchema = z.looseObject({
         .optional(),
       /** Landed in a batch: the item of the batch's head, which tested and landed it, and how many landed with it. */
       batch: z.object({ by: z.string().min(1).max(200), size: z.number().int().min(1).max(16) }).optional(),
+      /**
+       * The lane run whose absorbed requests abcd wrote as trailers into `tip`, in this same fenced
+       * push: what makes those trailers a receipt (anyone's own commit may carry such lines).
+       */
+      run: z
+        .string()
+        .regex(/^[A-Za-z0-9._:-]{1,100}$/)
+        .optional(),
     })
     .optional(),
   /**

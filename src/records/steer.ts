@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { parseValue } from '../core/schema-parse.js';
 import { decodeRecord, encodeRecord } from './envelope.js';
 import { HolderSchema } from './holder.js';
-import { MAX_INSTANT_MS, MAX_TTL_MS } from './limits.js';
+import { MAX_INSTANT_MS, MAX_TTL_MS, OID } from './limits.js';
 
 /** Longest steer text: a paragraph or a short file, well under the record limit. */
 export const MAX_STEER_CHARS = 8000;
@@ -22,6 +22,11 @@ export const SteerSchema = z.object({
   v: z.literal(1),
   id: z.string().regex(STEER_ID),
   item: z.string().min(1).max(200),
+  /**
+   * The repository it was written for (main's first-parent root commit, as signed settings name
+   * it): a signed steer copied from another repository instructs nothing here.
+   */
+  repository: z.string().regex(OID).optional(),
   author: HolderSchema,
   /** The writer's clock, ms since the epoch. */
   at: z.number().int().nonnegative().max(MAX_INSTANT_MS),

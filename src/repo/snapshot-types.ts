@@ -114,6 +114,8 @@ export interface RequestTrust {
   signers: string;
   /** Record tip → the principal the list maps its signing key to (absent: unproven). */
   by: Map<string, string>;
+  /** Steer record commits this clone's lanes delivered in a landed cycle: never delivered again. */
+  delivered?: ReadonlySet<string>;
 }
 
 /** Everything read from the remote's records in one round trip, finished and read-only. */

@@ -43,6 +43,8 @@ export function steerCandidates(snap: Snapshot, item: string, a: Authorities): S
   for (const e of snap.steers.values()) {
     // Bound to this item by its ref and its body alike: a mismatch is skipped, never guessed at.
     if (e.item !== item || e.request.item !== item || !e.ref.endsWith(`/${e.request.id}`)) continue;
+    // Consumed once: the same commit pushed again after its delivery is a replay.
+    if (snap.requestTrust?.delivered?.has(e.tip)) continue;
     const r = e.request;
     out.push({
       req: { kind: 'steer', id: r.id },

@@ -6,6 +6,7 @@ import { formatHolder, type Holder } from '../records/holder.js';
 import { authorityOf } from './requesters.js';
 import { hasSigningKey, writeSettingsCommit } from '../settings/commit.js';
 import { provenSigner } from '../repo/settings-trust/request-signers.js';
+import { repositoryRoot } from '../repo/settings-trust/repository.js';
 import { allowedSignersPath } from '../repo/settings-trust/signers.js';
 import { formatItem, shortItem, type ItemKey } from '../records/item.js';
 import { steerRef } from '../records/refs.js';
@@ -60,7 +61,18 @@ export async function steer(repo: Repo, input: { item: ItemKey; text: string }):
   const now = repo.deps.clock.now();
   const id = newSteerId(now);
   const ref = steerRef(input.item, id);
-  const rec: SteerRecord = { abcd: 'steer', v: 1, id, item: formatItem(input.item), author: repo.me, at: now, ttl: STEER_TTL_MS, text };
+  const repository = await repositoryRoot(repo);
+  const rec: SteerRecord = {
+    abcd: 'steer',
+    v: 1,
+    id,
+    item: formatItem(input.item),
+    ...(repository ? { repository } : {}),
+    author: repo.me,
+    at: now,
+    ttl: STEER_TTL_MS,
+    text,
+  };
   // Signed when git can: a signature by a listed key is what makes the request an amendment.
   const sign = await hasSigningKey(repo.git);
   const commit = { content: encodeSteer(rec), parent: null, message: `steer ${shortItem(input.item)}`, author: repo.author, atMs: now };

@@ -32,6 +32,7 @@ export const items: Command = {
     'branch-refused',
     'conflict',
     'check-failed',
+    'secret-in-change',
     'fenced',
     'interrupted',
   ],

@@ -25,6 +25,7 @@ export const land: Command = {
     'git-failed',
     'conflict',
     'check-failed',
+    'secret-in-change',
     'forge-rejected',
     'deadline',
     'fenced',

@@ -17,6 +17,12 @@ export interface TrustCache {
   principals?: Record<string, string>;
   /** The newest valid generation seen, by its signed record time. */
   newest?: { oid: string; at: number };
+  /**
+   * Signed request commits → when this clone first saw them (its clock): a key's validity is
+   * judged then, never at the commit's own date, which its signer chose. Kept across a change
+   * of the list, so rotating a key out does not re-date what was seen before.
+   */
+  seen?: Record<string, number>;
 }
 
 export function trustCachePath(repo: { commonDir: string }): string {
@@ -27,6 +33,7 @@ export async function readTrustCache(path: string, list: string): Promise<TrustC
   try {
     const c = JSON.parse(await readFile(path, 'utf8')) as TrustCache;
     if (c && c.list === list && c.verdicts && typeof c.verdicts === 'object') return c;
+    if (c && c.seen && typeof c.seen === 'object') return { list, verdicts: {}, seen: c.seen };
   } catch {
     // Missing or torn by a crash: verdicts are only a cache, verified again.
   }
@@ -36,10 +43,11 @@ export async function readTrustCache(path: string, list: string): Promise<TrustC
 export async function writeTrustCache(path: string, cache: TrustCache): Promise<void> {
   const verdicts = Object.fromEntries(Object.entries(cache.verdicts).slice(-MAX_CACHED_VERDICTS));
   const principals = cache.principals && Object.fromEntries(Object.entries(cache.principals).slice(-MAX_CACHED_VERDICTS));
+  const seen = cache.seen && Object.fromEntries(Object.entries(cache.seen).slice(-MAX_CACHED_VERDICTS * 4));
   await mkdir(dirname(path), { recursive: true });
   // Several processes may write at once: each renames a whole file, the last one wins, and a
   // lost verdict is only verified again.
   const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  await writeFile(tmp, JSON.stringify({ ...cache, verdicts, ...(principals ? { principals } : {}) }));
+  await writeFile(tmp, JSON.stringify({ ...cache, verdicts, ...(principals ? { principals } : {}), ...(seen ? { seen } : {}) }));
   await rename(tmp, path);
 }

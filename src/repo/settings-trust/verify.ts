@@ -65,7 +65,7 @@ export async function verifySigner(o: {
   gen: Generation;
   list: AllowedSigners;
   sshFile: string;
-}): Promise<{ verdict: Verdict; principal?: string }> {
+}): Promise<{ verdict: Verdict; principal?: string; key?: string }> {
   const { git, gen, list } = o;
   if (!gen.sig) return { verdict: 'unsigned' };
   if (gen.sig === 'ssh' && list.sshLines.length === 0) return { verdict: 'untrusted' };
@@ -75,8 +75,8 @@ export async function verifySigner(o: {
   const r = await git.run([...config, 'verify-commit', '--raw', gen.oid]);
   if (r.exitCode !== 0) return { verdict: 'untrusted' };
   if (gen.sig === 'ssh') {
-    const who = /^Good "git" signature for (.+?) with \S+ key /m.exec(r.stderr)?.[1];
-    return { verdict: 'good', ...(who ? { principal: who } : {}) };
+    const good = /^Good "git" signature for (.+?) with \S+ key (\S+)/m.exec(r.stderr);
+    return { verdict: 'good', ...(good ? { principal: good[1]!, key: good[2]! } : {}) };
   }
   // [GNUPG:] VALIDSIG <signing key fpr> <date> ... <primary key fpr>
   for (const line of r.stderr.split('\n')) {

@@ -442,7 +442,16 @@ export const ANSWERS: Record<string, z.ZodType> = {
     })
     .loose(),
   init: z
-    .strictObject({ ...Ok, root: z.string(), written: z.array(z.string()), kept: z.array(z.string()), next: z.string().nullable() })
+    .strictObject({
+      ...Ok,
+      root: z.string(),
+      written: z.array(z.string()),
+      kept: z.array(z.string()),
+      next: z.string().nullable(),
+      steps: z
+        .array(z.string())
+        .describe('what the person does next: commit and push, the secrets and variables to add, how to start a lane'),
+    })
     .loose(),
   'check-login': z.strictObject({ ...Ok, applies: z.boolean() }).loose(),
   'setup-app': z.strictObject(Ok).loose(),

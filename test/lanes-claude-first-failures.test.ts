@@ -48,7 +48,7 @@ describe('the claude runtime names the failures a team meets first', () => {
       const config = { lanes: { runtime: 'claude', claude: { program: CLAUDE, env: ['ANTHROPIC_BASE_URL', 'ANTHROPIC_API_KEY'] } } };
       const remote = await remoteWithItems([{ slug: 'down' }], config);
       const s = await laneSession(remote, 'down');
-      const r = await s.abcd(['build', 'down', '--json', '--agent-timeout', '12s'], {
+      const r = await s.abcd(['build', 'down', '--json', '--agent-timeout', '8s'], {
         env: { ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: 'sk-test-not-a-key' },
         timeoutMs: 90_000,
       });

@@ -71,14 +71,14 @@ export function cliInstallLines(exportLine: (name: string, value: string) => str
  * Starts the lane: a build of the item, or a drain. A built-in runtime runs its own program
  * (no --agent); the command runtime runs LANE_AGENT when it is set, else lanes.agent of main.
  */
-export function laneLines(o: { item: string; idle: string }): string[] {
+export function laneLines(o: { item: string; idle: string; buildIdle: string }): string[] {
   return [
     // A marked place, doing nothing yet: the team's budget on the remote is to bound this job.
     "# team budget: not yet. A fresh runner's own pool is empty (no limit): lanes.maxCycles bounds each item.",
     'set --',
     'if [ "$LANE_RUNTIME" = command ] && [ -n "$LANE_AGENT" ]; then set -- --agent "$LANE_AGENT"; fi',
     `if [ -n "${o.item}" ]; then`,
-    `  abcd build "${o.item}" "$@" --lifecycle timed --deadline "$ABCD_JOB_DEADLINE"`,
+    `  abcd build "${o.item}" "$@" --lifecycle timed --deadline "$ABCD_JOB_DEADLINE" --idle ${o.buildIdle}`,
     'else',
     `  abcd drain "$@" --lifecycle timed --deadline "$ABCD_JOB_DEADLINE" --idle ${o.idle}`,
     'fi',

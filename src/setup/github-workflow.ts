@@ -26,6 +26,9 @@ export const DEFAULT_TIMEOUT_MINUTES = 60;
 export const CI_NODE_MAJOR = 24;
 // A drain with no work left ends after this, rather than hold the runner until the deadline.
 export const CI_IDLE = '2m';
+// A build of one item ends this soon once its item has nothing left to do, rather than hold the
+// runner idle: a later request (a new comment, a dispatch) starts a run of its own.
+export const CI_BUILD_IDLE = '5s';
 
 /**
  * Writes the App's id and key (from the job's variables) into a private abcd config directory
@@ -111,7 +114,7 @@ export function renderGithubWorkflow(o: LaneCiOptions): string {
   const indent = (lines: string[]) => lines.join('\n          ');
   const install = indent(abcdInstallLines({ ...o.abcd, variable: 'LANE_PACKAGE' }));
   const cli = indent(cliInstallLines((name, value) => `echo "${name}=${value}" >> "$GITHUB_ENV"`));
-  const lane = indent(laneLines({ item: '$LANE_ITEM', idle: CI_IDLE }));
+  const lane = indent(laneLines({ item: '$LANE_ITEM', idle: CI_IDLE, buildIdle: CI_BUILD_IDLE }));
   const keys = MODEL_KEY_SECRETS.map((k) => `${k}: ${expr(`secrets.${k}`)}`).join('\n          ');
   const cliVars = (['claude', 'codex'] as const)
     .map((r) => `${cliPackageVariable(r)}: ${expr(`vars.${cliPackageVariable(r)}`)}`)

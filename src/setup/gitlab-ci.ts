@@ -1,6 +1,7 @@
 // The GitLab CI configuration `abcd init --ci gitlab` writes, as plain text from a template.
 import {
   appConfigLines,
+  CI_BUILD_IDLE,
   CI_IDLE,
   CI_NODE_MAJOR,
   DEFAULT_TIMEOUT_MINUTES,
@@ -27,7 +28,7 @@ export function renderGitlabCi(o: LaneCiOptions): string {
     '  exit 2 ;;',
     'esac',
     'item=$(printf \'%s\' "$LANE_ITEM" | tr / :)',
-    ...laneLines({ item: '$item', idle: CI_IDLE }),
+    ...laneLines({ item: '$item', idle: CI_IDLE, buildIdle: CI_BUILD_IDLE }),
   ]);
   // One script entry: the key is written and its variable dropped before abcd starts. Only a
   // GitHub remote needs the App, so without LANE_APP_ID nothing is written.

@@ -3,8 +3,8 @@
 // refresh token atomically) and names the steps only the person can take in their browser.
 import { createPrivateKey } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { Git } from '../git/git.js';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import type { Deps } from '../core/deps.js';
 import { isRefusal, UsageError } from '../core/refusals.js';
 import { runDeviceFlow, type DeviceCode } from './app-device-flow.js';
@@ -120,11 +120,17 @@ async function readSecretFile(path: string): Promise<string> {
  * file cannot be read: the steps then name the permission with its condition.
  */
 async function itemsAreIssues(deps: Deps): Promise<boolean | undefined> {
-  const top = await new Git(deps.cwd, deps.env).run(['rev-parse', '--show-toplevel']).catch(() => undefined);
-  if (!top || top.exitCode !== 0) return undefined;
+  // The working tree's top: the nearest folder with a .git (a folder, or a worktree's file).
+  let top: string | undefined;
+  for (let dir = resolve(deps.cwd); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, '.git'))) {
+      top = dir;
+      break;
+    }
+    if (dirname(dir) === dir) return undefined;
+  }
   try {
-    const text = await readFile(join(top.stdout.toString().trim(), '.abcd', 'config.json'), 'utf8');
-    const config = JSON.parse(text) as { items?: { github?: unknown } };
+    const config = JSON.parse(await readFile(join(top, '.abcd', 'config.json'), 'utf8')) as { items?: { github?: unknown } };
     return config.items?.github !== undefined;
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'ENOENT' ? false : undefined;

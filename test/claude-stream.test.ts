@@ -165,3 +165,22 @@ describe("--runtime in a lane's settings", () => {
     );
   });
 });
+
+describe("Claude Code's api_retry messages", () => {
+  it('show in the live line and stay known until the model answers again; hostile fields are not echoed', () => {
+    const seen: AgentActivity[] = [];
+    const s = new ClaudeStream({ onActivity: (a) => seen.push(a) });
+    const retry = (o: Record<string, unknown>) =>
+      line({ type: 'system', subtype: 'api_retry', max_retries: 10, retry_delay_ms: 2000, session_id: SID, uuid: SID, ...o });
+    s.push(retry({ attempt: 1, error_status: 503, error: 'server_error' }));
+    s.push(retry({ attempt: 2, error_status: null, error: 'x; rm -rf /' }));
+    expect(seen.map((a) => a.text)).toEqual([
+      'model API retry 1/10: server_error (HTTP 503), next in 2s',
+      'model API retry 2/10: unknown (no connection), next in 2s',
+    ]);
+    expect(s.retrying).toEqual({ attempts: 2, error: 'unknown (no connection)' });
+    expect(s.readableTail()).toContain('[model API retry 1/10: server_error (HTTP 503), next in 2s]');
+    s.push(line({ type: 'assistant', message: { content: [{ type: 'text', text: 'back' }] } }));
+    expect(s.retrying).toBeUndefined();
+  });
+});

@@ -19,6 +19,7 @@ import { cleanupTemp, git, isolatedEnv, tempDir } from './harness/git-env.js';
 import { makeRemote } from './harness/remote.js';
 import { exportedEnv, exportVariable, runGithubJob, STUBBED_COMMANDS, type JobStep } from './harness/github-job.js';
 import { evaluateText, type Context } from './harness/actions-expr.js';
+import { MODEL_KEY_SECRETS } from '../src/setup/ci-lane-lines.js';
 
 afterAll(cleanupTemp);
 
@@ -132,7 +133,8 @@ describe('abcd init --ci gitlab', () => {
     const job = ci['abcd-lane'];
     expect(job.resource_group).toBe('abcd-lane-$LANE_ITEM');
     expect(ci.variables.LANE_ITEM.value).toBe('');
-    expect(job.rules[0]).toEqual({ if: '$CI_COMMIT_BRANCH =~ /^abcd\\//', when: 'never' });
+    // Only a pipeline someone asked for runs a lane (test/init-gitlab-rules.test.ts evaluates the rules).
+    expect(job.rules.at(-1)).toEqual({ when: 'never' });
     // The deadline lines, run as the runner would with its predefined variables.
     const deadlineLines = (job.script as string[]).filter((l) => l.startsWith('started=') || l.startsWith('export ABCD_JOB_DEADLINE='));
     expect(deadlineLines).toHaveLength(2);
@@ -184,7 +186,7 @@ function abcdCalls(script: string): Array<{ verb: string; flags: string[]; line:
   return script
     .split('\n')
     .map((l) => l.trim())
-    .filter((l) => /^abcd\s/.test(l))
+    .filter((l) => /^abcd\s+[a-z]/.test(l))
     .map((line) => ({
       line,
       verb: line.split(/\s+/)[1]!,
@@ -222,6 +224,15 @@ async function generatedSteps(kind: 'github' | 'gitlab'): Promise<JobStep[]> {
   return [{ name: 'script', env: vars, run: (ci['abcd-lane'].script as string[]).join('\n') }];
 }
 
+/** The lines that install abcd: GitHub's "Install abcd" step, or GitLab's script entry that does. */
+function installScript(kind: 'github' | 'gitlab', steps: JobStep[]): string {
+  if (kind === 'github') return steps.find((s) => s.name === 'Install abcd')!.run;
+  const lines = steps[0]!.run.split('\n');
+  const from = lines.findIndex((l) => l.startsWith('if [ -z "$ABCD_PACKAGE" ]') || l.startsWith('npm install --global --offline'));
+  const to = lines.findIndex((l, i) => i > from && l === 'abcd --version');
+  return lines.slice(from, to + 1).join('\n');
+}
+
 /** The Node major the generated lane job runs on: setup-node's version, or the job's image. */
 async function installedNodeMajor(kind: 'github' | 'gitlab'): Promise<number> {
   const { dir, env } = await repo();
@@ -245,8 +256,9 @@ describe('generated CI files call only what abcd has', () => {
         expect(verbs.has(c.verb), `${c.line}: no verb ${c.verb}`).toBe(true);
         for (const f of c.flags) expect(verbs.get(c.verb)!.has(f), `${c.line}: ${c.verb} has no --${f}`).toBe(true);
       }
-      // The lane job runs timed against the job's own deadline.
-      for (const c of calls) expect(c.flags).toEqual(expect.arrayContaining(['agent', 'lifecycle', 'deadline']));
+      // The lane job runs timed against the job's own deadline; --agent only for the command runtime, through "$@".
+      for (const c of calls) expect(c.flags).toEqual(expect.arrayContaining(['lifecycle', 'deadline']));
+      for (const c of calls) expect(c.flags).not.toContain('agent');
     });
 
     it(`${kind}: every ABCD_ variable it sets is one abcd reads; every other one its own step uses`, async () => {
@@ -257,6 +269,8 @@ describe('generated CI files call only what abcd has', () => {
       for (const step of steps) {
         for (const name of Object.keys(step.env)) {
           if (name.startsWith('ABCD_')) expect(reads, `${name} is set but abcd never reads it`).toContain(name);
+          // A model key is for the agent, which gets it through its runtime's env list (lanes.claude.env).
+          else if (MODEL_KEY_SECRETS.includes(name)) expect(step.name).toBe('Run the lane');
           else expect(all, `${name} is set but nothing uses it`).toMatch(new RegExp(`\\$\\{?${name}\\b|process\\.env\\.${name}\\b`));
         }
         // Exported for later steps (GITHUB_ENV) or the rest of the script.
@@ -283,27 +297,29 @@ describe('generated CI files call only what abcd has', () => {
       expect(await installedNodeMajor(kind)).toBeGreaterThanOrEqual(lowest);
     });
 
-    it(`${kind}: installs this abcd at its pinned version, or what the ABCD_PACKAGE variable names`, async () => {
+    it(`${kind}: without --vendor installs what ABCD_PACKAGE names, and says how to set it when it is unset`, async () => {
       const pkg = JSON.parse(await readFile(join(import.meta.dirname, '../package.json'), 'utf8'));
       const steps = await generatedSteps(kind);
       const all = steps.map((s) => s.run).join('\n');
       expect(all).not.toMatch(/npm install --global abcd\b(?!@)/);
       expect(pkg.name).not.toBe('abcd');
-      // The install line run with a stand-in npm that says what it was asked to install.
-      const line = all
-        .split('\n')
-        .find((l) => /npm install --global/.test(l))!
-        .trim()
-        .replace(/^- /, '');
+      // The install lines run with a stand-in npm that says what it was asked to install.
+      const install = installScript(kind, steps);
       const bin = await tempDir('fake-npm');
       await writeFile(join(bin, 'npm'), '#!/bin/sh\nprintf "%s|" "$@"\n', { mode: 0o755 });
+      await writeFile(join(bin, 'abcd'), '#!/bin/sh\necho "abcd 0.0.0"\n', { mode: 0o755 });
       const env = { PATH: `${bin}:${process.env.PATH}` };
-      expect(await sh(line, env)).toBe(`install|--global|${pkg.name}@${pkg.version}|`);
       // GitHub maps the repository variable into the step's env; GitLab's CI/CD variable is the name itself.
-      const install = steps.find((s) => s.run.includes('npm install --global'))!;
       const variable = kind === 'github' ? 'LANE_PACKAGE' : 'ABCD_PACKAGE';
-      if (kind === 'github') expect(install.env).toEqual({ LANE_PACKAGE: '${{ vars.ABCD_PACKAGE }}' });
-      expect(await sh(line, { ...env, [variable]: '/tmp/my abcd.tgz' })).toBe('install|--global|/tmp/my abcd.tgz|');
+      if (kind === 'github')
+        expect(steps.find((s) => s.name === 'Install abcd')!.env).toEqual({ LANE_PACKAGE: '${{ vars.ABCD_PACKAGE }}' });
+      expect(await sh(install, { ...env, [variable]: '/tmp/my abcd.tgz' })).toBe(
+        'install|--global|--no-audit|--no-fund|/tmp/my abcd.tgz|abcd 0.0.0',
+      );
+      const unset = await execa('bash', ['-eo', 'pipefail', '-c', install], { env, extendEnv: false, reject: false });
+      expect(unset.exitCode).toBe(1);
+      expect(unset.stderr).toContain(`${pkg.name} is not on the npm registry yet. Set the CI variable ABCD_PACKAGE`);
+      expect(unset.stderr).toContain('--vendor');
     });
   }
 });

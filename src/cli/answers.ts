@@ -498,6 +498,9 @@ export const ANSWERS: Record<string, z.ZodType> = {
       registries: z
         .strictObject({ files: z.array(z.string()), allow: z.array(z.string()) })
         .describe('the lock files found and the registries they name, which a sandboxed check reaches only through land.network.allow'),
+      steps: z
+        .array(z.string())
+        .describe('what the person does next: commit and push, the secrets and variables to add, how to start a lane'),
     })
     .loose(),
   'check-login': z.strictObject({ ...Ok, applies: z.boolean() }).loose(),

@@ -89,7 +89,7 @@ export type UsageKinds = {
   /** A command given where none is run (gate --status). */
   argv: { argv: string[] };
   /** A variable name in lanes.env that is none, or is never passed. */
-  variable: { name: string };
+  variable: { name: string; key?: string };
   /** A steer text over the limit. */
   text: { chars: number };
   /** A --from-file that cannot be read. */

@@ -158,6 +158,20 @@ export const REFUSALS = {
       signedBy?: string;
     }>(),
   },
+  'agent-not-found': {
+    exit: 3,
+    means: "the lane's agent program is not on its PATH (or not executable where the command names it); nothing was claimed",
+    todo: "tell the person: install the agent's CLI (the message says how), or set data.fix to the program's path",
+    data: shape<{
+      /** The program as the shell reads the command's first word. */
+      word: string;
+      runtime: 'command' | 'claude' | 'codex';
+      /** The config key or flag that names the program. */
+      fix: string;
+      /** How to install the runtime's CLI, for a built-in runtime. */
+      install?: string;
+    }>(),
+  },
   'item-invalid': {
     exit: 2,
     means: 'an item file on main cannot be read',

@@ -76,6 +76,9 @@ export class ClaimEnded extends refusal('claim-ended') {}
 export class CheckFailed extends refusal('check-failed') {}
 export class SecretInChange extends refusal('secret-in-change') {}
 
+/** The lane's agent program cannot be found: a missing CLI or a mistyped path, before anything is claimed. */
+export class AgentNotFound extends refusal('agent-not-found') {}
+
 /** A forge answered 409/422: the act conflicts with the forge's state. */
 export class ForgeRejected extends refusal('forge-rejected') {}
 

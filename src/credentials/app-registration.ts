@@ -10,9 +10,26 @@ export const APP_PERMISSIONS = [
   { name: 'Metadata', access: 'Read-only', why: 'mandatory for every App' },
 ] as const;
 
-/** Step 1, person only: register the App. */
-export function registrationSteps(webUrl: string): string[] {
-  const perms = APP_PERMISSIONS.map((p) => `      ${p.name}: ${p.access} (${p.why})`).join('\n');
+/** Why a lane needs Issues: Read and write when the repository's items are GitHub issues. */
+export const ISSUES_WHY = "items come from GitHub issues: lanes comment on, close and list them, a private repository's too";
+
+/** The permission lines: Issues when the items are GitHub issues (`issues` true), or as a condition when that is not known. */
+export function permissionLines(o: { issues?: boolean }): string[] {
+  const issues =
+    o.issues === true
+      ? [`Issues: Read and write (this repository's ${ISSUES_WHY})`]
+      : o.issues === undefined
+        ? [`Issues: Read and write (only if ${ISSUES_WHY})`]
+        : [];
+  const [contents, pulls, ...rest] = APP_PERMISSIONS.map((p) => `${p.name}: ${p.access} (${p.why})`);
+  return [contents!, pulls!, ...issues, ...rest];
+}
+
+/** Step 1, person only: register the App. `issues`: whether the repository's items are GitHub issues (undefined: not known). */
+export function registrationSteps(webUrl: string, o: { issues?: boolean } = {}): string[] {
+  const perms = permissionLines(o)
+    .map((p) => `      ${p}`)
+    .join('\n');
   return [
     `Open ${webUrl}/settings/apps/new (for an organization: ${webUrl}/organizations/<org>/settings/apps/new).`,
     'GitHub App name: anything, e.g. "abcd-<your login>". Homepage URL: your repository\'s URL.',

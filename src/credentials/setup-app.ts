@@ -3,12 +3,14 @@
 // refresh token atomically) and names the steps only the person can take in their browser.
 import { createPrivateKey } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import type { Deps } from '../core/deps.js';
 import { isRefusal, UsageError } from '../core/refusals.js';
 import { runDeviceFlow, type DeviceCode } from './app-device-flow.js';
 import { appPaths, githubUrls, KEY_FILE, keyPath, loadAppConfig, type AppConfig } from './app-config.js';
 import { assertPrivate, ensurePrivateDir, writePrivateAtomic } from './app-private-file.js';
-import { nextCommand, registrationSteps } from './app-registration.js';
+import { ISSUES_WHY, nextCommand, registrationSteps } from './app-registration.js';
 import { writeUserToken } from './token-file.js';
 import { withTokenLock } from './token-lock.js';
 import { resolveLogin } from './token-user.js';
@@ -36,8 +38,9 @@ export async function setupApp(deps: Deps, input: SetupAppInput): Promise<SetupA
   const appId = input.appId ?? (existing ? String(existing.appId) : undefined);
   const clientId = input.clientId ?? existing?.clientId;
   const urls = githubUrls(deps.config.github, existing);
+  const issues = await itemsAreIssues(deps);
   if (!appId || !clientId) {
-    return { state: 'needs-registration', configDir: paths.dir, personSteps: registrationSteps(urls.web), next: nextCommand() };
+    return { state: 'needs-registration', configDir: paths.dir, personSteps: registrationSteps(urls.web, { issues }), next: nextCommand() };
   }
   if (!/^\d+$/.test(appId)) throw new UsageError(`--app-id must be the App's numeric ID, not "${appId}".`, 'argument');
 
@@ -67,6 +70,12 @@ export async function setupApp(deps: Deps, input: SetupAppInput): Promise<SetupA
     ...(input.keyFile ? [`Delete the downloaded key ${input.keyFile}: abcd keeps its own copy (0600).`] : []),
     ...(keySaved ? [] : ['Installation tokens (optional) need the App\'s private key: run "abcd setup-app --key-file <.pem>".']),
     'Make sure the App is installed on the repository the lanes work on (App settings → Install App).',
+    ...(issues
+      ? [
+          `Make sure the App has Issues: Read and write (this repository's ${ISSUES_WHY}): if not, add it in the App's settings ` +
+            "(Permissions & events), then accept the new permissions on the App's installation.",
+        ]
+      : []),
   ];
   return { state: 'authorized', configDir: paths.dir, login, expiresAt: pair.expiresAt, keySaved, personSteps };
 }
@@ -103,4 +112,27 @@ async function readSecretFile(path: string): Promise<string> {
   }
   if (secret === '') throw new UsageError(`--client-secret-file ${path} is empty.`, 'path', { path });
   return secret;
+}
+
+/**
+ * Whether the repository setup-app runs in takes its items from GitHub issues (items.github in
+ * its .abcd/config.json): then the App needs Issues. Undefined outside a repository or when the
+ * file cannot be read: the steps then name the permission with its condition.
+ */
+async function itemsAreIssues(deps: Deps): Promise<boolean | undefined> {
+  // The working tree's top: the nearest folder with a .git (a folder, or a worktree's file).
+  let top: string | undefined;
+  for (let dir = resolve(deps.cwd); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, '.git'))) {
+      top = dir;
+      break;
+    }
+    if (dirname(dir) === dir) return undefined;
+  }
+  try {
+    const config = JSON.parse(await readFile(join(top, '.abcd', 'config.json'), 'utf8')) as { items?: { github?: unknown } };
+    return config.items?.github !== undefined;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'ENOENT' ? false : undefined;
+  }
 }

@@ -7,12 +7,18 @@ import { callTokenEndpoint, tokenGarbage } from './token-http.js';
 
 export type Permission = 'read' | 'write';
 
-/** What a lane needs: push branches, open pull requests; metadata is implied by GitHub. */
+/**
+ * What every lane needs: push branches, open pull requests; metadata is implied by GitHub. A
+ * lane whose items are GitHub issues adds ISSUE_PERMISSIONS (items/sources.ts asks for them).
+ */
 export const LANE_PERMISSIONS: Readonly<Record<string, Permission>> = {
   contents: 'write',
   pull_requests: 'write',
   metadata: 'read',
 };
+
+/** What a lane whose items are GitHub issues needs on top: list, comment on and close them. */
+export const ISSUE_PERMISSIONS: Readonly<Record<string, Permission>> = { issues: 'write' };
 
 export interface InstallationTokenInput {
   config: AppConfig;

@@ -33,6 +33,12 @@ export interface TokenSource {
   readonly kind: TokenKind;
   /** A token valid for at least the margin; concurrent calls share one mint or refresh. */
   get(): Promise<AppToken>;
+  /**
+   * Widens what installation tokens are minted with (a lane whose items are GitHub issues
+   * needs `issues: write`); a token minted without it is not handed out again. A user token
+   * carries the App's whole grant, so nothing changes for it.
+   */
+  need(permissions: Readonly<Record<string, Permission>>): void;
 }
 
 export interface TokenSourceOptions {
@@ -57,6 +63,7 @@ export function createTokenSource(o: TokenSourceOptions): TokenSource {
   const margin = o.refreshMarginMs ?? REFRESH_MARGIN_MS;
   const paths = appPaths(o.config.configDir);
   let config: AppConfig | undefined;
+  const permissions: Record<string, Permission> = { ...(o.permissions ?? LANE_PERMISSIONS) };
   let cached: AppToken | undefined;
   let stamp: FileStamp | undefined;
   let pending: Promise<AppToken> | undefined;
@@ -88,7 +95,7 @@ export function createTokenSource(o: TokenSourceOptions): TokenSource {
       urls,
       owner,
       repo,
-      permissions: o.permissions ?? LANE_PERMISSIONS,
+      permissions: { ...permissions },
       httpTimeoutMs: o.httpTimeoutMs,
     });
     return { ...t, kind };
@@ -96,6 +103,15 @@ export function createTokenSource(o: TokenSourceOptions): TokenSource {
 
   return {
     kind,
+    need(extra) {
+      let widened = false;
+      for (const [name, level] of Object.entries(extra)) {
+        if (permissions[name] === level || permissions[name] === 'write') continue;
+        permissions[name] = level;
+        widened = true;
+      }
+      if (widened && kind === 'installation') cached = undefined;
+    },
     async get() {
       if (cached && (await stillGood(cached))) return cached;
       pending ??= obtain().finally(() => {

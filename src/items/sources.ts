@@ -139,13 +139,16 @@ function tokensFor(repo: Repo, target: RepoName): () => Promise<TokenSource> {
 
 async function findTokens(repo: Repo, target: RepoName): Promise<TokenSource> {
   const f = repo.forge;
+  const { ISSUE_PERMISSIONS, LANE_PERMISSIONS } = await import('../credentials/token-installation.js');
   if (
     repo.tokens &&
     f.kind === 'github' &&
     f.owner.toLowerCase() === target.owner.toLowerCase() &&
     f.repo.toLowerCase() === target.repo.toLowerCase()
-  )
+  ) {
+    repo.tokens.need(ISSUE_PERMISSIONS);
     return repo.tokens;
+  }
   const { appPaths, loadAppConfig, tokenKindOf } = await import('../credentials/app-config.js');
   const paths = appPaths(repo.deps.config.configDir);
   if (!existsSync(paths.app)) {
@@ -156,5 +159,11 @@ async function findTokens(repo: Repo, target: RepoName): Promise<TokenSource> {
   }
   const [{ createTokenSource }, app] = await Promise.all([import('../credentials/token-source.js'), loadAppConfig(paths)]);
   const { config, clock } = repo.deps;
-  return createTokenSource({ config, clock, kind: tokenKindOf(app), repository: target });
+  return createTokenSource({
+    config,
+    clock,
+    kind: tokenKindOf(app),
+    repository: target,
+    permissions: { ...LANE_PERMISSIONS, ...ISSUE_PERMISSIONS },
+  });
 }

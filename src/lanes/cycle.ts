@@ -183,14 +183,14 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
     if (run.timedOut)
       return end({
         outcome: 'timeout',
-        reason: `the agent ran past its timeout of ${Math.round(ctx.agentTimeoutMs / 1000)}s and was killed with everything it started`,
+        reason: `${run.modelUnanswered ? `${run.modelUnanswered}; ` : ''}the agent ran past its timeout of ${Math.round(ctx.agentTimeoutMs / 1000)}s and was killed with everything it started`,
         ...agent,
       });
     if (run.exitCode !== 0)
       return end({
         outcome: 'failed',
         code: 'agent-failed',
-        reason: `the agent exited ${run.exitCode}${tail ? `: ${tail}` : ''}`,
+        reason: `${run.modelUnanswered ? `${run.modelUnanswered}; ` : ''}the agent exited ${run.exitCode}${tail ? `: ${tail}` : ''}`,
         ...agent,
       });
     const took =

@@ -21,7 +21,7 @@ import { requestFollowUp, type PendingOutcome } from './request.js';
 import { runLanes } from './run-loop.js';
 import { runtimeFor } from './runtimes/index.js';
 import { codexPlatformBinds } from './runtimes/codex-program.js';
-import { agentProgramView, chooseSandbox, laneHidden } from './sandbox.js';
+import { agentProgramView, chooseSandbox, laneHidden, requireAgentProgram } from './sandbox.js';
 import { probeBwrap } from '../machine/sandbox/bwrap.js';
 import { secretPlaces } from '../machine/sandbox/places.js';
 import { chooseCheckSandbox } from '../land/check-sandbox.js';
@@ -113,7 +113,7 @@ export async function runLane(repo: Repo, input: LaneRunInput): Promise<LaneRunR
   // A lane whose checks could not run sandboxed refuses before it claims or pays for anything.
   if (config.land?.checks?.length) await chooseCheckSandbox(config.land.sandbox ?? 'auto', repo, { lane: { attended: input.attended } });
   const hide = secretPlaces(env, repo.deps.config);
-  const program = sandbox === 'bwrap' ? await programOf(repo, s, hide, cfg) : { binds: [], symlinks: [] };
+  const program = sandbox === 'bwrap' ? await programOf(repo, s, hide, cfg) : await unsandboxedProgram(repo, s);
   return runWith(repo, input, s, {
     main,
     sandbox,
@@ -239,8 +239,16 @@ async function programOf(repo: Repo, s: LaneSettings, hide: readonly string[], c
     hidden,
     secret,
     bind: cfg.bind ?? [],
+    runtime: s.runtime,
   });
   return s.runtime === 'codex' ? { ...view, binds: [...view.binds, ...codexPlatformBinds(view.binds, secret)] } : view;
+}
+
+/** Unsandboxed, the sandbox shows nothing, but a program that is not there is named before anything is claimed. */
+async function unsandboxedProgram(repo: Repo, s: LaneSettings): Promise<RunContext['program']> {
+  const path = repo.deps.env.PATH ?? '/usr/local/bin:/usr/bin:/bin';
+  await requireAgentProgram({ command: s.program, path, cwd: repo.deps.cwd, runtime: s.runtime });
+  return { binds: [], symlinks: [] };
 }
 
 /** The run's outcome: its latest cycle's (build), or the worst of them (drain); idle with none. */

@@ -8,6 +8,7 @@ import { formatDuration, formatInstant, parseDuration, parseInstant } from '../c
 import { checkEnvNames } from './agent-env.js';
 import { CYCLE_OVERHEAD_MS } from './context.js';
 import { checkClaudeConfig, DEFAULT_CLAUDE_PROGRAM } from './runtimes/claude-args.js';
+import { checkModelKeyPassed } from './runtimes/installs.js';
 import type { RuntimeName } from './runtimes/runtime.js';
 import type { SandboxMode } from './sandbox.js';
 
@@ -74,6 +75,11 @@ export function laneSettings(flags: LaneFlags, cfg: LanesConfig, env: Env, now: 
   }
   const claude = cfg.claude ?? {};
   if (runtime === 'claude') checkClaudeConfig(claude);
+  checkModelKeyPassed(runtime, env, [
+    ...(cfg.env ?? []),
+    ...(runtime === 'claude' ? (claude.env ?? []) : []),
+    ...(runtime === 'codex' ? codexEnvNames(cfg.codex) : []),
+  ]);
   const lifecycle = flags.lifecycle ?? cfg.lifecycle ?? 'once';
   const agentTimeoutMs =
     flags.agentTimeoutMs ?? (cfg.agentTimeout ? parseDuration(cfg.agentTimeout, 'lanes.agentTimeout') : DEFAULT_AGENT_TIMEOUT_MS);

@@ -4,11 +4,13 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Env } from '../core/deps.js';
-import { UnsafeEnvironment, UsageError } from '../core/refusals.js';
+import { AgentNotFound, UnsafeEnvironment, UsageError } from '../core/refusals.js';
 import { probeBwrap, type Bind, type Sandbox, type SandboxMode, type SandboxPlan } from '../machine/sandbox/bwrap.js';
 import { isInside } from '../machine/sandbox/places.js';
 import { programView } from '../machine/sandbox/program.js';
 import type { SandboxNetwork } from '../machine/sandbox/sandbox-network.js';
+import { RUNTIME_INSTALLS } from './runtimes/installs.js';
+import type { RuntimeName } from './runtimes/runtime.js';
 
 export type { Sandbox, SandboxMode, SandboxPlan } from '../machine/sandbox/bwrap.js';
 
@@ -76,6 +78,7 @@ export async function agentProgramView(o: {
   /** Those never shown, even read-only: the config folders, ~/.ssh, the clone. */
   secret: readonly string[];
   bind: readonly string[];
+  runtime: RuntimeName;
 }): Promise<Pick<SandboxPlan, 'binds' | 'symlinks'>> {
   const bound = o.bind.map((b) => (b.startsWith('~/') ? join(o.home, b.slice(2)) : b));
   for (const b of bound) {
@@ -98,16 +101,43 @@ export async function agentProgramView(o: {
     cwd: o.cwd,
     places: { hidden: [...o.hidden, '/tmp'], secret: o.secret, bound },
   });
+  if (view.hidden?.why === 'not-found') throw agentNotFound(o.runtime, view.hidden.word, o.path);
   if (view.hidden) {
-    const { word, path, why } = view.hidden;
-    const where = why === 'not-found' ? `"${word}" is not on the lane's PATH` : `its program ${path} is in ${dirname(path)}`;
+    const { path } = view.hidden;
     throw new UnsafeEnvironment(
-      `the agent's command cannot be found inside the sandbox: ${where}. The sandbox hides HOME and /tmp (and never shows a folder ` +
+      `the agent's command cannot be found inside the sandbox: its program ${path} is in ${dirname(path)}. The sandbox hides HOME and /tmp (and never shows a folder ` +
         "that holds HOME or the person's config); nothing was claimed. Install the agent outside them (e.g. under /usr/local or /opt), " +
-        `or show its folder read-only with "lanes": {"bind": ["${why === 'not-found' ? '<folder>' : dirname(path)}"]} in .abcd/config.json ` +
+        `or show its folder read-only with "lanes": {"bind": ["${dirname(path)}"]} in .abcd/config.json ` +
         '(and give its full path in the command if it is not on PATH).',
       { reason: 'agent-hidden-by-sandbox', path, fix: 'lanes.bind' },
     );
   }
   return { binds: [...bound.map((b) => ({ path: b })), ...view.binds], symlinks: view.symlinks };
+}
+
+/**
+ * Unsandboxed, the agent's program must still be there: a missing CLI or a mistyped quoted path
+ * is named before anything is claimed, rather than as the shell's "not found" after a claim.
+ */
+export async function requireAgentProgram(o: { command: string; path: string; cwd: string; runtime: RuntimeName }): Promise<void> {
+  const view = await programView(o.command, { path: o.path, cwd: o.cwd, places: { hidden: [], secret: [], bound: [] } });
+  if (view.hidden?.why === 'not-found') throw agentNotFound(o.runtime, view.hidden.word, o.path);
+}
+
+/** The refusal for a program that is not there: how to install a built-in runtime's CLI, or which key names it. */
+function agentNotFound(runtime: RuntimeName, word: string, path: string): AgentNotFound {
+  const where = word.includes('/') ? `"${word}" is not an executable file` : `"${word}" is not on the lane's PATH (${path})`;
+  const install = RUNTIME_INSTALLS[runtime];
+  if (install) {
+    return new AgentNotFound(
+      `${install.name}'s CLI cannot be found: ${where}; nothing was claimed. Install it (${install.command}), ` +
+        `or set ${install.programKey} in .abcd/config.json on main to its full path.`,
+      { word, runtime, fix: install.programKey, install: install.command },
+    );
+  }
+  return new AgentNotFound(
+    `the agent command's program cannot be found: ${where}; nothing was claimed. Install it, or give its full path ` +
+      'in --agent (or lanes.agent); a path with spaces goes in quotes, as the shell reads it.',
+    { word, runtime, fix: '--agent' },
+  );
 }

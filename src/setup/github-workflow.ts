@@ -1,5 +1,6 @@
 // The GitHub Actions workflow `abcd init --ci github` writes. Plain text from a template (the
 // comments are half of it), and test/init-ci.test.ts parses the output and runs its steps.
+import { abcdInstallLines, cliInstallLines, cliPackageVariable, laneLines, MODEL_KEY_SECRETS, type AbcdSource } from './ci-lane-lines.js';
 
 /** First line of every CI file abcd writes; `init` recognises its own files by it. */
 export const GENERATED_MARKER = '# abcd lanes: written by `abcd init';
@@ -9,8 +10,8 @@ export const GITHUB_WORKFLOW_PATH = '.github/workflows/abcd-lanes.yml';
 export interface LaneCiOptions {
   /** The job's hard limit in minutes; ABCD_JOB_DEADLINE is derived from it. */
   timeoutMinutes?: number;
-  /** How the job gets abcd: a pinned install of this very version (package-spec.ts). */
-  installCommand: string;
+  /** How the job gets abcd: the vendored tarball, or what ABCD_PACKAGE names. */
+  abcd: Omit<AbcdSource, 'variable'>;
   /** The label that makes an issue ready (the issue source's first ready label). */
   readyLabel?: string;
 }
@@ -25,6 +26,9 @@ export const DEFAULT_TIMEOUT_MINUTES = 60;
 export const CI_NODE_MAJOR = 24;
 // A drain with no work left ends after this, rather than hold the runner until the deadline.
 export const CI_IDLE = '2m';
+// A build of one item ends this soon once its item has nothing left to do, rather than hold the
+// runner idle: a later request (a new comment, a dispatch) starts a run of its own.
+export const CI_BUILD_IDLE = '5s';
 
 /**
  * Writes the App's id and key (from the job's variables) into a private abcd config directory
@@ -107,7 +111,14 @@ function exprString(s: string): string {
 
 export function renderGithubWorkflow(o: LaneCiOptions): string {
   const minutes = o.timeoutMinutes ?? DEFAULT_TIMEOUT_MINUTES;
-  const install = o.installCommand;
+  const indent = (lines: string[]) => lines.join('\n          ');
+  const install = indent(abcdInstallLines({ ...o.abcd, variable: 'LANE_PACKAGE' }));
+  const cli = indent(cliInstallLines((name, value) => `echo "${name}=${value}" >> "$GITHUB_ENV"`));
+  const lane = indent(laneLines({ item: '$LANE_ITEM', idle: CI_IDLE, buildIdle: CI_BUILD_IDLE }));
+  const keys = MODEL_KEY_SECRETS.map((k) => `${k}: ${expr(`secrets.${k}`)}`).join('\n          ');
+  const cliVars = (['claude', 'codex'] as const)
+    .map((r) => `${cliPackageVariable(r)}: ${expr(`vars.${cliPackageVariable(r)}`)}`)
+    .join('\n          ');
   const label = o.readyLabel ?? DEFAULT_READY_LABEL;
   const appConfig = appConfigLines('$RUNNER_TEMP').join('\n          ');
   return `${GENERATED_MARKER} --ci github\`; edit freely, \`--force\` rewrites it.
@@ -128,10 +139,13 @@ export function renderGithubWorkflow(o: LaneCiOptions): string {
 # Set once by the person in the repository's settings (\`abcd setup-app\` walks through the App):
 #   - variable LANE_APP_ID and secret LANE_APP_PRIVATE_KEY: the GitHub App lanes push with
 #     (an installation token minted per cycle; the job writes them to a private config dir);
-#   - variable LANE_AGENT: the agent command a lane runs each cycle;
-#   - the secret your agent needs for its model, added to the lane step's env below;
-#   - optional variable ABCD_PACKAGE: what to install instead of the pinned abcd below (your
-#     own registry's name@version, or a tarball's URL).
+#   - the model key of main's runtime (lanes.runtime in .abcd/config.json): secret
+#     ANTHROPIC_API_KEY for claude (lanes.claude.env must name it), OPENAI_API_KEY for codex.
+#     Only the lane step gets them;
+#   - the command runtime only: variable LANE_AGENT, the agent command (else lanes.agent);
+#   - ${o.abcd.vendored ? `optional variable ABCD_PACKAGE: what to install instead of ${o.abcd.vendored}` : "variable ABCD_PACKAGE: which abcd to install (a tarball's URL, or your registry's name@version;\n#     abcd is not on the npm registry yet), unless abcd init --vendor committed its tarball"};
+#   - optional variables LANE_CLAUDE_PACKAGE, LANE_CODEX_PACKAGE: another version of the CLI
+#     than the one abcd is tested with.
 # Never map GITHUB_TOKEN or GH_TOKEN into this job's environment: the login check finds it
 # and refuses, and git would send it instead of the App's token.
 name: abcd lanes
@@ -218,12 +232,22 @@ jobs:
         run: |
           ${SANDBOX_SETUP.join('\n          ')}
       - name: Install abcd
-        # Pinned to the abcd that wrote this file (change it to upgrade), unless the repository
-        # variable ABCD_PACKAGE names another package spec or a tarball.
+        # ${
+          o.abcd.vendored
+            ? `The tarball committed under .abcd/vendor (no network), unless the repository variable
+        # ABCD_PACKAGE names another package spec or a tarball.`
+            : "What the repository variable ABCD_PACKAGE names: a tarball's URL or a package spec."
+        }
         env:
           LANE_PACKAGE: ${expr('vars.ABCD_PACKAGE')}
         run: |
           ${install}
+      - name: Install the agent's CLI
+        # Main's runtime decides: Claude Code or Codex at the version abcd is tested with.
+        env:
+          ${cliVars}
+        run: |
+          ${cli}
       - name: Give abcd the App's key
         env:
           LANE_APP_ID: ${expr('vars.LANE_APP_ID')}
@@ -236,11 +260,10 @@ jobs:
           # Through the environment, never pasted into the script: an item cannot inject shell.
           LANE_ITEM: ${expr('needs.gate.outputs.item')}
           LANE_AGENT: ${expr('vars.LANE_AGENT')}
+          # The model keys reach this step only; the agent gets one only through its runtime's
+          # env list in main's config (lanes.claude.env), never by inheritance.
+          ${keys}
         run: |
-          if [ -n "$LANE_ITEM" ]; then
-            abcd build "$LANE_ITEM" --agent "$LANE_AGENT" --lifecycle timed --deadline "$ABCD_JOB_DEADLINE"
-          else
-            abcd drain --agent "$LANE_AGENT" --lifecycle timed --deadline "$ABCD_JOB_DEADLINE" --idle ${CI_IDLE}
-          fi
+          ${lane}
 `;
 }

@@ -4,7 +4,11 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { GENERATED_MARKER, GITHUB_WORKFLOW_PATH, renderGithubWorkflow } from './github-workflow.js';
 import { GITLAB_CI_PATH, GITLAB_INCLUDE_PATH, renderGitlabCi } from './gitlab-ci.js';
-import { installCommand, PACKAGE_VARIABLE, readPackageSpec } from './package-spec.js';
+import { readPackage } from './package-spec.js';
+import { checkAdvice, nextSteps } from './next-steps.js';
+import { packRunningAbcd, vendoredPath } from './vendor.js';
+import { RUNTIME_INSTALLS } from '../lanes/runtimes/installs.js';
+import type { RuntimeName } from '../lanes/runtimes/runtime.js';
 import { findPushWorkflows, type PushWorkflow } from './push-workflows.js';
 import { lockFileRegistries } from './registries.js';
 import type { Env } from '../core/deps.js';
@@ -26,6 +30,10 @@ export interface InitInput {
   cwd: string;
   env: Env;
   ci?: CiKind;
+  /** Writes lanes.runtime and the runtime's block (claude: its model key in lanes.claude.env). */
+  runtime?: RuntimeName;
+  /** With ci: commit the running abcd's own tarball under .abcd/vendor/ for the job to install. */
+  vendor?: boolean;
   /** Overwrite an existing CI file. .abcd/config.json is never overwritten: it is the person's. */
   force: boolean;
   /** Add the abcd/ filter to the team's workflows that run on every push. */
@@ -38,6 +46,8 @@ export interface InitResult {
   kept: string[];
   /** What the person does next, if anything (e.g. include the GitLab file). */
   next?: string;
+  /** The steps after init: commit and push, the secrets and variables to add, how to start a lane, a check to set. */
+  steps: string[];
   /** The repository's own GitHub workflows that every record push would start. */
   pushWorkflows: PushWorkflow[];
   /** The registries the lock files name, which a check that installs must reach (land.network.allow). */
@@ -46,7 +56,7 @@ export interface InitResult {
 
 interface Plan {
   path: string;
-  text: string;
+  text: string | Buffer;
   overwrite: boolean;
 }
 
@@ -82,40 +92,43 @@ export async function initRepository(input: InitInput): Promise<InitResult> {
       cwd: input.cwd,
     });
   }
+  if (input.vendor && !input.ci) {
+    throw new UsageError('--vendor commits abcd for a CI job to install: give it with --ci github or --ci gitlab.', 'argument');
+  }
   const root = top.stdout.toString().trim();
   // A check reaches no host its list does not name: a new config names the registries the lock files do.
   const registries = await lockFileRegistries(root);
-  const config: RepoConfig = registries.allow.length
-    ? { ...DEFAULT_REPO_CONFIG, land: { ...DEFAULT_REPO_CONFIG.land, network: { allow: registries.allow } } }
-    : DEFAULT_REPO_CONFIG;
-  const plans: Plan[] = [{ path: CONFIG_PATH, text: renderRepoConfig(config), overwrite: false }];
+  const existing = await existingConfig(root);
+  const config = configPlan(existing, input.runtime, registries.allow);
+  const plans: Plan[] = [config.plan];
   let next: string | undefined;
+  let ciPath: string | undefined;
+  let vendored: string | undefined;
   if (input.ci) {
-    const spec = await readPackageSpec();
+    const { name, version } = await readPackage();
+    vendored = input.vendor ? vendoredPath(version) : undefined;
+    const abcd = { name, ...(vendored ? { vendored } : {}) };
     if (input.ci === 'github') {
-      // The step maps the repository variable ABCD_PACKAGE into LANE_PACKAGE; an issue labelled
-      // with the issue source's first ready label starts a lane.
-      const readyLabel = (await existingConfig(root))?.items?.github?.labels?.[0];
-      const ci = { installCommand: installCommand(spec, 'LANE_PACKAGE'), ...(readyLabel ? { readyLabel } : {}) };
-      plans.push({ path: GITHUB_WORKFLOW_PATH, text: renderGithubWorkflow(ci), overwrite: input.force });
+      // An issue labelled with the issue source's first ready label starts a lane.
+      const readyLabel = existing?.items?.github?.labels?.[0];
+      ciPath = GITHUB_WORKFLOW_PATH;
+      plans.push({ path: ciPath, text: renderGithubWorkflow({ abcd, ...(readyLabel ? { readyLabel } : {}) }), overwrite: input.force });
     } else {
       const target = await gitlabTarget(root);
       next = target.next;
-      // A CI/CD variable of the project, read by the script itself.
-      const ci = { installCommand: installCommand(spec, PACKAGE_VARIABLE) };
-      plans.push({ path: target.path, text: renderGitlabCi(ci), overwrite: input.force });
+      ciPath = target.path;
+      plans.push({ path: ciPath, text: renderGitlabCi({ abcd }), overwrite: input.force });
     }
+    // abcd's own artifact, not the person's: the same version's file is rewritten in place.
+    if (vendored) plans.push({ path: vendored, text: await packRunningAbcd(input.env), overwrite: true });
   }
 
   const kept: string[] = [];
   const todo: Plan[] = [];
   for (const p of plans) {
     if (!(await exists(join(root, p.path)))) todo.push(p);
-    else if (p.path === CONFIG_PATH) {
-      // The person's config is kept, but one the schema refuses would only fail later, at land.
-      parseRepoConfig(await readFile(join(root, p.path), 'utf8'), `the existing ${CONFIG_PATH}`, 'fix it, then run abcd init again');
-      kept.push(p.path);
-    } else if (p.overwrite) todo.push(p);
+    else if (p.path === CONFIG_PATH && !p.overwrite) kept.push(p.path);
+    else if (p.overwrite) todo.push(p);
     else {
       throw new UsageError(`${p.path} already exists; abcd init leaves it alone. Run again with --force to rewrite it`, 'path', {
         path: p.path,
@@ -131,7 +144,58 @@ export async function initRepository(input: InitInput): Promise<InitResult> {
   const pushWorkflows = await findPushWorkflows(root, input.fix === true);
   const written = [...todo.map((p) => p.path), ...pushWorkflows.filter((w) => w.state === 'fixed').map((w) => w.path)];
   const advice = await registryAdvice(root, registries, written.includes(CONFIG_PATH));
-  return { root, written, kept, ...(next ? { next } : {}), pushWorkflows, registries: { ...registries, ...(advice ? { advice } : {}) } };
+  const steps = input.ci
+    ? await nextSteps({ root, ci: input.ci, config: config.config, written, ...(vendored ? { vendored } : {}) })
+    : await checkAdvice(root, config.config);
+  return {
+    root,
+    written,
+    kept,
+    ...(next ? { next } : {}),
+    steps,
+    pushWorkflows,
+    registries: { ...registries, ...(advice ? { advice } : {}) },
+  };
+}
+
+/**
+ * What init writes to .abcd/config.json: the default (its checks allowed the lock files'
+ * registries) when there is none; with --runtime,
+ * lanes.runtime and the runtime's block added to the person's config (a runtime it already
+ * names otherwise is refused, never changed).
+ */
+function configPlan(
+  existing: RepoConfig | undefined,
+  runtime: RuntimeName | undefined,
+  registries: readonly string[],
+): { plan: Plan; config: RepoConfig } {
+  // A new config's checks reach the registries the lock files name; a kept one is told what it lacks.
+  const fresh =
+    registries.length > 0
+      ? { ...DEFAULT_REPO_CONFIG, land: { ...DEFAULT_REPO_CONFIG.land, network: { allow: [...registries] } } }
+      : DEFAULT_REPO_CONFIG;
+  const base = existing ?? fresh;
+  if (!runtime) return { plan: { path: CONFIG_PATH, text: renderRepoConfig(base), overwrite: false }, config: base };
+  const lanes = base.lanes ?? {};
+  if (lanes.runtime && lanes.runtime !== runtime) {
+    throw new UsageError(
+      `${CONFIG_PATH} already sets lanes.runtime to "${lanes.runtime}"; abcd init leaves it alone. Change it there to switch to ${runtime}.`,
+      'config',
+      { path: CONFIG_PATH, reason: 'wrong-type', key: 'lanes.runtime' },
+    );
+  }
+  const config: RepoConfig = { ...base, lanes: { ...lanes, runtime, ...runtimeBlock(runtime, lanes) } };
+  const changed = JSON.stringify(config) !== JSON.stringify(base);
+  return { plan: { path: CONFIG_PATH, text: renderRepoConfig(config), overwrite: existing !== undefined && changed }, config };
+}
+
+/** The runtime's own block: Claude Code needs its model key named in lanes.claude.env (Codex passes OPENAI_API_KEY itself). */
+function runtimeBlock(runtime: RuntimeName, lanes: NonNullable<RepoConfig['lanes']>): Partial<NonNullable<RepoConfig['lanes']>> {
+  if (runtime !== 'claude') return runtime === 'codex' ? { codex: lanes.codex ?? {} } : {};
+  const key = RUNTIME_INSTALLS.claude!.keyVariable;
+  const claude = lanes.claude ?? {};
+  const env = claude.env ?? [];
+  return { claude: { ...claude, env: env.includes(key) ? env : [...env, key] } };
 }
 
 /** What init says of the registries: what it wrote, or what a kept config lacks. */

@@ -56,6 +56,7 @@ export class GitHubStub {
   readonly requests: RecordedRequest[] = [];
   private readonly routes: Registered[] = [];
   private readonly problems: string[] = [];
+  private readonly minted = new Map<string, Record<string, string>>();
   private server!: Server;
   private base = '';
 
@@ -92,8 +93,9 @@ export class GitHubStub {
     if (lines.length) throw new Error(`GitHub stub:\n  ${lines.join('\n  ')}`);
   }
 
-  /** Forgets stubs, requests and problems (between tests). */
+  /** Forgets stubs, requests, problems and minted tokens (between tests). */
   reset(): void {
+    this.minted.clear();
     this.routes.length = 0;
     this.requests.length = 0;
     this.problems.length = 0;
@@ -102,6 +104,16 @@ export class GitHubStub {
   async stop(): Promise<void> {
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** An installation token this stub handed out, by its digest: the permissions it was minted with. */
+  private noteMinted(req: RecordedRequest, reply: StubReply): void {
+    if (req.method !== 'POST' || !/^\/app\/installations\/\d+\/access_tokens$/.test(req.path)) return;
+    const token = (reply.body as { token?: unknown } | undefined)?.token;
+    if (typeof token !== 'string') return;
+    const asked = (req.body as { permissions?: Record<string, string> } | null)?.permissions;
+    // Without a permissions field GitHub grants everything the installation has.
+    this.minted.set(bearerDigest(token), asked ?? { issues: 'write' });
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -127,6 +139,15 @@ export class GitHubStub {
       ifNoneMatch: typeof req.headers['if-none-match'] === 'string' ? req.headers['if-none-match'] : null,
     };
     this.requests.push(recorded);
+    // As GitHub does: an installation token minted without issues: write cannot write an issue.
+    const minted = recorded.authorization ? this.minted.get(recorded.authorization) : undefined;
+    if (minted && ISSUE_WRITE.test(`${recorded.method} ${recorded.path}`) && minted.issues !== 'write') {
+      return send(res, {
+        status: 403,
+        headers: { 'x-accepted-github-permissions': 'issues=write' },
+        body: { message: 'Resource not accessible by integration', status: '403' },
+      });
+    }
     const route = this.routes.find((r) => matches(r, recorded) && (r.times === 'many' || r.used < (r.times ?? 1)));
     if (!route) {
       this.problems.push(`unmatched request: ${recorded.method} ${recorded.path}${recorded.operation ? ` ${recorded.operation}` : ''}`);
@@ -140,10 +161,14 @@ export class GitHubStub {
       return send(res, { status: 418, body: { message: 'stub assertion failed' } });
     }
     const reply = typeof route.reply === 'function' ? await route.reply(recorded, route.used) : route.reply;
+    this.noteMinted(recorded, reply);
     if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
     send(res, reply);
   }
 }
+
+// The REST calls that write an issue: create one, comment on it, edit or close it, its labels.
+const ISSUE_WRITE = /^(POST|PATCH|PUT|DELETE) \/repos\/[^/]+\/[^/]+\/issues(\/|$)/;
 
 function matches(r: StubRoute, q: RecordedRequest): boolean {
   if (r.method !== q.method || r.path !== q.path) return false;

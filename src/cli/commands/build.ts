@@ -13,6 +13,7 @@ export const build: Command = {
     'not-requester',
     'agent-objects-refused',
     'change-too-large',
+    'agent-not-found',
     'item-invalid',
     'git-failed',
     'forge-rejected',

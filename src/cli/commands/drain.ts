@@ -16,6 +16,7 @@ export const drain: Command = {
     'not-requester',
     'agent-objects-refused',
     'change-too-large',
+    'agent-not-found',
     'item-invalid',
     'git-failed',
     'forge-rejected',

@@ -2,7 +2,7 @@
 import type { Argv } from 'yargs';
 import type { Command } from '../command.js';
 
-/** `abcd init [--ci github|gitlab] [--force]`: the repository's abcd config and a CI file for lanes. */
+/** `abcd init [--runtime r] [--ci github|gitlab [--vendor]] [--force]`: the repository's abcd config and a CI file for lanes. */
 export const init: Command = {
   command: 'init',
   describe: 'write .abcd/config.json and, with --ci, a CI workflow that runs lanes',
@@ -10,6 +10,10 @@ export const init: Command = {
   examples: [
     ['abcd init', 'write .abcd/config.json if it is missing'],
     ['abcd init --ci github', 'also write .github/workflows/abcd-lanes.yml'],
+    [
+      'abcd init --runtime claude --ci github --vendor',
+      'lanes run Claude Code; the workflow installs abcd from its own tarball under .abcd/vendor/',
+    ],
     ['abcd init --ci gitlab --force', 'write (or rewrite) the GitLab CI file for lanes'],
     ['abcd init --agents', "also write abcd's instructions for agents into AGENTS.md (kept up to date), and a CLAUDE.md importing it"],
     ['abcd init --fix', "add branches-ignore: ['abcd/**'] to your workflows that run on every push"],
@@ -17,6 +21,16 @@ export const init: Command = {
   builder: (y: Argv) =>
     y
       .option('ci', { choices: ['github', 'gitlab'] as const, describe: 'write a CI file that runs lanes' })
+      .option('runtime', {
+        choices: ['claude', 'codex', 'command'] as const,
+        describe: "write lanes.runtime and the runtime's block (claude: ANTHROPIC_API_KEY in lanes.claude.env)",
+      })
+      .option('vendor', {
+        type: 'boolean',
+        default: false,
+        describe:
+          "with --ci: write this abcd's packed tarball to .abcd/vendor/ for the job to install (abcd is not on the npm registry yet)",
+      })
       .option('force', { type: 'boolean', default: false, describe: 'rewrite an existing CI file' })
       .option('agents', {
         type: 'boolean',
@@ -34,7 +48,16 @@ export const init: Command = {
       import('../../setup/push-workflows.js'),
     ]);
     const ci = args.ci === 'github' || args.ci === 'gitlab' ? args.ci : undefined;
-    const r = await initRepository({ cwd: deps.cwd, env: deps.env, ci, force: args.force === true, fix: args.fix === true });
+    const runtime = args.runtime === 'claude' || args.runtime === 'codex' || args.runtime === 'command' ? args.runtime : undefined;
+    const r = await initRepository({
+      cwd: deps.cwd,
+      env: deps.env,
+      ci,
+      ...(runtime ? { runtime } : {}),
+      vendor: args.vendor === true,
+      force: args.force === true,
+      fix: args.fix === true,
+    });
     if (args.agents === true) {
       const [{ primeText }, { writeAgentsSection, writeClaudeImport }] = await Promise.all([
         import('../prime-text.js'),
@@ -52,6 +75,7 @@ export const init: Command = {
       ...(r.next ? [r.next] : []),
       ...(r.registries.advice ? [r.registries.advice] : []),
       ...pushWorkflowAdvice(r.pushWorkflows),
+      ...(r.steps.length ? ['next:', ...r.steps.map((step, i) => `  ${i + 1}. ${step}`)] : []),
     ];
     return {
       json: {
@@ -59,6 +83,7 @@ export const init: Command = {
         written: r.written,
         kept: r.kept,
         next: r.next ?? null,
+        steps: r.steps,
         pushWorkflows: r.pushWorkflows,
         registries: { files: r.registries.files, allow: r.registries.allow },
       },

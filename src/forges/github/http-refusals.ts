@@ -60,6 +60,16 @@ export function refusalForAnswer(a: Answer, info: CallInfo, now: number): Refusa
     );
   }
   if (status === 403) {
+    const permission = missingPermission(a, info);
+    if (permission) {
+      return new UnsafeEnvironment(
+        `GitHub forbade ${info.call} (HTTP 403: ${said}): the App's token lacks the ${permission.replace('=', ': ')} permission. ` +
+          `Grant it in the App's settings (Permissions & events → Repository permissions → ${PERMISSION_NAMES[permission.split('=')[0]!] ?? permission}), ` +
+          "then accept the new permissions on the App's installation (the repository's or organization's Settings → GitHub Apps → Configure); " +
+          'the lane mints a token with it after that.',
+        { ...base, reason: 'forbidden', permission, fix: 'the App settings, then the installation' },
+      );
+    }
     return new UnsafeEnvironment(
       `GitHub forbade ${info.call} (HTTP 403: ${said}): the App token lacks a permission on this repository ` +
         "(pull requests and contents: read and write) or the App is not installed on it. Check the App's permissions and installation.",
@@ -141,6 +151,26 @@ function rateLimit(a: Answer, said: string, now: number): { kind: 'primary' | 's
         ? reset * 1000
         : now + SECONDARY_LIMIT_WAIT_MS;
   return { kind: primary && !secondary ? 'primary' : 'secondary', resetAt };
+}
+
+// How the App's settings page names a permission GitHub's header names.
+const PERMISSION_NAMES: Readonly<Record<string, string>> = {
+  issues: 'Issues: Read and write',
+  contents: 'Contents: Read and write',
+  pull_requests: 'Pull requests: Read and write',
+  workflows: 'Workflows: Read and write',
+};
+
+/**
+ * The permission a 403 says is missing: GitHub's X-Accepted-GitHub-Permissions header
+ * (`issues=write`, alternatives after `;`), else what an issue call needs. Undefined when
+ * neither names one (the App not installed, a repository rule).
+ */
+function missingPermission(a: Answer, info: CallInfo): string | undefined {
+  const accepted = a.headers.get('x-accepted-github-permissions')?.split(';')[0]?.split(',')[0]?.trim();
+  if (accepted && /^[a-z_]+=(read|write)$/.test(accepted)) return accepted;
+  if (/\/issues\b/.test(info.call)) return `issues=${info.write ? 'write' : 'read'}`;
+  return undefined;
 }
 
 function networkCause(e: unknown): string {

@@ -33,6 +33,9 @@ export class ClaudeStream {
   private costBefore = 0;
   private costNow = 0;
 
+  /** Set while the CLI is retrying the model API and has had no answer since: the retries and the last error. */
+  retrying: { attempts: number; error: string } | undefined;
+
   constructor(private readonly events: StreamEvents = {}) {}
 
   /** Feeds a chunk of stdout; whole lines are read, a partial one waits for the rest. */
@@ -94,6 +97,22 @@ export class ClaudeStream {
     else if (msg.type === 'assistant') this.assistant(msg.message);
     else if (msg.type === 'user' && msg.isReplay === true && typeof msg.uuid === 'string') this.events.onTaken?.(msg.uuid);
     else if (msg.type === 'result') this.result(msg);
+    if (msg.type === 'system' && msg.subtype === 'api_retry') this.apiRetry(msg);
+    else if (msg.type === 'assistant' || msg.type === 'result') this.retrying = undefined;
+  }
+
+  /** The model API's failures since it last answered: the CLI retries them itself, abcd shows them. */
+  private apiRetry(msg: Record<string, unknown>): void {
+    const attempt = whole(msg.attempt);
+    const max = whole(msg.max_retries);
+    const status = whole(msg.error_status);
+    const error = typeof msg.error === 'string' && /^[a-z_]{1,40}$/.test(msg.error) ? msg.error : 'unknown';
+    const delay = whole(msg.retry_delay_ms);
+    const said = `${error}${status !== undefined ? ` (HTTP ${status})` : ' (no connection)'}`;
+    this.retrying = { attempts: attempt ?? (this.retrying?.attempts ?? 0) + 1, error: said };
+    const text = `model API retry ${attempt ?? '?'}/${max ?? '?'}: ${said}${delay !== undefined ? `, next in ${Math.round(delay / 1000)}s` : ''}`;
+    this.keep(`[${text}]`);
+    this.events.onActivity?.({ kind: 'message', text });
   }
 
   private assistant(message: unknown): void {
@@ -136,6 +155,10 @@ export class ClaudeStream {
     this.written += add.length;
     this.tail = (this.tail + add).slice(-TAIL_CHARS);
   }
+}
+
+function whole(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : undefined;
 }
 
 function add(sum: number, v: unknown): number {

@@ -235,11 +235,31 @@ class ClaudeSession implements AgentSession {
     // The process stays for the next turn; idle, it waits on stdin.
     if (this.proc && !this.proc.run) this.proc.p.extend(IDLE_BETWEEN_TURNS_MS);
     t.o.onExit?.();
-    t.resolve({ ...end, durationMs: this.a.now() - t.startedAt, outputTail: this.stream.tailSince(t.mark) });
+    const stalled = this.stream.retrying;
+    t.resolve({
+      ...end,
+      durationMs: this.a.now() - t.startedAt,
+      outputTail: this.stream.tailSince(t.mark),
+      ...(stalled
+        ? {
+            modelUnanswered: `the model API at ${modelHost(this.a.env, this.laneEnv, this.cfg)} did not answer: ${stalled.attempts} retries, the last error ${stalled.error}`,
+          }
+        : {}),
+    });
   }
 
   private settleSteers(taken: boolean): void {
     for (const resolve of this.steers.values()) resolve(taken);
     this.steers.clear();
+  }
+}
+
+/** Where Claude Code sends its model requests: ANTHROPIC_BASE_URL when the agent gets it, else Anthropic's API. */
+function modelHost(agentEnv: Record<string, string>, laneEnv: Env, cfg: ClaudeConfig): string {
+  const base = agentEnv.ANTHROPIC_BASE_URL ?? allowedEnv(laneEnv, cfg.env ?? []).ANTHROPIC_BASE_URL;
+  try {
+    return base ? new URL(base).host : 'api.anthropic.com';
+  } catch {
+    return 'the ANTHROPIC_BASE_URL it was given';
   }
 }

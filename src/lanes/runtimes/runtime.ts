@@ -58,6 +58,8 @@ export interface TurnResult {
   durationMs: number;
   /** The end of what the agent printed or said, for the result's reason (scrubbed by the cycle). */
   outputTail: string;
+  /** Why the agent got no answer from its model, when the turn ended while it was still retrying (names the host and the last error). */
+  modelUnanswered?: string;
 }
 
 export interface TurnOptions {

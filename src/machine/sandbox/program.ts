@@ -26,9 +26,9 @@ export interface ProgramPlaces {
   bound: readonly string[];
 }
 
-// Shell words that are no program on PATH: nothing to find for them.
+// Shell words that are no program on PATH (keywords and builtins): nothing to find for them.
 const SHELL_WORDS = new Set(
-  'if then else elif fi for while until do done case esac in function select time { } ! [[ ]] . : cd export set unset exit return source eval exec trap read shift alias umask wait command builtin local'.split(
+  'if then else elif fi for while until do done case esac in function select time { } ! [[ ]] . : cd export set unset exit return source eval exec trap read shift alias umask wait command builtin local let type ulimit getopts hash jobs declare typeset readonly times shopt break continue'.split(
     ' ',
   ),
 );
@@ -36,14 +36,81 @@ const SHELL_WORDS = new Set(
 const MAX_LINKS = 40;
 // The first line of a script: enough for any interpreter line.
 const SHEBANG_BYTES = 256;
+// Characters that end a word where the shell sees them unquoted.
+const WORD_END = /[\s;&|<>()]/;
+// Unquoted, these make the word the shell's to expand (a variable, a command, a glob, HOME).
+const EXPANDS = /[$`*?[~]/;
 
-/** The first word of a shell command when it is a plain program name or path (after NAME=value prefixes). */
+/** One shell word read from `text` at `at`: its text as the program sees it, and whether the shell would expand it. */
+interface Word {
+  text: string;
+  end: number;
+  /** Expansions (a variable, a command substitution, a glob): the word is not known before the shell runs. */
+  expands: boolean;
+  /** NAME=value, the prefix that sets a variable for the command. */
+  assignment: boolean;
+  quoted: boolean;
+}
+
+function readWord(text: string, at: number): Word | undefined {
+  let i = at;
+  let out = '';
+  let expands = false;
+  let quoted = false;
+  while (i < text.length && !WORD_END.test(text[i]!)) {
+    const c = text[i]!;
+    if (c === "'") {
+      const close = text.indexOf("'", i + 1);
+      if (close < 0) return undefined;
+      out += text.slice(i + 1, close);
+      quoted = true;
+      i = close + 1;
+    } else if (c === '"') {
+      quoted = true;
+      i++;
+      for (; i < text.length && text[i] !== '"'; i++) {
+        // Inside double quotes a backslash escapes only these; elsewhere it stays.
+        if (text[i] === '\\' && i + 1 < text.length && '$`"\\\n'.includes(text[i + 1]!)) i++;
+        else if (text[i] === '$' || text[i] === '`') expands = true;
+        out += text[i];
+      }
+      if (i >= text.length) return undefined;
+      i++;
+    } else if (c === '\\') {
+      if (i + 1 >= text.length) return undefined;
+      out += text[i + 1];
+      quoted = true;
+      i += 2;
+    } else {
+      if (EXPANDS.test(c) && !(c === '~' && out !== '')) expands = true;
+      out += c;
+      i++;
+    }
+  }
+  if (i === at) return undefined;
+  const raw = text.slice(at, i);
+  return { text: out, end: i, expands, quoted, assignment: /^[A-Za-z_][A-Za-z0-9_]*=/.test(raw) };
+}
+
+/**
+ * The program a shell command starts, as the shell reads its first word: quotes and backslashes
+ * removed, after NAME=value prefixes. Undefined when the command starts with something that is
+ * no program on PATH (a keyword, a builtin, a subshell, a redirection) or a word only the shell
+ * can work out (a variable, a glob): abcd then looks for nothing.
+ */
 export function firstWord(command: string): string | undefined {
-  let rest = command.trimStart();
-  for (let m; (m = /^[A-Za-z_][A-Za-z0-9_]*=[^\s'"`$\\;&|<>()]*\s+/.exec(rest));) rest = rest.slice(m[0].length);
-  const m = /^([A-Za-z0-9._+\-/]+)(?=$|[\s;&|])/.exec(rest);
-  if (!m || SHELL_WORDS.has(m[1]!)) return undefined;
-  return m[1];
+  let at = 0;
+  for (;;) {
+    while (at < command.length && /\s/.test(command[at]!)) at++;
+    const w = readWord(command, at);
+    if (!w) return undefined;
+    if (w.assignment) {
+      at = w.end;
+      continue;
+    }
+    if (w.expands || w.text === '' || (!w.quoted && SHELL_WORDS.has(w.text)) || w.text.startsWith('#')) return undefined;
+    return w.text;
+  }
 }
 
 /** Finds `command`'s program (and its interpreter) on PATH, and what the sandbox must show of them. */

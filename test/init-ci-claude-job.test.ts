@@ -36,7 +36,7 @@ describe('the generated GitHub job with the claude runtime, run locally', () => 
   it('installs abcd from the vendored tarball and Claude Code, passes the model key, and lands the item', async () => {
     const stub = await AnthropicStub.start();
     try {
-      const config = { lanes: { runtime: 'claude', claude: { env: ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL'] } } };
+      const config = { lanes: { runtime: 'claude', claude: {} } };
       const remote = await remoteWithItems([{ slug: 'hello' }], config);
       stub.on('local:item:hello', [
         (req) => toolStep(tool.write(join(workingDirectory(req), 'hello.txt'), 'hello from the job\n')),

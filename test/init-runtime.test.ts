@@ -32,7 +32,7 @@ const readConfig = async (dir: string) => JSON.parse(await readFile(join(dir, '.
 describe('abcd init --runtime', () => {
   it("writes lanes.runtime and the runtime's block; Claude Code's model key is named in lanes.claude.env", async () => {
     for (const [runtime, lanes] of [
-      ['claude', { runtime: 'claude', claude: { env: ['ANTHROPIC_API_KEY'] } }],
+      ['claude', { runtime: 'claude', claude: {} }],
       ['codex', { runtime: 'codex', codex: {} }],
       ['command', { runtime: 'command' }],
     ] as const) {
@@ -52,7 +52,8 @@ describe('abcd init --runtime', () => {
     expect(r.written).toEqual(['.abcd/config.json']);
     expect(await readConfig(dir)).toEqual({
       land: { checks: 'make test' },
-      lanes: { maxCycles: 2, runtime: 'claude', claude: { model: 'claude-sonnet-4-5', env: ['HTTPS_PROXY', 'ANTHROPIC_API_KEY'] } },
+      // The key is named nowhere: in the lane's sandbox abcd's model gateway holds it.
+      lanes: { maxCycles: 2, runtime: 'claude', claude: { model: 'claude-sonnet-4-5', env: ['HTTPS_PROXY'] } },
     });
     // Nothing left to add: kept as it is.
     expect((await initRepository({ cwd: dir, env, runtime: 'claude', force: false })).kept).toEqual(['.abcd/config.json']);

@@ -31,10 +31,10 @@ async function failingModel(): Promise<{ url: string; posts: () => number; close
 }
 
 describe('the claude runtime names the failures a team meets first', () => {
-  it('ANTHROPIC_API_KEY set for abcd but in no env list refuses before claiming, naming it and lanes.claude.env', async () => {
+  it('unsandboxed, ANTHROPIC_API_KEY set for abcd but in no env list refuses before claiming, naming it and lanes.claude.env', async () => {
     const remote = await remoteWithItems([{ slug: 'keyless' }], { lanes: { runtime: 'claude', claude: { program: CLAUDE } } });
     const s = await laneSession(remote, 'keyless');
-    const r = await s.abcd(['build', 'keyless', '--json'], { env: { ANTHROPIC_API_KEY: 'sk-test-not-a-key' } });
+    const r = await s.abcd(['build', 'keyless', '--json', '--sandbox', 'none'], { env: { ANTHROPIC_API_KEY: 'sk-test-not-a-key' } });
     expect(r.code, r.stdout + r.stderr).toBe(2);
     expect(r.json.refusal).toMatchObject({ code: 'usage', data: { name: 'ANTHROPIC_API_KEY', key: 'lanes.claude.env' } });
     expect(r.json.refusal.message).toContain('Add "ANTHROPIC_API_KEY" to lanes.claude.env');
@@ -42,10 +42,22 @@ describe('the claude runtime names the failures a team meets first', () => {
     expect([...(await remote.refs()).keys()].filter((x) => x.startsWith('refs/heads/abcd/'))).toEqual([]);
   }, 60_000);
 
+  it('sandboxed, ANTHROPIC_API_KEY named for the agent refuses before claiming: the gateway holds it', async () => {
+    const config = { lanes: { runtime: 'claude', claude: { program: CLAUDE, env: ['ANTHROPIC_API_KEY'] } } };
+    const remote = await remoteWithItems([{ slug: 'named' }], config);
+    const s = await laneSession(remote, 'named');
+    const r = await s.abcd(['build', 'named', '--json'], { env: { ANTHROPIC_API_KEY: 'sk-test-not-a-key' } });
+    expect(r.code, r.stdout + r.stderr).toBe(2);
+    expect(r.json.refusal).toMatchObject({ code: 'usage', data: { name: 'ANTHROPIC_API_KEY', key: 'lanes.claude.env' } });
+    expect(r.json.refusal.message).toContain('model gateway');
+    expect(r.stdout).not.toContain('sk-test-not-a-key');
+    expect([...(await remote.refs()).keys()].filter((x) => x.startsWith('refs/heads/abcd/'))).toEqual([]);
+  }, 60_000);
+
   it('a model API that answers only 503 ends in a timeout whose reason names the host and the last error', async () => {
     const model = await failingModel();
     try {
-      const config = { lanes: { runtime: 'claude', claude: { program: CLAUDE, env: ['ANTHROPIC_BASE_URL', 'ANTHROPIC_API_KEY'] } } };
+      const config = { lanes: { runtime: 'claude', claude: { program: CLAUDE } } };
       const remote = await remoteWithItems([{ slug: 'down' }], config);
       const s = await laneSession(remote, 'down');
       const r = await s.abcd(['build', 'down', '--json', '--agent-timeout', '8s'], {

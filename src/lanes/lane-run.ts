@@ -25,6 +25,7 @@ import { agentProgramView, chooseSandbox, laneHidden, requireAgentProgram } from
 import { probeBwrap } from '../machine/sandbox/bwrap.js';
 import { secretPlaces } from '../machine/sandbox/places.js';
 import { chooseCheckSandbox } from '../land/check-sandbox.js';
+import { checkModelKeyPassed, gatewayCarriesKey } from './runtimes/installs.js';
 import { checkLaneLogin } from './login.js';
 import { refuseUnvouchedConfig, type ConfigTrust } from '../settings/config-trust.js';
 import { looseningsOf } from '../repo/config-loosening.js';
@@ -110,6 +111,8 @@ export async function runLane(repo: Repo, input: LaneRunInput): Promise<LaneRunR
     chooseSandbox(s.sandbox, { env, attended: input.attended }),
     early ?? checkLaneLogin(repo, input.attended),
   );
+  // Where the model key goes is known once the sandbox is: through the gateway, or the agent's env list.
+  checkModelKeyPassed(s.runtime, env, s.passed, { gateway: gatewayCarriesKey(s.runtime, sandbox) });
   // A lane whose checks could not run sandboxed refuses before it claims or pays for anything.
   if (config.land?.checks?.length) await chooseCheckSandbox(config.land.sandbox ?? 'auto', repo, { lane: { attended: input.attended } });
   const hide = secretPlaces(env, repo.deps.config);

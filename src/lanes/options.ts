@@ -8,7 +8,6 @@ import { formatDuration, formatInstant, parseDuration, parseInstant } from '../c
 import { checkEnvNames } from './agent-env.js';
 import { CYCLE_OVERHEAD_MS } from './context.js';
 import { checkClaudeConfig, DEFAULT_CLAUDE_PROGRAM } from './runtimes/claude-args.js';
-import { checkModelKeyPassed } from './runtimes/installs.js';
 import type { RuntimeName } from './runtimes/runtime.js';
 import type { SandboxMode } from './sandbox.js';
 
@@ -30,6 +29,8 @@ export interface LaneFlags {
 
 export interface LaneSettings {
   runtime: RuntimeName;
+  /** Every variable name the config passes the agent (lanes.env and the runtime's own list). */
+  passed: readonly string[];
   /** The `command` runtime's shell command ('' for the others). */
   agent: string;
   /** What the agent's sandbox must show: the command (its first word) or the runtime's program. */
@@ -75,11 +76,11 @@ export function laneSettings(flags: LaneFlags, cfg: LanesConfig, env: Env, now: 
   }
   const claude = cfg.claude ?? {};
   if (runtime === 'claude') checkClaudeConfig(claude);
-  checkModelKeyPassed(runtime, env, [
+  const passed = [
     ...(cfg.env ?? []),
     ...(runtime === 'claude' ? (claude.env ?? []) : []),
     ...(runtime === 'codex' ? codexEnvNames(cfg.codex) : []),
-  ]);
+  ];
   const lifecycle = flags.lifecycle ?? cfg.lifecycle ?? 'once';
   const agentTimeoutMs =
     flags.agentTimeoutMs ?? (cfg.agentTimeout ? parseDuration(cfg.agentTimeout, 'lanes.agentTimeout') : DEFAULT_AGENT_TIMEOUT_MS);
@@ -103,6 +104,7 @@ export function laneSettings(flags: LaneFlags, cfg: LanesConfig, env: Env, now: 
   }
   return {
     runtime,
+    passed,
     agent: agent ?? '',
     program:
       runtime === 'claude' ? (claude.program ?? DEFAULT_CLAUDE_PROGRAM) : runtime === 'codex' ? codexProgram(cfg.codex) : (agent ?? ''),

@@ -7,7 +7,6 @@ import { GITLAB_CI_PATH, GITLAB_INCLUDE_PATH, renderGitlabCi } from './gitlab-ci
 import { readPackage } from './package-spec.js';
 import { checkAdvice, nextSteps } from './next-steps.js';
 import { packRunningAbcd, vendoredPath } from './vendor.js';
-import { RUNTIME_INSTALLS } from '../lanes/runtimes/installs.js';
 import type { RuntimeName } from '../lanes/runtimes/runtime.js';
 import { findPushWorkflows, type PushWorkflow } from './push-workflows.js';
 import { lockFileRegistries } from './registries.js';
@@ -189,13 +188,14 @@ function configPlan(
   return { plan: { path: CONFIG_PATH, text: renderRepoConfig(config), overwrite: existing !== undefined && changed }, config };
 }
 
-/** The runtime's own block: Claude Code needs its model key named in lanes.claude.env (Codex passes OPENAI_API_KEY itself). */
+/**
+ * The runtime's own block. Its model key is named nowhere: in a sandbox abcd's model gateway
+ * adds Claude Code's key to each request (a config that names it for the agent is refused), and
+ * Codex passes OPENAI_API_KEY itself.
+ */
 function runtimeBlock(runtime: RuntimeName, lanes: NonNullable<RepoConfig['lanes']>): Partial<NonNullable<RepoConfig['lanes']>> {
-  if (runtime !== 'claude') return runtime === 'codex' ? { codex: lanes.codex ?? {} } : {};
-  const key = RUNTIME_INSTALLS.claude!.keyVariable;
-  const claude = lanes.claude ?? {};
-  const env = claude.env ?? [];
-  return { claude: { ...claude, env: env.includes(key) ? env : [...env, key] } };
+  if (runtime === 'claude') return { claude: lanes.claude ?? {} };
+  return runtime === 'codex' ? { codex: lanes.codex ?? {} } : {};
 }
 
 /** What init says of the registries: what it wrote, or what a kept config lacks. */

@@ -15,7 +15,6 @@ import { CLAUDE_QUIET_ENV, claudeArgv, userMessageLine } from './claude-args.js'
 import { ClaudeStream } from './claude-stream.js';
 import type { AgentSession, CycleAgent, Runtime, TurnOptions, TurnResult } from './runtime.js';
 import { linkGateway, PLACEHOLDER_KEY, type GatewayLink } from './gateway-link.js';
-import { UsageError } from '../../core/refusals.js';
 
 // After stdin is closed, how long the CLI may take to write its transcript and exit.
 const CLOSE_GRACE_MS = 5000;
@@ -27,8 +26,6 @@ const ANTHROPIC_API_ENDPOINT = 'api.anthropic.com:443';
 
 // Where Claude Code's API is when ANTHROPIC_BASE_URL does not say, as a base URL.
 const ANTHROPIC_API = 'https://api.anthropic.com';
-// The variables that carry Claude Code's credential: in a sandbox, only the gateway holds them.
-const CLAUDE_KEYS = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN'] as const;
 
 export function claudeRuntime(cfg: ClaudeConfig, laneEnv: Env): Runtime {
   return {
@@ -36,15 +33,9 @@ export function claudeRuntime(cfg: ClaudeConfig, laneEnv: Env): Runtime {
     open: async (agent) => {
       const base = allowedEnv(laneEnv, cfg.env ?? []).ANTHROPIC_BASE_URL ?? agent.env.ANTHROPIC_BASE_URL;
       const key = laneEnv.ANTHROPIC_API_KEY;
-      // Sandboxed with a key: the key stays in abcd's gateway; the agent gets its address and a placeholder.
+      // Sandboxed with a key: the key stays in abcd's gateway; the agent gets its address and a
+      // placeholder (a config that names the key for the agent was refused before the claim).
       if (agent.network && key) {
-        const named = CLAUDE_KEYS.filter((k) => (cfg.env ?? []).includes(k));
-        if (named.length)
-          throw new UsageError(
-            `lanes.claude.env names ${named.join(' and ')}: in a sandbox abcd's model gateway adds the key to every model request and the agent never holds it. Remove ${named.join(' and ')} from lanes.claude.env.`,
-            'variable',
-            { name: named[0]! },
-          );
         // The API the gateway sends to: abcd's own ANTHROPIC_BASE_URL, whether or not the agent would see it.
         const upstream = new URL(laneEnv.ANTHROPIC_BASE_URL ?? base ?? ANTHROPIC_API);
         const gateway = await linkGateway(agent, { api: 'anthropic', upstream, key });
@@ -150,7 +141,6 @@ class ClaudeSession implements AgentSession {
     await this.gateway?.close();
   }
 
-
   /** The gateway's address and a placeholder in place of the API's and the key, when there is a gateway. */
   private gatewayEnv(): Record<string, string> {
     return this.gateway ? { ANTHROPIC_BASE_URL: this.gateway.baseUrl, ANTHROPIC_API_KEY: PLACEHOLDER_KEY } : {};
@@ -242,7 +232,7 @@ class ClaudeSession implements AgentSession {
       outputTail: this.stream.tailSince(t.mark),
       ...(stalled
         ? {
-            modelUnanswered: `the model API at ${modelHost(this.a.env, this.laneEnv, this.cfg)} did not answer: ${stalled.attempts} retries, the last error ${stalled.error}`,
+            modelUnanswered: `the model API at ${this.gateway?.upstream.host ?? modelHost(this.a.env, this.laneEnv, this.cfg)} did not answer: ${stalled.attempts} retries, the last error ${stalled.error}`,
           }
         : {}),
     });

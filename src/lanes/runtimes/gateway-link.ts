@@ -16,6 +16,8 @@ const GATEWAY_PORT = 4141;
 export interface GatewayLink {
   /** The base URL the agent is given. */
   readonly baseUrl: string;
+  /** The real API the gateway sends to: what a failure names. */
+  readonly upstream: URL;
   /** What the API's answers said this cycle used (`source: 'api'`), summed over its requests. */
   usage(): CycleUsage;
   /** Why the gateway stopped a request for the budget, if it did. */
@@ -57,6 +59,7 @@ export async function linkGateway(agent: CycleAgent, o: GatewayLinkOptions): Pro
   }
   return {
     baseUrl: gateway.agentBaseUrl(GATEWAY_ADDRESS, GATEWAY_PORT),
+    upstream: o.upstream,
     usage: () => ({ ...sum }),
     budgetStop: () => stopped,
     close: async () => {

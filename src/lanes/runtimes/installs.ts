@@ -18,6 +18,8 @@ export interface RuntimeInstall {
   envKey: string;
   /** Every variable the CLI takes its model credential from (the key itself first). */
   keyVariables: readonly string[];
+  /** In a sandbox, abcd's model gateway holds the key and the agent never does (ADR 0122). */
+  gateway: boolean;
   /** The install line a person (or a CI job) runs. */
   command: string;
 }
@@ -36,6 +38,7 @@ export const RUNTIME_INSTALLS: Readonly<Record<RuntimeName, RuntimeInstall | und
     keyVariable: 'ANTHROPIC_API_KEY',
     envKey: 'lanes.claude.env',
     keyVariables: ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN'],
+    gateway: true,
   }),
   codex: install({
     name: 'Codex',
@@ -45,18 +48,36 @@ export const RUNTIME_INSTALLS: Readonly<Record<RuntimeName, RuntimeInstall | und
     keyVariable: 'OPENAI_API_KEY',
     envKey: 'lanes.codex.env',
     keyVariables: ['OPENAI_API_KEY'],
+    gateway: false,
   }),
 };
 
+/** Whether abcd's model gateway carries the runtime's key: a built-in runtime that has one, in a sandbox. */
+export function gatewayCarriesKey(runtime: RuntimeName, sandbox: 'bwrap' | 'none'): boolean {
+  return sandbox === 'bwrap' && RUNTIME_INSTALLS[runtime]?.gateway === true;
+}
+
 /**
- * A model key set where abcd runs but passed to no agent: the CLI would start, find no
- * credential and say "Not logged in" after the claim. Refused before anything is claimed,
- * naming the variable and the key that passes it. A key the lane passes under another name
- * (a proxy's token) is the person's choice: nothing is refused then.
+ * Where the runtime's model key goes, checked before anything is claimed. In a sandbox whose
+ * gateway carries it, naming the key for the agent is refused: the agent would hold what the
+ * gateway exists to keep from it. Otherwise a key set where abcd runs but passed to no agent is
+ * refused: the CLI would start, find no credential and say "Not logged in" after the claim. A
+ * key the lane passes under another name (a proxy's token) is the person's choice.
  */
-export function checkModelKeyPassed(runtime: RuntimeName, env: Env, passed: readonly string[]): void {
+export function checkModelKeyPassed(runtime: RuntimeName, env: Env, passed: readonly string[], o: { gateway: boolean }): void {
   const install = RUNTIME_INSTALLS[runtime];
-  if (!install || install.keyVariables.some((v) => passed.includes(v))) return;
+  if (!install) return;
+  if (o.gateway) {
+    const named = install.keyVariables.find((v) => passed.includes(v));
+    if (!named) return;
+    throw new UsageError(
+      `${install.envKey} (or lanes.env) names ${named}, but in a sandbox abcd's model gateway adds the key to every model request ` +
+        `and the agent never holds it: remove "${named}" from it in .abcd/config.json on main; nothing was claimed.`,
+      'variable',
+      { name: named, key: install.envKey },
+    );
+  }
+  if (install.keyVariables.some((v) => passed.includes(v))) return;
   const set = install.keyVariables.find((v) => env[v]);
   if (!set) return;
   throw new UsageError(

@@ -30,6 +30,7 @@ import { cyclePlan, laneHidden } from './sandbox.js';
 import { mailboxLine } from '../steering/mailbox.js';
 import { cycleBranch } from './keep-work.js';
 import { landCycle } from './cycle-landing.js';
+import { teamCycle } from './team-budget/cycle.js';
 
 export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, taken: Taken, n: number): Promise<CycleRecord> {
   const { clock } = ctx.repo.deps;
@@ -62,6 +63,7 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
   let log: CycleLog | undefined;
   let closeSession: () => Promise<void> = () => Promise.resolve();
   let watch: CycleWatch | undefined;
+  const team = teamCycle(lane, { runtime: ctx.runtime.name, item: short, ttlMs: ctx.agentTimeoutMs });
   try {
     log = await openCycleLog({ commonDir: ctx.repo.commonDir, runId: ctx.runId, n, item: short });
     watch = watchCycle(ctx, short, log);
@@ -107,6 +109,8 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
         atMs: clock.now(),
         limits: changeLimits(config.lanes),
       });
+    // Reserved from the team pool just before the agent starts: past it, no cycle starts anywhere.
+    await team.reserve(config.lanes);
     const session = await ctx.runtime.open({
       env,
       sandbox: ctx.sandbox,
@@ -134,6 +138,7 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
     // The session stays open: a conflict or a failing check may give it more turns.
     const spent = await session.usage();
     await debitBudget(ctx.budgetDir, { usage: spent, runtime: ctx.runtime.name, item: short });
+    await team.settle(spent);
     const recorded = recordedUsage(spent);
     watch.used(recorded.usage ?? 0, spent.costUsd);
     const agent = { agentMs: run.durationMs, exitCode: run.exitCode, ...recorded, ...agentTail(run.outputTail) };
@@ -195,7 +200,10 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
     const marked = result ? await ctx.source.markDone(item.key, doneNote(result, ctx.runId)) : {};
     // The turns after the first are debited as the first was: what the session used since.
     const total = turnMs ? await session.usage() : spent;
-    if (turnMs) await debitBudget(ctx.budgetDir, { usage: usageSince(total, spent), runtime: ctx.runtime.name, item: short });
+    if (turnMs) {
+      await debitBudget(ctx.budgetDir, { usage: usageSince(total, spent), runtime: ctx.runtime.name, item: short });
+      await team.charge(usageSince(total, spent));
+    }
     return end({
       ...agent,
       ...record,
@@ -205,6 +213,7 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
     });
   } finally {
     await closeSession();
+    await team.abandon();
     await keeper.stop();
     watch?.end();
     await log?.close();

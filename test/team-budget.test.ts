@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupTemp } from './harness/git-env.js';
 import { itemStatus, laneSession, remoteWithItems } from './harness/lanes.js';
 import { LEDGER_REF, LIMIT_REF, remoteLedger, signingPerson, spendingAgent } from './harness/team-budget.js';
+import { writeRawRecord } from './harness/remote.js';
 
 afterAll(cleanupTemp);
 
@@ -75,4 +76,54 @@ describe('the team budget', () => {
     },
     180_000,
   );
+
+  it('a limit not signed by the person is ignored, and with none of theirs behind it no cycle starts', async () => {
+    const remote = await remoteWithItems([{ slug: 'one' }], { lanes: { cycleReserve: RESERVE } });
+    const owner = await signingPerson(remote);
+    expect((await owner.abcd(['budget', 'set', '500', '--team'])).code).toBe(0);
+    const signed = (await remote.refs()).get(LIMIT_REF)!;
+    // Someone with push access replaces it with an unsigned commit of their own: the owner's clone ignores it.
+    const root = (await owner.git(['rev-list', '--max-parents=0', 'origin/main'])).trim();
+    const raised = JSON.stringify({
+      abcd: 'team-budget',
+      v: 1,
+      tokens: 1e12,
+      usd: null,
+      repository: root,
+      at: Date.now(),
+      by: { person: 'x@example.com', host: 'h', session: 's' },
+    });
+    const forged = await writeRawRecord(remote.dir, LIMIT_REF, raised);
+    const view = await owner.abcd(['budget', '--team', '--json']);
+    expect(view.code, view.stdout + view.stderr).toBe(8);
+    expect(view.json.refusal).toMatchObject({
+      code: 'record-invalid',
+      data: { ref: LIMIT_REF, reason: 'team-budget-unsigned', tip: forged },
+    });
+    const drain = await owner.abcd(['drain', '--json', '--agent', spendingAgent(USED)]);
+    expect(drain.code, drain.stdout + drain.stderr).toBe(8);
+    expect(drain.json.refusal).toMatchObject({ code: 'record-invalid', data: { reason: 'team-budget-unsigned' } });
+    expect(await itemStatus(remote, 'one')).toBe('ready');
+    // Set again (signed, on top of the forged tip): it counts.
+    expect((await owner.abcd(['budget', 'set', '500', '--team'])).code).toBe(0);
+    const after = await owner.abcd(['budget', '--team', '--json']);
+    expect(after.json).toMatchObject({ limit: { tokens: 500 }, protected: true });
+    expect(after.json.limit.generation).not.toBe(signed);
+  }, 90_000);
+
+  it('a ledger newer than this abcd reads is refused by the view and by a drain, never taken for no ledger', async () => {
+    const remote = await remoteWithItems([{ slug: 'one' }], { lanes: { cycleReserve: RESERVE } });
+    const owner = await signingPerson(remote);
+    expect((await owner.abcd(['budget', 'set', '500', '--team'])).code).toBe(0);
+    await writeRawRecord(remote.dir, LEDGER_REF, JSON.stringify({ abcd: 'budget-ledger', v: 2, spent: 0 }));
+    const view = await owner.abcd(['budget', '--team', '--json']);
+    expect(view.code, view.stdout + view.stderr).toBe(6);
+    expect(view.json.refusal).toMatchObject({
+      code: 'record-too-new',
+      data: { ref: LEDGER_REF, kind: 'budget-ledger', version: 2, known: 1 },
+    });
+    const drain = await owner.abcd(['drain', '--json', '--agent', spendingAgent(USED)]);
+    expect(drain.code, drain.stdout + drain.stderr).toBe(6);
+    expect(await itemStatus(remote, 'one')).toBe('ready');
+  }, 90_000);
 });

@@ -28,6 +28,11 @@ export interface LimitVerdict {
   signers: string;
   /** The remote's tip when it does not count, and why. */
   ignored?: { tip: string; why: 'unsigned' | 'untrusted' | 'foreign' };
+  /**
+   * A limit is on the remote but no generation of it is the person's: no cycle starts (fails
+   * closed), or replacing the ref with an unsigned commit would lift the team's bound.
+   */
+  untrusted?: true;
 }
 
 /**
@@ -49,7 +54,7 @@ export async function judgeTeamLimit(repo: Repo, snap: Snapshot): Promise<LimitV
   const found = await newestValid(repo, { tip: entry.tip, tipRecord: entry.record, list, ours });
   if (found.oid === entry.tip) return { limit: asLimit(found.oid, found.record!), protected: true, signers };
   return {
-    ...(found.record ? { limit: asLimit(found.oid!, found.record) } : {}),
+    ...(found.record ? { limit: asLimit(found.oid!, found.record) } : { untrusted: true as const }),
     protected: true,
     signers,
     ignored: { tip: entry.tip, why: found.tipWhy },

@@ -9,7 +9,7 @@ import { BUDGET_LEDGER_REF, TEAM_BUDGET_REF } from '../../records/refs.js';
 import { encodeBudgetLedger, type BudgetLedgerRecord, type Reservation } from '../../records/team-budget.js';
 import { writeRecordCommit } from '../../records/objects.js';
 import type { Claim } from '../../records/claim.js';
-import { BudgetExhausted, Conflict, Fenced, RemoteUnavailable } from '../../core/refusals.js';
+import { BudgetExhausted, Conflict, Fenced, RecordInvalid, RemoteUnavailable } from '../../core/refusals.js';
 import { standing } from '../../claims/rules.js';
 import { readClock } from '../../repo/clock-view.js';
 import type { Repo } from '../../repo/repo.js';
@@ -58,7 +58,21 @@ export async function readTeamPool(repo: Repo, snap?: Snapshot): Promise<TeamPoo
     const refused = snap.refused.get(ref);
     if (refused) throw refused.refusal;
   }
-  return { snap, verdict: await judgeTeamLimit(repo, snap), ...(snap.budgetLedger ? { ledger: snap.budgetLedger } : {}) };
+  const verdict = await judgeTeamLimit(repo, snap);
+  if (verdict.untrusted && verdict.ignored) throw untrustedLimit(verdict.ignored, verdict.signers);
+  return { snap, verdict, ...(snap.budgetLedger ? { ledger: snap.budgetLedger } : {}) };
+}
+
+function untrustedLimit(ignored: NonNullable<LimitVerdict['ignored']>, signers: string): RecordInvalid {
+  const why =
+    ignored.why === 'foreign'
+      ? 'names another repository'
+      : `is ${ignored.why === 'unsigned' ? 'not signed' : 'not signed by a key in ' + signers}`;
+  return new RecordInvalid(
+    `the team budget on the remote (${ignored.tip.slice(0, 12)}) ${why}, and no earlier generation of it is the person's; ` +
+      'no lane cycle starts until the person sets it again (abcd budget set <tokens> --team, signed): a limit nobody can vouch for is no bound.',
+    { ref: TEAM_BUDGET_REF, reason: `team-budget-${ignored.why}`, tip: ignored.tip },
+  );
 }
 
 /** Whether a new cycle may start by the team pool, from a read already made (no round trip). */

@@ -71,6 +71,8 @@ async function newestValid(
 ): Promise<{ oid?: string; record?: TeamBudgetRecord; tipWhy: 'unsigned' | 'untrusted' | 'foreign' }> {
   const cachePath = join(repo.commonDir, 'abcd', 'team-budget-trust.json');
   const cache = await readTrustCache(cachePath, o.list.hash);
+  // The common read: the tip was verified before, and the snapshot already decoded it.
+  if (cache.verdicts[o.tip] === 'good' && o.ours(o.tipRecord)) return { oid: o.tip, record: o.tipRecord, tipWhy: 'foreign' };
   const before = JSON.stringify(cache);
   const sshFile = join(repo.commonDir, 'abcd', 'allowed-signers.ssh');
   if (o.list.sshLines.length) await writeSshSigners(sshFile, o.list);

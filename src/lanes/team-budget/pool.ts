@@ -9,15 +9,15 @@ import { BUDGET_LEDGER_REF, TEAM_BUDGET_REF } from '../../records/refs.js';
 import { encodeBudgetLedger, type BudgetLedgerRecord, type Reservation } from '../../records/team-budget.js';
 import { writeRecordCommit } from '../../records/objects.js';
 import type { Claim } from '../../records/claim.js';
-import { BudgetExhausted, Conflict, Fenced, RecordInvalid, RemoteUnavailable } from '../../core/refusals.js';
+import { RemoteUnavailable, type BudgetExhausted } from '../../core/refusals.js';
+import { contended, exhausted, settledElsewhere, untrustedLimit } from './refusals.js';
 import { standing } from '../../claims/rules.js';
 import { readClock } from '../../repo/clock-view.js';
 import type { Repo } from '../../repo/repo.js';
 import { readCachedSnapshot, readSnapshot, type Snapshot } from '../../repo/snapshot.js';
-import { formatUsd } from '../../machine/budget/budget.js';
-import { addCounts, poolUsd } from '../../machine/budget/usage.js';
+import { poolUsd } from '../../machine/budget/usage.js';
 import { judgeTeamLimit, type LimitVerdict } from './limit.js';
-import { charged, exhaustedBy, ledgerFor, medianRecent, reserved, settled, withReservation, type Spent, type TeamLimit } from './ledger.js';
+import { charged, exhaustedBy, ledgerFor, medianRecent, settled, withReservation, type Spent } from './ledger.js';
 
 /** A reservation when there is no `lanes.cycleReserve` and no settled cycle to take the median of. */
 export const DEFAULT_RESERVE_TOKENS = 100_000;
@@ -61,18 +61,6 @@ export async function readTeamPool(repo: Repo, snap?: Snapshot): Promise<TeamPoo
   const verdict = await judgeTeamLimit(repo, snap);
   if (verdict.untrusted && verdict.ignored) throw untrustedLimit(verdict.ignored, verdict.signers);
   return { snap, verdict, ...(snap.budgetLedger ? { ledger: snap.budgetLedger } : {}) };
-}
-
-function untrustedLimit(ignored: NonNullable<LimitVerdict['ignored']>, signers: string): RecordInvalid {
-  const why =
-    ignored.why === 'foreign'
-      ? 'names another repository'
-      : `is ${ignored.why === 'unsigned' ? 'not signed' : 'not signed by a key in ' + signers}`;
-  return new RecordInvalid(
-    `the team budget on the remote (${ignored.tip.slice(0, 12)}) ${why}, and no earlier generation of it is the person's; ` +
-      'no lane cycle starts until the person sets it again (abcd budget set <tokens> --team, signed): a limit nobody can vouch for is no bound.',
-    { ref: TEAM_BUDGET_REF, reason: `team-budget-${ignored.why}`, tip: ignored.tip },
-  );
 }
 
 /** Whether a new cycle may start by the team pool, from a read already made (no round trip). */
@@ -122,7 +110,7 @@ export async function reserveTeamCycle(
     }
     await repo.deps.clock.sleep(50 + Math.random() * 200 * (i + 1));
   }
-  throw contended();
+  throw contended(MAX_CAS_TRIES);
 }
 
 /**
@@ -134,24 +122,41 @@ export async function reserveTeamCycle(
 export async function settleTeamCycle(repo: Repo, held: HeldReservation, used: Spent): Promise<void> {
   const { clock } = repo.deps;
   let unreachable: RemoteUnavailable | undefined;
+  // A settle whose push had an unknown outcome: if the remote has it, this lane's settle counted.
+  let attempted: string | undefined;
+  const wait = async (e: RemoteUnavailable, i: number) => {
+    unreachable = e;
+    const giveUpAt = held.at + held.ttl + (await takeoverDelay(repo)) + SETTLE_GRACE_MS;
+    if (clock.now() >= giveUpAt) throw e;
+    await clock.sleep(Math.min(5000, 500 * (i + 1)));
+  };
   for (let i = 0; ; i++) {
     let pool: TeamPool;
     try {
       pool = await readTeamPool(repo);
     } catch (e) {
       if (!(e instanceof RemoteUnavailable)) throw e;
-      unreachable = e;
-      const giveUpAt = held.at + held.ttl + (await takeoverDelay(repo)) + SETTLE_GRACE_MS;
-      if (clock.now() >= giveUpAt) throw unreachable;
-      await clock.sleep(Math.min(5000, 500 * (i + 1)));
+      await wait(e, i);
       continue;
     }
     const now = clock.now();
-    const record = pool.ledger?.record;
+    const limit = pool.verdict.limit;
+    // Against the limit in force: one set since the reservation keeps it open in a fresh ledger.
+    const record = pool.ledger && (limit ? ledgerFor(pool.ledger.record, limit, now, repo.me) : pool.ledger.record);
     const next = record && settled(record, held.id, used, now, repo.me);
-    if (!next) throw settledElsewhere(held, unreachable !== undefined);
-    if (await writeLedger(repo, pool.ledger!.tip, next, `settle ${used.tokens} tokens for ${held.item}`)) return;
-    if (i >= MAX_CAS_TRIES) throw contended();
+    if (!next) {
+      if (attempted && pool.ledger && (await descends(repo, attempted, pool.ledger.tip))) return;
+      throw settledElsewhere(held, unreachable !== undefined);
+    }
+    try {
+      if (await writeLedger(repo, pool.ledger!.tip, next, `settle ${used.tokens} tokens for ${held.item}`)) return;
+    } catch (e) {
+      if (!(e instanceof RemoteUnavailable)) throw e;
+      if (e.data.outcome === 'unknown') attempted = e.data.attemptedTip;
+      await wait(e, i);
+      continue;
+    }
+    if (i >= MAX_CAS_TRIES) throw contended(MAX_CAS_TRIES);
     await clock.sleep(50 + Math.random() * 200 * (i + 1));
   }
 }
@@ -207,58 +212,21 @@ export async function writeLedger(repo: Repo, lease: string | null, record: Budg
     author: repo.author,
     atMs: record.at,
   });
-  const r = await repo.store.push([{ ref: BUDGET_LEDGER_REF, newOid: oid, lease }], { atomic: true });
-  return r.ok;
+  try {
+    return (await repo.store.push([{ ref: BUDGET_LEDGER_REF, newOid: oid, lease }], { atomic: true })).ok;
+  } catch (e) {
+    // The push may have landed: say which commit, so a settle can recognise its own write.
+    if (e instanceof RemoteUnavailable && e.data.outcome === 'unknown') e.data.attemptedTip = oid;
+    throw e;
+  }
+}
+
+/** Whether `tip` is `oid` or built on it (both in this clone after a read). */
+async function descends(repo: Repo, oid: string, tip: string): Promise<boolean> {
+  return (await repo.git.run(['merge-base', '--is-ancestor', oid, tip])).exitCode === 0;
 }
 
 async function takeoverDelay(repo: Repo): Promise<number> {
   // The last read this clone made: the remote is out of reach, and the delay rarely changes.
   return (await readCachedSnapshot(repo)).snap.settings.takeoverDelay;
-}
-
-/** The refusal past the team pool: the same code as the computer's own, with scope "team". */
-export function exhausted(ledger: BudgetLedgerRecord, limit: TeamLimit): BudgetExhausted {
-  const held = reserved(ledger);
-  const out = exhaustedBy(ledger, limit);
-  const committed = addCounts(ledger.spent, held.tokens);
-  const committedUsd = poolUsd(ledger.spentUsd + held.usd);
-  const left = [
-    ...(limit.tokens !== null ? [`${Math.max(0, limit.tokens - committed)} of ${limit.tokens} tokens left`] : []),
-    ...(limit.usd !== null ? [`$${formatUsd(Math.max(0, limit.usd - committedUsd))} of $${formatUsd(limit.usd)} left`] : []),
-  ].join(', ');
-  return new BudgetExhausted(
-    `the team's model budget on the remote is used up (${left}; ${ledger.spent} tokens and $${formatUsd(ledger.spentUsd)} spent, ` +
-      `${held.tokens} tokens held by ${ledger.open.length} cycle(s) in flight on any computer); no new lane cycle starts and nothing ` +
-      'was marked done. Ask the person to raise it with "abcd budget set <tokens> --team" (abcd budget --team shows who spent what).',
-    {
-      dir: BUDGET_LEDGER_REF,
-      scope: 'team',
-      exhausted: out,
-      remaining: limit.tokens === null ? null : Math.max(0, limit.tokens - committed),
-      pool: limit.tokens,
-      spent: ledger.spent,
-      remainingUsd: limit.usd === null ? null : poolUsd(Math.max(0, limit.usd - committedUsd)),
-      poolUsd: limit.usd,
-      spentUsd: ledger.spentUsd,
-      reserved: held.tokens,
-      reservedUsd: held.usd,
-    },
-  );
-}
-
-function contended(): Conflict {
-  return new Conflict(
-    `the team budget's ledger (${BUDGET_LEDGER_REF}) changed under every one of ${MAX_CAS_TRIES} tries; nothing was written. ` +
-      'Other computers write it at the same moment: run again.',
-    { ref: BUDGET_LEDGER_REF },
-  );
-}
-
-function settledElsewhere(held: HeldReservation, wasCutOff: boolean): Fenced {
-  return new Fenced(
-    `this cycle's team budget reservation ${held.id} (${held.tokens} tokens for ${held.item}) is no longer open on the remote: ` +
-      `another computer settled it at the amount reserved once it was past its expiry${wasCutOff ? ' while this one could not reach the remote' : ''}. ` +
-      'Nothing more was counted for it; this lane stops. abcd status shows who holds the item now.',
-    { item: held.item, ref: BUDGET_LEDGER_REF },
-  );
 }

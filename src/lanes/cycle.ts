@@ -110,7 +110,7 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
         limits: changeLimits(config.lanes),
       });
     // Reserved from the team pool just before the agent starts: past it, no cycle starts anywhere.
-    await team.reserve(config.lanes);
+    await team.reserve(config.lanes, taken.seen);
     const session = await ctx.runtime.open({
       env,
       sandbox: ctx.sandbox,

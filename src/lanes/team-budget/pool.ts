@@ -65,6 +65,8 @@ export async function readTeamPool(repo: Repo, snap?: Snapshot): Promise<TeamPoo
 
 /** Whether a new cycle may start by the team pool, from a read already made (no round trip). */
 export async function teamAllowsCycle(repo: Repo, snap: Snapshot): Promise<BudgetExhausted | undefined> {
+  // The common case, no team pool: nothing to read, no file, no process.
+  if (!snap.teamBudget && !snap.refused.has(TEAM_BUDGET_REF) && !snap.refused.has(BUDGET_LEDGER_REF)) return undefined;
   const pool = await readTeamPool(repo, snap);
   const limit = pool.verdict.limit;
   if (!limit) return undefined;

@@ -20,6 +20,12 @@ describe('the team budget', () => {
     expect(r.code, r.stdout + r.stderr).toBe(7);
     expect(r.json.refusal).toMatchObject({ code: 'unsafe-environment', data: { reason: 'team-budget-unsigned' } });
     expect((await remote.refs()).has(LIMIT_REF)).toBe(false);
+    // A lane never sets it, signed or not.
+    const owner = await signingPerson(remote);
+    const fromLane = await owner.abcd(['budget', 'set', '1000', '--team', '--json'], { env: { ABCD_LANE: 'lane-1' } });
+    expect(fromLane.code, fromLane.stdout + fromLane.stderr).toBe(7);
+    expect(fromLane.json.refusal).toMatchObject({ code: 'unsafe-environment', data: { reason: 'lane-writes-settings' } });
+    expect((await remote.refs()).has(LIMIT_REF)).toBe(false);
     // Nothing set: the view says so, and lanes are bound by the computer's pool alone.
     const view = await s.abcd(['budget', '--team', '--json']);
     expect(view.code, view.stderr).toBe(0);

@@ -76,6 +76,11 @@ describe('the team budget', () => {
       expect(view.json).toMatchObject({ spent: ledger.spent, reserved: { tokens: 0 }, exhausted: true, exhaustedBy: ['tokens'] });
       expect(view.json.byRuntime).toEqual([{ name: 'command', tokens: ledger.spent, usd: 0, cycles: cycles.length }]);
       expect(view.json.byItem).toHaveLength(cycles.length);
+      const text = await computers[0]!.abcd(['budget', '--team']);
+      expect(text.stdout).toMatch(new RegExp(`team pool: 0 of ${limit} tokens left, no dollar limit; set by owner@example.com/`));
+      expect(text.stdout).toContain(`spent ${ledger.spent} tokens`);
+      expect(text.stdout).toContain('used up: no new lane cycle starts on any computer');
+      expect(text.stdout).toMatch(/per runtime: command \d+ tokens/);
       // The computer's own pool counted the same cycles: the stricter pool is the team's here.
       const local = await computers[0]!.abcd(['budget', '--json']);
       expect(local.json.pool).toBeNull();

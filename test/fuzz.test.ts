@@ -8,6 +8,8 @@ import { formatItem, parseItem } from '../src/records/item.js';
 import { decodeQueue, encodeQueue, type QueueRecord } from '../src/records/queue.js';
 import { claimRef, classifyRef, isRefSafe, queueRef, RECORD_PREFIX } from '../src/records/refs.js';
 import { decodeSettings } from '../src/records/settings.js';
+import { decodeBudgetLedger, decodeTeamBudget, encodeBudgetLedger, encodeTeamBudget } from '../src/records/team-budget.js';
+import type { BudgetLedgerRecord, TeamBudgetRecord } from '../src/records/team-budget.js';
 import { reportFailure } from '../src/cli/report.js';
 import { RecordInvalid, RecordTooNew, UsageError, isRefusal, type Refusal } from '../src/core/refusals.js';
 import type { RawRecord } from '../src/records/store.js';
@@ -82,11 +84,42 @@ function blobs(base: Record<string, unknown>) {
   );
 }
 
+const goodTeamBudget: TeamBudgetRecord = { abcd: 'team-budget', v: 1, tokens: 1000, usd: null, repository: TIP, at: NOW, by: holder };
+const reservation = { id: 'abcdefgh12', holder, runtime: 'command', item: 'fuzzed', tokens: 100, usd: 1, at: NOW, ttl: 60_000 };
+const goodLedger: BudgetLedgerRecord = {
+  abcd: 'budget-ledger',
+  v: 1,
+  limit: TIP,
+  spent: 90,
+  spentUsd: 0.5,
+  settled: 1,
+  expired: 0,
+  open: [reservation],
+  byMachine: [{ name: 'h', tokens: 90, usd: 0.5, cycles: 1 }],
+  byRuntime: [{ name: 'command', tokens: 90, usd: 0.5, cycles: 1 }],
+  byItem: [{ name: 'fuzzed', tokens: 90, usd: 0.5, cycles: 1 }],
+  recent: [{ tokens: 90, usd: 0.5 }],
+  at: NOW,
+  by: holder,
+};
+
 describe('fuzz: record decoding', () => {
   const kinds = [
     ['claim', goodClaim, (b: Buffer | string) => decodeClaim(REF, b), (v: unknown) => encodeClaim(v as Claim)],
     ['queue', goodQueue, (b: Buffer | string) => decodeQueue(REF, b), (v: unknown) => encodeQueue(v as QueueRecord)],
     ['settings', goodSettings, (b: Buffer | string) => decodeSettings(REF, b), (v: unknown) => JSON.stringify(v)],
+    [
+      'team-budget',
+      goodTeamBudget,
+      (b: Buffer | string) => decodeTeamBudget(REF, b),
+      (v: unknown) => encodeTeamBudget(v as TeamBudgetRecord),
+    ],
+    [
+      'budget-ledger',
+      goodLedger,
+      (b: Buffer | string) => decodeBudgetLedger(REF, b),
+      (v: unknown) => encodeBudgetLedger(v as BudgetLedgerRecord),
+    ],
   ] as const;
 
   it.each(kinds)('a %s blob decodes to a valid record that survives re-encoding, or is refused by name', (_kind, base, decode, encode) => {

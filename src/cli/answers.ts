@@ -445,6 +445,52 @@ const budget = z.strictObject({
   }),
 });
 
+const SpendRow = z.strictObject({ name: z.string(), tokens: Tokens, usd: Usd, cycles: z.number().int() });
+const teamBudget = z.strictObject({
+  ...Ok,
+  team: z.literal(true),
+  limit: z
+    .strictObject({
+      tokens: Tokens.nullable(),
+      usd: Usd.nullable(),
+      at: Instant,
+      by: z.string(),
+      generation: z.string().describe('the signed limit commit in force'),
+    })
+    .nullable()
+    .describe('null: no team pool (none set, or none validly signed)'),
+  protected: z.boolean().describe('false: no allowed-signers list here, so the limit is not checked against your keys'),
+  signers: z.string(),
+  ignored: z.strictObject({ tip: z.string(), why: z.enum(['unsigned', 'untrusted', 'foreign']) }).optional(),
+  spent: Tokens,
+  spentUsd: Usd,
+  reserved: z.strictObject({ tokens: Tokens, usd: Usd }).describe('what cycles in flight on any computer hold'),
+  remaining: Tokens.nullable(),
+  remainingUsd: Usd.nullable(),
+  exhausted: z.boolean(),
+  exhaustedBy: z.array(z.enum(['tokens', 'usd'])),
+  settled: z.number().int().describe('reservations settled with what their cycle used'),
+  expired: z.number().int().describe('reservations settled at the amount reserved: their lanes never settled them'),
+  settledNow: z.number().int(),
+  open: z.array(
+    z.strictObject({
+      id: z.string(),
+      holder: z.string(),
+      machine: z.string(),
+      runtime: z.string(),
+      item: z.string(),
+      tokens: Tokens,
+      usd: Usd,
+      at: Instant,
+      expiresAt: Instant,
+    }),
+  ),
+  byMachine: z.array(SpendRow),
+  byRuntime: z.array(SpendRow),
+  byItem: z.array(SpendRow),
+  changed: z.boolean(),
+});
+
 const logs = z.strictObject({
   ...Ok,
   runId: z.string(),
@@ -479,7 +525,7 @@ export const ANSWERS: Record<string, z.ZodType> = {
   build: z.strictObject(Ok).loose(),
   drain: z.strictObject(Ok).loose(),
   items,
-  budget,
+  budget: z.union([budget, teamBudget]),
   settings: z
     .object({
       ...Ok,

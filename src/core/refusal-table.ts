@@ -107,6 +107,11 @@ export const REFUSALS = {
       remainingUsd: number | null;
       poolUsd: number | null;
       spentUsd: number;
+      /** team: the team's pool on the remote (dir is then its ledger ref); absent: this computer's. */
+      scope?: 'team';
+      /** team: what cycles in flight on any computer hold reserved. */
+      reserved?: number;
+      reservedUsd?: number;
     }>(),
   },
   'not-landed': {

@@ -31,6 +31,7 @@ import { mailboxLine } from '../steering/mailbox.js';
 import { cycleBranch } from './keep-work.js';
 import { openSandboxNetwork, type SandboxNetwork } from '../machine/sandbox/sandbox-network.js';
 import { landCycle } from './cycle-landing.js';
+import { teamCycle } from './team-budget/cycle.js';
 
 export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, taken: Taken, n: number): Promise<CycleRecord> {
   const { clock } = ctx.repo.deps;
@@ -70,6 +71,7 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
   let net: SandboxNetwork | undefined;
   // What the budget was debited for so far this cycle (the model gateway admits against the rest).
   let debited: CycleUsage = emptyUsage();
+  const team = teamCycle(lane, { runtime: ctx.runtime.name, item: short, ttlMs: ctx.agentTimeoutMs });
   try {
     log = await openCycleLog({ commonDir: ctx.repo.commonDir, runId: ctx.runId, n, item: short });
     watch = watchCycle(ctx, short, log);
@@ -127,6 +129,8 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
         atMs: clock.now(),
         limits: changeLimits(config.lanes),
       });
+    // Reserved from the team pool just before the agent starts: past it, no cycle starts anywhere.
+    await team.reserve(config.lanes, taken.seen);
     const session = await ctx.runtime.open({
       env,
       sandbox: ctx.sandbox,
@@ -165,6 +169,7 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
     const spent = await session.usage();
     await debitBudget(ctx.budgetDir, { usage: spent, runtime: ctx.runtime.name, item: short });
     debited = spent;
+    await team.settle(spent);
     const recorded = recordedUsage(spent);
     watch.used(recorded.usage ?? 0, spent.costUsd);
     const agent = { agentMs: run.durationMs, exitCode: run.exitCode, ...recorded, ...agentTail(run.outputTail) };
@@ -236,7 +241,10 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
     const marked = result ? await ctx.source.markDone(item.key, doneNote(result, ctx.runId)) : {};
     // The turns after the first are debited as the first was: what the session used since.
     const total = turnMs ? await session.usage() : spent;
-    if (turnMs) await debitBudget(ctx.budgetDir, { usage: usageSince(total, spent), runtime: ctx.runtime.name, item: short });
+    if (turnMs) {
+      await debitBudget(ctx.budgetDir, { usage: usageSince(total, spent), runtime: ctx.runtime.name, item: short });
+      await team.charge(usageSince(total, spent));
+    }
     return end({
       ...agent,
       ...record,
@@ -247,6 +255,7 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
   } finally {
     await closeSession();
     await net?.close();
+    await team.abandon();
     await keeper.stop();
     watch?.end();
     await log?.close();

@@ -19,6 +19,7 @@ import { consumptionProven, followUpItems } from './receipts.js';
 import { acceptsRequest } from '../steering/requesters.js';
 import { readClock } from '../repo/clock-view.js';
 import type { RunRecorder } from './recorder.js';
+import { teamAllowsCycle } from './team-budget/pool.js';
 
 export interface LoopOptions {
   lifecycle: 'once' | 'poll' | 'timed';
@@ -95,6 +96,12 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
       preread = undefined;
       prelisted = undefined;
       const snap = pre ?? (await readSnapshot(ctx.repo, [ctx.main.fetchSpec]));
+      // The team pool, from the read just made: the stricter of it and this computer's pool wins.
+      const team = await teamAllowsCycle(ctx.repo, snap);
+      if (team) {
+        stop ??= team;
+        return;
+      }
       const listing = preListed ?? (await ctx.source.list(await ctx.main.tipIn(snap)));
       const now = clock.now();
       // Follow-ups: pending slots (less those a receipt covers: the run in flight absorbed them) and open steers.

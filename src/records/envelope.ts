@@ -11,7 +11,18 @@ const MAX_QUOTED_CHARS = 200;
 export const MAX_RECORD_BYTES = 64 * 1024;
 
 /** Which envelope versions this abcd reads, per kind. A higher `v` is refused, naming both versions, never guessed at. */
-export const KNOWN_VERSION = { claim: 1, settings: 1, queue: 1, pending: 1, lane: 1, steer: 1, receipt: 1, announce: 1 } as const;
+export const KNOWN_VERSION = {
+  claim: 1,
+  settings: 1,
+  queue: 1,
+  pending: 1,
+  lane: 1,
+  steer: 1,
+  receipt: 1,
+  announce: 1,
+  'team-budget': 1,
+  'budget-ledger': 1,
+} as const;
 export type KnownKind = keyof typeof KNOWN_VERSION;
 
 /**

@@ -5,7 +5,8 @@ export const RECORD_PREFIX = 'refs/heads/abcd/';
 /** The file inside each record commit's tree. */
 export const RECORD_FILE = 'record.json';
 
-export type RecordKind = 'claim' | 'settings' | 'queue' | 'pending' | 'lane' | 'steer' | 'receipt' | 'announce';
+export type RecordKind =
+  'claim' | 'settings' | 'queue' | 'pending' | 'lane' | 'steer' | 'receipt' | 'announce' | 'team-budget' | 'budget-ledger';
 
 export function claimRef(item: ItemKey): string {
   return `${RECORD_PREFIX}claims/${item.source}/${item.kind}/${item.id}`;
@@ -37,6 +38,12 @@ export function receiptRef(item: ItemKey): string {
 
 export const SETTINGS_REF = `${RECORD_PREFIX}settings`;
 
+/** The team's model budget limit, signed by the person (ADR 0112). */
+export const TEAM_BUDGET_REF = `${RECORD_PREFIX}budget/limit`;
+
+/** The team budget's ledger: what every computer's lanes spent and hold reserved (ADR 0112). */
+export const BUDGET_LEDGER_REF = `${RECORD_PREFIX}budget/ledger`;
+
 /** A session's announcement; `key` from announceKey() in records/announce.ts. */
 export function announceRef(key: string): string {
   return `${RECORD_PREFIX}announce/${key}`;
@@ -57,6 +64,8 @@ export function classifyRef(ref: string): { kind: RecordKind; item?: ItemKey; id
   const parts = ref.slice(RECORD_PREFIX.length).split('/');
   if (parts.length === 1 && parts[0] === 'settings') return { kind: 'settings' };
   if (parts.length === 2 && parts[0] === 'announce' && parts[1]) return { kind: 'announce' };
+  if (parts.length === 2 && parts[0] === 'budget' && parts[1] === 'limit') return { kind: 'team-budget' };
+  if (parts.length === 2 && parts[0] === 'budget' && parts[1] === 'ledger') return { kind: 'budget-ledger' };
   const [head, source, kind, id] = parts;
   if (parts.length === 4 && source && kind && id && (head === 'claims' || head === 'queue' || head === 'pending')) {
     return { kind: head === 'claims' ? 'claim' : head, item: { source, kind, id } };

@@ -150,6 +150,10 @@ export const LanesSectionSchema = z.strictObject({
   logRetention: Duration.optional(),
   /** Turns the agent gets, with a failing land check's output, to fix its work (default 1; 0: none). */
   fixChecks: z.number().int().nonnegative().max(10).optional(),
+  /** Tokens a cycle reserves from the team budget before its agent starts (default: the median of recent cycles). */
+  cycleReserve: z.number().int().positive().max(1e15).optional(),
+  /** Dollars a cycle reserves from the team budget (default: the median of recent cycles). */
+  cycleReserveUsd: z.number().nonnegative().max(1e8).optional(),
 });
 
 // A label as GitHub allows it: up to 50 characters, no commas (the listing's filter joins them with one).

@@ -9,6 +9,7 @@ import type { PendingRecord } from '../records/pending.js';
 import type { LaneResultRecord } from '../records/lane-result.js';
 import type { SteerRecord } from '../records/steer.js';
 import type { ReceiptRecord } from '../records/receipt.js';
+import type { BudgetLedgerRecord, TeamBudgetRecord } from '../records/team-budget.js';
 
 export interface ClaimEntry {
   readonly ref: string;
@@ -145,6 +146,10 @@ export interface Snapshot {
   readonly steers: ReadonlyMap<string, SteerEntry>;
   /** Each item's latest receipt (abcd/receipts/<item>). */
   readonly receipts: ReadonlyMap<string, ReceiptEntry>;
+  /** The team budget's limit as the remote has it, signature not yet judged (lanes/team-budget). */
+  readonly teamBudget?: { readonly tip: string; readonly record: TeamBudgetRecord };
+  /** The team budget's ledger: what was spent and what is reserved (ADR 0112). */
+  readonly budgetLedger?: { readonly tip: string; readonly record: BudgetLedgerRecord };
   /** Refs under abcd/ of kinds this abcd does not know (left alone). */
   readonly unknown: readonly string[];
   /** The tips of the local refs `readSnapshot`'s extra refspecs fetched into, read with the records. */

@@ -13,6 +13,7 @@ import { decodePending } from '../records/pending.js';
 import { decodeLaneResult } from '../records/lane-result.js';
 import { decodeSteer } from '../records/steer.js';
 import { decodeReceipt } from '../records/receipt.js';
+import { decodeBudgetLedger, decodeTeamBudget } from '../records/team-budget.js';
 import { readRequestTrust } from './settings-trust/request-signers.js';
 import type { RawRecord } from '../records/store.js';
 import { sanitizeLine } from '../core/sanitize.js';
@@ -96,6 +97,8 @@ export async function buildSnapshot(
     lanes: draft.lanes,
     steers: draft.steers,
     receipts: draft.receipts,
+    ...(draft.teamBudget ? { teamBudget: draft.teamBudget } : {}),
+    ...(draft.budgetLedger ? { budgetLedger: draft.budgetLedger } : {}),
     unknown: Object.freeze([...draft.unknown]),
     ...(o.fetched ? { fetched: o.fetched } : {}),
   });
@@ -113,6 +116,8 @@ interface Decoded {
   lanes: Map<string, LaneEntry>;
   steers: Map<string, SteerEntry>;
   receipts: Map<string, ReceiptEntry>;
+  teamBudget?: Snapshot['teamBudget'];
+  budgetLedger?: Snapshot['budgetLedger'];
   unknown: string[];
 }
 
@@ -169,6 +174,10 @@ function decodeRecords(raws: readonly RawRecord[], readAt: number): Decoded {
           tip: raw.tip,
           receipt: decodeReceipt(raw.ref, blobOf(raw)),
         });
+      } else if (kind.kind === 'team-budget') {
+        snap.teamBudget = { tip: raw.tip, record: decodeTeamBudget(raw.ref, blobOf(raw)) };
+      } else if (kind.kind === 'budget-ledger') {
+        snap.budgetLedger = { tip: raw.tip, record: decodeBudgetLedger(raw.ref, blobOf(raw)) };
       } else if (settingsRef) {
         snap.settings.entry = { tip: raw.tip, record: decodeSettings(raw.ref, blobOf(raw)) };
       }

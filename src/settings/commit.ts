@@ -25,6 +25,8 @@ export async function writeSettingsCommit(o: {
   signers: string;
   /** What is being written, for that message (default: the settings generation). */
   what?: string;
+  /** What counts only when signed, for that message (default: Requests with `what`, else Settings). */
+  counts?: string;
 }): Promise<string> {
   const blob = await o.git.must(['hash-object', '-w', '--stdin'], { input: o.content });
   const tree = await o.git.must(['mktree'], { input: `100644 blob ${blob}\t${RECORD_FILE}\n` });
@@ -37,7 +39,7 @@ export async function writeSettingsCommit(o: {
   if (!o.sign) throw new Error(`git commit-tree failed (exit ${r.exitCode}): ${r.stderr.trim()}`);
   const why = sanitizeLine(r.stderr.trim().split('\n').filter(Boolean).slice(-2).join(' '), 300) || `exit ${r.exitCode}`;
   throw new UnsafeEnvironment(
-    `git could not sign ${o.what ?? 'the settings generation'} (${why}); nothing was written. ${o.what ? 'Requests' : 'Settings'} count only when signed by a key ` +
+    `git could not sign ${o.what ?? 'the settings generation'} (${why}); nothing was written. ${o.counts ?? (o.what ? 'Requests' : 'Settings')} count only when signed by a key ` +
       `in ${o.signers}: set up git's commit signing (git config gpg.format ssh; git config user.signingkey ~/.ssh/id_ed25519.pub, ` +
       'a key without a passphrase prompt or one held by ssh-agent) and run the command again.',
     { reason: 'settings-signing-failed', signers: o.signers, git: why },

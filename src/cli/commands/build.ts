@@ -10,6 +10,7 @@ export const build: Command = {
   refusals: [
     'not-landed',
     'budget-exhausted',
+    'conflict',
     'not-requester',
     'agent-objects-refused',
     'change-too-large',

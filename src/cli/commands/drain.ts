@@ -13,6 +13,7 @@ export const drain: Command = {
   refusals: [
     'not-landed',
     'budget-exhausted',
+    'conflict',
     'not-requester',
     'agent-objects-refused',
     'change-too-large',

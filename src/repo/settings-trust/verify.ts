@@ -92,7 +92,8 @@ export async function verifySigner(o: {
 /** Writes the list's ssh lines where git can read them (the list may also hold gpg lines). */
 export async function writeSshSigners(path: string, list: AllowedSigners): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
-  const tmp = `${path}.${process.pid}.tmp`;
+  // Unique per call: two lanes of one process may write it at the same moment.
+  const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   await writeFile(tmp, list.sshLines.join('\n') + '\n', { mode: 0o600 });
   await rename(tmp, path);
 }

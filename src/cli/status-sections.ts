@@ -51,6 +51,7 @@ export function statusSections(s: StatusData, gate: GateSummary, o: SectionOptio
     const line = `this computer's clock is ${off} the clock of ${printable(k.writer)}: takeovers and pruning are refused until the clocks agree`;
     out.push({ rows: [[paint(c, 'red', line)]], attention: true });
   }
+  out.push(...failureSections(s, c));
   const failing = s.lanes.filter((l) => l.state === 'lost' || (l.state === 'finished' && l.end !== undefined && l.end !== 'ok'));
   const head = (l: StatusData['lanes'][number]) => `${l.verb} ${l.runId} by ${printable(l.holder)} (${l.lifecycle}, ${l.lanes} lane(s))`;
   if (failing.length)
@@ -97,16 +98,7 @@ export function statusSections(s: StatusData, gate: GateSummary, o: SectionOptio
     });
   }
 
-  const running = s.lanes.filter((l) => l.state === 'running');
-  if (running.length)
-    out.push({
-      title: `Running lanes (${running.length})`,
-      rows: running.map((l) => {
-        const items = l.current.map((x) => `${printable(x.item)} for ${formatDuration(x.forMs)}${phaseOf(x)}`).join(', ');
-        return [`  ${head(l)}${items ? `: ${items}` : ''}; ${l.landed} landed so far, usage ${l.usage}`];
-      }),
-      attention: true,
-    });
+  out.push(...runningSections(s));
   if (s.pending.length)
     out.push({
       title: 'Pending requests',
@@ -155,12 +147,45 @@ export function statusSections(s: StatusData, gate: GateSummary, o: SectionOptio
   return out;
 }
 
-/** A running item's phase, since when and its agent's usage so far: " (checks for 12s, 1200 tokens, $0.04)". */
-function phaseOf(x: StatusData['lanes'][number]['current'][number]): string {
-  if (!x.phase) return '';
-  const since = x.phaseForMs !== undefined ? ` for ${formatDuration(x.phaseForMs)}` : '';
-  const cost = x.costUsd ? `, $${x.costUsd.toFixed(2)}` : '';
-  return ` (${printable(x.phase)}${since}, ${x.usage ?? 0} tokens${cost})`;
+/** Each failed or stuck item of the last day: what failed, where its work is, what to run next. */
+function failureSections(s: StatusData, c: boolean): Section[] {
+  if (!s.failures.length) return [];
+  return [
+    {
+      title: `Failed or stuck in the last day (${s.failures.length})`,
+      rows: s.failures.map((f) => [
+        paint(c, 'red', `  ${printable(f.item)}: ${printable(f.what)} (${formatDuration(s.readAt - f.at)} ago)`),
+        `    ${f.branch ? `work kept on ${printable(f.branch)}; ` : ''}next: ${f.next.map(printable).join(' or ')}`,
+      ]),
+      attention: true,
+    },
+  ];
+}
+
+/** One line per lane at work: item, phase, for how long, tokens and cost, whose. */
+function runningSections(s: StatusData): Section[] {
+  const idle = s.lanes.filter((l) => l.state === 'running' && l.current.length === 0);
+  if (!s.running.length && !idle.length) return [];
+  const rows = s.running.map((r) => [
+    printable(r.item),
+    r.phase ? printable(r.phase) : 'starting',
+    r.phaseForMs !== undefined && r.phaseForMs !== r.forMs
+      ? `${formatDuration(r.forMs)} (${formatDuration(r.phaseForMs)} in phase)`
+      : formatDuration(r.forMs),
+    `${r.tokens} tokens`,
+    r.costUsd ? `$${r.costUsd.toFixed(2)}` : '',
+    printable(r.holderShort),
+  ]);
+  const lines = rows.length ? table(['ITEM', 'PHASE', 'FOR', 'USED', 'COST', 'HOLDER'], rows).split('\n') : [];
+  const idleRows = idle.map((l) => [`  ${l.verb} ${l.runId} by ${printable(l.holder)}: waiting for work, ${l.landed} landed so far`]);
+  return [
+    {
+      title: `Running lanes (${s.running.length})`,
+      head: lines.slice(0, 1),
+      rows: [...lines.slice(1).map((l) => [l]), ...idleRows],
+      attention: true,
+    },
+  ];
 }
 
 function claimRow(x: ClaimView, readAt: number, c: boolean): string[] {

@@ -446,6 +446,7 @@ const logs = z.strictObject({
       item: z.string().describe("the item's short name as the log file names it"),
       file: z.string(),
       text: z.string().describe("the agent's output, then each check's, scrubbed of anything shaped like a token"),
+      transcript: z.string().describe('the same as a person reads it: prompts, tool calls, text, steers, checks and the result'),
     }),
   ),
 });

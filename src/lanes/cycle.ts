@@ -20,6 +20,7 @@ import { buildAgentEnv } from './agent-env.js';
 import { collectAgentWork, prepareAgentRepo } from './agent-repo.js';
 import { changeLimits } from './change-limits.js';
 import { openCycleLog, type CycleLog } from './cycle-log.js';
+import { endMark, markedSession } from './log-marks.js';
 import { watchCycle, type CycleWatch } from './cycle-watch.js';
 import { agentTail } from './output-tail.js';
 import { fillLaneStore } from './lane-objects.js';
@@ -47,13 +48,18 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
   const runHead = await ctx.main.tipIn(taken.seen);
   const branch = cycleBranch(item.key, ctx.runId, n);
   const base = { item: short, startedAt, runHead, ...(taken.answered ? { followUp: true } : {}) };
-  const end = (r: Partial<CycleRecord> & Pick<CycleRecord, 'outcome'>): CycleRecord => ({
+  const ended = (r: Partial<CycleRecord> & Pick<CycleRecord, 'outcome'>): CycleRecord => ({
     ...base,
     ...r,
     // The reason goes to the remote's record: bounded, and nothing in it that looks like a token.
     ...(r.reason ? { reason: sanitizeLine(scrubSecrets(r.reason), 480) } : {}),
     durationMs: clock.now() - startedAt,
   });
+  const end = (r: Partial<CycleRecord> & Pick<CycleRecord, 'outcome'>): CycleRecord => {
+    const record = ended(r);
+    log?.mark(endMark(record));
+    return record;
+  };
   const keeper = new ClaimKeeper(lane, taken.ref, short, taken.tip, taken.claim);
   keeper.start();
   // Named after this process: what a drain killed with -9 leaves, the next lane or land removes.
@@ -107,7 +113,7 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
         atMs: clock.now(),
         limits: changeLimits(config.lanes),
       });
-    const session = await ctx.runtime.open({
+    const opened = await ctx.runtime.open({
       env,
       sandbox: ctx.sandbox,
       plan: cyclePlan({ cycleDir, objectsDir: storeObjects, hide: laneHidden(ctx), program: ctx.program }),
@@ -120,6 +126,7 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
       onOutput: (chunk: string) => watch?.agentOutput(chunk),
       onActivity: (a) => watch?.activity(a),
     });
+    const session = markedSession(opened, (m) => log?.mark(m), ctx.runtime.name);
     closeSession = () => session.close();
     const { run, watcher, collected } = await runSteeredAgent(ctx, lane, {
       session,

@@ -97,7 +97,15 @@ export function cycleFailure(c: CycleRecord, run: { runId: string; holder: strin
     const check = c.check ?? checkFromReason(c.reason);
     const line = lastMeaningful(c.checkTail);
     const what = check ? `the check "${check.name}" exited ${check.exitCode}` : 'a land check failed';
-    return { ...base, kind: 'check', what: `${what}${said(line)}`, ...(check ? { check } : {}), ...optional('lastLine', line), ...kept, next };
+    return {
+      ...base,
+      kind: 'check',
+      what: `${what}${said(line)}`,
+      ...(check ? { check } : {}),
+      ...optional('lastLine', line),
+      ...kept,
+      next,
+    };
   }
   if (c.code === 'conflict' || c.conflictFiles) {
     const files = c.conflictFiles ?? [];

@@ -28,6 +28,12 @@ export interface SectionOptions {
   colour: boolean;
   /** Every landed item by name, not a count and the latest few. */
   all: boolean;
+  /** Also the notes that are not about what the records say (what the read pruned). */
+  verbose?: boolean;
+  /** Leave the warnings out (--watch shows them once, in its footer). */
+  noWarnings?: boolean;
+  /** The terminal's width: a warning takes the longest of its forms that fits. */
+  width?: number;
 }
 
 // A summary of landed work names this many of the newest.
@@ -143,7 +149,7 @@ export function statusSections(s: StatusData, gate: GateSummary, o: SectionOptio
       ]),
       attention: false,
     });
-  out.push({ rows: notes(s, gate, c).map((n) => [n]), attention: false });
+  out.push({ rows: notes(s, gate, o).map((n) => [n]), attention: false });
   return out;
 }
 
@@ -248,31 +254,35 @@ function lostWhy(l: StatusData['lanes'][number]): string {
   return l.lost?.why === 'process-gone' ? 'its process on this computer is gone' : 'it stopped rewriting its result';
 }
 
-function notes(s: StatusData, gate: GateSummary, c: boolean): string[] {
-  const out: string[] = [];
-  if (!s.settingsTrust.protected)
-    out.push(
-      paint(
-        c,
-        'yellow',
-        `settings are unprotected: anyone who can push to the remote can change them. To protect them, list your signing key in ${s.settingsTrust.signers}`,
-      ),
-    );
-  if (!s.requestTrust.protected && (s.pending.length || s.steers.length))
-    out.push(
-      paint(
-        c,
-        'yellow',
-        `requests are unprotected: a steer or build request's author is only stated, so anyone who can push can write one as you. To protect them, list your signing key in ${s.requestTrust.signers}`,
-      ),
-    );
+function notes(s: StatusData, gate: GateSummary, o: SectionOptions): string[] {
+  const out: string[] = o.noWarnings ? [] : statusWarnings(s, o.width).map((w) => paint(o.colour, 'yellow', w));
   out.push(`load gate: ${gate.holders} of ${gate.slots} slot(s) held, ${gate.waiters} waiting (${gate.dir})`);
-  if (s.pruned) out.push(`pruned ${s.pruned} released or expired record(s)`);
+  if (s.pruned && o.verbose) out.push(`pruned ${s.pruned} released or expired record(s)`);
   if (s.unknown.length)
     out.push(
       `${s.unknown.length} ref(s) under abcd/ of a kind this abcd does not know, left alone: ${s.unknown.slice(0, 5).map(printable).join(', ')}`,
     );
   return out;
+}
+
+/**
+ * What the person should fix, one line each at `width`: the longest form that fits (the
+ * shortest when none does). Settings and requests unprotected together are one warning.
+ */
+export function statusWarnings(s: StatusData, width?: number): string[] {
+  const settings = !s.settingsTrust.protected;
+  const requests = !s.requestTrust.protected && (s.pending.length > 0 || s.steers.length > 0);
+  if (!settings && !requests) return [];
+  const what = settings && requests ? 'settings and requests are' : settings ? 'settings are' : 'requests are';
+  const signers = printable(settings ? s.settingsTrust.signers : s.requestTrust.signers);
+  const risk = settings ? 'change them' : 'write a request as you';
+  const forms = [
+    `${what} unprotected: anyone who can push to the remote can ${risk}. To protect them, list your signing key in ${signers}`,
+    `${what} unprotected: to protect them, list your signing key in ${signers}`,
+    `${what} unprotected: list your signing key in ${signers}`,
+    `${what} unprotected: see abcd settings`,
+  ];
+  return [forms.find((f) => width === undefined || [...f].length <= width) ?? forms.at(-1)!];
 }
 
 /** The command that clears a refused record. */

@@ -53,6 +53,6 @@ export const drain: Command = {
         ...(onProgress ? { onProgress } : {}),
       }),
     );
-    return renderLaneRun(r);
+    return renderLaneRun(r, { verbose: args.verbose === true });
   },
 };

@@ -45,6 +45,11 @@ describe('quiet by default', () => {
     const loud = await asker.abcd(['steer', 'three', 'use spaces', '--verbose']);
     expect(loud.code, loud.stderr).toBe(0);
     expect(loud.stdout).toMatch(/as an amendment \(unverified: requests are unprotected/);
+    // Status says it once, as a warning, not on every steer's row.
+    const rows = (await asker.abcd(['status'])).stdout;
+    expect(rows).toMatch(/^Steer requests$/m);
+    expect(rows).toMatch(/requests are unprotected/);
+    expect(rows).not.toMatch(/\(unverified\)/);
     // --verbose: how the login check let the lane through, too.
     expect(String((await lane).stdout)).toMatch(/the login check does not apply/);
   }, 180_000);

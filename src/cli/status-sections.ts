@@ -109,7 +109,7 @@ export function statusSections(s: StatusData, gate: GateSummary, o: SectionOptio
     out.push({
       title: 'Pending requests',
       rows: s.pending.map((p) => [
-        `  ${printable(p.item)}: requested by ${printable(p.requester)} (${p.provenBy === 'unverified' ? 'unverified' : `signed by ${printable(p.provenBy)}`}) ${formatDuration(s.readAt - p.at)} ago${p.note ? `: ${printable(p.note)}` : ''}`,
+        `  ${printable(p.item)}: requested by ${printable(p.requester)}${proof(s, p.provenBy)} ${formatDuration(s.readAt - p.at)} ago${p.note ? `: ${printable(p.note)}` : ''}`,
       ]),
       attention: true,
     });
@@ -119,7 +119,7 @@ export function statusSections(s: StatusData, gate: GateSummary, o: SectionOptio
       rows: s.steers.map((x) => {
         const who = x.heldBy ? `the lane of ${printable(x.heldBy)} gets it next poll` : 'waiting for the next build or drain';
         return [
-          `  ${printable(x.item)} ${printable(x.id)} by ${printable(x.author)} (${x.provenBy === 'unverified' ? 'unverified' : `signed by ${printable(x.provenBy)}`}) ${formatDuration(s.readAt - x.at)} ago (${who}): ${printable(x.text)}`,
+          `  ${printable(x.item)} ${printable(x.id)} by ${printable(x.author)}${proof(s, x.provenBy)} ${formatDuration(s.readAt - x.at)} ago (${who}): ${printable(x.text)}`,
         ];
       }),
       attention: true,
@@ -166,6 +166,15 @@ function failureSections(s: StatusData, c: boolean): Section[] {
       attention: true,
     },
   ];
+}
+
+/**
+ * " (signed by X)", or " (unverified)" where requests are protected and this one is not proven.
+ * Unprotected, every request is unverified: the warning says so once, not on every row.
+ */
+function proof(s: StatusData, provenBy: string): string {
+  if (provenBy !== 'unverified') return ` (signed by ${printable(provenBy)})`;
+  return s.requestTrust.protected ? ' (unverified)' : '';
 }
 
 /** One line per lane at work: item, phase, for how long, tokens and cost, whose. */

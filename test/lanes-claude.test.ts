@@ -176,5 +176,8 @@ describe('the claude runtime', () => {
     expect(receipt).toMatchObject({ abcd: 'receipt', item: 'local:item:page', head: main, runId: r.json.runId });
     expect(receipt.consumed).toEqual([expect.objectContaining({ kind: 'steer', id: steer.json.id })]);
     expect(await refsUnder(remote, 'refs/heads/abcd/steer/')).toEqual([]);
+    // The transcript marks where the steer reached the agent, by its id.
+    const logs = await lane.abcd(['logs']);
+    expect(logs.stdout.split('\n')).toContain(`── steer ${steer.json.id} (handed to the agent while it worked) ──`);
   }, 300_000);
 });

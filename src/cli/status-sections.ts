@@ -5,6 +5,7 @@
 import { compareNatural } from '../core/natural-order.js';
 import type { ClaimView, QueueView, StatusData } from '../status/status.js';
 import { formatDuration, inOrAgo, paint, printable, table } from './render.js';
+import { failureSections, runningSections } from './status-lane-sections.js';
 
 export interface GateSummary {
   dir: string;
@@ -153,21 +154,6 @@ export function statusSections(s: StatusData, gate: GateSummary, o: SectionOptio
   return out;
 }
 
-/** Each failed or stuck item of the last day: what failed, where its work is, what to run next. */
-function failureSections(s: StatusData, c: boolean): Section[] {
-  if (!s.failures.length) return [];
-  return [
-    {
-      title: `Failed or stuck in the last day (${s.failures.length})`,
-      rows: s.failures.map((f) => [
-        paint(c, 'red', `  ${printable(f.item)}: ${printable(f.what)} (${formatDuration(s.readAt - f.at)} ago)`),
-        `    ${f.branch ? `work kept on ${printable(f.branch)}; ` : ''}next: ${f.next.map(printable).join(' or ')}`,
-      ]),
-      attention: true,
-    },
-  ];
-}
-
 /**
  * " (signed by X)", or " (unverified)" where requests are protected and this one is not proven.
  * Unprotected, every request is unverified: the warning says so once, not on every row.
@@ -175,32 +161,6 @@ function failureSections(s: StatusData, c: boolean): Section[] {
 function proof(s: StatusData, provenBy: string): string {
   if (provenBy !== 'unverified') return ` (signed by ${printable(provenBy)})`;
   return s.requestTrust.protected ? ' (unverified)' : '';
-}
-
-/** One line per lane at work: item, phase, for how long, tokens and cost, whose. */
-function runningSections(s: StatusData): Section[] {
-  const idle = s.lanes.filter((l) => l.state === 'running' && l.current.length === 0);
-  if (!s.running.length && !idle.length) return [];
-  const rows = s.running.map((r) => [
-    printable(r.item),
-    r.phase ? printable(r.phase) : 'starting',
-    r.phaseForMs !== undefined && r.phaseForMs !== r.forMs
-      ? `${formatDuration(r.forMs)} (${formatDuration(r.phaseForMs)} in phase)`
-      : formatDuration(r.forMs),
-    `${r.tokens} tokens`,
-    r.costUsd ? `$${r.costUsd.toFixed(2)}` : '',
-    printable(r.holderShort),
-  ]);
-  const lines = rows.length ? table(['ITEM', 'PHASE', 'FOR', 'USED', 'COST', 'HOLDER'], rows).split('\n') : [];
-  const idleRows = idle.map((l) => [`  ${l.verb} ${l.runId} by ${printable(l.holder)}: waiting for work, ${l.landed} landed so far`]);
-  return [
-    {
-      title: `Running lanes (${s.running.length})`,
-      head: lines.slice(0, 1),
-      rows: [...lines.slice(1).map((l) => [l]), ...idleRows],
-      attention: true,
-    },
-  ];
 }
 
 function claimRow(x: ClaimView, readAt: number, c: boolean): string[] {

@@ -1,7 +1,8 @@
 // What `abcd status` shows, as sections in the order a person needs them: what wants attention
 // first (refused records, failed or stuck items, failing lanes, held claims, the queue, running
-// lanes, requests), then summaries (landed work, announcements, receipts) and the notes. status-fit.ts cuts them to a
-// terminal's rows; every row is one entry, so a cut never splits a record from its fix.
+// lanes, requests), then summaries (landed work, announcements, receipts) and the notes.
+// status-fit.ts cuts them to a terminal's rows; every row is one entry, so a cut never splits a
+// record from its fix.
 import { compareNatural } from '../core/natural-order.js';
 import type { ClaimView, QueueView, StatusData } from '../status/status.js';
 import { formatDuration, inOrAgo, paint, printable, table } from './render.js';

@@ -71,7 +71,7 @@ export function statusSections(s: StatusData, gate: GateSummary, o: SectionOptio
           'yellow',
           l.state === 'lost'
             ? `  lost: ${head(l)}: ${lostWhy(l)}, last seen ${formatDuration(s.readAt - (l.lost?.lastSeenAt ?? l.at))} ago`
-            : `  ended ${printable(l.end ?? '')} ${formatDuration(s.readAt - l.at)} ago: ${head(l)}: ${l.landed} landed, ${l.notLanded} not`,
+            : `  ended ${printable(l.end ?? '')} ${formatDuration(s.readAt - l.at)} ago: ${head(l)}: ${l.landed} landed, ${l.notLanded} not${l.end === 'budget-exhausted' ? '; next: abcd budget' : ''}`,
         ),
       ]),
       attention: true,

@@ -5,6 +5,7 @@
 // transcript (transcript.ts) reads both. abcd writes the marks: the agent cannot forge one.
 import { readFile } from 'node:fs/promises';
 import { sanitizeLine } from '../core/sanitize.js';
+import { scrubSecrets } from '../core/scrub.js';
 import { STEER_ENVELOPE_FIRST_LINE } from '../steering/envelope.js';
 import type { CycleRecord } from '../records/lane-result.js';
 import type { AgentSession, RuntimeName, TurnKind } from './runtimes/runtime.js';
@@ -60,7 +61,9 @@ export function steerIds(envelope: string | undefined): string[] {
 /** A turn's first lines that say something, as a mark keeps them. */
 export function firstLines(text: string): { lines: string[]; more: number } {
   const all = text.split('\n').filter((l) => l.trim() !== '');
-  return { lines: all.slice(0, PROMPT_LINES).map((l) => sanitizeLine(l, MARK_LINE_CHARS)), more: Math.max(0, all.length - PROMPT_LINES) };
+  // Scrubbed as the log is: the item's text may hold something shaped like a token.
+  const lines = all.slice(0, PROMPT_LINES).map((l) => sanitizeLine(scrubSecrets(l), MARK_LINE_CHARS));
+  return { lines, more: Math.max(0, all.length - PROMPT_LINES) };
 }
 
 /** The session, marking the log where each turn and each live steer begins. */

@@ -55,7 +55,8 @@ export function failureDetail(e: unknown): Pick<CycleRecord, 'check' | 'conflict
   if (!isRefusal(e)) return {};
   const d = e.data as { check?: unknown; exitCode?: unknown; files?: unknown };
   if (e.code === 'check-failed' && typeof d.check === 'string')
-    return { check: { name: sanitizeLine(d.check, 300), exitCode: typeof d.exitCode === 'number' ? d.exitCode : 1 } };
+    // The command goes to the remote's record: nothing in it that looks like a token.
+    return { check: { name: sanitizeLine(scrubSecrets(d.check), 300), exitCode: typeof d.exitCode === 'number' ? d.exitCode : 1 } };
   if (e.code === 'conflict' && Array.isArray(d.files))
     return { conflictFiles: conflictFiles(d.files.filter((f): f is string => typeof f === 'string')) };
   return {};
@@ -63,7 +64,7 @@ export function failureDetail(e: unknown): Pick<CycleRecord, 'check' | 'conflict
 
 /** Conflicting paths as a record keeps them: printable, bounded. */
 export function conflictFiles(files: readonly string[]): string[] {
-  return files.slice(0, 20).map((f) => sanitizeLine(f, 300));
+  return files.slice(0, 20).map((f) => sanitizeLine(scrubSecrets(f), 300));
 }
 
 /** The cycles, the newest few keeping their tails: the record stays small however long the run. */

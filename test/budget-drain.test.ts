@@ -93,6 +93,10 @@ describe('the budget in a drain', () => {
       'agent: local:item:c-crosses',
     ]);
     expect(await poolFile(s)).toMatchObject({ remaining: 0, spent: 300, debits: 3 });
+    // Status names the failed item and the run the budget stopped, with what to look at next.
+    const st = await s.abcd(['status']);
+    expect(st.stdout).toMatch(/^ {2}a-fails: the agent exited \d+/m);
+    expect(st.stdout).toMatch(/ended budget-exhausted .*; next: abcd budget$/m);
     const view = await s.abcd(['budget']);
     expect(view.stdout).toContain('0 of 250 tokens left');
     expect(view.stdout).toMatch(/per runtime: command 300 tokens, \$0\.0300 in 3 cycle/);

@@ -193,6 +193,9 @@ describe('the claude runtime', () => {
     expect(receipt).toMatchObject({ abcd: 'receipt', item: 'local:item:page', head: main, runId: r.json.runId });
     expect(receipt.consumed).toEqual([expect.objectContaining({ kind: 'steer', id: steer.json.id })]);
     expect(await refsUnder(remote, 'refs/heads/abcd/steer/')).toEqual([]);
+    // The transcript marks where the steer reached the agent, by its id.
+    const logs = await lane.abcd(['logs']);
+    expect(logs.stdout.split('\n')).toContain(`── steer ${steer.json.id} (handed to the agent while it worked) ──`);
   }, 300_000);
 
   it('a pool smaller than one turn: the gateway stops the next model request, the cycle ends budget-exhausted, and the debit is what the server answered', async () => {

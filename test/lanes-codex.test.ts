@@ -64,6 +64,19 @@ describe('the codex runtime', () => {
       expect(first!.userTexts.at(-1)).toContain('local:item:write-file');
       expect(second!.thread).toBe(first!.thread);
       expect(second!.outputs.at(-1)).toMatch(/Process exited with code 0/);
+      // The transcript: the command Codex ran with its exit, its message, its usage; no JSON.
+      const t = (await lane.abcd(['logs'])).stdout.split('\n');
+      expect(t).toContain('── prompt (codex) ──');
+      expect(
+        t.some((l) => l.startsWith('→ $ ') && l.includes('codex.txt') && l.endsWith('(exit 0)')),
+        t.join('\n'),
+      ).toBe(true);
+      expect(t).toContain('  codex.txt is written and committed');
+      expect(
+        t.some((l) => /^usage: \d+ in \(\d+ cached\), \d+ out tokens$/.test(l)),
+        t.join('\n'),
+      ).toBe(true);
+      expect(t.filter((l) => l.trimStart().startsWith('{'))).toEqual([]);
       server.verify({ allStepsUsed: true });
     } finally {
       await server.stop();

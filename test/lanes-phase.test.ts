@@ -41,7 +41,7 @@ describe('a running lane says its phase', () => {
     const inChecks = await until('the checks phase', phaseIs('checks'));
     expect(inChecks).toMatchObject({ item: 'sleepy', phase: 'checks', usage: 1234 });
     const text = await s.abcd(['status']);
-    expect(text.stdout).toMatch(/sleepy for \S+ \(checks for \S+, 1234 tokens\)/);
+    expect(text.stdout).toMatch(/sleepy +checks +\S+ \(\S+ in phase\) +1234 tokens/);
     const b = await build;
     expect(b.exitCode, String(b.stdout) + String(b.stderr)).toBe(0);
     // The record's history: its first write, one per phase change (landing, checks, landing), the cycle, the end.

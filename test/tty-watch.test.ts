@@ -71,6 +71,11 @@ describe('status --watch in tmux', () => {
     }
     expect(await format('#{history_size}')).toBe(history);
     expect((await pane()).split('\n').length).toBeLessThanOrEqual(24);
+    // The unprotected warning once, on one line just above the footer, not in the body.
+    const shown = (await pane()).trimEnd().split('\n');
+    expect(shown.filter((l) => l.includes('unprotected'))).toHaveLength(1);
+    expect(shown.at(-2)).toMatch(/^settings are unprotected: .{0,80}$/);
+    expect(shown.at(-1)).toMatch(/^last read /);
 
     await rename(remote.dir, `${remote.dir}.away`);
     try {

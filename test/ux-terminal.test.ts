@@ -93,16 +93,21 @@ describe('pipes, typos, completion and the odd terminal', () => {
     await a.git(['checkout', '-q', 'main']);
   });
 
-  it('the settings answer reads as sentences, and the unprotected warning wraps instead of being cut', async () => {
+  it('the settings answer reads as sentences, and the unprotected warning takes one line of the width, never a cut path', async () => {
     const s = await b.abcd(['settings']);
     expect(s.stdout).toContain('These are the defaults: nobody has set a setting on this remote yet.');
     expect(s.stdout).not.toContain('(defaults (');
-    const r = await onTty(b.dir, b.env, ['status'], 60, 40);
+    const wide = await onTty(b.dir, b.env, ['status'], 200, 40);
     // eslint-disable-next-line no-control-regex -- terminal escapes are what this strips from the captured screen
-    const screen = r.screen.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
-    const signers = /(\/\S+allowed-signers)/.exec(screen.replace(/\n\s*/g, ' '))?.[1];
-    expect(signers, screen).toBeDefined();
-    // The path stands whole on one line.
-    expect(screen).toContain(signers!);
+    const plain = (t: string) => t.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
+    const signers = /(\/\S+allowed-signers)/.exec(plain(wide.screen))?.[1];
+    expect(signers, wide.screen).toBeDefined();
+    // On a narrow terminal: one line within its width, in words that still say what to do.
+    const narrow = plain((await onTty(b.dir, b.env, ['status'], 60, 40)).screen).split('\n');
+    const warning = narrow.filter((l) => l.includes('unprotected'));
+    expect(warning, narrow.join('\n')).toHaveLength(1);
+    expect(warning[0]!.trimEnd().length).toBeLessThanOrEqual(60);
+    expect(warning[0]).toMatch(/^settings are unprotected: (list your signing key in|see abcd settings)/);
+    expect(narrow.join('\n')).not.toMatch(/allowed-signer(?!s)/);
   });
 });

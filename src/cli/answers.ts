@@ -285,6 +285,39 @@ const status = z.strictObject({
       })
       .loose(),
   ),
+  failures: z
+    .array(
+      z.strictObject({
+        item: z.string(),
+        runId: z.string(),
+        holder: z.string(),
+        at: Instant.describe('when it happened: the cycle ended, the lost run last wrote, the budget stopped the run'),
+        kind: z.enum(['agent-exit', 'timeout', 'check', 'conflict', 'no-change', 'stopped', 'budget', 'lost', 'other']),
+        what: z.string().describe("one line: what failed, with the agent's or the check's last meaningful line"),
+        exitCode: z.number().int().nullable().describe("the agent's exit code (agent-exit)"),
+        lastLine: z.string().nullable(),
+        check: z.strictObject({ name: z.string(), exitCode: z.number().int() }).nullable(),
+        conflictFiles: z.array(z.string()).nullable(),
+        branch: z.string().nullable().describe("the remote branch that keeps the cycle's work"),
+        next: z.array(z.string()).describe('commands to run next, most useful first'),
+      }),
+    )
+    .describe('what failed or got stuck in the last day and still waits for a person, one per item, newest first'),
+  running: z
+    .array(
+      z.strictObject({
+        item: z.string(),
+        runId: z.string(),
+        holder: z.string(),
+        holderShort: z.string().describe("the holder's name cut to what tells it from the other running lanes' holders"),
+        phase: z.string().nullable(),
+        forMs: z.number().int(),
+        phaseForMs: z.number().int().nullable(),
+        tokens: z.number(),
+        costUsd: z.number(),
+      }),
+    )
+    .describe('the lanes at work now, one per item'),
   pending: z.array(
     z.strictObject({
       item: z.string(),
@@ -505,6 +538,7 @@ const logs = z.strictObject({
       item: z.string().describe("the item's short name as the log file names it"),
       file: z.string(),
       text: z.string().describe("the agent's output, then each check's, scrubbed of anything shaped like a token"),
+      transcript: z.string().describe('the same as a person reads it: prompts, tool calls, text, steers, checks and the result'),
     }),
   ),
 });

@@ -75,11 +75,11 @@ export async function runWithLines(
   }
 }
 
-export function renderLaneRun(r: LaneRunResult): Result {
+export function renderLaneRun(r: LaneRunResult, o: { verbose?: boolean } = {}): Result {
   const json: Record<string, unknown> = { ...r };
   // A run that landed nothing is refused (exit 3, 4 or 130): its answer says why and carries the run.
   const refusal = runRefusal(r);
-  if (refusal) return { json, refusal, exitCode: r.exit, text: laneRunText(r) };
+  if (refusal) return { json, refusal, exitCode: r.exit, text: laneRunText(r, o.verbose === true) };
   if (r.pending) {
     const p = r.pending;
     return {
@@ -88,13 +88,14 @@ export function renderLaneRun(r: LaneRunResult): Result {
       text: `${p.item} is held by ${p.holder}: the request waits in its pending slot (${p.replaced ? `replacing an older one, ${p.coalesced} coalesced` : 'new'}); the active lane runs one follow-up after its cycle`,
     };
   }
-  return { json, text: laneRunText(r), exitCode: r.exit };
+  return { json, text: laneRunText(r, o.verbose === true), exitCode: r.exit };
 }
 
-function laneRunText(r: LaneRunResult): string {
+function laneRunText(r: LaneRunResult, verbose: boolean): string {
   const lines = [`lane run ${r.runId} (${r.lifecycle}, sandbox ${r.sandbox}): ${r.outcome}`];
   if (r.warning) lines.push(`warning: ${r.warning}`);
-  if (r.login) lines.push(r.login);
+  // How the login check let the lane through says nothing of what the run did: --verbose shows it.
+  if (r.login && (verbose || r.login.includes('unknown:'))) lines.push(r.login);
   for (const c of r.record?.cycles ?? []) {
     const what = c.outcome === 'landed' ? `landed at ${c.landed?.slice(0, 12)}` : `${c.outcome}${c.reason ? `: ${c.reason}` : ''}`;
     lines.push(`  ${c.item}${c.followUp ? ' (follow-up)' : ''}: ${what} in ${formatDuration(c.durationMs)}`);

@@ -8,6 +8,11 @@ import type { Command } from './command.js';
 export const GLOBAL_OPTIONS = {
   json: { type: 'boolean', default: false, describe: 'one JSON object on stdout' },
   debug: { type: 'boolean', default: false, describe: 'show stacks of internal errors' },
+  verbose: {
+    type: 'boolean',
+    default: false,
+    describe: "also lines not about this command's outcome (prune counts, checks that do not apply)",
+  },
 } as const satisfies Record<string, Options>;
 
 /** A verb that talks to the shared remote (Command.usesRemote) takes this too. */

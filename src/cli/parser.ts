@@ -76,7 +76,7 @@ function ownWords(msg: string, verb: string | undefined): string {
   }
   const unknown = /^Unknown arguments?: (.*)$/.exec(msg);
   if (unknown) {
-    const flags = c ? optionsOf(c) : ['--help', '--version', '--json', '--debug'];
+    const flags = c ? optionsOf(c) : ['--help', '--version', '--json', '--debug', '--verbose'];
     const first = unknown[1]!.split(', ')[0]!;
     return `${verb ?? 'abcd'} does not take ${unknown[1]}.${first.startsWith('-') ? didYouMean(first.replace(/=.*/, ''), flags) : ''}`;
   }

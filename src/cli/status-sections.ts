@@ -1,10 +1,12 @@
 // What `abcd status` shows, as sections in the order a person needs them: what wants attention
-// first (refused records, failing lanes, held claims, the queue, running lanes, requests), then
-// summaries (landed work, announcements, receipts) and the notes. status-fit.ts cuts them to a
-// terminal's rows; every row is one entry, so a cut never splits a record from its fix.
+// first (refused records, failed or stuck items, failing lanes, held claims, the queue, running
+// lanes, requests), then summaries (landed work, announcements, receipts) and the notes.
+// status-fit.ts cuts them to a terminal's rows; every row is one entry, so a cut never splits a
+// record from its fix.
 import { compareNatural } from '../core/natural-order.js';
 import type { ClaimView, QueueView, StatusData } from '../status/status.js';
 import { formatDuration, inOrAgo, paint, printable, table } from './render.js';
+import { failureSections, runningSections } from './status-lane-sections.js';
 
 export interface GateSummary {
   dir: string;
@@ -28,6 +30,12 @@ export interface SectionOptions {
   colour: boolean;
   /** Every landed item by name, not a count and the latest few. */
   all: boolean;
+  /** Also the notes that are not about what the records say (what the read pruned). */
+  verbose?: boolean;
+  /** Leave the warnings out (--watch shows them once, in its footer). */
+  noWarnings?: boolean;
+  /** The terminal's width: a warning takes the longest of its forms that fits. */
+  width?: number;
 }
 
 // A summary of landed work names this many of the newest.
@@ -51,6 +59,7 @@ export function statusSections(s: StatusData, gate: GateSummary, o: SectionOptio
     const line = `this computer's clock is ${off} the clock of ${printable(k.writer)}: takeovers and pruning are refused until the clocks agree`;
     out.push({ rows: [[paint(c, 'red', line)]], attention: true });
   }
+  out.push(...failureSections(s, c));
   const failing = s.lanes.filter((l) => l.state === 'lost' || (l.state === 'finished' && l.end !== undefined && l.end !== 'ok'));
   const head = (l: StatusData['lanes'][number]) => `${l.verb} ${l.runId} by ${printable(l.holder)} (${l.lifecycle}, ${l.lanes} lane(s))`;
   if (failing.length)
@@ -62,7 +71,7 @@ export function statusSections(s: StatusData, gate: GateSummary, o: SectionOptio
           'yellow',
           l.state === 'lost'
             ? `  lost: ${head(l)}: ${lostWhy(l)}, last seen ${formatDuration(s.readAt - (l.lost?.lastSeenAt ?? l.at))} ago`
-            : `  ended ${printable(l.end ?? '')} ${formatDuration(s.readAt - l.at)} ago: ${head(l)}: ${l.landed} landed, ${l.notLanded} not`,
+            : `  ended ${printable(l.end ?? '')} ${formatDuration(s.readAt - l.at)} ago: ${head(l)}: ${l.landed} landed, ${l.notLanded} not${l.end === 'budget-exhausted' ? '; next: abcd budget' : ''}`,
         ),
       ]),
       attention: true,
@@ -108,21 +117,12 @@ export function statusSections(s: StatusData, gate: GateSummary, o: SectionOptio
     });
   }
 
-  const running = s.lanes.filter((l) => l.state === 'running');
-  if (running.length)
-    out.push({
-      title: `Running lanes (${running.length})`,
-      rows: running.map((l) => {
-        const items = l.current.map((x) => `${printable(x.item)} for ${formatDuration(x.forMs)}${phaseOf(x)}`).join(', ');
-        return [`  ${head(l)}${items ? `: ${items}` : ''}; ${l.landed} landed so far, usage ${l.usage}`];
-      }),
-      attention: true,
-    });
+  out.push(...runningSections(s));
   if (s.pending.length)
     out.push({
       title: 'Pending requests',
       rows: s.pending.map((p) => [
-        `  ${printable(p.item)}: requested by ${printable(p.requester)} (${p.provenBy === 'unverified' ? 'unverified' : `signed by ${printable(p.provenBy)}`}) ${formatDuration(s.readAt - p.at)} ago${p.note ? `: ${printable(p.note)}` : ''}`,
+        `  ${printable(p.item)}: requested by ${printable(p.requester)}${proof(s, p.provenBy)} ${formatDuration(s.readAt - p.at)} ago${p.note ? `: ${printable(p.note)}` : ''}`,
       ]),
       attention: true,
     });
@@ -132,7 +132,7 @@ export function statusSections(s: StatusData, gate: GateSummary, o: SectionOptio
       rows: s.steers.map((x) => {
         const who = x.heldBy ? `the lane of ${printable(x.heldBy)} gets it next poll` : 'waiting for the next build or drain';
         return [
-          `  ${printable(x.item)} ${printable(x.id)} by ${printable(x.author)} (${x.provenBy === 'unverified' ? 'unverified' : `signed by ${printable(x.provenBy)}`}) ${formatDuration(s.readAt - x.at)} ago (${who}): ${printable(x.text)}`,
+          `  ${printable(x.item)} ${printable(x.id)} by ${printable(x.author)}${proof(s, x.provenBy)} ${formatDuration(s.readAt - x.at)} ago (${who}): ${printable(x.text)}`,
         ];
       }),
       attention: true,
@@ -162,16 +162,17 @@ export function statusSections(s: StatusData, gate: GateSummary, o: SectionOptio
       ]),
       attention: false,
     });
-  out.push({ rows: notes(s, gate, c).map((n) => [n]), attention: false });
+  out.push({ rows: notes(s, gate, o).map((n) => [n]), attention: false });
   return out;
 }
 
-/** A running item's phase, since when and its agent's usage so far: " (checks for 12s, 1200 tokens, $0.04)". */
-function phaseOf(x: StatusData['lanes'][number]['current'][number]): string {
-  if (!x.phase) return '';
-  const since = x.phaseForMs !== undefined ? ` for ${formatDuration(x.phaseForMs)}` : '';
-  const cost = x.costUsd ? `, $${x.costUsd.toFixed(2)}` : '';
-  return ` (${printable(x.phase)}${since}, ${x.usage ?? 0} tokens${cost})`;
+/**
+ * " (signed by X)", or " (unverified)" where requests are protected and this one is not proven.
+ * Unprotected, every request is unverified: the warning says so once, not on every row.
+ */
+function proof(s: StatusData, provenBy: string): string {
+  if (provenBy !== 'unverified') return ` (signed by ${printable(provenBy)})`;
+  return s.requestTrust.protected ? ' (unverified)' : '';
 }
 
 function claimRow(x: ClaimView, readAt: number, c: boolean): string[] {
@@ -234,31 +235,35 @@ function lostWhy(l: StatusData['lanes'][number]): string {
   return l.lost?.why === 'process-gone' ? 'its process on this computer is gone' : 'it stopped rewriting its result';
 }
 
-function notes(s: StatusData, gate: GateSummary, c: boolean): string[] {
-  const out: string[] = [];
-  if (!s.settingsTrust.protected)
-    out.push(
-      paint(
-        c,
-        'yellow',
-        `settings are unprotected: anyone who can push to the remote can change them. To protect them, list your signing key in ${s.settingsTrust.signers}`,
-      ),
-    );
-  if (!s.requestTrust.protected && (s.pending.length || s.steers.length))
-    out.push(
-      paint(
-        c,
-        'yellow',
-        `requests are unprotected: a steer or build request's author is only stated, so anyone who can push can write one as you. To protect them, list your signing key in ${s.requestTrust.signers}`,
-      ),
-    );
+function notes(s: StatusData, gate: GateSummary, o: SectionOptions): string[] {
+  const out: string[] = o.noWarnings ? [] : statusWarnings(s, o.width).map((w) => paint(o.colour, 'yellow', w));
   out.push(`load gate: ${gate.holders} of ${gate.slots} slot(s) held, ${gate.waiters} waiting (${gate.dir})`);
-  if (s.pruned) out.push(`pruned ${s.pruned} released or expired record(s)`);
+  if (s.pruned && o.verbose) out.push(`pruned ${s.pruned} released or expired record(s)`);
   if (s.unknown.length)
     out.push(
       `${s.unknown.length} ref(s) under abcd/ of a kind this abcd does not know, left alone: ${s.unknown.slice(0, 5).map(printable).join(', ')}`,
     );
   return out;
+}
+
+/**
+ * What the person should fix, one line each at `width`: the longest form that fits (the
+ * shortest when none does). Settings and requests unprotected together are one warning.
+ */
+export function statusWarnings(s: StatusData, width?: number): string[] {
+  const settings = !s.settingsTrust.protected;
+  const requests = !s.requestTrust.protected && (s.pending.length > 0 || s.steers.length > 0);
+  if (!settings && !requests) return [];
+  const what = settings && requests ? 'settings and requests are' : settings ? 'settings are' : 'requests are';
+  const signers = printable(settings ? s.settingsTrust.signers : s.requestTrust.signers);
+  const risk = settings ? 'change them' : 'write a request as you';
+  const forms = [
+    `${what} unprotected: anyone who can push to the remote can ${risk}. To protect them, list your signing key in ${signers}`,
+    `${what} unprotected: to protect them, list your signing key in ${signers}`,
+    `${what} unprotected: list your signing key in ${signers}`,
+    `${what} unprotected: see abcd settings`,
+  ];
+  return [forms.find((f) => width === undefined || [...f].length <= width) ?? forms.at(-1)!];
 }
 
 /** The command that clears a refused record. */

@@ -6,6 +6,7 @@ import { layOut } from './status-fit.js';
 import { statusSections, type GateSummary } from './status-sections.js';
 
 export type { GateSummary } from './status-sections.js';
+export { statusWarnings } from './status-sections.js';
 
 export interface TextStyle {
   /** Colour (a terminal, and NO_COLOR unset). */
@@ -18,6 +19,10 @@ export interface TextStyle {
   rows?: number;
   /** Every landed item by name, and no limit on rows. */
   all?: boolean;
+  /** Also the notes that are not about what the records say. */
+  verbose?: boolean;
+  /** Warnings left out of the body (--watch shows them once, in its footer). */
+  noWarnings?: boolean;
 }
 
 /** The header line: which remote, as whom, and (unless watching, where the footer says it) when. */
@@ -32,7 +37,13 @@ export function readTime(ms: number): string {
 
 /** Everything below the header. Stable between reads when nothing changed but the clock. */
 export function statusBody(s: StatusData, gate: GateSummary, style: TextStyle): string {
-  const sections = statusSections(s, gate, { colour: style.colour, all: style.all === true });
+  const sections = statusSections(s, gate, {
+    colour: style.colour,
+    all: style.all === true,
+    verbose: style.verbose === true,
+    noWarnings: style.noWarnings === true,
+    ...(style.width ? { width: style.width } : {}),
+  });
   return layOut(sections, {
     ...(style.all || style.rows === undefined ? {} : { rows: style.rows }),
     ...(style.width ? { width: style.width } : {}),

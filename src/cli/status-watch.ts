@@ -14,6 +14,8 @@ export interface StatusRead {
   signature: string;
   /** The header and body, one entry per line (empty under --json). */
   lines: string[];
+  /** What the person should fix, one line each: shown once, in the footer, never in each frame. */
+  warnings: string[];
 }
 
 export interface WatchOptions {
@@ -33,6 +35,7 @@ export async function watchStatus(deps: Deps, read: () => Promise<StatusRead>, o
   const screen = watchScreen(deps);
   let good: StatusRead | undefined;
   let failures = 0;
+  let warned = '';
   try {
     for (;;) {
       let wait = o.everyMs;
@@ -41,8 +44,14 @@ export async function watchStatus(deps: Deps, read: () => Promise<StatusRead>, o
         good = r;
         failures = 0;
         if (o.json) deps.out.stdout(stringifySafeJson({ ok: true, ...r.json }) + '\n');
-        else
-          screen.show(view(r.lines, `last read ${readTime(r.readAt)}, every ${formatDuration(o.everyMs)}; Ctrl-C stops`, o), r.signature);
+        else {
+          // On a pipe each changed frame is printed again: the warnings only when they change.
+          const said = r.warnings.join('\n');
+          if (!deps.out.isTTY && said !== warned && said) deps.out.stdout(`${said}\n\n`);
+          warned = said;
+          const footer = `last read ${readTime(r.readAt)}, every ${formatDuration(o.everyMs)}; Ctrl-C stops`;
+          screen.show(view(r.lines, footer, o, deps.out.isTTY ? r.warnings : []), r.signature);
+        }
       } catch (e) {
         if (!isRefusal(e) || deps.signal?.aborted) throw e;
         failures++;
@@ -58,8 +67,8 @@ export async function watchStatus(deps: Deps, read: () => Promise<StatusRead>, o
   }
 }
 
-function view(lines: readonly string[], footer: string, o: WatchOptions): string[] {
-  return [...lines, o.cut(footer)];
+function view(lines: readonly string[], footer: string, o: WatchOptions, warnings: readonly string[] = []): string[] {
+  return [...lines, ...warnings.map((w) => o.cut(w)), o.cut(footer)];
 }
 
 function showFailure(
@@ -78,5 +87,8 @@ function showFailure(
     return;
   }
   const signature = `failed ${f.failures} ${f.good?.signature ?? ''}`;
-  screen.show(view(f.good?.lines ?? [], sanitizeOutput(line, deps.out.isTTY), f.o), signature);
+  screen.show(
+    view(f.good?.lines ?? [], sanitizeOutput(line, deps.out.isTTY), f.o, deps.out.isTTY ? (f.good?.warnings ?? []) : []),
+    signature,
+  );
 }

@@ -11,7 +11,8 @@ import { CheckFailed, Conflict, DeadlineReached } from '../core/refusals.js';
 import type { QueueEntry, Snapshot } from '../repo/snapshot.js';
 import type { Git } from '../git/git.js';
 import type { CheckRun } from './checks.js';
-import { chooseCheckSandbox, runJailedChecks, type CheckSandboxChoice } from './check-sandbox.js';
+import { chooseCheckSandbox, type CheckSandboxChoice } from './check-sandbox.js';
+import { landChecks } from './item-checks.js';
 import { settleBatch, type Outcome } from './bisect.js';
 import { formBatch, type HeadTurn } from './batch-form.js';
 import { groupKey, type Group } from './batch-groups.js';
@@ -217,20 +218,11 @@ async function checksOn(
     signal: AbortSignal;
   },
 ): Promise<CheckRun[] | CheckFailed> {
-  if (!o.jail) return [];
   const vars = { item: ctx.item, tip: o.stack.tip, base: o.stack.base };
   const watch = ctx.input.checkWatch ? { watch: ctx.input.checkWatch } : {};
   const caller = ctx.input.lane ? ('lane' as const) : ('person' as const);
   try {
-    return await runJailedChecks(ctx.repo, wt, {
-      config: o.config,
-      sandbox: o.jail.sandbox,
-      vars,
-      main: o.stack.base,
-      caller,
-      signal: o.signal,
-      ...watch,
-    });
+    return await landChecks(ctx.repo, wt, { config: o.config, jail: o.jail, vars, base: o.stack.base, caller, signal: o.signal, ...watch });
   } catch (e) {
     // A stopped run said nothing about the tree: it is neither a failure nor kept.
     if (e instanceof CheckFailed && !o.signal.aborted) return e;

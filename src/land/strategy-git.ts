@@ -8,7 +8,8 @@ import { refusePush } from '../claims/write.js';
 import type { QueueEntry, Snapshot } from '../repo/snapshot.js';
 import { passedOnRetry, type CheckRun, type LandConfig } from './checks.js';
 import { sanitizeLine } from '../core/sanitize.js';
-import { chooseCheckSandbox, runJailedChecks } from './check-sandbox.js';
+import { chooseCheckSandbox } from './check-sandbox.js';
+import { landChecks } from './item-checks.js';
 import { pruneQueue } from './prune-queue.js';
 import { turnOf } from './queue-order.js';
 import { fetchHeads, integrateAhead, judgeStack, type Stack } from './speculation.js';
@@ -174,17 +175,15 @@ async function testInTurn(
       try {
         const vars = { item, tip, base: stack.parent };
         const watch = input.checkWatch ? { watch: input.checkWatch } : {};
-        const checks = jail
-          ? await runJailedChecks(repo, wt, {
-              config,
-              sandbox: jail.sandbox,
-              vars,
-              main: mainTip,
-              caller: input.lane ? 'lane' : 'person',
-              signal: keeper.signal,
-              ...watch,
-            })
-          : [];
+        const checks = await landChecks(repo, wt, {
+          config,
+          jail,
+          vars,
+          base: mainTip,
+          caller: input.lane ? 'lane' : 'person',
+          signal: keeper.signal,
+          ...watch,
+        });
         return { kind: 'tested', tip, checks, stack, ...sandbox };
       } catch (e) {
         // On a stack the failure may be an entry's ahead: judged once the stack lands or changes.

@@ -3,9 +3,10 @@
 // (`abcd logs`): the result record on the remote keeps a short tail. Scrubbed line by line
 // before it is written, and written as it comes, so a killed lane leaves what it had.
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { lineScrubber } from './scrub-lines.js';
+import { marksFile, type LogMark } from './log-marks.js';
 
 // An agent looping on a print would otherwise fill the disk; this holds days of a chatty agent.
 const MAX_LOG_BYTES = 64 * 1024 * 1024;
@@ -13,6 +14,8 @@ const MAX_LOG_BYTES = 64 * 1024 * 1024;
 export interface CycleLog {
   readonly path: string;
   write(chunk: string): void;
+  /** Notes where in the log a turn, a steer, the checks or the cycle's end begin (the transcript's boundaries). */
+  mark(m: Omit<LogMark, 'at'>): void;
   close(): Promise<void>;
 }
 
@@ -37,22 +40,35 @@ export async function openCycleLog(o: { commonDir: string; runId: string; n: num
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const path = join(dir, cycleLogName(o.n, o.item));
   const out: WriteStream = createWriteStream(path, { flags: 'a', mode: 0o600 });
+  // Beside the log, never in it: what the agent prints cannot pass for one of abcd's boundaries.
+  const marks: WriteStream = createWriteStream(marksFile(path), { flags: 'a', mode: 0o600 });
+  marks.on('error', () => undefined);
   const scrub = lineScrubber();
-  let written = 0;
+  // A steered agent's later rounds append: offsets count from what the file held already.
+  let written = await stat(path).then(
+    (st) => st.size,
+    () => 0,
+  );
+  const start = written;
   let broken = false;
   // A full disk or a removed folder costs the log, never the cycle.
   out.on('error', () => (broken = true));
   const put = (text: string) => {
-    if (broken || written > MAX_LOG_BYTES || text === '') return;
+    if (broken || written - start > MAX_LOG_BYTES || text === '') return;
     written += Buffer.byteLength(text);
-    out.write(written > MAX_LOG_BYTES ? `\n[abcd: the log stops here, at ${MAX_LOG_BYTES} bytes; more was printed]\n` : text);
+    out.write(written - start > MAX_LOG_BYTES ? `\n[abcd: the log stops here, at ${MAX_LOG_BYTES} bytes; more was printed]\n` : text);
   };
   return {
     path,
     write: (chunk) => put(scrub.push(chunk)),
+    // At the end of the whole lines written so far: a line the scrubber still holds comes after it.
+    mark: (m) => {
+      if (!marks.destroyed) marks.write(JSON.stringify({ at: written, ...m }) + '\n');
+    },
     close: () =>
       new Promise<void>((resolve) => {
         put(scrub.end());
+        marks.end();
         if (broken || out.destroyed) return resolve();
         out.once('error', () => resolve());
         out.end(() => resolve());

@@ -69,7 +69,10 @@ export function watchCycle(ctx: RunContext, item: string, log: CycleLog | undefi
       ctx.onPhase?.(item, 'landing');
     },
     checks: {
-      running: (on) => ctx.onPhase?.(item, on ? 'checks' : 'landing'),
+      running: (on) => {
+        log?.mark({ kind: on ? 'checks' : 'checks-end' });
+        ctx.onPhase?.(item, on ? 'checks' : 'landing');
+      },
       output: (text) => log?.write(text),
       network,
     },

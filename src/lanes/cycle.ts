@@ -20,6 +20,7 @@ import { buildAgentEnv } from './agent-env.js';
 import { collectAgentWork, prepareAgentRepo } from './agent-repo.js';
 import { changeLimits } from './change-limits.js';
 import { openCycleLog, type CycleLog } from './cycle-log.js';
+import { endMark, markedSession } from './log-marks.js';
 import { watchCycle, type CycleWatch } from './cycle-watch.js';
 import { agentTail } from './output-tail.js';
 import { fillLaneStore } from '../repo/lane-objects.js';
@@ -49,7 +50,7 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
   const runHead = await ctx.main.tipIn(taken.seen);
   const branch = cycleBranch(item.key, ctx.runId, n);
   const base = { item: short, startedAt, runHead, ...(taken.answered ? { followUp: true } : {}) };
-  const end = (r: Partial<CycleRecord> & Pick<CycleRecord, 'outcome'>): CycleRecord => ({
+  const ended = (r: Partial<CycleRecord> & Pick<CycleRecord, 'outcome'>): CycleRecord => ({
     ...base,
     ...r,
     // The reason goes to the remote's record: bounded, and nothing in it that looks like a token.
@@ -58,6 +59,11 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
     ...(net && watch ? { network: watch.networkCounts() } : {}),
     durationMs: clock.now() - startedAt,
   });
+  const end = (r: Partial<CycleRecord> & Pick<CycleRecord, 'outcome'>): CycleRecord => {
+    const record = ended(r);
+    log?.mark(endMark(record));
+    return record;
+  };
   const keeper = new ClaimKeeper(lane, taken.ref, short, taken.tip, taken.claim);
   keeper.start();
   // Named after this process: what a drain killed with -9 leaves, the next lane or land removes.
@@ -131,7 +137,7 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
       });
     // Reserved from the team pool just before the agent starts: past it, no cycle starts anywhere.
     await team.reserve(config.lanes, taken.seen);
-    const session = await ctx.runtime.open({
+    const opened = await ctx.runtime.open({
       env,
       sandbox: ctx.sandbox,
       plan: cyclePlan({
@@ -154,6 +160,7 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
       // was not yet debited for. The first turn is debited after it ends, later ones after theirs.
       admitModel: (soFar) => budgetAdmitsRequest(ctx.budgetDir, usageSince(soFar, debited)),
     });
+    const session = markedSession(opened, (m) => log?.mark(m), ctx.runtime.name);
     closeSession = () => session.close();
     const { run, watcher, collected } = await runSteeredAgent(ctx, lane, {
       session,

@@ -5,7 +5,7 @@
 // and a turn to fix it; then the cycle lands again. Each kind of turn has its cap; when one is
 // used up, or anything else stops the land, the cycle ends saying why, and the work stays on
 // its branch (ADR 0089).
-import { checkTail } from './output-tail.js';
+import { checkTail, conflictFiles, failureDetail } from './output-tail.js';
 import type { CycleRecord } from '../records/lane-result.js';
 import type { ItemKey } from '../records/item.js';
 import { AgentObjectsRefused, ChangeTooLarge, CheckFailed, Conflict, isRefusal, type Refusal } from '../core/refusals.js';
@@ -109,6 +109,7 @@ async function landAndResume(o: LandRetry, started: (k: ClaimKeeper) => void): P
         code: refusal.code,
         reason: why(refusal, o),
         ...checkTail(refusal),
+        ...failureDetail(refusal),
       });
     const held = await keeperAfterLand(o).catch((e: unknown) => {
       if (isRefusal(e)) return e;
@@ -165,6 +166,7 @@ async function landAndResume(o: LandRetry, started: (k: ClaimKeeper) => void): P
           outcome: 'failed',
           code: 'conflict',
           reason: `the agent left conflict markers in ${left.join(', ')}; nothing landed`,
+          conflictFiles: conflictFiles(left),
         });
     }
     try {

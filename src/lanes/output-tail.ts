@@ -46,6 +46,23 @@ export function checkTail(e: unknown): { checkTail?: string[] } {
   return tail.length ? { checkTail: tail } : {};
 }
 
+/** Which check failed and how, or which files conflicted, when the land refused on one of them. */
+export function failureDetail(e: unknown): Pick<CycleRecord, 'check' | 'conflictFiles'> {
+  if (!isRefusal(e)) return {};
+  const d = e.data as { check?: unknown; exitCode?: unknown; files?: unknown };
+  if (e.code === 'check-failed' && typeof d.check === 'string')
+    // The command goes to the remote's record: nothing in it that looks like a token.
+    return { check: { name: sanitizeLine(scrubSecrets(d.check), 300), exitCode: typeof d.exitCode === 'number' ? d.exitCode : 1 } };
+  if (e.code === 'conflict' && Array.isArray(d.files))
+    return { conflictFiles: conflictFiles(d.files.filter((f): f is string => typeof f === 'string')) };
+  return {};
+}
+
+/** Conflicting paths as a record keeps them: printable, bounded. */
+export function conflictFiles(files: readonly string[]): string[] {
+  return files.slice(0, 20).map((f) => sanitizeLine(scrubSecrets(f), 300));
+}
+
 /** The cycles, the newest few keeping their tails: the record stays small however long the run. */
 export function keepNewestTails(cycles: CycleRecord[]): CycleRecord[] {
   const keepFrom = cycles.length - MAX_TAILED_CYCLES;

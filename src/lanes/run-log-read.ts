@@ -7,6 +7,8 @@ import { UsageError } from '../core/refusals.js';
 import { Git } from '../git/git.js';
 import { cycleLogName, runLogDir } from './cycle-log.js';
 import { listRunLogs, readRunLogMeta, runStillGoing, type RunLogMeta } from './run-logs.js';
+import { readMarks } from './log-marks.js';
+import { Transcript, renderTranscript } from './transcript.js';
 
 // The runs a refusal names: the newest, enough to pick from.
 const KNOWN_SHOWN = 10;
@@ -26,6 +28,13 @@ export async function logsCommonDir(deps: Deps): Promise<string> {
     throw new UsageError(`${deps.cwd} is not inside a git clone: run abcd logs in the clone the lane ran in.`, 'clone', { cwd: deps.cwd });
   const dir = r.stdout.toString().trim();
   return isAbsolute(dir) ? dir : resolve(deps.cwd, dir);
+}
+
+/** The newest run this clone keeps logs of (ids start with their UTC start), or a usage refusal when there is none. */
+export async function latestRun(commonDir: string): Promise<string> {
+  const runs = await listRunLogs(commonDir);
+  if (runs.length) return runs[runs.length - 1]!;
+  return resolveRun(commonDir, '');
 }
 
 /** The one run whose id is `given` or starts with it; a usage refusal naming the known runs otherwise. */
@@ -59,10 +68,19 @@ export async function cycleLogs(commonDir: string, runId: string, item?: string)
   return item === undefined ? files : files.filter((f) => cycleLogName(f.cycle, item) === `${f.cycle}-${f.item}.log`);
 }
 
-/** Each of the run's cycle logs (of `item` only, when given), read whole. */
-export async function readRunLogs(commonDir: string, runId: string, item?: string): Promise<Array<CycleLogFile & { text: string }>> {
+/** Each of the run's cycle logs (of `item` only, when given), read whole: as written, and as a transcript. */
+export async function readRunLogs(
+  commonDir: string,
+  runId: string,
+  item?: string,
+): Promise<Array<CycleLogFile & { text: string; transcript: string }>> {
   const files = await cycleLogs(commonDir, runId, item);
-  return Promise.all(files.map(async (f) => ({ ...f, text: (await readFrom(f.file, 0)).toString() })));
+  return Promise.all(
+    files.map(async (f) => {
+      const [bytes, marks] = await Promise.all([readFrom(f.file, 0), readMarks(f.file)]);
+      return { ...f, text: bytes.toString(), transcript: renderTranscript(bytes, marks).join('\n') + '\n' };
+    }),
+  );
 }
 
 export function readRunMeta(commonDir: string, runId: string): Promise<RunLogMeta | undefined> {
@@ -92,25 +110,40 @@ export async function followRun(o: {
   write: (text: string) => void;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   signal?: AbortSignal;
+  /** Print what the runtime wrote, not the transcript. */
+  raw?: boolean;
 }): Promise<RunLogMeta | undefined> {
   const read = new Map<string, number>();
+  const transcripts = new Map<string, Transcript>();
   let shown: string | undefined;
-  const drain = async () => {
+  const show = (f: CycleLogFile, text: string) => {
+    if (text === '') return;
+    if (shown !== f.file) o.write((shown === undefined ? '' : '\n') + cycleHeading(f));
+    shown = f.file;
+    o.write(text);
+  };
+  const drain = async (last: boolean) => {
     for (const f of await cycleLogs(o.commonDir, o.runId, o.item)) {
       const from = read.get(f.file) ?? 0;
-      const text = await readFrom(f.file, from);
-      if (text.length === 0) continue;
-      if (shown !== f.file) o.write((shown === undefined ? '' : '\n') + cycleHeading(f));
-      shown = f.file;
-      read.set(f.file, from + text.length);
-      o.write(text.toString());
+      const bytes = await readFrom(f.file, from);
+      read.set(f.file, from + bytes.length);
+      if (o.raw) {
+        show(f, bytes.toString());
+        continue;
+      }
+      const marks = await readMarks(f.file);
+      const t = transcripts.get(f.file) ?? new Transcript();
+      transcripts.set(f.file, t);
+      const lines = [...t.push(bytes, marks), ...(last ? t.end(marks) : [])];
+      show(f, lines.map((l) => `${l}\n`).join(''));
     }
   };
   for (;;) {
     // Read before the look at run.json: output written just before it finished is not lost.
     const meta = await readRunMeta(o.commonDir, o.runId);
-    await drain();
-    if (!runStillGoing(meta) || o.signal?.aborted) return meta;
+    const over = !runStillGoing(meta) || o.signal?.aborted === true;
+    await drain(over);
+    if (over) return meta;
     await o.sleep(FOLLOW_POLL_MS, o.signal);
   }
 }

@@ -65,6 +65,10 @@ const CycleSchema = z.object({
   review: z.object({ paths: z.array(z.string().max(500).regex(PRINTABLE)).min(1).max(100) }).optional(),
   /** Turns the agent was given after its first: to resolve a land's conflict, to fix a failing check. */
   resumed: z.object({ conflict: z.number().int().nonnegative(), check: z.number().int().nonnegative() }).optional(),
+  /** The land check that failed the cycle, and how it exited (124: its timeout). */
+  check: z.object({ name: z.string().max(300).regex(PRINTABLE), exitCode: z.number().int() }).optional(),
+  /** The files a conflict with main left unresolved. */
+  conflictFiles: z.array(z.string().max(300).regex(PRINTABLE)).max(20).optional(),
 });
 export type CycleRecord = z.infer<typeof CycleSchema>;
 

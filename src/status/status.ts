@@ -12,6 +12,8 @@ import type { SettingsTrust } from '../repo/settings-trust/trust.js';
 import { readSnapshot, type QueueEntry, type Snapshot } from '../repo/snapshot.js';
 import { processGoneIn } from '../machine/gate/process.js';
 import { laneViews, pruneLaneRecords, type LaneView, type PendingView } from './lane-views.js';
+import { failureViews, type FailureView } from './failures.js';
+import { runningLanes, type RunningLaneView } from './running.js';
 import { pruneSteerRecords, steerViews, type ReceiptView, type SteerView } from '../steering/views.js';
 
 export interface ClaimView {
@@ -99,6 +101,10 @@ export interface StatusData {
   pruned: number;
   /** Lane runs: running ones first, then recent results. */
   lanes: LaneView[];
+  /** What failed or got stuck in the last day and still waits for a person, one per item, newest first. */
+  failures: FailureView[];
+  /** The lanes at work now, one per item. */
+  running: RunningLaneView[];
   /** Pending follow-up requests, one per item. */
   pending: PendingView[];
   /** Steer requests not yet delivered by a cycle that landed. */
@@ -211,10 +217,19 @@ export async function status(repo: Repo): Promise<StatusData> {
     refused,
     unknown: [...snap.unknown],
     pruned: pruned.size,
-    ...laneViews(snap, now, (p) => processGoneIn(p.space, p)),
+    ...lanesNow(snap, now, claims),
     ...steerViews(snap),
     ...(skew ? { clockSkew: { writer: skew.writer, minMs: skew.lo, maxMs: skew.hi, limitMs: CLOCK_SKEW_LIMIT_MS } } : {}),
   };
+}
+
+/** The lane runs, the lanes at work now, and what failed, each judged on the same clock and process view. */
+function lanesNow(snap: Snapshot, now: number, claims: readonly ClaimView[]) {
+  const gone = (p: Parameters<typeof processGoneIn>[1] & { space: string }) => processGoneIn(p.space, p);
+  const views = laneViews(snap, now, gone);
+  const done = new Set(claims.filter((c) => c.state === 'done').map((c) => c.item));
+  const failures = failureViews({ runs: [...snap.lanes.values()].map((e) => e.result), now, gone, done });
+  return { ...views, failures, running: runningLanes(views.lanes) };
 }
 
 /** The batch an entry is in (named by a head at its current tip), or the verdict a head wrote in it. */

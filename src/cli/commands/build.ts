@@ -61,6 +61,6 @@ export const build: Command = {
         ...extra,
       }),
     );
-    return renderLaneRun(r);
+    return renderLaneRun(r, { verbose: args.verbose === true });
   },
 };

@@ -56,6 +56,6 @@ export const drain: Command = {
         ...(onProgress ? { onProgress } : {}),
       }),
     );
-    return renderLaneRun(r);
+    return renderLaneRun(r, { verbose: args.verbose === true });
   },
 };

@@ -50,18 +50,23 @@ export const status: Command = {
     const style = {
       colour: deps.out.isTTY && !deps.env.NO_COLOR,
       all: args.all === true,
+      verbose: args.verbose === true,
+      // Watching, the warnings are said once, in the footer: not in every frame.
+      noWarnings: watching,
       ...(fit ? { fit, width } : {}),
       // The header, and below the view the shell's prompt (or the watch's footer), take one row each.
-      ...(height ? { rows: Math.max(MIN_BODY_ROWS, height - 2) } : {}),
+      // Watching, the warning line sits above the footer.
+      ...(height ? { rows: Math.max(MIN_BODY_ROWS, height - 2 - (watching ? 1 : 0)) } : {}),
     };
     const once = async () => {
       const s = await run(repo);
       const gate = await gateSummary(deps);
       const json = toJson(s, gate);
-      if (!text) return { json, readAt: s.readAt, signature: '', lines: [] };
+      if (!text) return { json, readAt: s.readAt, signature: '', lines: [], warnings: [] };
       const body = text.statusBody(s, gate, style);
       const lines = sanitizeOutput(`${text.statusHeader(s, style, !watching)}\n${body}`, deps.out.isTTY).split('\n');
-      return { json, readAt: s.readAt, signature: text.statusSignature(s, gate), lines };
+      const warnings = text.statusWarnings(s, width).map((w) => sanitizeOutput(w, deps.out.isTTY));
+      return { json, readAt: s.readAt, signature: text.statusSignature(s, gate), lines, warnings };
     };
     if (!watching) {
       const r = await once();
@@ -127,6 +132,16 @@ function toJson(s: StatusData, gateJson: GateSummary): Record<string, unknown> {
       end: l.end ?? null,
       lost: l.lost ? { why: l.lost.why, lastSeenAt: jsonInstant(l.lost.lastSeenAt) } : null,
     })),
+    failures: s.failures.map((f) => ({
+      ...f,
+      at: jsonInstant(f.at),
+      exitCode: f.exitCode ?? null,
+      lastLine: f.lastLine ?? null,
+      check: f.check ?? null,
+      conflictFiles: f.conflictFiles ?? null,
+      branch: f.branch ?? null,
+    })),
+    running: s.running.map((r) => ({ ...r, phase: r.phase ?? null, phaseForMs: r.phaseForMs ?? null })),
     pending: s.pending.map((p) => ({ ...p, at: jsonInstant(p.at), note: p.note ?? null })),
     steers: s.steers.map((x) => ({ ...x, at: jsonInstant(x.at), heldBy: x.heldBy ?? null })),
     receipts: s.receipts.map((x) => ({ ...x, at: jsonInstant(x.at) })),

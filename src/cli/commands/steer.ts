@@ -50,7 +50,12 @@ export const steer: Command = {
       r.as === 'context'
         ? ` as context (${who}: not proven to be its person or a requester the signed settings name; information, not an instruction)`
         : r.as
-          ? ` as an amendment (${r.protected ? who : 'unverified: requests are unprotected without an allowed-signers list'})`
+          ? // Unprotected, every steer is unverified: status warns once; --verbose says it here too.
+            r.protected
+            ? ` as an amendment (${who})`
+            : args.verbose
+              ? ' as an amendment (unverified: requests are unprotected without an allowed-signers list)'
+              : ' as an amendment'
           : '';
     const where = r.done
       ? `${r.item} is done: no lane takes it, and the steer waits until someone reopens it ` +

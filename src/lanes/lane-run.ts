@@ -7,7 +7,7 @@ import { budgetDir } from '../machine/budget/budget.js';
 import type { CycleRecord, LaneResultRecord } from '../records/lane-result.js';
 import { formatItem, shortItem, type ItemKey } from '../records/item.js';
 import { claimRef } from '../records/refs.js';
-import { sameSession } from '../records/holder.js';
+import { formatHolder, sameSession } from '../records/holder.js';
 import { DeadlineReached, Interrupted, isRefusal, type Refusal } from '../core/refusals.js';
 import type { GateRunner } from '../land/land.js';
 import type { Repo } from '../repo/repo.js';
@@ -29,6 +29,7 @@ import { checkLaneLogin } from './login.js';
 import { markRun, sweepDeadRuns } from './leftovers.js';
 import { startRunLog, sweepOldRunLogs } from './run-logs.js';
 import { boardHooks, watchLanes, type ProgressListener } from './run-progress.js';
+import { makeNotifier, notifyEvents, type Notifier } from './notify.js';
 
 export interface LaneRunInput extends LaneFlags {
   verb: 'build' | 'drain';
@@ -142,7 +143,17 @@ async function runWith(
   const { clock } = repo.deps;
   const runId = newRunId(clock.now());
   const lanes = input.verb === 'build' ? 1 : s.lanes;
-  const rec = new RunRecorder(repo, { runId, verb: input.verb, holder: repo.me, lifecycle: s.lifecycle, lanes, startedAt: clock.now() });
+  const rec = new RunRecorder(repo, {
+    runId,
+    verb: input.verb,
+    holder: repo.me,
+    lifecycle: s.lifecycle,
+    lanes,
+    startedAt: clock.now(),
+    runtime: s.runtime,
+  });
+  const notify = laneNotifier(repo, o.cfg.config, runId);
+  rec.onCycle = (c) => notify?.cycle(c);
   const ctx: RunContext = {
     repo,
     runId,
@@ -196,6 +207,11 @@ async function runWith(
   }).finally(unmark);
   const stop = loop.stop;
   const end = stop ? (isRefusal(stop) ? stop.code : 'internal') : 'ok';
+  // The webhook's posts are counted in the record: its last write waits for them, bounded.
+  if (notify) {
+    notify.runEnd(end);
+    rec.record.notify = await notify.settle();
+  }
   await Promise.all([rec.finish(end), logged(end, clock.now())]);
   await sweeping;
   const outcome = summarize(loop.cycles);
@@ -219,6 +235,18 @@ async function runWith(
     throw stop;
   }
   return result;
+}
+
+/** lanes.notify's notifier, when configured: the URL is read from this process's own environment. */
+function laneNotifier(repo: Repo, config: RepoConfig, runId: string): Notifier | undefined {
+  const n = config.lanes?.notify;
+  if (!n) return undefined;
+  return makeNotifier({
+    url: repo.deps.env[n.env],
+    events: notifyEvents(n.events),
+    run: { runId, holder: formatHolder(repo.me) },
+    clock: repo.deps.clock,
+  });
 }
 
 /** Where the agent's program is, as its sandbox must show it; refuses when it cannot be shown. */

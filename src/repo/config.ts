@@ -133,6 +133,16 @@ export const LanesSectionSchema = z.strictObject({
   logRetention: Duration.optional(),
   /** Turns the agent gets, with a failing land check's output, to fix its work (default 1; 0: none). */
   fixChecks: z.number().int().nonnegative().max(10).optional(),
+  /**
+   * A webhook told of each event: the NAME of the variable that holds its URL in the lane's own
+   * environment (the URL is a secret, never written here), and which events (default: all).
+   */
+  notify: z
+    .strictObject({
+      env: EnvName,
+      events: z.array(z.enum(['landed', 'failed', 'needs-review', 'budget-exhausted', 'lost'])).max(5).optional(),
+    })
+    .optional(),
 });
 
 // A label as GitHub allows it: up to 50 characters, no commas (the listing's filter joins them with one).

@@ -50,8 +50,8 @@ async function startServe(s: Session, more: string[] = []): Promise<Serving> {
   return { url, base: new URL(url).origin, proc, first };
 }
 
-async function stop(serving: Serving): Promise<number | undefined> {
-  serving.proc.kill('SIGTERM');
+async function stop(serving: Serving, signal: 'SIGTERM' | 'SIGINT' = 'SIGTERM'): Promise<number | undefined> {
+  serving.proc.kill(signal);
   return (await serving.proc).exitCode;
 }
 
@@ -154,7 +154,7 @@ describe('abcd serve', () => {
       }
       expect((await fetch(serving.base + '/run/not-a-run', { headers: { cookie: jar } })).status).toBe(404);
     } finally {
-      expect(await stop(serving)).toBe(0);
+      expect(await stop(serving, 'SIGINT')).toBe(0);
     }
   }, 60_000);
 });

@@ -61,9 +61,13 @@ export function timelineSvg(runs: readonly RunRow[], now: number): Html {
   });
   const axis = html`<text class="axis" x="${LABEL_WIDTH}" y="${height - 4}">${clockTime(from)}</text
     ><text class="axis" x="${VIEW_WIDTH - 10}" y="${height - 4}" text-anchor="end">${clockTime(now)}</text>`;
-  return html`<svg class="timeline" viewBox="0 0 ${VIEW_WIDTH} ${height}" role="img" aria-label="timeline of the last runs">
-    ${rows}${axis}
-  </svg>`;
+  const legend = (['landed', 'failed', 'timeout', 'no-change'] as const).map(
+    (o) => html`<span><i class="${outcomeClass(o)}"></i>${o}</span>`,
+  );
+  return html`<div class="scroll">
+      <svg class="timeline" viewBox="0 0 ${VIEW_WIDTH} ${height}" role="img" aria-label="timeline of the last runs">${rows}${axis}</svg>
+    </div>
+    <p class="legend">${legend}<span>▾ a landing; a bar opens its transcript</span></p>`;
 }
 
 /** Bars of dollars (tokens where no runtime reported dollars), largest first. */
@@ -73,7 +77,7 @@ export function spendSvg(rows: readonly SpendRow[], label: string): Html {
   const byCost = shown.some((r) => r.costUsd > 0);
   const value = (r: SpendRow) => (byCost ? r.costUsd : r.tokens);
   const max = Math.max(...shown.map(value), 1e-9);
-  const plot = VIEW_WIDTH - LABEL_WIDTH - 180;
+  const plot = VIEW_WIDTH - LABEL_WIDTH - 250;
   const bars = shown.map((r, i) => {
     const y = i * ROW_HEIGHT + 4;
     const w = Math.max(1, (value(r) / max) * plot);
@@ -86,9 +90,9 @@ export function spendSvg(rows: readonly SpendRow[], label: string): Html {
       ></g
     >`;
   });
-  return html`<svg class="spend-chart" viewBox="0 0 ${VIEW_WIDTH} ${shown.length * ROW_HEIGHT + 8}" role="img" aria-label="${label}">
-    ${bars}
-  </svg>`;
+  return html`<div class="scroll">
+    <svg class="spend-chart" viewBox="0 0 ${VIEW_WIDTH} ${shown.length * ROW_HEIGHT + 8}" role="img" aria-label="${label}">${bars}</svg>
+  </div>`;
 }
 
 function others(rest: readonly SpendRow[]): SpendRow {

@@ -19,7 +19,11 @@ li { overflow-wrap: anywhere; }
 .why { color: var(--bad); font-size: 0.92em; }
 summary { cursor: pointer; font-weight: 600; }
 .g-failing summary { color: var(--bad); } .g-needs-review summary { color: var(--warn); }
-svg { width: 100%; height: auto; font-size: 12px; }
+svg { width: 100%; min-width: 640px; height: auto; font-size: 12px; }
+.legend { display: flex; flex-wrap: wrap; gap: 0.3em 1em; color: var(--dim); font-size: 0.85em; margin: 0.2em 0; }
+.legend i { display: inline-block; width: 0.8em; height: 0.8em; margin-right: 0.3em; vertical-align: -0.05em; border-radius: 2px; }
+.legend i.o-landed { background: var(--ok); } .legend i.o-failed { background: var(--bad); }
+.legend i.o-timeout { background: var(--warn); } .legend i.o-no-change { background: var(--dim); }
 svg text { fill: currentColor; }
 .o-landed { fill: var(--ok); } .o-failed { fill: var(--bad); } .o-timeout { fill: var(--warn); }
 .o-no-change, .o-cancelled, .o-deferred { fill: var(--dim); }

@@ -9,6 +9,8 @@ import { tempDir } from './git-env.js';
 export interface Browser {
   /** The expression's value in the page (JSON-able), after awaiting it if it is a promise. */
   evaluate<T = unknown>(expression: string): Promise<T>;
+  /** The page laid out as a phone shows it (a viewport narrower than a headless window can be). */
+  phone(width: number, height: number): Promise<void>;
   /** Polls `expression` until it is truthy, or fails naming `what`. */
   until(what: string, expression: string, ms?: number): Promise<void>;
   close(): Promise<void>;
@@ -56,18 +58,23 @@ export async function openBrowser(url: string): Promise<Browser> {
     const m = JSON.parse(String(e.data)) as Answer;
     if (m.id !== undefined) waiting.get(m.id)?.(m);
   };
-  const evaluate = <T>(expression: string) =>
-    new Promise<T>((resolve, reject) => {
+  const send = (method: string, params: Record<string, unknown>) =>
+    new Promise<Answer>((resolve, reject) => {
       const id = ++next;
       waiting.set(id, (m) => {
         waiting.delete(id);
         if (m.error) reject(new Error(JSON.stringify(m.error)));
-        else resolve(m.result?.result?.value as T);
+        else resolve(m);
       });
-      ws.send(JSON.stringify({ id, method: 'Runtime.evaluate', params: { expression, returnByValue: true, awaitPromise: true } }));
+      ws.send(JSON.stringify({ id, method, params }));
     });
+  const evaluate = async <T>(expression: string) =>
+    (await send('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true })).result?.result?.value as T;
   return {
     evaluate,
+    async phone(width, height) {
+      await send('Emulation.setDeviceMetricsOverride', { width, height, deviceScaleFactor: 3, mobile: true });
+    },
     async until(what, expression, ms = 60_000) {
       const end = Date.now() + ms;
       let last: unknown;

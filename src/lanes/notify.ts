@@ -35,7 +35,7 @@ export interface Notifier {
   cycle(c: CycleRecord): void;
   /** The run ended with this code (ok, budget-exhausted, interrupted ...). */
   runEnd(end: string): void;
-  /** Waits for the posts in flight, at most `NOTIFY_SETTLE_MS`; those still going count as failed. */
+  /** Waits for the posts in flight, at most `NOTIFY_SETTLE_MS`; those still going are given up and count as failed. */
   settle(): Promise<{ sent: number; failed: number }>;
 }
 
@@ -111,6 +111,8 @@ export function makeNotifier(o: {
   run: { runId: string; holder: string };
   clock: Clock;
   post?: PostMessage;
+  /** How long settle waits (tests shorten it). */
+  settleMs?: number;
 }): Notifier {
   const url = o.url?.trim();
   const post = o.post ?? postWithFetch;
@@ -148,7 +150,7 @@ export function makeNotifier(o: {
     async settle() {
       if (inFlight.size) {
         let timer: NodeJS.Timeout | undefined;
-        const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, NOTIFY_SETTLE_MS)));
+        const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, o.settleMs ?? NOTIFY_SETTLE_MS)));
         await Promise.race([Promise.all(inFlight), bound]);
         clearTimeout(timer);
         // What is still going is given up on, and counted so.

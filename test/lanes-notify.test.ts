@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupTemp } from './harness/git-env.js';
-import { COMMITTING_AGENT, laneRun, laneSession, remoteWithItems } from './harness/lanes.js';
+import { COMMITTING_AGENT, laneRun, laneSession, processesWith, remoteWithItems } from './harness/lanes.js';
+import { ABCD_BIN } from './harness/session.js';
 import { NOTIFY_SETTLE_MS } from '../src/lanes/notify.js';
 
 afterAll(cleanupTemp);
@@ -115,4 +116,44 @@ describe('lanes.notify', () => {
       await hook.close();
     }
   }, 120_000);
+
+  it('the next run in the clone tells of a run killed with -9: lost, once', async () => {
+    const hook = await webhook();
+    const marker = `notify-lost-${process.pid}-${Date.now()}`;
+    try {
+      const remote = await remoteWithItems([{ slug: 'crash' }, { slug: 'next' }], { lanes: { notify: { env: 'LANE_HOOK_URL' } } });
+      const s = await laneSession(remote, 'survivor', { LANE_HOOK_URL: hook.url });
+      const doomed = execa(process.execPath, [ABCD_BIN, 'build', 'crash', '--json', '--agent', `sleep 600 # ${marker}`], {
+        cwd: s.dir,
+        env: s.env,
+        extendEnv: false,
+        reject: false,
+      });
+      const end = Date.now() + 60_000;
+      while ((await processesWith(marker)).length === 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
+      // Its record is written within moments of its claim: the run id the next run must name.
+      let lostId: string | undefined;
+      while (!lostId && Date.now() < end) {
+        lostId = (await s.abcd(['status', '--json'])).json.lanes?.[0]?.runId as string | undefined;
+        if (!lostId) await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(lostId).toBeTruthy();
+      doomed.kill('SIGKILL');
+      await doomed;
+      for (const pid of await processesWith(marker)) process.kill(pid, 'SIGKILL');
+
+      const next = await s.abcd(['build', 'next', '--json', '--agent', COMMITTING_AGENT], { timeoutMs: 120_000 });
+      expect(next.code, next.stdout + next.stderr).toBe(0);
+      const lost = hook.got.filter((g) => (g.body.abcd as { event: string }).event === 'lost');
+      expect(lost).toHaveLength(1);
+      expect(lost[0]!.body.abcd).toMatchObject({ event: 'lost', runId: lostId, foundBy: next.json.runId });
+      expect(lost[0]!.body.text).toContain(`run ${lostId} was lost`);
+      // Told once: a later run finds nothing more to tell.
+      await s.abcd(['build', 'next', '--json', '--agent', COMMITTING_AGENT], { timeoutMs: 60_000 });
+      expect(hook.got.filter((g) => (g.body.abcd as { event: string }).event === 'lost')).toHaveLength(1);
+    } finally {
+      for (const pid of await processesWith(marker)) process.kill(pid, 'SIGKILL');
+      await hook.close();
+    }
+  }, 180_000);
 });

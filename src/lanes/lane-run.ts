@@ -187,7 +187,7 @@ async function runWith(
 
   // What runs killed with -9 left in this clone and the temporary directory goes meanwhile, and old runs' logs.
   const sweeping = Promise.all([
-    sweepDeadRuns(repo),
+    sweepDeadRuns(repo, (lost) => notify?.lostRun(lost)),
     sweepOldRunLogs(repo.commonDir, { retentionMs: s.logRetentionMs, now: clock.now(), keep: runId }),
   ]);
   const [unmark, logged] = await Promise.all([
@@ -209,6 +209,8 @@ async function runWith(
   const end = stop ? (isRefusal(stop) ? stop.code : 'internal') : 'ok';
   // The webhook's posts are counted in the record: its last write waits for them, bounded.
   if (notify) {
+    // A lost run the sweep found is told of in this run's counts too.
+    await sweeping;
     notify.runEnd(end);
     rec.record.notify = await notify.settle();
   }

@@ -1,5 +1,5 @@
 // lanes.notify: one JSON message per event (a landing, a failure, work waiting for review, the
-// budget used up, the lane losing its claim) posted to a webhook whose URL the person keeps in
+// budget used up, a lane losing its claim or an earlier run found dead) posted to a webhook whose URL the person keeps in
 // an environment variable of the lane's own process. The URL is a secret: it is read here and
 // nowhere else, never written to a record, a log or an answer, and no error text that could
 // carry it is kept. Posting never blocks a lane: each message is sent in the background with a
@@ -25,6 +25,8 @@ export interface NotifyMessage {
     reason?: string;
     landed?: string;
     kept?: { branch: string; head: string };
+    /** A lost run's message: the run that found it. */
+    foundBy?: string;
   };
 }
 
@@ -33,6 +35,8 @@ export type PostMessage = (url: string, body: string, signal: AbortSignal) => Pr
 
 export interface Notifier {
   cycle(c: CycleRecord): void;
+  /** An earlier run of this clone whose process died without finishing (found when this run started). */
+  lostRun(runId: string): void;
   /** The run ended with this code (ok, budget-exhausted, interrupted ...). */
   runEnd(end: string): void;
   /** Waits for the posts in flight, at most `NOTIFY_SETTLE_MS`; those still going are given up and count as failed. */
@@ -139,6 +143,12 @@ export function makeNotifier(o: {
     cycle(c) {
       const e = cycleEvent(c);
       if (e) send(cycleMessage(e, c, { ...o.run, at: o.clock.now() }));
+    },
+    lostRun(runId) {
+      send({
+        text: `abcd: run ${runId} was lost: its process ended without finishing; its claims lapse at their expiry (abcd status).`,
+        abcd: { v: 1, event: 'lost', runId, holder: o.run.holder, at: new Date(o.clock.now()).toISOString(), foundBy: o.run.runId },
+      });
     },
     runEnd(end) {
       if (end !== 'budget-exhausted') return;

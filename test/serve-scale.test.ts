@@ -12,6 +12,7 @@ import type { ItemView } from '../src/items/items.js';
 import type { CycleRecord } from '../src/records/lane-result.js';
 import type { StatusData } from '../src/status/status.js';
 import { html } from '../src/serve/html.js';
+import { latestActivity } from '../src/serve/local-logs.js';
 import { systemClock } from '../src/core/deps.js';
 
 afterAll(cleanupTemp);
@@ -191,5 +192,24 @@ describe('abcd serve at fleet scale', () => {
     expect(html`<p>${[hostile, html`<b>ok</b>`]}</p>`.text).toContain('<b>ok</b>');
     const cleaned = html`<p>${'\u202eevil\u0007'}</p>`.text;
     expect(cleaned.includes('\u202e') || cleaned.includes('\u0007')).toBe(false);
+  });
+});
+
+describe("the agent's latest action", () => {
+  it('reads a Claude Code or Codex stream as its own reader does, else the last printed line; whichever came last', () => {
+    const claude = [
+      '{"type":"system","subtype":"init","session_id":"s-1","model":"m","tools":["Bash","Read","Write","Edit","Glob","Grep"]}',
+      '{"type":"assistant","message":{"content":[{"type":"text","text":"I will write the file."}]}}',
+      '{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Write","input":{"file_path":"src/login.ts","content":"x"}}]}}',
+    ];
+    expect(latestActivity(claude)).toMatch(/^▸ Write.*src\/login\.ts/);
+    const codex = [
+      '{"type":"thread.started","thread_id":"t"}',
+      '{"type":"item.started","item":{"type":"command_execution","command":"npm test"}}',
+    ];
+    expect(latestActivity(codex)).toBe('▸ npm test');
+    expect(latestActivity([...claude, '[abcd] check: npm test', ''])).toBe('[abcd] check: npm test');
+    expect(latestActivity(['built it', '\u001b[31mred\u001b[0m text'])).toBe('red text');
+    expect(latestActivity(['', '  '])).toBeUndefined();
   });
 });

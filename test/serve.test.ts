@@ -14,7 +14,8 @@ import { ANSWERS } from '../src/cli/answers.js';
 
 afterAll(cleanupTemp);
 
-const TALKING_AGENT = `echo "agent at work on $ABCD_ITEM"; ${COMMITTING_AGENT}`;
+// Works for a few seconds, long enough for the page to show it among the lanes now.
+const TALKING_AGENT = `echo "agent at work on $ABCD_ITEM"; sleep 5; ${COMMITTING_AGENT}`;
 const HOSTILE_TITLE = `<img src=x onerror="document.title='pwned'"><b id="pwn">bold</b> & co`;
 
 interface Serving {
@@ -90,7 +91,12 @@ describe('abcd serve', () => {
         expect(await browser.evaluate('location.search')).toBe('');
         expect(await browser.evaluate('document.cookie')).toBe('');
 
-        const built = await s.abcd(['build', 'alpha', '--json', '--agent', TALKING_AGENT], { timeoutMs: 120_000 });
+        const building = s.abcd(['build', 'alpha', '--json', '--agent', TALKING_AGENT], { timeoutMs: 120_000 });
+        // While it works: its row among the lanes now, with the agent's latest line from this clone's log.
+        const row = `document.querySelector('#lanes tr[data-item="alpha"]')`;
+        await browser.until('alpha among the lanes now', `${row}?.textContent.includes('agent at work on local:item:alpha')`);
+        expect(await browser.evaluate(`${row}.children[1].textContent`)).toBe('agent');
+        const built = await building;
         expect(built.code, built.stdout + built.stderr).toBe(0);
         const runId = built.json.runId as string;
         // Live: the stream brings the landing, with no reload.

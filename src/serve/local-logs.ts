@@ -4,6 +4,9 @@
 // renderer (a transcript of tool calls and turns) replaces them without touching the server.
 import { open } from 'node:fs/promises';
 import { activityText } from '../lanes/output-tail.js';
+import type { AgentActivity } from '../lanes/progress.js';
+import { ClaudeStream } from '../lanes/runtimes/claude-stream.js';
+import { CodexEvents } from '../lanes/runtimes/codex-events.js';
 import { cycleHeading, cycleLogs, readRunLogs, type CycleLogFile } from '../lanes/run-log-read.js';
 import { listRunLogs } from '../lanes/run-logs.js';
 import type { Fleet } from './fleet.js';
@@ -41,15 +44,42 @@ async function lastLine(file: string): Promise<string | undefined> {
     const len = Math.min(size, TAIL_BYTES);
     const buf = Buffer.alloc(len);
     await h.read(buf, 0, len, size - len);
-    const lines = buf
-      .toString('utf8')
-      .split('\n')
-      .map((l) => activityText(l, ACTION_CHARS))
-      .filter(Boolean);
-    return lines.at(-1);
+    const lines = buf.toString('utf8').split('\n');
+    // A tail that starts inside a line starts at the next one.
+    if (len < size) lines.shift();
+    return latestActivity(lines);
   } finally {
     await h.close();
   }
+}
+
+/**
+ * The newest thing the agent did, as its runtime's own stream reader sees it (a tool call with
+ * its target, a message), for a runtime that prints a stream; else the last printed line. Each
+ * reader ignores the lines it does not know, so none is asked which runtime wrote the log.
+ */
+export function latestActivity(lines: readonly string[]): string | undefined {
+  // Whichever came last: a stream's activity or a plain line (abcd's own, a check's).
+  let latest: AgentActivity | undefined;
+  let plain: string | undefined;
+  const seen = (a: AgentActivity) => {
+    latest = a;
+    plain = undefined;
+  };
+  const claude = new ClaudeStream({ onActivity: seen });
+  const codex = new CodexEvents(seen);
+  for (const line of lines) {
+    if (line.trimStart().startsWith('{')) {
+      claude.push(line + '\n');
+      codex.feed(line + '\n');
+    } else if (line.trim()) {
+      plain = line;
+      latest = undefined;
+    }
+  }
+  const last = latest as AgentActivity | undefined;
+  const text = last ? `${last.kind === 'tool' ? '▸ ' : ''}${last.text}` : plain;
+  return text ? activityText(text, ACTION_CHARS) || undefined : undefined;
 }
 
 /** The run's transcript, or undefined when this clone keeps no logs of it. */

@@ -140,7 +140,10 @@ export const LanesSectionSchema = z.strictObject({
   notify: z
     .strictObject({
       env: EnvName,
-      events: z.array(z.enum(['landed', 'failed', 'needs-review', 'budget-exhausted', 'lost'])).max(5).optional(),
+      events: z
+        .array(z.enum(['landed', 'failed', 'needs-review', 'budget-exhausted', 'lost']))
+        .max(5)
+        .optional(),
     })
     .optional(),
 });

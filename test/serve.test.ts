@@ -158,7 +158,8 @@ describe('abcd serve', () => {
         expect(r.status, method).toBe(405);
         expect(r.headers.get('allow')).toBe('GET');
       }
-      expect((await fetch(serving.base + '/run/not-a-run', { headers: { cookie: jar } })).status).toBe(404);
+      for (const path of ['/run/not-a-run', '/run/%E0%A4%A', '/run/..%2F..%2Fconfig', '/nothing'])
+        expect((await fetch(serving.base + path, { headers: { cookie: jar } })).status, path).toBe(404);
     } finally {
       expect(await stop(serving, 'SIGINT')).toBe(0);
     }

@@ -75,7 +75,7 @@ export async function startServer(o: ServeOptions): Promise<Served> {
     if (url.pathname === '/') return page(res);
     if (url.pathname === '/events') return stream(req, res);
     const run = /^\/run\/([^/]+)$/.exec(url.pathname)?.[1];
-    if (run !== undefined) return transcript(res, decodeURIComponent(run), url.searchParams.get('item') ?? undefined);
+    if (run !== undefined) return transcript(res, decodedOrEmpty(run), url.searchParams.get('item') ?? undefined);
     res.writeHead(404, { ...SECURITY_HEADERS, 'content-type': 'text/plain; charset=utf-8' });
     res.end('abcd serve: no such page\n');
   }
@@ -192,6 +192,15 @@ function htmlHeaders(nonce: string): Record<string, string> {
     'content-type': 'text/html; charset=utf-8',
     'content-security-policy': `default-src 'none'; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
   };
+}
+
+/** A path segment decoded; '' (no run) when it is not valid percent-encoding. */
+function decodedOrEmpty(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return '';
+  }
 }
 
 function cookieOf(req: IncomingMessage, name: string): string | null {

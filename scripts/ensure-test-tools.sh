@@ -13,6 +13,8 @@ command -v bwrap >/dev/null || need+=(bubblewrap)
 command -v ip >/dev/null || need+=(iproute2)
 # test/clock-skew.test.ts runs a session under libfaketime (Debian package faketime).
 [ -e /usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1 ] || command -v faketime >/dev/null || need+=(faketime)
+# test/serve.test.ts renders abcd serve's page in a real headless browser (it skips, saying why, without one).
+command -v chromium >/dev/null || command -v chromium-browser >/dev/null || need+=(chromium)
 if [ -f scripts/ensure-gh.sh ]; then bash scripts/ensure-gh.sh; fi
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq "${need[@]}"; else echo "missing: ${need[*]} (install them)"; exit 1; fi

@@ -26,6 +26,7 @@ const LAYERS = [
   'steering',
   'lanes',
   'status',
+  'serve',
   'setup',
   'cli',
 ] as const;

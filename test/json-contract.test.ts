@@ -88,6 +88,8 @@ describe('the --json contract on every verb, failure paths included', () => {
     await expectAnswer(a, ['land', 'x', '--approve', 'no-such-run'], 'usage', 2);
     await expectAnswer(a, ['prime'], 'ok', 0);
     await expectAnswer(a, ['logs', 'no-such-run'], 'usage', 2);
+    // serve runs until stopped; its answer (the first line) is checked in test/serve.test.ts, its usage refusal here.
+    await expectAnswer(a, ['serve', '--port', '70000'], 'usage', 2);
     await expectAnswer(a, ['check-login'], 'ok', 0);
     await expectAnswer(a, ['init', '--agents'], 'ok', 0);
     await expectAnswer(a, ['frobnicate'], 'usage', 2);

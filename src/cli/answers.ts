@@ -556,6 +556,11 @@ export const ANSWERS: Record<string, z.ZodType> = {
   gate,
   steer,
   logs,
+  serve: z.strictObject({
+    ...Ok,
+    url: z.string().describe("the page's address, with its token: printed first, before the page is served"),
+    port: z.number().int(),
+  }),
   build: z.strictObject(Ok).loose(),
   drain: z.strictObject(Ok).loose(),
   items,

@@ -23,6 +23,7 @@ import { items } from './commands/items.js';
 import { budget } from './commands/budget.js';
 import { steer } from './commands/steer.js';
 import { logs } from './commands/logs.js';
+import { serve } from './commands/serve.js';
 
 /**
  * Every verb, in the order `abcd --help` lists them: an agent's verbs first, in the order an
@@ -43,6 +44,7 @@ export const commands: readonly Command[] = [
   drain,
   steer,
   logs,
+  serve,
   items,
   review,
   budget,

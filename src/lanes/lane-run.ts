@@ -7,7 +7,7 @@ import { budgetDir } from '../machine/budget/budget.js';
 import type { CycleRecord, LaneResultRecord } from '../records/lane-result.js';
 import { formatItem, shortItem, type ItemKey } from '../records/item.js';
 import { claimRef } from '../records/refs.js';
-import { sameSession } from '../records/holder.js';
+import { formatHolder, sameSession } from '../records/holder.js';
 import { DeadlineReached, Interrupted, isRefusal, type Refusal } from '../core/refusals.js';
 import type { GateRunner } from '../land/land.js';
 import type { Repo } from '../repo/repo.js';
@@ -32,6 +32,7 @@ import { looseningsOf } from '../repo/config-loosening.js';
 import { markRun, sweepDeadRuns } from './leftovers.js';
 import { startRunLog, sweepOldRunLogs } from './run-logs.js';
 import { boardHooks, watchLanes, type ProgressListener } from './run-progress.js';
+import { makeNotifier, notifyEvents, type Notifier } from './notify.js';
 
 export interface LaneRunInput extends LaneFlags {
   verb: 'build' | 'drain';
@@ -149,7 +150,17 @@ async function runWith(
   const { clock } = repo.deps;
   const runId = newRunId(clock.now());
   const lanes = input.verb === 'build' ? 1 : s.lanes;
-  const rec = new RunRecorder(repo, { runId, verb: input.verb, holder: repo.me, lifecycle: s.lifecycle, lanes, startedAt: clock.now() });
+  const rec = new RunRecorder(repo, {
+    runId,
+    verb: input.verb,
+    holder: repo.me,
+    lifecycle: s.lifecycle,
+    lanes,
+    startedAt: clock.now(),
+    runtime: s.runtime,
+  });
+  const notify = laneNotifier(repo, o.cfg.config, runId);
+  rec.onCycle = (c) => notify?.cycle(c);
   const ctx: RunContext = {
     repo,
     runId,
@@ -183,7 +194,7 @@ async function runWith(
 
   // What runs killed with -9 left in this clone and the temporary directory goes meanwhile, and old runs' logs.
   const sweeping = Promise.all([
-    sweepDeadRuns(repo),
+    sweepDeadRuns(repo, (lost) => notify?.lostRun(lost)),
     sweepOldRunLogs(repo.commonDir, { retentionMs: s.logRetentionMs, now: clock.now(), keep: runId }),
   ]);
   const [unmark, logged] = await Promise.all([
@@ -203,6 +214,13 @@ async function runWith(
   }).finally(unmark);
   const stop = loop.stop;
   const end = stop ? (isRefusal(stop) ? stop.code : 'internal') : 'ok';
+  // The webhook's posts are counted in the record: its last write waits for them, bounded.
+  if (notify) {
+    // A lost run the sweep found is told of in this run's counts too.
+    await sweeping;
+    notify.runEnd(end);
+    rec.record.notify = await notify.settle();
+  }
   await Promise.all([rec.finish(end), logged(end, clock.now())]);
   await sweeping;
   const outcome = summarize(loop.cycles);
@@ -226,6 +244,18 @@ async function runWith(
     throw stop;
   }
   return result;
+}
+
+/** lanes.notify's notifier, when configured: the URL is read from this process's own environment. */
+function laneNotifier(repo: Repo, config: RepoConfig, runId: string): Notifier | undefined {
+  const n = config.lanes?.notify;
+  if (!n) return undefined;
+  return makeNotifier({
+    url: repo.deps.env[n.env],
+    events: notifyEvents(n.events),
+    run: { runId, holder: formatHolder(repo.me) },
+    clock: repo.deps.clock,
+  });
 }
 
 /** Where the agent's program is, as its sandbox must show it; refuses when it cannot be shown. */

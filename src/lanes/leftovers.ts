@@ -43,22 +43,24 @@ async function heldOf(repo: Repo, runId: string): Promise<string[]> {
 }
 
 /** Removes what dead lane runs left: in the temporary directory, and in this clone. */
-export async function sweepDeadRuns(repo: Repo): Promise<void> {
+export async function sweepDeadRuns(repo: Repo, onLost?: (runId: string) => void): Promise<void> {
   await Promise.all([
     pruneDeadCycleFolders(repo.deps.config.tmpDir),
     pruneDeadWorktrees(repo).catch(() => []),
-    pruneDeadOwners(runsDir(repo), '', (path) => forgetRun(repo, path)),
+    pruneDeadOwners(runsDir(repo), '', (path) => forgetRun(repo, path, onLost)),
   ]);
 }
 
 /** A dead run's work branches (`lane/<item>/<run>-<cycle>`) and held-claim memory, then its mark. */
-async function forgetRun(repo: Repo, marker: string): Promise<void> {
+async function forgetRun(repo: Repo, marker: string, onLost?: (runId: string) => void): Promise<void> {
   const name = basename(marker);
   const owner = ownerOf(name)!;
   const runId = name.slice(`${owner.pid}-${owner.start ?? 'x'}-`.length);
   const space = await readFile(marker, 'utf8');
   if (space !== '' && space !== readPidSpace()) throw new Error(`${name} is a run in another pid space`);
   if (RUN_ID.test(runId)) {
+    // Its mark is removed below: each lost run is told of once.
+    onLost?.(runId);
     const cycleBranch = new RegExp(`^refs/heads/lane/.+/${runId}-\\d+$`);
     const refs = (await repo.git.must(['for-each-ref', '--format=%(refname)', 'refs/heads/lane/'])).split('\n');
     const doomed = refs.filter((r) => cycleBranch.test(r));

@@ -71,7 +71,11 @@ export class RunRecorder {
     this.publishSoon();
   }
 
+  /** Told of each cycle as it is recorded (lanes.notify). */
+  onCycle?: (c: CycleRecord) => void;
+
   addCycle(c: CycleRecord): void {
+    this.onCycle?.(c);
     this.record.cycles = keepNewestTails([...this.record.cycles, c].slice(-MAX_RESULT_CYCLES));
     // Capped like every usage sum: a record with an unsafe number would not be written at all.
     this.record.usage = addCounts(this.record.usage, c.usage ?? 0);

@@ -108,6 +108,10 @@ export const LaneResultSchema = z.object({
   usage: z.number().nonnegative(),
   /** Dollars all cycles cost, as their runtimes reported; absent from older writers. */
   costUsd: Usd.optional(),
+  /** What ran its agents (command, claude, codex, ...); absent from older writers. */
+  runtime: z.string().min(1).max(40).regex(PRINTABLE).optional(),
+  /** lanes.notify's webhook posts: delivered, and given up on after their retries; absent without it. */
+  notify: z.object({ sent: Count, failed: Count }).optional(),
   /** How the run ended: ok, or the refusal code that stopped it (budget-exhausted, interrupted). */
   end: z.string().max(60).regex(PRINTABLE).optional(),
   /**

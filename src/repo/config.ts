@@ -154,6 +154,19 @@ export const LanesSectionSchema = z.strictObject({
   cycleReserve: z.number().int().positive().max(1e15).optional(),
   /** Dollars a cycle reserves from the team budget (default: the median of recent cycles). */
   cycleReserveUsd: z.number().nonnegative().max(1e8).optional(),
+  /**
+   * A webhook told of each event: the NAME of the variable that holds its URL in the lane's own
+   * environment (the URL is a secret, never written here), and which events (default: all).
+   */
+  notify: z
+    .strictObject({
+      env: EnvName,
+      events: z
+        .array(z.enum(['landed', 'failed', 'needs-review', 'budget-exhausted', 'lost']))
+        .max(5)
+        .optional(),
+    })
+    .optional(),
 });
 
 // A label as GitHub allows it: up to 50 characters, no commas (the listing's filter joins them with one).

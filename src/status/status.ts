@@ -115,9 +115,12 @@ export interface StatusData {
   clockSkew?: { writer: string; minMs: number; maxMs: number; limitMs: number };
 }
 
-/** Everyone's state in one round trip, after the coordination pass (sightings, pruning). */
-export async function status(repo: Repo): Promise<StatusData> {
-  const read = await readSnapshot(repo);
+/**
+ * Everyone's state in one round trip, after the coordination pass (sightings, pruning). A
+ * caller that read the snapshot itself (with main, for the items) passes it: still one read.
+ */
+export async function status(repo: Repo, snapshot?: Snapshot): Promise<StatusData> {
+  const read = snapshot ?? (await readSnapshot(repo));
   const now = repo.deps.clock.now();
   // Pruned first, so the view shows what the remote holds now.
   const pruned = await pruneBestEffort(repo, read);

@@ -28,7 +28,7 @@ afterAll(cleanupTemp);
 describe('abcd logs renders a transcript', () => {
   it("shows the latest run of a real Claude Code lane with no raw JSON line; --raw shows the CLI's stream", async () => {
     const config = {
-      lanes: { claude: { program: CLAUDE, model: MODEL, env: ['ANTHROPIC_BASE_URL', 'ANTHROPIC_API_KEY'] } },
+      lanes: { claude: { program: CLAUDE, model: MODEL } },
       land: { checks: 'echo "all 3 tests passed"' },
     };
     const remote = await remoteWithItems([{ slug: 'alpha' }], config);

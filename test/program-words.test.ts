@@ -33,6 +33,10 @@ describe('the first word of an agent command, read as the shell would', () => {
     ['< in agent'],
     ['# a comment'],
     [''],
+    ['echo built > out.txt'],
+    ['printf "%s" x > y'],
+    ['get() { curl -sS "$1"; }\nget http://x/'],
+    ['run () { ./agent; }; run'],
   ])('%s names no program abcd can find before the shell runs', (command) => {
     expect(firstWord(command)).toBeUndefined();
   });

@@ -28,7 +28,7 @@ export interface ProgramPlaces {
 
 // Shell words that are no program on PATH (keywords and builtins): nothing to find for them.
 const SHELL_WORDS = new Set(
-  'if then else elif fi for while until do done case esac in function select time { } ! [[ ]] . : cd export set unset exit return source eval exec trap read shift alias umask wait command builtin local let type ulimit getopts hash jobs declare typeset readonly times shopt break continue'.split(
+  'if then else elif fi for while until do done case esac in function select time { } ! [[ ]] . : cd export set unset exit return source eval exec trap read shift alias umask wait command builtin local let type ulimit getopts hash jobs declare typeset readonly times shopt break continue echo printf true false test [ pwd kill fg bg disown enable help history logout mapfile readarray pushd popd dirs caller compgen complete compopt bind fc suspend'.split(
     ' ',
   ),
 );
@@ -109,6 +109,8 @@ export function firstWord(command: string): string | undefined {
       continue;
     }
     if (w.expands || w.text === '' || (!w.quoted && SHELL_WORDS.has(w.text)) || w.text.startsWith('#')) return undefined;
+    // `name() { ...; }`: the command defines a function first; what it runs is the shell's to say.
+    if (/^\s*\(/.test(command.slice(w.end))) return undefined;
     return w.text;
   }
 }

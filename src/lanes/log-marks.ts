@@ -83,6 +83,7 @@ export function markedSession(session: AgentSession, mark: (m: Omit<LogMark, 'at
       return session.steer(envelope);
     },
     usage: () => session.usage(),
+    budgetStop: () => session.budgetStop?.(),
     close: () => session.close(),
   };
 }

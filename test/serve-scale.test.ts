@@ -184,6 +184,13 @@ describe('abcd serve at fleet scale', () => {
     }
   }, 30_000);
 
+  it('an item whose lane work waits for review is shown as needs-review, not ready', () => {
+    const waiting = { ...item(22), readiness: 'needs-review' as const };
+    const [row] = itemRows([waiting], [], NOW);
+    expect(row!.state).toBe('needs-review');
+    expect(itemRows([item(22)], [], NOW)[0]!.state).toBe('ready');
+  });
+
   it('escapes every interpolated value, attributes included', () => {
     const hostile = `"><script>alert(1)</script>' & <img src=x>`;
     expect(html`<a title="${hostile}">${hostile}</a>`.text).toBe(

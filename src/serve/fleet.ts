@@ -114,7 +114,15 @@ export function itemRows(items: readonly ItemView[], runs: readonly RunRow[], no
     const failed = last && item.readiness !== 'done' && !['landed', 'deferred'].includes(last.cycle.outcome) ? last : undefined;
     if (failed) return { item, state: failed.cycle.code === 'needs-review' ? 'needs-review' : 'failing', failure: failed };
     const state: ItemState =
-      item.readiness === 'done' ? 'done' : item.readiness === 'held' ? 'claimed' : item.readiness === 'blocked' ? 'blocked' : 'ready';
+      item.readiness === 'done'
+        ? 'done'
+        : item.readiness === 'needs-review'
+          ? 'needs-review'
+          : item.readiness === 'held'
+            ? 'claimed'
+            : item.readiness === 'blocked'
+              ? 'blocked'
+              : 'ready';
     return { item, state };
   });
 }

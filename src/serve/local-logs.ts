@@ -12,10 +12,13 @@ import { listRunLogs } from '../lanes/run-logs.js';
 import type { Fleet } from './fleet.js';
 
 /** Renders a run's cycle logs (of one item, when asked) as the text a person reads. */
-export type TranscriptRenderer = (files: ReadonlyArray<CycleLogFile & { text: string }>) => string;
+export type TranscriptRenderer = (files: ReadonlyArray<CycleLogFile & { text: string; transcript?: string }>) => string;
 
-/** The logs as `abcd logs` prints them: each cycle under its heading. */
+/** The logs as `abcd logs --raw` prints them: each cycle under its heading, as the runtime wrote it. */
 export const plainTranscript: TranscriptRenderer = (files) => files.map((f) => cycleHeading(f) + f.text).join('\n');
+
+/** The logs as `abcd logs` prints them: each cycle's transcript (turns, tool calls, steers, checks, result). */
+export const readableTranscript: TranscriptRenderer = (files) => files.map((f) => cycleHeading(f) + (f.transcript ?? f.text)).join('\n');
 
 // How much of a log's end is read for its latest line.
 const TAIL_BYTES = 8192;

@@ -73,8 +73,8 @@ export function cliInstallLines(exportLine: (name: string, value: string) => str
  */
 export function laneLines(o: { item: string; idle: string; buildIdle: string }): string[] {
   return [
-    // A marked place, doing nothing yet: the team's budget on the remote is to bound this job.
-    "# team budget: not yet. A fresh runner's own pool is empty (no limit): lanes.maxCycles bounds each item.",
+    // A runner's own pool starts empty; the team's, on the remote, is what bounds every job.
+    "# Spend: every cycle reserves from the team budget on the remote when the person set one (abcd budget set <tokens> --team); a fresh runner's own pool has no limit.",
     'set --',
     'if [ "$LANE_RUNTIME" = command ] && [ -n "$LANE_AGENT" ]; then set -- --agent "$LANE_AGENT"; fi',
     `if [ -n "${o.item}" ]; then`,

@@ -45,7 +45,7 @@ export const serve: Command = {
       read: () => readFleet(repo),
       actions: (fleet) => logs.latestActions(repo.commonDir, fleet),
       transcript: (runId, item) =>
-        logs.runTranscript({ commonDir: repo.commonDir, runId, ...(item ? { item } : {}), render: logs.plainTranscript }),
+        logs.runTranscript({ commonDir: repo.commonDir, runId, ...(item ? { item } : {}), render: logs.readableTranscript }),
       everyMs,
       port,
       clock: deps.clock,

@@ -5,7 +5,7 @@
 // model key reaches the lane step from its secret, and the real Claude Code, talking to a local
 // model server, lands the item with no --agent anywhere.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -36,7 +36,9 @@ describe('the generated GitHub job with the claude runtime, run locally', () => 
   it('installs abcd from the vendored tarball and Claude Code, passes the model key, and lands the item', async () => {
     const stub = await AnthropicStub.start();
     try {
-      const config = { lanes: { runtime: 'claude', claude: {} } };
+      // The shim runs this checkout's Claude Code: the sandbox shows it even where the checkout sits
+      // under the temporary folder, which a sandbox replaces with its own.
+      const config = { lanes: { runtime: 'claude', claude: {}, bind: [resolve(import.meta.dirname, '..', 'node_modules')] } };
       const remote = await remoteWithItems([{ slug: 'hello' }], config);
       stub.on('local:item:hello', [
         (req) => toolStep(tool.write(join(workingDirectory(req), 'hello.txt'), 'hello from the job\n')),

@@ -2,6 +2,7 @@
 // copied in is context here; one delivered by a cycle that landed, pushed again at the same
 // commit, is not delivered again; one signed by a key the person rotated out (valid-before in
 // the allowed-signers list) on a commit back-dated before that end is no amendment.
+import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeSteer } from '../src/records/steer.js';
@@ -43,7 +44,14 @@ describe('a signed steer is bound to its repository, its delivery and its key’
   afterAll(cleanupTemp);
 
   it('signed in another repository and copied in, it is context here; signed here, an amendment', async () => {
+    // Another repository: a history of its own from its first commit (two test remotes made in
+    // the same second would otherwise share their first commit, as a fork does).
     const elsewhere = await remoteWithItems([{ slug: 'page' }]);
+    const fresh = join(await tempDir('elsewhere'), 'seed');
+    await execa('git', ['clone', '-q', elsewhere.dir, fresh]);
+    await execa('git', ['-C', fresh, 'checkout', '-q', '--orphan', 'fresh']);
+    await execa('git', ['-C', fresh, '-c', 'user.email=e@example.com', '-c', 'user.name=e', 'commit', '-q', '-m', 'another project']);
+    await execa('git', ['-C', fresh, 'push', '-q', '--force', 'origin', 'fresh:main']);
     const there = await makeSession(elsewhere.url, 'alice-there', { person: ALICE });
     await writeSigners(there, [`${ALICE} ${aliceKey.pub}`]);
     await useSigningKey(there, aliceKey.path);

@@ -84,7 +84,7 @@ describe("GitHub's 403 for a token without issues: write", () => {
 
   it('names the missing permission, the App settings and the installation, and the close warning carries it', async () => {
     // A token minted the way lanes minted them before: no issues permission.
-    const token = 'ghs_noIssuesPermission0123456789abcdef';
+    const token = 'canary-token-without-issues-permission';
     stub.on({ method: 'POST', path: '/app/installations/7/access_tokens', reply: { status: 201, body: { token, expires_at: expires() } } });
     await fetch(`${stub.url}/app/installations/7/access_tokens`, {
       method: 'POST',

@@ -8,10 +8,10 @@
 // request is answered with an API error the CLIs do not retry, so a turn cannot outrun its pool.
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import type { CycleUsage } from '../budget/usage.js';
 import { UsageTap, type ModelApi } from './usage-tap.js';
+import { serveOnSocket } from '../sandbox/socket-server.js';
 
 export type { ModelApi } from './usage-tap.js';
 
@@ -51,8 +51,6 @@ export interface ModelGatewayOptions {
   onEvent: (e: GatewayEvent) => void;
 }
 
-// sun_path holds 108 bytes on Linux, 104 on macOS: keep under both.
-const MAX_SOCKET_PATH_BYTES = 100;
 // A model request that has had no byte either way for this long is dead (a streamed answer sends
 // pings far more often); the agent's own timeouts are shorter still.
 const IDLE_TIMEOUT_MS = 10 * 60_000;
@@ -91,28 +89,16 @@ const ENDPOINTS: Record<ModelApi, readonly { method: string; path: RegExp }[]> =
 
 export async function startModelGateway(o: ModelGatewayOptions): Promise<ModelGateway> {
   const socketPath = join(o.dir, 'gateway.sock');
-  if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH_BYTES)
-    throw new Error(`the model gateway's socket path ${socketPath} is too long for a unix socket; set TMPDIR to a shorter folder`);
   const prefix = o.upstream.pathname.replace(/\/+$/, '');
-  const open = new Set<Socket>();
-  const server = createServer((req, res) => handle(o, prefix, req, res));
-  server.on('connection', (s: Socket) => {
-    open.add(s);
-    s.on('close', () => open.delete(s));
-  });
-  server.on('clientError', (_e, s: Socket) => s.destroy());
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(socketPath, () => resolve());
-  });
+  const served = await serveOnSocket(
+    createServer((req, res) => handle(o, prefix, req, res)),
+    socketPath,
+    'the model gateway',
+  );
   return {
     socketPath,
     agentBaseUrl: (host, port) => `http://${host}:${port}${prefix}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of open) s.destroy();
-        server.close(() => resolve());
-      }),
+    close: () => served.close(),
   };
 }
 

@@ -11,6 +11,7 @@ import { createServer, request, type IncomingHttpHeaders, type IncomingMessage, 
 import { connect, isIP, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { matchAllow, normalHost, reachableByName, type AllowEntry } from './network-allow.js';
+import { serveOnSocket } from './socket-server.js';
 
 /** One connection the sandbox asked for. */
 export interface NetworkEvent {
@@ -40,10 +41,6 @@ export interface EgressProxyOptions {
 
 // A connect that takes longer than this is a host that does not answer.
 const CONNECT_TIMEOUT_MS = 30_000;
-// Connections one sandbox may hold open through the proxy at once (each counts twice: both ends).
-const MAX_OPEN_SOCKETS = 1024;
-// sun_path holds 108 bytes on Linux, 104 on macOS: keep under both.
-const MAX_SOCKET_PATH_BYTES = 100;
 // Headers meant for the proxy itself, or for one hop only: never passed on.
 const HOP_HEADERS = new Set(['proxy-authorization', 'proxy-connection', 'connection', 'keep-alive', 'te', 'trailer', 'upgrade']);
 
@@ -51,36 +48,13 @@ type Decision = { ok: true; address: string; host: string; port: number } | { ok
 
 export async function startEgressProxy(o: EgressProxyOptions): Promise<EgressProxy> {
   const socketPath = join(o.dir, 'proxy.sock');
-  if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH_BYTES)
-    throw new Error(`the egress proxy's socket path ${socketPath} is too long for a unix socket; set TMPDIR to a shorter folder`);
-  const open = new Set<Socket>();
-  /** Keeps `s` to close with the proxy; false (and `s` destroyed) when the sandbox holds too many. */
-  const track = (s: Socket): boolean => {
-    // A sandbox that opens more than this at once is flooding abcd's own process.
-    if (open.size >= MAX_OPEN_SOCKETS) {
-      s.destroy();
-      return false;
-    }
-    open.add(s);
-    s.on('close', () => open.delete(s));
-    return true;
-  };
+  // The tunnel's upstream socket counts against the same cap as the sandbox's own.
+  let track: (s: Socket) => boolean = () => false;
   const server = createServer((req, res) => void forward(o, req, res));
-  server.on('connection', (s: Socket) => void track(s));
   server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => void tunnel(o, req, client, head, track));
-  server.on('clientError', (_e, s: Socket) => s.destroy());
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(socketPath, () => resolve());
-  });
-  return {
-    socketPath,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of open) s.destroy();
-        server.close(() => resolve());
-      }),
-  };
+  const served = await serveOnSocket(server, socketPath, 'the egress proxy');
+  track = served.track;
+  return { socketPath, close: () => served.close() };
 }
 
 /** CONNECT host:port: a tunnel once the target is allowed and answers. */

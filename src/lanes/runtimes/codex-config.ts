@@ -97,22 +97,30 @@ export interface CodexRoute {
  */
 export function codexRoute(kept: Record<string, unknown>): CodexRoute | undefined {
   const chosen = typeof kept.model_provider === 'string' ? kept.model_provider : 'openai';
-  const table = isTable(kept.model_providers) ? kept.model_providers[chosen] : undefined;
-  if (chosen === 'openai' && table === undefined) return { provider: GATEWAY_PROVIDER, envKey: 'OPENAI_API_KEY' };
-  if (!isTable(table) || typeof table.env_key !== 'string') return undefined;
-  return { provider: chosen, envKey: table.env_key, ...(typeof table.base_url === 'string' ? { baseUrl: table.base_url } : {}) };
+  const given = isTable(kept.model_providers) ? kept.model_providers[chosen] : undefined;
+  const table = isTable(given) ? given : undefined;
+  const baseUrl = typeof table?.base_url === 'string' ? { baseUrl: table.base_url } : {};
+  // Codex keeps its built-in `openai` whatever a table of that name says (its own providers are
+  // not overridden): abcd names one of its own, asking where Codex would.
+  if (chosen === 'openai') return { provider: GATEWAY_PROVIDER, envKey: 'OPENAI_API_KEY' };
+  if (typeof table?.env_key !== 'string' || HELD_BY_ABCD.has(table.env_key)) return undefined;
+  return { provider: chosen, envKey: table.env_key, ...baseUrl };
 }
+
+// Variables the agent's environment needs for itself: an env_key naming one is no key to hold
+// (the agent would get a placeholder for its HOME or PATH).
+const HELD_BY_ABCD = new Set(['PATH', 'HOME', 'TMPDIR', 'USER', 'LOGNAME', 'SHELL', 'CODEX_HOME', 'OPENAI_BASE_URL']);
 
 /**
  * The kept config with its provider pointed at abcd's model gateway: the gateway's base URL, the
  * same `env_key` (whose variable the agent gets as a placeholder), the Responses API over HTTP
- * (the gateway carries no websocket) and no login of Codex's own. The team's URL is not in it.
+ * (the gateway carries no websocket) and no login of Codex's own. No URL of the team's is in it.
  */
 export function throughGateway(kept: Record<string, unknown>, route: CodexRoute, gatewayUrl: string): string {
-  const providers = isTable(kept.model_providers) ? { ...kept.model_providers } : {};
-  const given = providers[route.provider];
+  const given = isTable(kept.model_providers) ? kept.model_providers[route.provider] : undefined;
   const own = isTable(given) ? given : { name: "OpenAI through abcd's model gateway" };
-  providers[route.provider] = {
+  // Only the chosen provider is written: the others' URLs are the team's, and Codex asks none of them.
+  const provider = {
     ...own,
     base_url: gatewayUrl,
     env_key: route.envKey,
@@ -120,7 +128,7 @@ export function throughGateway(kept: Record<string, unknown>, route: CodexRoute,
     supports_websockets: false,
     requires_openai_auth: false,
   };
-  return stringify({ ...kept, model_provider: route.provider, model_providers: providers });
+  return stringify({ ...kept, model_provider: route.provider, model_providers: { [route.provider]: provider } });
 }
 
 function keepProviders(providers: Record<string, unknown>, dropped: string[]): Record<string, unknown> {

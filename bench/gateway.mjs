@@ -43,9 +43,9 @@ const dir = mkdtempSync(join(tmpdir(), 'abcd-bench-gw-'));
 let usages = 0;
 const gateway = await startModelGateway({
   dir,
-  api: 'anthropic',
+  dialect: 'messages',
   upstream: new URL(`http://127.0.0.1:${port}`),
-  key: 'bench-key',
+  credential: { headers: { 'x-api-key': 'bench-key' } },
   onEvent: (/** @type {{ usage?: unknown }} */ e) => void (e.usage && usages++),
 });
 const body = JSON.stringify({ model: 'bench', stream: true, max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] });

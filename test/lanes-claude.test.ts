@@ -145,6 +145,45 @@ describe('the claude runtime', () => {
     expect(stub.conversations()).toHaveLength(2);
   }, 300_000);
 
+  // Claude Code keeps CLAUDE_CODE_OAUTH_TOKEN out of its tools' environment (its Bash does not
+  // see it); ANTHROPIC_AUTH_TOKEN it passes on, so there the placeholder is what a tool sees.
+  it.each([
+    ['CLAUDE_CODE_OAUTH_TOKEN', { bearer: 'canary-oauth-token-81c2', betas: expect.arrayContaining(['oauth-2025-04-20']) }, false],
+    ['ANTHROPIC_AUTH_TOKEN', { bearer: 'canary-auth-token-4d07', betas: expect.not.arrayContaining(['oauth-2025-04-20']) }, true],
+  ] as const)(
+    'with only %s set, the gateway carries it: the server gets it as Claude Code sends it, the agent holds a placeholder',
+    async (name, auth, shown) => {
+      const remote = await remoteWithItems([{ slug: 'token' }], claudeConfig());
+      const script = stub.on('local:item:token', [
+        toolStep(
+          tool.bash(
+            '{ env; cat "$HOME"/.claude.json "$HOME"/.claude/* 2>/dev/null; } > seen.txt; git add seen.txt && git commit -qm "claude: seen"',
+          ),
+          {
+            input: 300,
+            output: 10,
+          },
+        ),
+        answer('token is done', { input: 320, output: 4 }),
+      ]);
+      const s = await laneSession(remote, 'tokened', { ANTHROPIC_BASE_URL: stub.url, [name]: auth.bearer });
+      const r = await s.abcd(['drain', '--runtime', 'claude', '--json'], { timeoutMs: 240_000 });
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      stub.verify();
+      const posts = stub.requests.filter((q) => q.method === 'POST');
+      expect(posts.length).toBeGreaterThan(0);
+      for (const q of posts) expect(q.auth).toEqual(auth);
+      const seen = await onMain(remote, 'seen.txt');
+      if (shown) expect(seen).toContain(`${name}=abcd-model-gateway-placeholder`);
+      else expect(seen).not.toContain(`${name}=`);
+      expect(seen).not.toContain('ANTHROPIC_API_KEY=');
+      expect(seen).not.toContain(auth.bearer);
+      expect(r.json.record.cycles[0].spend).toMatchObject({ source: 'api', inputTokens: 620, outputTokens: 14 });
+      expect(stub.usageOf(script.conversation()).requests).toBe(2);
+    },
+    300_000,
+  );
+
   it('hands a steer to Claude Code while it works: a user message of the same session, acted on, and receipted', async () => {
     const remote = await remoteWithItems([{ slug: 'page' }], claudeConfig({ steer: { poll: '300ms' } }));
     const steerLine = 'also write steered.txt saying bold';

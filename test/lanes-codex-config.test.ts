@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { bwrapArgs } from '../src/machine/sandbox/bwrap.js';
 import { secretPlaces } from '../src/machine/sandbox/places.js';
 import { makeCodexHome } from '../src/lanes/runtimes/codex-home.js';
+import { agentCodexConfig, codexRoute, GATEWAY_PROVIDER, throughGateway } from '../src/lanes/runtimes/codex-config.js';
 import { cleanupTemp, tempDir } from './harness/git-env.js';
 
 const CANARIES = [
@@ -155,5 +156,47 @@ describe("the team's Codex config in the agent's home", () => {
     } finally {
       await rm(place, { recursive: true, force: true });
     }
+  });
+});
+
+describe("the route of a config's provider through the model gateway", () => {
+  const kept = (toml: string) => {
+    const c = agentCodexConfig(toml);
+    if (!c.ok) throw new Error(c.reason);
+    return c.kept;
+  };
+
+  it("a team provider keeps its id and env_key; only its base_url becomes the gateway's, and no websocket or login of Codex's own", () => {
+    const k = kept(TEAM_CONFIG);
+    const route = codexRoute(k)!;
+    expect(route).toEqual({ provider: 'team', envKey: 'TEAM_API_KEY', baseUrl: 'https://gateway.example.com/v1' });
+    const written = parse(throughGateway(k, route, 'http://127.0.0.2:4141/v1'));
+    expect(written.model_provider).toBe('team');
+    expect((written.model_providers as Record<string, unknown>).team).toMatchObject({
+      name: 'Team gateway',
+      base_url: 'http://127.0.0.2:4141/v1',
+      env_key: 'TEAM_API_KEY',
+      wire_api: 'responses',
+      supports_websockets: false,
+      requires_openai_auth: false,
+    });
+    expect(Object.keys(written.model_providers as object)).toEqual(['team']);
+    expect(JSON.stringify(written)).not.toContain('gateway.example.com');
+  });
+
+  it("Codex's own provider, named or not, and even with a table of its name, becomes abcd's", () => {
+    expect(codexRoute({})).toEqual({ provider: GATEWAY_PROVIDER, envKey: 'OPENAI_API_KEY' });
+    expect(codexRoute(kept('model_provider = "openai"'))).toEqual({ provider: GATEWAY_PROVIDER, envKey: 'OPENAI_API_KEY' });
+    // A table of that name does not change Codex's own provider: the gateway asks where Codex would.
+    const own = kept(
+      'model_provider = "openai"\n[model_providers.openai]\nbase_url = "https://proxy.example.com/v1"\nenv_key = "PROXY_KEY"\n',
+    );
+    expect(codexRoute(own)).toEqual({ provider: GATEWAY_PROVIDER, envKey: 'OPENAI_API_KEY' });
+  });
+
+  it('a provider with no key, one the config does not define, or an env_key naming a variable the agent needs, has no route', () => {
+    expect(codexRoute(kept('model_provider = "local"\n[model_providers.local]\nbase_url = "http://127.0.0.1:11434/v1"\n'))).toBeUndefined();
+    expect(codexRoute(kept('model_provider = "ollama"'))).toBeUndefined();
+    expect(codexRoute(kept('model_provider = "p"\n[model_providers.p]\nenv_key = "HOME"\n'))).toBeUndefined();
   });
 });

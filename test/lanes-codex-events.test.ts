@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { makeCodexHome } from '../src/lanes/runtimes/codex-home.js';
 import { CodexEvents } from '../src/lanes/runtimes/codex-events.js';
 import { codexEnvNames } from '../src/lanes/runtimes/codex.js';
+import { keyPassedByDefault } from '../src/lanes/runtimes/installs.js';
 import { UsageError } from '../src/core/refusals.js';
 import type { AgentActivity } from '../src/lanes/runtimes/runtime.js';
 import { cleanupTemp, tempDir } from './harness/git-env.js';
@@ -81,8 +82,11 @@ describe('codex events', () => {
     expect(await makeCodexHome(bare, undefined)).toMatchObject({ seeded: expect.stringMatching(/no config/) });
   });
 
-  it("Codex's environment names: its key, endpoint and config home, plus lanes.codex.env, never a forge token", () => {
-    expect(codexEnvNames({ env: ['HTTPS_PROXY'] })).toEqual(['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'CODEX_HOME', 'HTTPS_PROXY']);
+  it("Codex's environment names: its endpoint and config home, plus lanes.codex.env, never a forge token; its key only where no gateway holds it", () => {
+    expect(codexEnvNames({ env: ['HTTPS_PROXY'] })).toEqual(['OPENAI_BASE_URL', 'CODEX_HOME', 'HTTPS_PROXY']);
+    expect(keyPassedByDefault('codex', false)).toEqual(['OPENAI_API_KEY']);
+    expect(keyPassedByDefault('codex', true)).toEqual([]);
+    expect(keyPassedByDefault('claude', false)).toEqual([]);
     let err: unknown;
     try {
       codexEnvNames({ env: ['GH_TOKEN'] });

@@ -206,11 +206,14 @@ describe('the codex runtime', () => {
       expect(seen).toContain(`cat: ${join(place, 'config.toml')}: No such file or directory`);
       expect(seen).toContain('model_provider = "stub"');
       for (const c of ['canary-bearer', 'canary-header', 'canary-mcp-env']) expect(seen).not.toContain(c);
+      // Its provider's URL in the copy is abcd's gateway, not the team's.
+      expect(seen).toContain('base_url = "http://127.0.0.2:4141/v1"');
+      expect(seen).not.toContain(server.baseUrl);
       // The model was still reached through the team's provider, with the team's model.
       expect(server.requests[0]!.body.model).toBe('stub-codex');
       const log = await lane.abcd(['logs', r.json.runId]);
       expect(log.stdout).toMatch(
-        /\[abcd: Codex's config: the model settings of \S+config\.toml; left out, as the agent can read this copy: model_providers\.stub\.experimental_bearer_token, model_providers\.stub\.http_headers, mcp_servers\]/,
+        /\[abcd: Codex's config: the model settings of \S+config\.toml; left out, as the agent can read this copy: model_providers\.stub\.experimental_bearer_token, model_providers\.stub\.http_headers, mcp_servers; its provider stub asks abcd's model gateway, which holds OPENAI_API_KEY\]/,
       );
       expect(log.stdout).not.toMatch(/canary/);
       server.verify({ allStepsUsed: true });

@@ -2,51 +2,14 @@
 // endpoints reaches the model server with the real key in place of the placeholder the agent
 // sent, its answer streams back as the server wrote it, and its usage is read from that answer.
 // Any other path, a used-up budget and a dead API are answered in the API's own error shape.
-import { mkdtemp } from 'node:fs/promises';
-import { request, type IncomingHttpHeaders } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { startModelGateway, type GatewayEvent, type ModelGateway, type ModelGatewayOptions } from '../src/machine/gateway/model-gateway.js';
 import { AnthropicStub, answer, toolStep, tool } from './harness/model-server-anthropic.js';
 import { OpenAiModelServer } from './harness/model-server-openai.js';
 import { cleanupTemp } from './harness/git-env.js';
+import { ask, closeGateways, gateway, PLACEHOLDER, REAL_KEY } from './harness/gateway.js';
 
-const REAL_KEY = 'canary-real-model-key-7f3a';
-const PLACEHOLDER = 'abcd-gateway-placeholder';
-
-interface Answer {
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-/** One HTTP request over the gateway's unix socket, as the relay would carry it. */
-function ask(socketPath: string, o: { method: string; path: string; headers?: Record<string, string>; body?: string }): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = request({ socketPath, method: o.method, path: o.path, headers: { host: '127.0.0.2', ...o.headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString() }));
-    });
-    req.on('error', reject);
-    req.end(o.body);
-  });
-}
-
-const gateways: ModelGateway[] = [];
-afterEach(async () => {
-  for (const g of gateways.splice(0)) await g.close();
-});
+afterEach(closeGateways);
 afterAll(cleanupTemp);
-
-async function gateway(o: Omit<ModelGatewayOptions, 'dir' | 'onEvent' | 'key'>): Promise<{ g: ModelGateway; events: GatewayEvent[] }> {
-  const events: GatewayEvent[] = [];
-  const dir = await mkdtemp(join(tmpdir(), 'abcd-gw-'));
-  const g = await startModelGateway({ ...o, dir, key: REAL_KEY, onEvent: (e) => events.push(e) });
-  gateways.push(g);
-  return { g, events };
-}
 
 const messages = (text: string) =>
   JSON.stringify({ model: 'claude-test', stream: true, max_tokens: 100, messages: [{ role: 'user', content: text }] });
@@ -56,7 +19,7 @@ describe('the model gateway, Messages API', () => {
     const stub = await AnthropicStub.start();
     try {
       stub.on('write a file', [toolStep(tool.write('/tmp/x', 'x'), { input: 1200, output: 80, cacheRead: 300, cacheWrite: 40 })]);
-      const { g, events } = await gateway({ api: 'anthropic', upstream: new URL(stub.url) });
+      const { g, events } = await gateway({ dialect: 'messages', upstream: new URL(stub.url) });
       expect(g.agentBaseUrl('127.0.0.2', 8080)).toBe('http://127.0.0.2:8080');
       const head = await ask(g.socketPath, { method: 'HEAD', path: '/' });
       expect(head.status).toBe(200);
@@ -95,7 +58,7 @@ describe('the model gateway, Messages API', () => {
   it('refuses a path that is not one of the API’s endpoints, and the model server never sees it', async () => {
     const stub = await AnthropicStub.start();
     try {
-      const { g, events } = await gateway({ api: 'anthropic', upstream: new URL(stub.url) });
+      const { g, events } = await gateway({ dialect: 'messages', upstream: new URL(stub.url) });
       for (const [method, path] of [
         ['GET', '/v1/files'],
         ['POST', '/v1/messages/../../admin'],
@@ -119,7 +82,7 @@ describe('the model gateway, Messages API', () => {
       stub.on('first', [answer('done', { input: 10, output: 5 })]);
       let left = 1;
       const { g, events } = await gateway({
-        api: 'anthropic',
+        dialect: 'messages',
         upstream: new URL(stub.url),
         admit: () => (left-- > 0 ? { ok: true } : { ok: false, why: 'the budget pool is used up' }),
       });
@@ -142,7 +105,7 @@ describe('the model gateway, Messages API', () => {
     const stub = await AnthropicStub.start();
     const dead = new URL(stub.url);
     await stub.close();
-    const { g, events } = await gateway({ api: 'anthropic', upstream: dead });
+    const { g, events } = await gateway({ dialect: 'messages', upstream: dead });
     const r = await ask(g.socketPath, {
       method: 'POST',
       path: '/v1/messages',
@@ -159,7 +122,7 @@ describe('the model gateway, Responses API', () => {
   it('keeps the provider’s /v1 prefix, sends the real key as the bearer and reads response.completed usage', async () => {
     const server = await OpenAiModelServer.start([{ say: 'hello', usage: { input: 2000, cached: 500, output: 42 } }]);
     try {
-      const { g, events } = await gateway({ api: 'openai', upstream: new URL(server.baseUrl) });
+      const { g, events } = await gateway({ dialect: 'responses', upstream: new URL(server.baseUrl) });
       expect(g.agentBaseUrl('127.0.0.2', 9000)).toBe('http://127.0.0.2:9000/v1');
       const body = JSON.stringify({ model: 'gpt-test', stream: true, input: [{ type: 'message', role: 'user', content: 'hi' }] });
       const r = await ask(g.socketPath, {

@@ -15,7 +15,7 @@ import { readSnapshot, type Snapshot } from '../repo/snapshot.js';
 import { standing } from '../claims/rules.js';
 import type { RunContext } from './context.js';
 import { resolveMain } from '../claims/main-branch.js';
-import { laneSettings, type LaneFlags, type LaneSettings } from './options.js';
+import { laneSettings, withKeyPassed, type LaneFlags, type LaneSettings } from './options.js';
 import { RunRecorder } from './recorder.js';
 import { requestFollowUp, type PendingOutcome } from './request.js';
 import { runLanes } from './run-loop.js';
@@ -25,7 +25,7 @@ import { agentProgramView, chooseSandbox, laneHidden, requireAgentProgram } from
 import { probeBwrap } from '../machine/sandbox/bwrap.js';
 import { secretPlaces } from '../machine/sandbox/places.js';
 import { chooseCheckSandbox } from '../land/check-sandbox.js';
-import { checkModelKeyPassed, gatewayCarriesKey } from './runtimes/installs.js';
+import { checkModelKeyPassed, gatewayCarriesKey, keyPassedByDefault } from './runtimes/installs.js';
 import { checkLaneLogin } from './login.js';
 import { refuseUnvouchedConfig, type ConfigTrust } from '../settings/config-trust.js';
 import { looseningsOf } from '../repo/config-loosening.js';
@@ -105,15 +105,17 @@ export async function runLane(repo: Repo, input: LaneRunInput): Promise<LaneRunR
   }
   // The listing matches main's tip only while no later read moved it (a --wait re-reads).
   const firstListing = busy ? undefined : listing;
-  const s = laneSettings(input, cfg, env, clock.now());
+  const asked = laneSettings(input, cfg, env, clock.now());
   await probe;
   // The sandbox's refusal comes before the login's, however fast either answers.
   const [{ sandbox, warning }, login] = await settledInOrder(
-    chooseSandbox(s.sandbox, { env, attended: input.attended }),
+    chooseSandbox(asked.sandbox, { env, attended: input.attended }),
     early ?? checkLaneLogin(repo, input.attended),
   );
   // Where the model key goes is known once the sandbox is: through the gateway, or the agent's env list.
-  checkModelKeyPassed(s.runtime, env, s.passed, { gateway: gatewayCarriesKey(s.runtime, sandbox) });
+  const gateway = gatewayCarriesKey(asked.runtime, sandbox);
+  const s = withKeyPassed(asked, keyPassedByDefault(asked.runtime, gateway));
+  checkModelKeyPassed(s.runtime, env, s.passed, { gateway });
   // A lane whose checks could not run sandboxed refuses before it claims or pays for anything.
   if (config.land?.checks?.length) await chooseCheckSandbox(config.land.sandbox ?? 'auto', repo, { lane: { attended: input.attended } });
   const hide = secretPlaces(env, repo.deps.config);

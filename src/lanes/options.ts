@@ -122,6 +122,12 @@ export function laneSettings(flags: LaneFlags, cfg: LanesConfig, env: Env, now: 
   };
 }
 
+/** The settings with the variables of a model key the agent is passed by default (none where the gateway holds it). */
+export function withKeyPassed(s: LaneSettings, names: readonly string[]): LaneSettings {
+  if (names.length === 0) return s;
+  return { ...s, passed: [...s.passed, ...names], envNames: [...s.envNames, ...names] };
+}
+
 function parseDeadline(text: string, what: string, now: number): number {
   return /^\d+(ms|s|m|h|d)$/.test(text.trim()) ? now + parseDuration(text, what) : parseInstant(text.trim(), what);
 }

@@ -96,7 +96,7 @@ export const CodexSectionSchema = z.strictObject({
   sandbox: z.enum(['danger-full-access', 'workspace-write', 'read-only']).optional(),
   /** Extra arguments for every `codex exec` and `codex exec resume` (so `-c key=value` forms). */
   args: z.array(z.string().max(4096)).max(64).optional(),
-  /** Names of variables Codex gets on top of OPENAI_API_KEY, OPENAI_BASE_URL and CODEX_HOME (proxies, CA files). */
+  /** Names of variables Codex gets on top of OPENAI_BASE_URL and CODEX_HOME, and OPENAI_API_KEY unsandboxed (proxies, CA files). */
   env: z.array(EnvName).optional(),
 });
 

@@ -140,8 +140,8 @@ export function renderGithubWorkflow(o: LaneCiOptions): string {
 #   - variable LANE_APP_ID and secret LANE_APP_PRIVATE_KEY: the GitHub App lanes push with
 #     (an installation token minted per cycle; the job writes them to a private config dir);
 #   - the model key of main's runtime (lanes.runtime in .abcd/config.json): secret
-#     ANTHROPIC_API_KEY for claude (lanes.claude.env must name it), OPENAI_API_KEY for codex.
-#     Only the lane step gets them;
+#     ANTHROPIC_API_KEY for claude, OPENAI_API_KEY for codex. Only the lane step gets them, and
+#     in the lane's sandbox abcd's model gateway holds them: the agent never does;
 #   - the command runtime only: variable LANE_AGENT, the agent command (else lanes.agent);
 #   - ${o.abcd.vendored ? `optional variable ABCD_PACKAGE: what to install instead of ${o.abcd.vendored}` : "variable ABCD_PACKAGE: which abcd to install (a tarball's URL, or your registry's name@version;\n#     abcd is not on the npm registry yet), unless abcd init --vendor committed its tarball"};
 #   - optional variables LANE_CLAUDE_PACKAGE, LANE_CODEX_PACKAGE: another version of the CLI

@@ -49,7 +49,7 @@ export function renderGitlabCi(o: LaneCiOptions): string {
 #
 # Set once by the person as CI/CD variables (masked; protected where the branch is):
 #   - the model key of main's runtime (lanes.runtime in .abcd/config.json): ANTHROPIC_API_KEY
-#     for claude (lanes.claude.env must name it), OPENAI_API_KEY for codex;
+#     for claude, OPENAI_API_KEY for codex (in the lane's sandbox abcd's model gateway holds it);
 #   - the command runtime only: LANE_AGENT, the agent command (else lanes.agent);
 #   - ${o.abcd.vendored ? `optional ABCD_PACKAGE: what to install instead of ${o.abcd.vendored}` : "ABCD_PACKAGE: which abcd to install (a tarball's URL, or your registry's name@version;\n#     abcd is not on the npm registry yet), unless abcd init --vendor committed its tarball"};
 #   - optional LANE_CLAUDE_PACKAGE, LANE_CODEX_PACKAGE: another version of the agent's CLI;

@@ -190,8 +190,8 @@ function configPlan(
 
 /**
  * The runtime's own block. Its model key is named nowhere: in a sandbox abcd's model gateway
- * adds Claude Code's key to each request (a config that names it for the agent is refused), and
- * Codex passes OPENAI_API_KEY itself.
+ * adds the key to each request of Claude Code or Codex (a config that names it for the agent is
+ * refused).
  */
 function runtimeBlock(runtime: RuntimeName, lanes: NonNullable<RepoConfig['lanes']>): Partial<NonNullable<RepoConfig['lanes']>> {
   if (runtime === 'claude') return { claude: lanes.claude ?? {} };

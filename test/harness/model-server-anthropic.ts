@@ -43,6 +43,8 @@ export interface ModelRequest {
   at: number;
   /** The key the request carried (x-api-key, else a bearer token): what reached the model server. */
   key?: string;
+  /** Each credential header as it arrived, and the anthropic-beta flags. */
+  auth: { apiKey?: string; bearer?: string; betas: string[] };
 }
 
 export interface MessagesBody {
@@ -218,6 +220,7 @@ export class AnthropicStub {
       body,
       at: Date.now(),
       ...(key !== undefined ? { key } : {}),
+      auth: authOf(req),
     };
     this.requests.push(r);
     if (req.method !== 'POST' || !path.startsWith('/v1/messages')) return this.refuse(res, `unexpected ${req.method} ${path}`);
@@ -351,6 +354,20 @@ function readBody(req: IncomingMessage): Promise<string> {
 }
 
 /** The key a request carried: `x-api-key`, else an `Authorization: Bearer` token. */
+function authOf(req: IncomingMessage): ModelRequest['auth'] {
+  const apiKey = req.headers['x-api-key'];
+  const auth = req.headers.authorization;
+  const betas = String(req.headers['anthropic-beta'] ?? '')
+    .split(',')
+    .map((b) => b.trim())
+    .filter(Boolean);
+  return {
+    ...(typeof apiKey === 'string' ? { apiKey } : {}),
+    ...(auth?.startsWith('Bearer ') ? { bearer: auth.slice('Bearer '.length) } : {}),
+    betas,
+  };
+}
+
 export function keyOf(req: IncomingMessage): string | undefined {
   const key = req.headers['x-api-key'];
   if (typeof key === 'string') return key;

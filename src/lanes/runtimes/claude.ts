@@ -14,7 +14,8 @@ import { startAgent, type AgentProcess, type AgentRun } from '../run-agent.js';
 import { CLAUDE_QUIET_ENV, claudeArgv, userMessageLine } from './claude-args.js';
 import { ClaudeStream } from './claude-stream.js';
 import type { AgentSession, CycleAgent, Runtime, TurnOptions, TurnResult } from './runtime.js';
-import { linkGateway, PLACEHOLDER_KEY, type GatewayLink } from './gateway-link.js';
+import { claudeCredential, type ClaudeCredential } from './claude-credential.js';
+import { linkGateway, type GatewayLink } from './gateway-link.js';
 
 // After stdin is closed, how long the CLI may take to write its transcript and exit.
 const CLOSE_GRACE_MS = 5000;
@@ -32,14 +33,14 @@ export function claudeRuntime(cfg: ClaudeConfig, laneEnv: Env): Runtime {
     name: 'claude',
     open: async (agent) => {
       const base = allowedEnv(laneEnv, cfg.env ?? []).ANTHROPIC_BASE_URL ?? agent.env.ANTHROPIC_BASE_URL;
-      const key = laneEnv.ANTHROPIC_API_KEY;
-      // Sandboxed with a key: the key stays in abcd's gateway; the agent gets its address and a
-      // placeholder (a config that names the key for the agent was refused before the claim).
-      if (agent.network && key) {
+      const held = claudeCredential(laneEnv);
+      // Sandboxed with a credential: it stays in abcd's gateway; the agent gets its address and a
+      // placeholder (a config that names the credential for the agent was refused before the claim).
+      if (agent.network && held) {
         // The API the gateway sends to: abcd's own ANTHROPIC_BASE_URL, whether or not the agent would see it.
         const upstream = new URL(laneEnv.ANTHROPIC_BASE_URL ?? base ?? ANTHROPIC_API);
-        const gateway = await linkGateway(agent, { api: 'anthropic', upstream, key });
-        return new ClaudeSession(cfg, laneEnv, agent, gateway);
+        const gateway = await linkGateway(agent, { dialect: 'messages', upstream, credential: held.credential });
+        return new ClaudeSession(cfg, laneEnv, agent, { link: gateway, agentEnv: held.agentEnv });
       }
       agent.network?.allow((base && urlEndpoint(base)) || ANTHROPIC_API_ENDPOINT);
       return new ClaudeSession(cfg, laneEnv, agent);
@@ -77,8 +78,8 @@ class ClaudeSession implements AgentSession {
     private readonly cfg: ClaudeConfig,
     private readonly laneEnv: Env,
     private readonly a: CycleAgent,
-    /** The model gateway that holds the key, when the agent is sandboxed. */
-    private readonly gateway?: GatewayLink,
+    /** The model gateway that holds the credential, when the agent is sandboxed, and the placeholders given instead. */
+    private readonly held?: { link: GatewayLink; agentEnv: ClaudeCredential['agentEnv'] },
   ) {
     this.stream = new ClaudeStream({
       ...(a.onActivity ? { onActivity: a.onActivity } : {}),
@@ -141,9 +142,13 @@ class ClaudeSession implements AgentSession {
     await this.gateway?.close();
   }
 
-  /** The gateway's address and a placeholder in place of the API's and the key, when there is a gateway. */
+  private get gateway(): GatewayLink | undefined {
+    return this.held?.link;
+  }
+
+  /** The gateway's address and placeholders in place of the API's and the credential, when there is a gateway. */
   private gatewayEnv(): Record<string, string> {
-    return this.gateway ? { ANTHROPIC_BASE_URL: this.gateway.baseUrl, ANTHROPIC_API_KEY: PLACEHOLDER_KEY } : {};
+    return this.held ? { ANTHROPIC_BASE_URL: this.held.link.baseUrl, ...this.held.agentEnv } : {};
   }
 
   /** A process for this session: a new one the first time, a resume when an earlier one is gone. */

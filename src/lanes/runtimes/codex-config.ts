@@ -47,7 +47,8 @@ const QUERY_PARAMS = new Set(['api-version']);
 const BARE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 export type AgentCodexConfig =
-  { ok: true; toml: string; model?: string; baseUrl?: string; dropped: string[] } | { ok: false; reason: string };
+  | { ok: true; toml: string; kept: Record<string, unknown>; model?: string; baseUrl?: string; dropped: string[] }
+  | { ok: false; reason: string };
 
 /** The allow-listed part of `toml` as TOML, the names of what was dropped, or why it is not a config. */
 export function agentCodexConfig(toml: string): AgentCodexConfig {
@@ -73,7 +74,61 @@ export function agentCodexConfig(toml: string): AgentCodexConfig {
   const provider =
     typeof out.model_provider === 'string' && isTable(out.model_providers) ? out.model_providers[out.model_provider] : undefined;
   const baseUrl = isTable(provider) && typeof provider.base_url === 'string' ? provider.base_url : undefined;
-  return { ok: true, toml: stringify(out), ...(model ? { model } : {}), ...(baseUrl ? { baseUrl } : {}), dropped };
+  return { ok: true, toml: stringify(out), kept: out, ...(model ? { model } : {}), ...(baseUrl ? { baseUrl } : {}), dropped };
+}
+
+/** The provider abcd names for Codex's built-in OpenAI provider, which a config cannot point elsewhere. */
+export const GATEWAY_PROVIDER = 'abcd-gateway';
+
+/** Where a kept config sends Codex's model requests, and with which key: what the model gateway needs. */
+export interface CodexRoute {
+  /** The provider the agent's config chooses once it goes through the gateway. */
+  provider: string;
+  /** The provider's own base_url; absent for the built-in provider (OPENAI_BASE_URL or OpenAI's API then). */
+  baseUrl?: string;
+  /** The variable the provider's key is read from (`env_key`; `OPENAI_API_KEY` for the built-in one). */
+  envKey: string;
+}
+
+/**
+ * The route of the provider a kept config chooses: the built-in `openai` when it names none,
+ * a `model_providers` table with an `env_key`. Anything else (a provider with no key, one the
+ * config does not define) has no key for the gateway to hold: undefined.
+ */
+export function codexRoute(kept: Record<string, unknown>): CodexRoute | undefined {
+  const chosen = typeof kept.model_provider === 'string' ? kept.model_provider : 'openai';
+  const given = isTable(kept.model_providers) ? kept.model_providers[chosen] : undefined;
+  const table = isTable(given) ? given : undefined;
+  const baseUrl = typeof table?.base_url === 'string' ? { baseUrl: table.base_url } : {};
+  // Codex keeps its built-in `openai` whatever a table of that name says (its own providers are
+  // not overridden): abcd names one of its own, asking where Codex would.
+  if (chosen === 'openai') return { provider: GATEWAY_PROVIDER, envKey: 'OPENAI_API_KEY' };
+  if (typeof table?.env_key !== 'string' || HELD_BY_ABCD.has(table.env_key)) return undefined;
+  return { provider: chosen, envKey: table.env_key, ...baseUrl };
+}
+
+// Variables the agent's environment needs for itself: an env_key naming one is no key to hold
+// (the agent would get a placeholder for its HOME or PATH).
+const HELD_BY_ABCD = new Set(['PATH', 'HOME', 'TMPDIR', 'USER', 'LOGNAME', 'SHELL', 'CODEX_HOME', 'OPENAI_BASE_URL']);
+
+/**
+ * The kept config with its provider pointed at abcd's model gateway: the gateway's base URL, the
+ * same `env_key` (whose variable the agent gets as a placeholder), the Responses API over HTTP
+ * (the gateway carries no websocket) and no login of Codex's own. No URL of the team's is in it.
+ */
+export function throughGateway(kept: Record<string, unknown>, route: CodexRoute, gatewayUrl: string): string {
+  const given = isTable(kept.model_providers) ? kept.model_providers[route.provider] : undefined;
+  const own = isTable(given) ? given : { name: "OpenAI through abcd's model gateway" };
+  // Only the chosen provider is written: the others' URLs are the team's, and Codex asks none of them.
+  const provider = {
+    ...own,
+    base_url: gatewayUrl,
+    env_key: route.envKey,
+    wire_api: 'responses',
+    supports_websockets: false,
+    requires_openai_auth: false,
+  };
+  return stringify({ ...kept, model_provider: route.provider, model_providers: { [route.provider]: provider } });
 }
 
 function keepProviders(providers: Record<string, unknown>, dropped: string[]): Record<string, unknown> {

@@ -3,21 +3,29 @@
 // <thread> <text>` in the same worktree, so the agent keeps its conversation. Codex has no
 // live input channel: a steer waits for the turn's end. Each run has stdin closed (Codex
 // otherwise waits for more input), its private CODEX_HOME (codex-home.ts), and Codex's own
-// sandbox off inside the lane's (ADR 0087). Usage is the thread's latest running total (ADR 0088).
+// sandbox off inside the lane's (ADR 0087). Sandboxed with a key, the key stays in abcd's model
+// gateway and the agent's config names the gateway (ADR 0123): usage is then the API's answers';
+// otherwise it is the thread's latest running total (ADR 0088).
+import type { Env } from '../../core/deps.js';
 import type { CodexConfig } from '../../repo/config.js';
 import { checkEnvNames } from '../../machine/sandbox/environment.js';
 import { urlEndpoint } from '../../machine/sandbox/network-allow.js';
 import { startAgent } from '../run-agent.js';
 import { CodexEvents } from './codex-events.js';
 import { makeCodexHome, type CodexHome } from './codex-home.js';
+import { linkGateway, PLACEHOLDER_KEY, type GatewayLink } from './gateway-link.js';
 import type { AgentSession, CycleAgent, Runtime, TurnOptions, TurnResult } from './runtime.js';
 
 // Where Codex's own provider is when no config or variable names another.
 const OPENAI_API = 'https://api.openai.com/v1';
 const OPENAI_API_ENDPOINT = 'api.openai.com:443';
 
-/** What Codex needs from the lane's environment whatever the config says: its key, its endpoint, the team's config. */
-const CODEX_ENV = ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'CODEX_HOME'] as const;
+/**
+ * What Codex needs from the lane's environment whatever the config says: its endpoint and the
+ * team's config. Its key (OPENAI_API_KEY) is passed too only where no model gateway holds it
+ * (installs.ts `passedByDefault`).
+ */
+const CODEX_ENV = ['OPENAI_BASE_URL', 'CODEX_HOME'] as const;
 
 /** The names the agent's environment takes for Codex: the defaults and `lanes.codex.env`. */
 export function codexEnvNames(cfg: CodexConfig | undefined): string[] {
@@ -29,15 +37,33 @@ export function codexProgram(cfg: CodexConfig | undefined): string {
   return cfg?.program ?? 'codex';
 }
 
-export function codexRuntime(cfg: CodexConfig = {}): Runtime {
+export function codexRuntime(cfg: CodexConfig = {}, laneEnv: Env = {}): Runtime {
   return {
     name: 'codex',
     open: async (agent) => {
-      const home = await makeCodexHome(agent.cycleDir, agent.env.CODEX_HOME);
-      agent.network?.allow(urlEndpoint(home.baseUrl ?? agent.env.OPENAI_BASE_URL ?? OPENAI_API) ?? OPENAI_API_ENDPOINT);
+      let link: GatewayLink | undefined;
+      const network = agent.network;
+      // Sandboxed with the provider's key in abcd's own environment: the gateway holds it, and
+      // the agent's config names the gateway (the team's base_url, or OPENAI_BASE_URL, is the
+      // gateway's upstream and is not in the agent's copy).
+      const gateway = async (route: { baseUrl?: string; envKey: string }) => {
+        const key = laneEnv[route.envKey];
+        if (!network || !key) return undefined;
+        const upstream = new URL(route.baseUrl ?? laneEnv.OPENAI_BASE_URL ?? OPENAI_API);
+        link = await linkGateway(agent, { dialect: 'responses', upstream, credential: { headers: { authorization: `Bearer ${key}` } } });
+        return link.baseUrl;
+      };
+      let home: CodexHome;
+      try {
+        home = await makeCodexHome(agent.cycleDir, agent.env.CODEX_HOME, gateway);
+      } catch (e) {
+        await link?.close();
+        throw e;
+      }
+      if (!link) network?.allow(urlEndpoint(home.baseUrl ?? agent.env.OPENAI_BASE_URL ?? OPENAI_API) ?? OPENAI_API_ENDPOINT);
       // The cycle's log says what config Codex got, so a setting that went missing is explained there.
       agent.onOutput?.(`[abcd: Codex's config: ${home.seeded}]\n`);
-      return new CodexSession(cfg, agent, home);
+      return new CodexSession(cfg, agent, home, link);
     },
   };
 }
@@ -50,6 +76,8 @@ class CodexSession implements AgentSession {
     private readonly cfg: CodexConfig,
     private readonly a: CycleAgent,
     private readonly home: CodexHome,
+    /** The model gateway that holds the key, when the agent is sandboxed. */
+    private readonly gateway?: GatewayLink,
   ) {
     this.events = new CodexEvents(a.onActivity);
   }
@@ -70,7 +98,7 @@ class CodexSession implements AgentSession {
     const p = await startAgent({
       argv: this.argv(text, o.kind === 'task' ? undefined : thread),
       stdin: 'ignore',
-      env: { ...this.a.env, CODEX_HOME: this.home.dir },
+      env: { ...this.a.env, CODEX_HOME: this.home.dir, ...this.gatewayEnv() },
       sandbox: this.a.sandbox,
       plan: this.a.plan,
       marker: this.a.marker,
@@ -114,12 +142,29 @@ class CodexSession implements AgentSession {
     return Promise.resolve(false);
   }
 
+  /** The API's own counts through the gateway (the thread kept as the session); else Codex's report. */
   usage() {
-    return Promise.resolve(this.events.usage(this.cfg.model ?? this.home.model));
+    const model = this.cfg.model ?? this.home.model;
+    const cli = this.events.usage(model);
+    if (!this.gateway) return Promise.resolve({ ...cli, source: 'runtime' as const });
+    const api = this.gateway.usage();
+    const named = api.model ?? model;
+    return Promise.resolve({ ...api, ...(cli.sessionId ? { sessionId: cli.sessionId } : {}), ...(named ? { model: named } : {}) });
   }
 
-  close(): Promise<void> {
+  budgetStop(): string | undefined {
+    return this.gateway?.budgetStop();
+  }
+
+  async close(): Promise<void> {
     // Each run is gone with its turn; the home goes with the cycle's folder.
-    return Promise.resolve();
+    await this.gateway?.close();
+  }
+
+  /** The gateway's address, and a placeholder in the variable the provider's key is read from. */
+  private gatewayEnv(): Record<string, string> {
+    const route = this.home.gateway;
+    if (!this.gateway || !route) return {};
+    return { OPENAI_BASE_URL: this.gateway.baseUrl, [route.envKey]: PLACEHOLDER_KEY };
   }
 }

@@ -4,7 +4,13 @@
 // saw (each request, the usage the API answered) is what the cycle counts.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { addUsage, emptyUsage, type CycleUsage } from '../../machine/budget/usage.js';
-import { startModelGateway, type GatewayEvent, type ModelApi, type ModelGateway } from '../../machine/gateway/model-gateway.js';
+import {
+  startModelGateway,
+  type DialectName,
+  type GatewayCredential,
+  type GatewayEvent,
+  type ModelGateway,
+} from '../../machine/gateway/model-gateway.js';
 import { GATEWAY_ADDRESS } from '../../machine/sandbox/sandbox-network.js';
 import type { CycleAgent } from './runtime.js';
 
@@ -26,9 +32,9 @@ export interface GatewayLink {
 }
 
 export interface GatewayLinkOptions {
-  api: ModelApi;
+  dialect: DialectName;
   upstream: URL;
-  key: string;
+  credential: GatewayCredential;
 }
 
 /** Starts the cycle's gateway and forwards the sandbox's GATEWAY_ADDRESS to it. Needs the sandbox's network. */
@@ -42,9 +48,9 @@ export async function linkGateway(agent: CycleAgent, o: GatewayLinkOptions): Pro
   try {
     gateway = await startModelGateway({
       dir,
-      api: o.api,
+      dialect: o.dialect,
       upstream: o.upstream,
-      key: o.key,
+      credential: o.credential,
       admit: () => agent.admitModel?.(sum) ?? { ok: true },
       onEvent: (e) => {
         if (e.usage) sum = { ...addUsage(sum, e.usage), source: 'api' };

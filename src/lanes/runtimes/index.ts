@@ -24,7 +24,7 @@ export function runtimeFor(c: RuntimeChoice): Runtime {
     case 'claude':
       return claudeRuntime(c.claude ?? {}, c.env ?? {});
     case 'codex':
-      return codexRuntime(c.codex ?? {});
+      return codexRuntime(c.codex ?? {}, c.env ?? {});
     default: {
       // Every name is handled above: a new one fails the type check here.
       const unknown: never = c.name;

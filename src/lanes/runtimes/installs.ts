@@ -18,8 +18,10 @@ export interface RuntimeInstall {
   envKey: string;
   /** Every variable the CLI takes its model credential from (the key itself first). */
   keyVariables: readonly string[];
-  /** In a sandbox, abcd's model gateway holds the key and the agent never does (ADR 0122). */
+  /** In a sandbox, abcd's model gateway holds the key and the agent never does (ADRs 0122, 0123). */
   gateway: boolean;
+  /** Where no gateway holds it, the key is passed to the agent without a config naming it (Codex's OPENAI_API_KEY). */
+  passedByDefault: boolean;
   /** The install line a person (or a CI job) runs. */
   command: string;
 }
@@ -39,6 +41,7 @@ export const RUNTIME_INSTALLS: Readonly<Record<RuntimeName, RuntimeInstall | und
     envKey: 'lanes.claude.env',
     keyVariables: ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN'],
     gateway: true,
+    passedByDefault: false,
   }),
   codex: install({
     name: 'Codex',
@@ -48,13 +51,20 @@ export const RUNTIME_INSTALLS: Readonly<Record<RuntimeName, RuntimeInstall | und
     keyVariable: 'OPENAI_API_KEY',
     envKey: 'lanes.codex.env',
     keyVariables: ['OPENAI_API_KEY'],
-    gateway: false,
+    gateway: true,
+    passedByDefault: true,
   }),
 };
 
 /** Whether abcd's model gateway carries the runtime's key: a built-in runtime that has one, in a sandbox. */
 export function gatewayCarriesKey(runtime: RuntimeName, sandbox: 'bwrap' | 'none'): boolean {
   return sandbox === 'bwrap' && RUNTIME_INSTALLS[runtime]?.gateway === true;
+}
+
+/** The variables the agent is passed for its model key without a config naming them: none where the gateway holds it. */
+export function keyPassedByDefault(runtime: RuntimeName, gateway: boolean): string[] {
+  const install = RUNTIME_INSTALLS[runtime];
+  return install?.passedByDefault && !gateway ? [install.keyVariable] : [];
 }
 
 /**

@@ -6,14 +6,16 @@
 // agent sent, and the answer streams back unchanged while its usage is read from it
 // (usage-tap.ts). Any other path is refused and reported; once the budget says no, the next
 // request is answered with an API error the CLIs do not retry, so a turn cannot outrun its pool.
+// What differs between the APIs it carries (Messages, Responses) is their dialect (dialects.ts).
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import type { CycleUsage } from '../budget/usage.js';
-import { UsageTap, type ModelApi } from './usage-tap.js';
+import { DIALECTS, type Dialect, type DialectName, type GatewayError } from './dialects.js';
+import { UsageTap } from './usage-tap.js';
 import { serveOnSocket } from '../sandbox/socket-server.js';
 
-export type { ModelApi } from './usage-tap.js';
+export type { DialectName } from './dialects.js';
 
 /** One request the agent made, as the run's log and the cycle's counts see it: never a header or a body. */
 export interface GatewayEvent {
@@ -38,14 +40,27 @@ export interface ModelGateway {
   close(): Promise<void>;
 }
 
+/**
+ * The real credential, read by abcd from its own environment: it goes to the API and nowhere
+ * else, in place of whatever the agent sent.
+ */
+export interface GatewayCredential {
+  /** The headers that carry it, set on every request sent on (`x-api-key`, `authorization`). */
+  headers: Readonly<Record<string, string>>;
+  /**
+   * Flags a comma-separated header must hold for this credential (an OAuth token's
+   * `anthropic-beta: oauth-2025-04-20`), added when the agent's request lacks them.
+   */
+  flags?: Readonly<Record<string, readonly string[]>>;
+}
+
 export interface ModelGatewayOptions {
   /** A private folder (0700) the socket is made in; the sandbox has it bound in. */
   dir: string;
-  api: ModelApi;
+  dialect: DialectName;
   /** The real API's base URL (ANTHROPIC_BASE_URL, the provider's base_url, or the default host). */
   upstream: URL;
-  /** The real key, read by abcd from its own environment: it goes to the API and nowhere else. */
-  key: string;
+  credential: GatewayCredential;
   /** Asked before each request is sent on: a reason means the pool is used up. */
   admit?: () => { ok: true } | { ok: false; why: string };
   onEvent: (e: GatewayEvent) => void;
@@ -73,25 +88,11 @@ const DROPPED_HEADERS = new Set([
   'accept-encoding',
 ]);
 
-/** The endpoints of each API an agent may call, below the upstream's own path prefix. */
-const ENDPOINTS: Record<ModelApi, readonly { method: string; path: RegExp }[]> = {
-  anthropic: [
-    // Claude Code checks the server is there before its first request.
-    { method: 'HEAD', path: /^\/$/ },
-    { method: 'POST', path: /^\/v1\/messages$/ },
-    { method: 'POST', path: /^\/v1\/messages\/count_tokens$/ },
-  ],
-  openai: [
-    { method: 'POST', path: /^\/responses$/ },
-    { method: 'GET', path: /^\/models$/ },
-  ],
-};
-
 export async function startModelGateway(o: ModelGatewayOptions): Promise<ModelGateway> {
   const socketPath = join(o.dir, 'gateway.sock');
   const prefix = o.upstream.pathname.replace(/\/+$/, '');
   const served = await serveOnSocket(
-    createServer((req, res) => handle(o, prefix, req, res)),
+    createServer((req, res) => handle(o, DIALECTS[o.dialect], prefix, req, res)),
     socketPath,
     'the model gateway',
   );
@@ -102,28 +103,35 @@ export async function startModelGateway(o: ModelGatewayOptions): Promise<ModelGa
   };
 }
 
-function handle(o: ModelGatewayOptions, prefix: string, req: IncomingMessage, res: ServerResponse): void {
+function handle(o: ModelGatewayOptions, dialect: Dialect, prefix: string, req: IncomingMessage, res: ServerResponse): void {
   const method = req.method ?? 'GET';
   const url = new URL(req.url ?? '/', 'http://gateway');
   const below = url.pathname.startsWith(prefix) ? url.pathname.slice(prefix.length) || '/' : undefined;
-  const known = below !== undefined && ENDPOINTS[o.api].some((e) => e.method === method && e.path.test(below));
+  const known = below !== undefined && dialect.endpoints.some((e) => e.method === method && e.path.test(below));
   if (!known) {
     req.resume();
-    o.onEvent({ method, path: url.pathname, outcome: 'refused', status: 403, why: `not an endpoint of the ${o.api} API` });
-    const message = `abcd's model gateway sends only the model API's own endpoints, not ${method} ${url.pathname}`;
-    return void apiError(res, o.api, { status: 403, type: 'permission_error', code: 'endpoint_refused', message });
+    o.onEvent({ method, path: url.pathname, outcome: 'refused', status: 403, why: `not an endpoint of the ${dialect.title}` });
+    const message = `abcd's model gateway sends only the ${dialect.title}'s own endpoints, not ${method} ${url.pathname}`;
+    return void apiError(res, dialect, { status: 403, type: 'permission_error', code: 'endpoint_refused', message });
   }
   const admitted = o.admit?.() ?? { ok: true as const };
   if (!admitted.ok) {
     req.resume();
     o.onEvent({ method, path: url.pathname, outcome: 'budget', status: 400, why: admitted.why });
     const message = `abcd stopped this request: ${admitted.why}`;
-    return void apiError(res, o.api, { status: 400, type: 'invalid_request_error', code: 'budget_exhausted', message });
+    return void apiError(res, dialect, { status: 400, type: 'invalid_request_error', code: 'budget_exhausted', message });
   }
-  forward(o, method, url, req, res);
+  forward(o, dialect, { method, url }, req, res);
 }
 
-function forward(o: ModelGatewayOptions, method: string, url: URL, req: IncomingMessage, res: ServerResponse): void {
+function forward(
+  o: ModelGatewayOptions,
+  dialect: Dialect,
+  asked: { method: string; url: URL },
+  req: IncomingMessage,
+  res: ServerResponse,
+): void {
+  const { method, url } = asked;
   const target = new URL(o.upstream.origin);
   target.pathname = url.pathname;
   target.search = url.search;
@@ -133,13 +141,13 @@ function forward(o: ModelGatewayOptions, method: string, url: URL, req: Incoming
   headers.via = [req.headers.via, '1.1 abcd-gateway'].filter(Boolean).join(', ');
   // Usage is read from the answer as it passes: it must come uncompressed.
   headers['accept-encoding'] = 'identity';
-  if (o.api === 'anthropic') headers['x-api-key'] = o.key;
-  else headers.authorization = `Bearer ${o.key}`;
+  Object.assign(headers, o.credential.headers);
+  for (const [name, flags] of Object.entries(o.credential.flags ?? {})) headers[name] = withFlags(req.headers[name], flags);
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
   const up = send(target, { method, headers, timeout: IDLE_TIMEOUT_MS }, (answer) => {
     const status = answer.statusCode ?? 502;
     const type = String(answer.headers['content-type'] ?? '');
-    const tap = new UsageTap(o.api, type.includes('text/event-stream'));
+    const tap = new UsageTap(dialect, type.includes('text/event-stream'));
     const out: Record<string, string | string[]> = {};
     for (const [k, v] of Object.entries(answer.headers)) if (v !== undefined && k !== 'connection' && k !== 'keep-alive') out[k] = v;
     res.writeHead(status, out);
@@ -160,7 +168,7 @@ function forward(o: ModelGatewayOptions, method: string, url: URL, req: Incoming
     if (res.headersSent) res.destroy();
     else {
       const message = `abcd's model gateway could not reach ${target.host}: ${e.message}`;
-      apiError(res, o.api, { status: 502, type: 'api_error', code: 'upstream_unreachable', message });
+      apiError(res, dialect, { status: 502, type: 'api_error', code: 'upstream_unreachable', message });
     }
   });
   // The agent hung up: the API's answer is no longer wanted.
@@ -171,10 +179,16 @@ function forward(o: ModelGatewayOptions, method: string, url: URL, req: Incoming
 }
 
 /** An error in the API's own shape, so the agent's CLI reports it as the API's answer. */
-function apiError(res: ServerResponse, api: ModelApi, e: { status: number; type: string; code: string; message: string }): void {
-  const body =
-    api === 'anthropic'
-      ? { type: 'error', error: { type: e.type, message: e.message } }
-      : { error: { message: e.message, type: e.type, code: e.code } };
-  res.writeHead(e.status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+function apiError(res: ServerResponse, dialect: Dialect, e: GatewayError): void {
+  res.writeHead(e.status, { 'content-type': 'application/json' }).end(JSON.stringify(dialect.errorBody(e)));
+}
+
+/** A comma-separated header's value (the agent's, or none) with every flag in it. */
+function withFlags(given: string | string[] | undefined, flags: readonly string[]): string {
+  const have = [given ?? []]
+    .flat()
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter(Boolean);
+  return [...have, ...flags.filter((f) => !have.includes(f))].join(',');
 }

@@ -1,10 +1,8 @@
 // What one model answer used, read from the API's own answer as it streams past the gateway:
-// the Messages API's `message_start` and `message_delta` usage, the Responses API's
-// `response.completed` usage, or a whole JSON body's `usage`. The answer is the model
-// server's: its numbers are made safe (usage.ts), never trusted to be sane.
-import { emptyUsage, safeCount, type CycleUsage } from '../budget/usage.js';
-
-export type ModelApi = 'anthropic' | 'openai';
+// a `text/event-stream` answer event by event (whatever chunks it comes in), anything else as
+// one JSON body. Which events carry usage, and how, is the dialect's (dialects.ts).
+import { emptyUsage, type CycleUsage } from '../budget/usage.js';
+import { isObject, type Dialect } from './dialects.js';
 
 // An event longer than this is not a usage event: it is dropped unread, so a hostile or broken
 // answer cannot make the gateway hold an unbounded line in memory.
@@ -17,20 +15,23 @@ export class UsageTap {
   private json = '';
   private readonly u: CycleUsage = emptyUsage();
   private seen = false;
+  private readonly decoder = new TextDecoder();
 
   constructor(
-    private readonly api: ModelApi,
+    private readonly dialect: Dialect,
     /** `text/event-stream` answers are read event by event; anything else as one JSON body. */
     private readonly streaming: boolean,
   ) {}
 
   push(chunk: Buffer): void {
+    // A character split between chunks is decoded whole.
+    const piece = this.decoder.decode(chunk, { stream: true });
     if (!this.streaming) {
-      if (this.json.length + chunk.length <= MAX_EVENT_CHARS) this.json += chunk.toString('utf8');
+      if (this.json.length + piece.length <= MAX_EVENT_CHARS) this.json += piece;
       else this.skipping = true;
       return;
     }
-    this.text += chunk.toString('utf8');
+    this.text += piece;
     for (;;) {
       const end = eventEnd(this.text);
       if (end < 0) break;
@@ -48,7 +49,10 @@ export class UsageTap {
 
   /** The answer's usage, or undefined when it named none (an error answer, a HEAD). */
   usage(): CycleUsage | undefined {
-    if (!this.streaming && !this.skipping && this.json) this.readBody(this.json);
+    if (!this.streaming && !this.skipping && this.json) {
+      const v = parse(this.json);
+      if (v && this.dialect.readBody(v, this.u)) this.seen = true;
+    }
     return this.seen ? { ...this.u, turns: 1 } : undefined;
   }
 
@@ -59,59 +63,17 @@ export class UsageTap {
       .map((l) => l.slice(5).trimStart())
       .join('\n');
     if (!data || data === '[DONE]') return;
-    let v: unknown;
-    try {
-      v = JSON.parse(data);
-    } catch {
-      return;
-    }
-    if (!isObject(v)) return;
-    if (this.api === 'anthropic') {
-      if (v.type === 'message_start' && isObject(v.message)) {
-        this.fromAnthropic(v.message.usage, true);
-        if (typeof v.message.model === 'string') this.u.model = v.message.model;
-      } else if (v.type === 'message_delta') this.fromAnthropic(v.usage, false);
-    } else if (v.type === 'response.completed' && isObject(v.response)) {
-      this.fromOpenAi(v.response.usage);
-      if (typeof v.response.model === 'string') this.u.model = v.response.model;
-    }
+    const v = parse(data);
+    if (v && this.dialect.readEvent(v, this.u)) this.seen = true;
   }
+}
 
-  private readBody(body: string): void {
-    let v: unknown;
-    try {
-      v = JSON.parse(body);
-    } catch {
-      return;
-    }
-    if (!isObject(v)) return;
-    if (this.api === 'anthropic') this.fromAnthropic(v.usage, true);
-    else this.fromOpenAi(v.usage);
-    if (typeof v.model === 'string') this.u.model = v.model;
-  }
-
-  /**
-   * Messages API: `message_start` carries the input side and a first output count;
-   * `message_delta` the output count so far (cumulative), and on some servers the input side too.
-   */
-  private fromAnthropic(usage: unknown, start: boolean): void {
-    if (!isObject(usage)) return;
-    this.seen = true;
-    if (start || usage.input_tokens !== undefined) this.u.inputTokens = count(usage.input_tokens);
-    if (start || usage.cache_read_input_tokens !== undefined) this.u.cacheReadTokens = count(usage.cache_read_input_tokens);
-    if (start || usage.cache_creation_input_tokens !== undefined) this.u.cacheWriteTokens = count(usage.cache_creation_input_tokens);
-    if (usage.output_tokens !== undefined) this.u.outputTokens = count(usage.output_tokens);
-  }
-
-  /** Responses API: cached tokens are counted inside input_tokens; the kinds here are disjoint. */
-  private fromOpenAi(usage: unknown): void {
-    if (!isObject(usage)) return;
-    this.seen = true;
-    const cached = isObject(usage.input_tokens_details) ? count(usage.input_tokens_details.cached_tokens) : 0;
-    const input = count(usage.input_tokens);
-    this.u.cacheReadTokens = Math.min(cached, input);
-    this.u.inputTokens = input - this.u.cacheReadTokens;
-    this.u.outputTokens = count(usage.output_tokens);
+function parse(text: string): Record<string, unknown> | undefined {
+  try {
+    const v: unknown = JSON.parse(text);
+    return isObject(v) ? v : undefined;
+  } catch {
+    return undefined;
   }
 }
 
@@ -126,12 +88,4 @@ function eventEnd(text: string): number {
 
 function separatorLength(text: string, at: number): number {
   return text.startsWith('\r\n\r\n', at) ? 4 : 2;
-}
-
-function count(v: unknown): number {
-  return typeof v === 'number' ? safeCount(v) : 0;
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

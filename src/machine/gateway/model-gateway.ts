@@ -38,6 +38,9 @@ export interface ModelGateway {
   close(): Promise<void>;
 }
 
+/** Whether one model request may go out, and why not. */
+export type ModelAdmission = { ok: true } | { ok: false; why: string };
+
 export interface ModelGatewayOptions {
   /** A private folder (0700) the socket is made in; the sandbox has it bound in. */
   dir: string;
@@ -46,8 +49,8 @@ export interface ModelGatewayOptions {
   upstream: URL;
   /** The real key, read by abcd from its own environment: it goes to the API and nowhere else. */
   key: string;
-  /** Asked before each request is sent on: a reason means the pool is used up. */
-  admit?: () => { ok: true } | { ok: false; why: string };
+  /** Asked before each request is sent on (it may wait for it): a reason means the pool is used up. */
+  admit?: () => ModelAdmission | Promise<ModelAdmission>;
   onEvent: (e: GatewayEvent) => void;
 }
 
@@ -113,14 +116,17 @@ function handle(o: ModelGatewayOptions, prefix: string, req: IncomingMessage, re
     const message = `abcd's model gateway sends only the model API's own endpoints, not ${method} ${url.pathname}`;
     return void apiError(res, o.api, { status: 403, type: 'permission_error', code: 'endpoint_refused', message });
   }
-  const admitted = o.admit?.() ?? { ok: true as const };
-  if (!admitted.ok) {
-    req.resume();
-    o.onEvent({ method, path: url.pathname, outcome: 'budget', status: 400, why: admitted.why });
-    const message = `abcd stopped this request: ${admitted.why}`;
-    return void apiError(res, o.api, { status: 400, type: 'invalid_request_error', code: 'budget_exhausted', message });
-  }
-  forward(o, method, url, req, res);
+  // The request's body waits, unread, while the pool is asked.
+  void Promise.resolve()
+    .then(() => o.admit?.() ?? { ok: true as const })
+    .catch((e: unknown) => ({ ok: false as const, why: `the budget could not be read (${e instanceof Error ? e.message : String(e)})` }))
+    .then((admitted) => {
+      if (admitted.ok) return forward(o, method, url, req, res);
+      req.resume();
+      o.onEvent({ method, path: url.pathname, outcome: 'budget', status: 400, why: admitted.why });
+      const message = `abcd stopped this request: ${admitted.why}`;
+      apiError(res, o.api, { status: 400, type: 'invalid_request_error', code: 'budget_exhausted', message });
+    });
 }
 
 function forward(o: ModelGatewayOptions, method: string, url: URL, req: IncomingMessage, res: ServerResponse): void {

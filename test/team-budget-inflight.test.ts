@@ -49,13 +49,15 @@ describe('the team pool in flight', () => {
     // first answers wait until both agents asked (both cycles hold their reservation by then), so
     // neither computer can spend the whole pool before the other's cycle starts.
     const step = () => toolStep(tool.bash('echo step >> steps.txt'), { input: PER_ANSWER });
-    const bothAsked = () => until('both agents to ask', () => scripts.every((s) => conversationOf(s) !== undefined), 120_000);
-    const loop = (slug: string) =>
+    const scripts: { conversation: () => string }[] = [];
+    const bothAsked = (): Promise<void> =>
+      until('both agents to ask', () => scripts.every((s) => conversationOf(s) !== undefined), 120_000);
+    const loop = (slug: string): { conversation: () => string } =>
       stub.on(`local:item:${slug}`, [
         { ...step(), hold: bothAsked },
         { ...step(), repeat: true },
       ]);
-    const scripts = [loop('east'), loop('west')];
+    scripts.push(loop('east'), loop('west'));
     const env = { ANTHROPIC_BASE_URL: stub.url, ANTHROPIC_API_KEY: 'sk-stub-not-a-key' };
     const hosts = await Promise.all(['host-a', 'host-b'].map((n) => laneSession(remote, n, env)));
     const runs = await Promise.all(

@@ -2,12 +2,14 @@
 // the real Claude Code against one scripted model server whose agents would never stop on their
 // own. Every model request passes abcd's model gateway, which holds the cycle's share of the team
 // pool on the remote ledger; once the pool has none left to hold, both agents are cut off in the
-// middle of their turns, within the bound ADR 0126 states, and every token is counted once.
+// middle of their turns, within the bound ADR 0126 states, and every token is counted once. A
+// cycle's later turn holds a share of its own the same way.
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { execa } from 'execa';
 import { cleanupTemp } from './harness/git-env.js';
 import { itemStatus, laneSession, remoteWithItems } from './harness/lanes.js';
-import { AnthropicStub, tool, toolStep, type StubUsage } from './harness/model-server-anthropic.js';
+import { AnthropicStub, answer, tool, toolStep, workingDirectory, type StubUsage } from './harness/model-server-anthropic.js';
 import { LEDGER_REF, remoteLedger, signingPerson } from './harness/team-budget.js';
 import { until } from './harness/steer.js';
 
@@ -90,5 +92,31 @@ describe('the team pool in flight', () => {
     const again = await hosts[0]!.abcd(['drain', '--runtime', 'claude', '--json', '--lanes', '1'], { timeoutMs: 60_000 });
     expect(again.code, again.stdout + again.stderr).toBe(3);
     expect(again.json.refusal).toMatchObject({ code: 'budget-exhausted', data: { scope: 'team', dir: LEDGER_REF } });
+  }, 300_000);
+
+  it('a later turn (a failing check sent back) holds a share of its own in flight, settled with what it used: one count each, nothing open', async () => {
+    const remote = await remoteWithItems([{ slug: 'fix' }], {
+      lanes: { claude: { program: CLAUDE, model: 'claude-sonnet-4-5' }, cycleReserve: RESERVE, fixChecks: 1 },
+      land: { checks: 'test -f fixed.txt' },
+    });
+    const owner = await signingPerson(remote);
+    expect((await owner.abcd(['budget', 'set', '100000', '--team', '--json'])).code).toBe(0);
+    const fix = stub.on('local:item:fix', [
+      (req) => toolStep(tool.write(join(workingDirectory(req), 'work.txt'), 'work\n'), { input: PER_ANSWER }),
+      answer('done', { input: PER_ANSWER }),
+      // The check's failure comes back as the next turn: the agent adds what it asks for.
+      (req) => toolStep(tool.write(join(workingDirectory(req), 'fixed.txt'), 'fixed\n'), { input: PER_ANSWER }),
+      answer('fixed', { input: PER_ANSWER }),
+    ]);
+    const s = await laneSession(remote, 'host-a', { ANTHROPIC_BASE_URL: stub.url, ANTHROPIC_API_KEY: 'sk-stub-not-a-key' });
+    const r = await s.abcd(['drain', '--runtime', 'claude', '--json'], { timeoutMs: 240_000 });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.json.record.cycles[0]).toMatchObject({ item: 'fix', outcome: 'landed' });
+    expect((await execa('git', ['-C', remote.dir, 'show', 'main:fixed.txt'])).stdout).toBe('fixed');
+    const answered = tokens(stub.usageOf(fix.conversation()));
+    expect(answered).toBe(4 * PER_ANSWER);
+    const ledger = (await remoteLedger(remote))!;
+    // The first run's reservation and the later turn's holding, each settled once with what it used.
+    expect(ledger).toMatchObject({ spent: answered, settled: 2, expired: 0, open: [] });
   }, 300_000);
 });

@@ -118,15 +118,27 @@ async function approveCommand(
       '--approve lands the branch the lane run kept, and marks the item done: give no branch and no --keep.',
       'argument',
     );
-  const [{ openRepo }, { approveRun }] = await Promise.all([import('../../repo/repo.js'), import('../../lanes/approve.js')]);
+  const [{ openRepo }, { approveRun }, { personLandWatch }] = await Promise.all([
+    import('../../repo/repo.js'),
+    import('../../lanes/approve.js'),
+    import('../land-watch.js'),
+  ]);
+  const seen = personLandWatch(deps);
   const r = await approveRun(
     await openRepo(deps),
-    { item: input.item, run, waitMs: input.waitMs, priority: input.priority, ...(input.strategy ? { strategy: input.strategy } : {}) },
+    {
+      item: input.item,
+      run,
+      waitMs: input.waitMs,
+      priority: input.priority,
+      ...(input.strategy ? { strategy: input.strategy } : {}),
+      checkWatch: seen.watch,
+    },
     await machineGate(deps),
   );
   const { approved, ...landed } = r;
   return {
-    json: { ...landJson(landed), approved },
+    json: { ...landJson(landed), ...(landed.checksSandbox ? sandboxJson(landed.checksSandbox, seen.counts()) : {}), approved },
     text:
       `approved run ${approved.run} of ${r.item} (${approved.paths.join(', ')}) in settings generation ${approved.generation.slice(0, 12)}; ` +
       `landed on ${r.main}: ${r.previousTip?.slice(0, 12) ?? ''} -> ${r.tip.slice(0, 12)}; claim ${r.claim}`,

@@ -2,6 +2,7 @@
 // What a sandbox's own network costs at its start: the same bubblewrap sandbox running
 // `/bin/true`, interleaved three ways in one run. "before": the sandbox as it was before it had
 // a network namespace (the host's network, no relay). "netns": with `--unshare-net` alone.
+// "netns + node -e 0": the relay's node alone, started in the sandbox and doing nothing.
 // "netns + relay": what every agent and check sandbox starts with now: abcd's egress proxy
 // opened on its private socket, `--unshare-net`, and the relay (the node that runs abcd) listening
 // on the sandbox's loopback before it starts the command; the proxy closed afterwards. Prints
@@ -39,6 +40,8 @@ const probes = {
   // The arguments as they were: no --unshare-net.
   before: () => timed(['bwrap', ...bwrapArgs(plan).filter((/** @type {string} */ a) => a !== '--unshare-net'), '--', '/bin/true']),
   netns: () => timed(sandboxArgv(plan, ['/bin/true'])),
+  // What the relay is made of, without the proxy and the spawn: the same node started inside.
+  'netns + node -e 0': () => timed(sandboxArgv({ ...plan, binds: [...plan.binds, { path: NODE }] }, [NODE, '-e', '0'])),
   'netns + relay': async () => {
     const t0 = performance.now();
     const net = await openSandboxNetwork({ base: join(root, 'cycle'), node: NODE, allow: [], allowKey: 'bench' });

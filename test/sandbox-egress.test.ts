@@ -184,12 +184,19 @@ describe.skipIf(NO_NETNS)('the egress proxy', () => {
     expect(r.json.refusal).toMatchObject({ code: 'unsafe-environment' });
     expect(r.json.refusal.message).toMatch(/cannot give a sandbox its own network namespace.*Operation not permitted/);
     expect([...(await remote.refs()).keys()].filter((x) => x.startsWith('refs/heads/abcd/'))).toEqual([]);
-    // --sandbox none keeps the host's network as it is, and the lane says so.
+    // --sandbox none keeps the host's network and files as they are, and the lane says so: one
+    // line on stderr before the agent runs, and in the answer.
     const none = await s.abcd(['drain', '--json', '--sandbox', 'none', '--agent', 'true']);
     expect(laneRun(none), none.stdout + none.stderr).toMatchObject({
       sandbox: 'none',
-      warning: expect.stringMatching(/unsandboxed: it reaches the network as you do, with no egress proxy/),
+      hostAccess: ['network', 'files'],
+      warning: expect.stringMatching(
+        /unsandboxed: it has this computer's network and files as you do, with no sandbox and no egress proxy/,
+      ),
     });
+    expect(none.stderr.split('\n').filter((l) => l.startsWith('abcd: warning: '))).toEqual([
+      "abcd: warning: The agent runs unsandboxed: it has this computer's network and files as you do, with no sandbox and no egress proxy.",
+    ]);
     expect(laneRun(none).record.cycles[0].network).toBeUndefined();
   }, 60_000);
 });

@@ -104,7 +104,19 @@ const land = z.strictObject({
     .optional()
     .describe('checks that failed and then passed when run again (land.retries)'),
   checksSandbox: z.enum(['bwrap', 'none']).optional().describe('where the checks ran: bubblewrap, or unsandboxed as the person'),
-  warning: z.string().optional().describe('said when the checks ran unsandboxed for want of a sandbox'),
+  warning: z.string().optional().describe('said when the checks ran unsandboxed: land.sandbox "none", or for want of a sandbox'),
+  network: z
+    .strictObject({
+      allowed: z.number().int(),
+      refused: z.number().int(),
+      hosts: z.array(z.string()).describe('the distinct host:port the checks asked for, first seen first (at most 16)'),
+    })
+    .optional()
+    .describe("sandboxed checks: the connections they asked abcd's egress proxy for (land.network.allow)"),
+  hostAccess: z
+    .array(z.enum(['network', 'files']))
+    .optional()
+    .describe("unsandboxed checks: they ran with this computer's network and files"),
   enqueuedAt: Instant,
   waitedMs: Ms,
   state: State,

@@ -59,12 +59,14 @@ export function laneFlags(args: Record<string, unknown>): LaneFlags {
 export async function runWithLines(
   deps: Deps,
   o: { json: boolean; attended: boolean },
-  run: (deps: Deps, extra: Pick<LaneRunInput, 'onProgress' | 'onOutput'>) => Promise<LaneRunResult>,
+  run: (deps: Deps, extra: Pick<LaneRunInput, 'onProgress' | 'onOutput' | 'onWarning'>) => Promise<LaneRunResult>,
 ): Promise<LaneRunResult> {
   // An attended build streams its agent's output to stderr: live lines would be drawn over it.
   const streaming = o.attended && !o.json;
   const lines = laneLines(deps, { json: o.json, streaming });
   const extra = {
+    // Before any agent runs, whatever the output mode: the person sees it while the lane runs.
+    onWarning: (t: string) => deps.out.stderr(`abcd: warning: ${t}\n`),
     ...(lines.onProgress ? { onProgress: lines.onProgress } : {}),
     ...(streaming ? { onOutput: (t: string) => deps.out.stderr(t) } : {}),
   };

@@ -32,6 +32,10 @@ export interface CheckSandboxChoice {
   aloneOnly?: boolean;
 }
 
+/** What `land.sandbox: none` says on every land that runs checks. */
+export const UNSANDBOXED_CHECKS =
+  'land.sandbox is "none": the checks run as you, with this computer\'s network and files (no sandbox, no egress proxy)';
+
 /**
  * The sandbox a land's checks run in. `land.sandbox: none` is the person's explicit opt-out,
  * refused in an unattended lane. Without a working bubblewrap, code from a lane is never run
@@ -47,7 +51,7 @@ export async function chooseCheckSandbox(mode: SandboxMode, repo: Repo, caller: 
         { reason: 'check-unsandboxed-in-lane', sandbox: 'auto' },
       );
     }
-    return { sandbox: 'none' };
+    return { sandbox: 'none', warning: UNSANDBOXED_CHECKS };
   }
   const why = await probeBwrap(repo.deps.env);
   if (!why) return { sandbox: 'bwrap' };
@@ -59,7 +63,11 @@ export async function chooseCheckSandbox(mode: SandboxMode, repo: Repo, caller: 
       { reason: 'no-check-sandbox', why, sandbox: mode === 'bwrap' ? 'bwrap' : 'auto' },
     );
   }
-  return { sandbox: 'none', aloneOnly: true, warning: `${why}: the checks ran unsandboxed, on main and this entry only` };
+  return {
+    sandbox: 'none',
+    aloneOnly: true,
+    warning: `${why}: the checks ran unsandboxed, with this computer's network and files, on main and this entry only`,
+  };
 }
 
 export interface CheckJail {

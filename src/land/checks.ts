@@ -85,6 +85,8 @@ export interface CheckWatch {
   output?(text: string): void;
   /** A connection a check's sandbox asked for, allowed or refused. */
   network?(e: NetworkEvent): void;
+  /** Said before checks run without the sandbox (land.sandbox "none", or no bubblewrap). */
+  warning?(text: string): void;
 }
 
 export interface CheckRun {

@@ -73,6 +73,7 @@ export async function landChecks(
   const watch = o.watch ? { watch: o.watch } : {};
   if (items) return checkItemFiles(wt, o.vars.tip, items, { now: () => repo.deps.clock.now(), ...watch });
   if (!o.jail) return [];
+  if (o.jail.warning) o.watch?.warning?.(o.jail.warning);
   return runJailedChecks(repo, wt, {
     config: o.config,
     sandbox: o.jail.sandbox,

@@ -2,6 +2,7 @@
 // paths (ADR 0103). Exactly the head the run kept (the released claim names it; a branch moved
 // since is refused), approved in a signed generation of the person's settings before anything
 // else is pushed, then reserved and landed through the queue like any land.
+import type { CheckWatch } from '../land/checks.js';
 import { formatItem, shortItem, type ItemKey } from '../records/item.js';
 import { claimRef } from '../records/refs.js';
 import { CONFIG_PATH } from '../repo/config.js';
@@ -21,6 +22,8 @@ export interface ApproveInput {
   waitMs: number;
   strategy?: IntegrationStrategy;
   priority?: Priority;
+  /** Who watches the land's checks (the person's terminal). */
+  checkWatch?: CheckWatch;
 }
 
 export interface ApproveResult extends LandResult {
@@ -72,6 +75,7 @@ export async function approveRun(repo: Repo, input: ApproveInput, gate: GateRunn
       defaultStrategy: 'squash',
       ...(input.strategy ? { strategy: input.strategy } : {}),
       ...(input.priority ? { priority: input.priority } : {}),
+      ...(input.checkWatch ? { checkWatch: input.checkWatch } : {}),
       keep: false,
     },
     gate,

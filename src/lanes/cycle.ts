@@ -158,7 +158,11 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
       onActivity: (a) => watch?.activity(a),
       // The gateway's check before each model request: the pool less what this cycle used and
       // was not yet debited for. The first turn is debited after it ends, later ones after theirs.
-      admitModel: (soFar) => budgetAdmitsRequest(ctx.budgetDir, usageSince(soFar, debited)),
+      // Then the team pool's, which answers at once while the cycle spends what it holds there.
+      admitModel: (soFar) => {
+        const own = budgetAdmitsRequest(ctx.budgetDir, usageSince(soFar, debited));
+        return own.ok ? team.admit(soFar) : own;
+      },
     });
     const session = markedSession(opened, (m) => log?.mark(m), ctx.runtime.name);
     closeSession = () => session.close();

@@ -47,6 +47,8 @@ export interface LaneRunInput extends LaneFlags {
   onOutput?: (chunk: string) => void;
   /** Every lane's state whenever one changes (the terminal's live lines). */
   onProgress?: ProgressListener;
+  /** Said once, before any agent runs, when agents run without the sandbox. */
+  onWarning?: (text: string) => void;
 }
 
 export type RunOutcome = CycleRecord['outcome'] | 'pending' | 'idle';
@@ -61,6 +63,8 @@ export interface LaneRunResult {
   sandbox?: string;
   login?: string;
   warning?: string;
+  /** Unsandboxed: the agents ran with this computer's network and files. */
+  hostAccess?: ('network' | 'files')[];
   record?: LaneResultRecord;
   pending?: PendingOutcome;
   publishError?: string;
@@ -112,6 +116,8 @@ export async function runLane(repo: Repo, input: LaneRunInput): Promise<LaneRunR
     chooseSandbox(asked.sandbox, { env, attended: input.attended }),
     early ?? checkLaneLogin(repo, input.attended),
   );
+  const unsandboxed = unfilteredNetwork(sandbox, cfg);
+  if (unsandboxed) input.onWarning?.(unsandboxed);
   // Where the model key goes is known once the sandbox is: through the gateway, or the agent's env list.
   const gateway = gatewayCarriesKey(asked.runtime, sandbox);
   const s = withKeyPassed(asked, keyPassedByDefault(asked.runtime, gateway));
@@ -129,7 +135,7 @@ export async function runLane(repo: Repo, input: LaneRunInput): Promise<LaneRunR
     first: snap,
     ...(firstListing ? { firstListing } : {}),
     cfg: { tip: mainTip, config },
-    ...(warningOf([warning, unfilteredNetwork(sandbox, cfg), ignoredRequesters(cfg), unprotectedLoosening(configTrust, config)]) ?? {}),
+    ...(warningOf([warning, unsandboxed, ignoredRequesters(cfg), unprotectedLoosening(configTrust, config)]) ?? {}),
   });
 }
 
@@ -237,6 +243,7 @@ async function runWith(
     sandbox: o.sandbox,
     login: o.login,
     ...(o.warning ? { warning: o.warning } : {}),
+    ...(o.sandbox === 'none' ? { hostAccess: ['network' as const, 'files' as const] } : {}),
     record: rec.record,
     ...(rec.lastError ? { publishError: rec.lastError.message } : {}),
   };
@@ -400,10 +407,10 @@ function ignoredRequesters(cfg: { requesters?: string[] | undefined }): string |
   );
 }
 
-/** Unsandboxed, the agent has the host's network: no egress proxy stands between, and the lane says so. */
+/** Unsandboxed, the agent has the host's network and files: no sandbox or egress proxy stands between, and the lane says so. */
 function unfilteredNetwork(sandbox: 'bwrap' | 'none', cfg: LanesConfig): string | undefined {
   if (sandbox !== 'none') return undefined;
-  return `The agent runs unsandboxed: it reaches the network as you do, with no egress proxy${cfg.network?.allow ? ' (lanes.network.allow does not apply)' : ''}.`;
+  return `The agent runs unsandboxed: it has this computer's network and files as you do, with no sandbox and no egress proxy${cfg.network?.allow ? ' (lanes.network.allow does not apply)' : ''}.`;
 }
 
 function warningOf(parts: (string | undefined)[]): { warning: string } | undefined {

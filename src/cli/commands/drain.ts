@@ -46,7 +46,7 @@ export const drain: Command = {
     const [{ openRepo }, { runLane }] = await Promise.all([import('../../repo/repo.js'), import('../../lanes/lane-run.js')]);
     const attended = Boolean(args.attended);
     // A drain's lanes run side by side: their agents' output is never streamed, only their lines.
-    const r = await runWithLines(deps, { json: args.json, attended: false }, async (quiet, { onProgress }) =>
+    const r = await runWithLines(deps, { json: args.json, attended: false }, async (quiet, { onProgress, onWarning }) =>
       runLane(await openRepo(quiet), {
         ...flags,
         ...(lanes !== undefined ? { lanes: lanes as number } : {}),
@@ -54,6 +54,7 @@ export const drain: Command = {
         attended,
         gate: await machineGate(quiet),
         ...(onProgress ? { onProgress } : {}),
+        ...(onWarning ? { onWarning } : {}),
       }),
     );
     return renderLaneRun(r, { verbose: args.verbose === true });

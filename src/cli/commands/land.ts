@@ -82,18 +82,24 @@ export const land: Command = {
       priority: args.priority === 'high' ? ('high' as const) : args.priority === 'low' ? ('low' as const) : ('normal' as const),
     };
     if (args.approve !== undefined) return approveCommand(args, input, deps);
-    const [{ openRepo }, { land: run }] = await Promise.all([import('../../repo/repo.js'), import('../../land/land.js')]);
+    const [{ openRepo }, { land: run }, { personLandWatch, networkText }] = await Promise.all([
+      import('../../repo/repo.js'),
+      import('../../land/land.js'),
+      import('../land-watch.js'),
+    ]);
     const repo = await openRepo(deps);
-    const r = await run(repo, input, await machineGate(deps));
+    const seen = personLandWatch(deps);
+    const r = await run(repo, { ...input, checkWatch: seen.watch }, await machineGate(deps));
     const checks = r.checks.length
       ? `, checks passed (${r.checks.map((c) => `${c.command} ${formatDuration(c.durationMs)}`).join('; ')})`
       : ', no checks configured';
     const warning = r.warning ? ` (${r.warning})` : '';
+    const network = r.checksSandbox === 'bwrap' ? networkText(seen.counts()) : '';
     return {
-      json: landJson(r),
+      json: { ...landJson(r), ...(r.checksSandbox ? sandboxJson(r.checksSandbox, seen.counts()) : {}) },
       text: r.github
         ? `landed ${r.item} on ${r.main} through pull request #${r.github.number} (${r.github.via}) at ${r.tip.slice(0, 12)}; claim ${r.claim}`
-        : `landed ${r.item} on ${r.main}: ${r.previousTip?.slice(0, 12)} -> ${r.tip.slice(0, 12)} after ${r.attempts} attempt(s)${checks}; claim ${r.claim}${warning}`,
+        : `landed ${r.item} on ${r.main}: ${r.previousTip?.slice(0, 12)} -> ${r.tip.slice(0, 12)} after ${r.attempts} attempt(s)${checks}${network}; claim ${r.claim}${warning}`,
     };
   },
 };
@@ -112,15 +118,27 @@ async function approveCommand(
       '--approve lands the branch the lane run kept, and marks the item done: give no branch and no --keep.',
       'argument',
     );
-  const [{ openRepo }, { approveRun }] = await Promise.all([import('../../repo/repo.js'), import('../../lanes/approve.js')]);
+  const [{ openRepo }, { approveRun }, { personLandWatch }] = await Promise.all([
+    import('../../repo/repo.js'),
+    import('../../lanes/approve.js'),
+    import('../land-watch.js'),
+  ]);
+  const seen = personLandWatch(deps);
   const r = await approveRun(
     await openRepo(deps),
-    { item: input.item, run, waitMs: input.waitMs, priority: input.priority, ...(input.strategy ? { strategy: input.strategy } : {}) },
+    {
+      item: input.item,
+      run,
+      waitMs: input.waitMs,
+      priority: input.priority,
+      ...(input.strategy ? { strategy: input.strategy } : {}),
+      checkWatch: seen.watch,
+    },
     await machineGate(deps),
   );
   const { approved, ...landed } = r;
   return {
-    json: { ...landJson(landed), approved },
+    json: { ...landJson(landed), ...(landed.checksSandbox ? sandboxJson(landed.checksSandbox, seen.counts()) : {}), approved },
     text:
       `approved run ${approved.run} of ${r.item} (${approved.paths.join(', ')}) in settings generation ${approved.generation.slice(0, 12)}; ` +
       `landed on ${r.main}: ${r.previousTip?.slice(0, 12) ?? ''} -> ${r.tip.slice(0, 12)}; claim ${r.claim}`,
@@ -153,6 +171,14 @@ export async function machineGate(deps: Deps): Promise<GateRunner> {
       await lease.release();
     }
   };
+}
+
+/**
+ * What the checks ran with: sandboxed, what they connected to through the egress proxy;
+ * unsandboxed, that they had this computer's network and files.
+ */
+function sandboxJson(sandbox: 'bwrap' | 'none', network: { allowed: number; refused: number; hosts: string[] }) {
+  return sandbox === 'bwrap' ? { network } : { hostAccess: ['network', 'files'] };
 }
 
 /** Land's answer in the shared vocabulary: `state` of the claim, absent keys as null (ADR 0030). */

@@ -4,6 +4,7 @@
 // envelope, a rebase prompt or a failing check's output. A live runtime also takes a steer
 // while a turn runs. The session reports what the agent used, and leaves nothing running.
 import type { CycleUsage } from '../../machine/budget/usage.js';
+import type { ModelAdmission } from '../../machine/gateway/model-gateway.js';
 import type { Sandbox, SandboxPlan } from '../../machine/sandbox/bwrap.js';
 import type { SandboxNetwork } from '../../machine/sandbox/sandbox-network.js';
 
@@ -34,7 +35,7 @@ export interface CycleAgent {
    * Asked by the model gateway before each request of a built-in runtime, with what the cycle
    * used so far as the API answered: a reason stops that request (the budget is used up).
    */
-  admitModel?: (cycleSoFar: CycleUsage) => { ok: true } | { ok: false; why: string };
+  admitModel?: (cycleSoFar: CycleUsage) => ModelAdmission | Promise<ModelAdmission>;
   /** `NAME=value` only this cycle's processes carry: swept when no pid namespace could be had. */
   marker: string;
   /** The cycle's private folder outside the worktree (writable by the agent; gone with the cycle). */

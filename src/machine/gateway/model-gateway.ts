@@ -40,6 +40,9 @@ export interface ModelGateway {
   close(): Promise<void>;
 }
 
+/** Whether one model request may go out, and why not. */
+export type ModelAdmission = { ok: true } | { ok: false; why: string };
+
 /**
  * The real credential, read by abcd from its own environment: it goes to the API and nowhere
  * else, in place of whatever the agent sent.
@@ -61,8 +64,8 @@ export interface ModelGatewayOptions {
   /** The real API's base URL (ANTHROPIC_BASE_URL, the provider's base_url, or the default host). */
   upstream: URL;
   credential: GatewayCredential;
-  /** Asked before each request is sent on: a reason means the pool is used up. */
-  admit?: () => { ok: true } | { ok: false; why: string };
+  /** Asked before each request is sent on (it may wait for it): a reason means the pool is used up. */
+  admit?: () => ModelAdmission | Promise<ModelAdmission>;
   onEvent: (e: GatewayEvent) => void;
 }
 
@@ -114,14 +117,17 @@ function handle(o: ModelGatewayOptions, dialect: Dialect, prefix: string, req: I
     const message = `abcd's model gateway sends only the ${dialect.title}'s own endpoints, not ${method} ${url.pathname}`;
     return void apiError(res, dialect, { status: 403, type: 'permission_error', code: 'endpoint_refused', message });
   }
-  const admitted = o.admit?.() ?? { ok: true as const };
-  if (!admitted.ok) {
-    req.resume();
-    o.onEvent({ method, path: url.pathname, outcome: 'budget', status: 400, why: admitted.why });
-    const message = `abcd stopped this request: ${admitted.why}`;
-    return void apiError(res, dialect, { status: 400, type: 'invalid_request_error', code: 'budget_exhausted', message });
-  }
-  forward(o, dialect, { method, url }, req, res);
+  // The request's body waits, unread, while the pool is asked.
+  void Promise.resolve()
+    .then(() => o.admit?.() ?? { ok: true as const })
+    .catch((e: unknown) => ({ ok: false as const, why: `the budget could not be read (${e instanceof Error ? e.message : String(e)})` }))
+    .then((admitted) => {
+      if (admitted.ok) return forward(o, dialect, { method, url }, req, res);
+      req.resume();
+      o.onEvent({ method, path: url.pathname, outcome: 'budget', status: 400, why: admitted.why });
+      const message = `abcd stopped this request: ${admitted.why}`;
+      apiError(res, dialect, { status: 400, type: 'invalid_request_error', code: 'budget_exhausted', message });
+    });
 }
 
 function forward(

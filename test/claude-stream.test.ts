@@ -2,8 +2,8 @@
 // running total of each process, replays as "taken", hostile lines kept as text and never a
 // crash; and the command line the runtime builds from `lanes.claude`.
 import { describe, expect, it } from 'vitest';
-import { ClaudeStream } from '../src/lanes/runtimes/claude-stream.js';
-import { checkClaudeConfig, claudeArgv } from '../src/lanes/runtimes/claude-args.js';
+import { ClaudeStream } from '../src/lanes/runtimes/claude/claude-stream.js';
+import { checkClaudeConfig, claudeArgv } from '../src/lanes/runtimes/claude/claude-args.js';
 import type { AgentActivity } from '../src/lanes/runtimes/runtime.js';
 import { parseRepoConfig } from '../src/repo/config.js';
 import { laneSettings } from '../src/lanes/options.js';

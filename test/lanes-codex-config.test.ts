@@ -10,7 +10,7 @@ import { parse } from 'smol-toml';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bwrapArgs } from '../src/machine/sandbox/bwrap.js';
 import { secretPlaces } from '../src/machine/sandbox/places.js';
-import { makeCodexHome } from '../src/lanes/runtimes/codex-home.js';
+import { makeCodexHome } from '../src/lanes/runtimes/codex/codex-home.js';
 import { cleanupTemp, tempDir } from './harness/git-env.js';
 
 const CANARIES = [

@@ -4,9 +4,9 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { makeCodexHome } from '../src/lanes/runtimes/codex-home.js';
-import { CodexEvents } from '../src/lanes/runtimes/codex-events.js';
-import { codexEnvNames } from '../src/lanes/runtimes/codex.js';
+import { makeCodexHome } from '../src/lanes/runtimes/codex/codex-home.js';
+import { CodexEvents } from '../src/lanes/runtimes/codex/codex-events.js';
+import { codexEnvNames } from '../src/lanes/runtimes/codex/codex.js';
 import { UsageError } from '../src/core/refusals.js';
 import type { AgentActivity } from '../src/lanes/runtimes/runtime.js';
 import { cleanupTemp, tempDir } from './harness/git-env.js';

@@ -20,7 +20,7 @@ import { RunRecorder } from './recorder.js';
 import { requestFollowUp, type PendingOutcome } from './request.js';
 import { runLanes } from './run-loop.js';
 import { runtimeFor } from './runtimes/index.js';
-import { codexPlatformBinds } from './runtimes/codex-program.js';
+import { codexPlatformBinds } from './runtimes/codex/codex-program.js';
 import { agentProgramView, chooseSandbox, laneHidden, requireAgentProgram } from './sandbox.js';
 import { probeBwrap } from '../machine/sandbox/bwrap.js';
 import { secretPlaces } from '../machine/sandbox/places.js';

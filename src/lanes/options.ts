@@ -1,13 +1,13 @@
 // A lane run's settings: the command line first, then `lanes` in .abcd/config.json on main,
 // then the defaults; and the deadline rule of the timed lifecycle (ADR 0024).
 import type { ClaudeConfig, LanesConfig } from '../repo/config.js';
-import { codexEnvNames, codexProgram } from './runtimes/codex.js';
+import { codexEnvNames, codexProgram } from './runtimes/codex/codex.js';
 import type { Env } from '../core/deps.js';
 import { DeadlineReached, UsageError } from '../core/refusals.js';
 import { formatDuration, formatInstant, parseDuration, parseInstant } from '../core/duration.js';
 import { checkEnvNames } from './agent-env.js';
 import { CYCLE_OVERHEAD_MS } from './context.js';
-import { checkClaudeConfig, DEFAULT_CLAUDE_PROGRAM } from './runtimes/claude-args.js';
+import { checkClaudeConfig, DEFAULT_CLAUDE_PROGRAM } from './runtimes/claude/claude-args.js';
 import type { RuntimeName } from './runtimes/runtime.js';
 import type { SandboxMode } from './sandbox.js';
 

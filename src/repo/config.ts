@@ -101,7 +101,7 @@ export const CodexSectionSchema = z.strictObject({
 });
 
 // What the `claude` runtime runs: Claude Code headless. Every key is optional; the runtime's
-// defaults are in src/lanes/runtimes/claude-args.ts.
+// defaults are in src/lanes/runtimes/claude/claude-args.ts.
 export const ClaudeSectionSchema = z.strictObject({
   /** The program: a name on PATH or an absolute path (default `claude`). */
   program: z.string().min(1).max(4096).optional(),

@@ -5,8 +5,8 @@
 import { open } from 'node:fs/promises';
 import { activityText } from '../lanes/output-tail.js';
 import type { AgentActivity } from '../lanes/progress.js';
-import { ClaudeStream } from '../lanes/runtimes/claude-stream.js';
-import { CodexEvents } from '../lanes/runtimes/codex-events.js';
+import { ClaudeStream } from '../lanes/runtimes/claude/claude-stream.js';
+import { CodexEvents } from '../lanes/runtimes/codex/codex-events.js';
 import { cycleHeading, cycleLogs, readRunLogs, type CycleLogFile } from '../lanes/run-log-read.js';
 import { listRunLogs } from '../lanes/run-logs.js';
 import type { Fleet } from './fleet.js';

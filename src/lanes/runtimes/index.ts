@@ -1,9 +1,9 @@
 // The runtimes a lane can run its agent with, by name.
 import type { Env } from '../../core/deps.js';
 import type { ClaudeConfig, CodexConfig } from '../../repo/config.js';
-import { claudeRuntime } from './claude.js';
-import { codexRuntime } from './codex.js';
-import { commandRuntime } from './command.js';
+import { claudeRuntime } from './claude/claude.js';
+import { codexRuntime } from './codex/codex.js';
+import { commandRuntime } from './command/command.js';
 import type { Runtime, RuntimeName } from './runtime.js';
 
 export interface RuntimeChoice {

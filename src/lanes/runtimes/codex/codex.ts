@@ -4,13 +4,13 @@
 // live input channel: a steer waits for the turn's end. Each run has stdin closed (Codex
 // otherwise waits for more input), its private CODEX_HOME (codex-home.ts), and Codex's own
 // sandbox off inside the lane's (ADR 0087). Usage is the thread's latest running total (ADR 0088).
-import type { CodexConfig } from '../../repo/config.js';
-import { checkEnvNames } from '../../machine/sandbox/environment.js';
-import { urlEndpoint } from '../../machine/sandbox/network-allow.js';
-import { startAgent } from '../run-agent.js';
+import type { CodexConfig } from '../../../repo/config.js';
+import { checkEnvNames } from '../../../machine/sandbox/environment.js';
+import { urlEndpoint } from '../../../machine/sandbox/network-allow.js';
+import { startAgent } from '../../run-agent.js';
 import { CodexEvents } from './codex-events.js';
 import { makeCodexHome, type CodexHome } from './codex-home.js';
-import type { AgentSession, CycleAgent, Runtime, TurnOptions, TurnResult } from './runtime.js';
+import type { AgentSession, CycleAgent, Runtime, TurnOptions, TurnResult } from '../runtime.js';
 
 // Where Codex's own provider is when no config or variable names another.
 const OPENAI_API = 'https://api.openai.com/v1';

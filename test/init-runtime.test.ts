@@ -12,7 +12,7 @@ import { init } from '../src/cli/commands/init.js';
 import { envConfig } from '../src/cli/env-config.js';
 import type { Deps } from '../src/core/deps.js';
 import { UsageError } from '../src/core/refusals.js';
-import { RUNTIME_INSTALLS } from '../src/lanes/runtimes/installs.js';
+import { RUNTIMES } from '../src/lanes/runtimes/index.js';
 import { initRepository } from '../src/setup/init.js';
 import { cleanupTemp, git, isolatedEnv, tempDir } from './harness/git-env.js';
 
@@ -143,7 +143,7 @@ describe("the generated job follows main's runtime", () => {
         return (await readFile(log, 'utf8')).split('\n').filter(Boolean);
       };
       const item = kind === 'github' ? 'github:issue:7' : 'github/issue/7';
-      const claude = RUNTIME_INSTALLS.claude!;
+      const claude = RUNTIMES.claude.install!;
       expect(await run({ runtime: 'claude' }, { LANE_ITEM: item, LANE_AGENT: 'ignored' })).toEqual([
         `npm|install|--global|--no-audit|--no-fund|${claude.package}@${claude.version}`,
         'claude|--version',

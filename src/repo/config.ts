@@ -82,6 +82,15 @@ export const LandSectionSchema = z.strictObject({
   strategy: IntegrationStrategySchema.optional(),
 });
 
+/**
+ * The runtimes a lane can run its agent with. Each has its folder under src/lanes/runtimes and
+ * one line in its registry there; the registry's type fails the build while a name here has none.
+ */
+export const RUNTIME_NAMES = ['command', 'claude', 'codex'] as const;
+export type RuntimeName = (typeof RUNTIME_NAMES)[number];
+/** What runs a lane's agent when neither --runtime nor lanes.runtime says: the agent command. */
+export const DEFAULT_RUNTIME: RuntimeName = 'command';
+
 /** The `codex` runtime: Codex's own `codex exec --json`, resumed per turn (it has no max-turns setting to offer). */
 export const CodexSectionSchema = z.strictObject({
   /** The program (default `codex` on the lane's PATH): a name on PATH or an absolute path. */
@@ -121,7 +130,7 @@ export const LanesSectionSchema = z.strictObject({
   /** The agent command a lane runs per cycle when `--agent` is not given. */
   agent: z.string().min(1).optional(),
   /** What runs the agent: `command` (default: the agent command), `claude` (Claude Code) or `codex`. */
-  runtime: z.enum(['command', 'claude', 'codex']).optional(),
+  runtime: z.enum(RUNTIME_NAMES).optional(),
   claude: ClaudeSectionSchema.optional(),
   codex: CodexSectionSchema.optional(),
   sandbox: z.enum(['auto', 'bwrap', 'none']).optional(),

@@ -140,7 +140,7 @@ describe('lanes.claude in .abcd/config.json', () => {
       expect(e).toMatchObject({ code: 'usage', kind: 'config', data: { reason: 'unknown-key', key: 'lanes.claude.allowedTool' } });
       expect((e as Error).message).toContain('"allowedTools"');
     }
-    expect(() => parseRepoConfig(JSON.stringify({ lanes: { runtime: 'gemini' } }), 'cfg')).toThrow(
+    expect(() => parseRepoConfig(JSON.stringify({ lanes: { runtime: 'opencode' } }), 'cfg')).toThrow(
       /"lanes.runtime" has the wrong type or value/,
     );
   });

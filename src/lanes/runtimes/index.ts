@@ -5,12 +5,14 @@ import type { RuntimeName } from '../../repo/config.js';
 import { claudeSpec } from './claude/spec.js';
 import { codexSpec } from './codex/spec.js';
 import { commandSpec } from './command/spec.js';
+import { geminiSpec } from './gemini/spec.js';
 import type { RuntimeSpec } from './spec.js';
 
 export const RUNTIMES = {
   command: commandSpec,
   claude: claudeSpec,
   codex: codexSpec,
+  gemini: geminiSpec,
 } as const satisfies Record<RuntimeName, RuntimeSpec>;
 
 /** The spec of a runtime by name. */

@@ -8,6 +8,8 @@ const CLAUDE_TYPES = new Set(['system', 'assistant', 'user', 'result', 'stream_e
 /** The lines of one event of Claude Code's stream; undefined when it is none of its types. */
 export function claudeLines(e: Obj): string[] | undefined {
   if (typeof e.type !== 'string' || !CLAUDE_TYPES.has(e.type)) return undefined;
+  // Claude Code's result always names its subtype; a result without one is another runtime's.
+  if (e.type === 'result' && typeof e.subtype !== 'string') return undefined;
   if (e.type === 'system') return e.subtype === 'init' ? [`claude: session started${str(e.model) ? ` (${str(e.model)})` : ''}`] : [];
   if (e.type === 'assistant') return blocks(e.message).flatMap(assistantBlock);
   if (e.type === 'user') return e.isReplay === true ? [] : blocks(e.message).flatMap(toolResult);

@@ -4,7 +4,7 @@
 // CLI works reaches it by resuming the same session (`-r`), the agent acts on it, and the
 // landing's receipt lists it; a budget the first cycle crosses stops the drain before the next.
 import { constants } from 'node:fs';
-import { access, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -185,6 +185,68 @@ describe('the gemini runtime', () => {
       expect(server.requests).toHaveLength(2);
       expect((await lane.abcd(['budget'])).stdout).toMatch(/per runtime: gemini 730 tokens/);
       server.verify({ allStepsUsed: true });
+    } finally {
+      await server.stop();
+    }
+  }, 180_000);
+
+  it('Gemini CLI installed under HOME (hidden by the sandbox): its folder is shown, and it runs', async () => {
+    const server = await GeminiModelServer.start([
+      { exec: 'echo home > home.txt && git add home.txt && git commit -qm "gemini: home"' },
+      { say: 'done' },
+    ]);
+    try {
+      const remote = await remoteWithItems([{ slug: 'from-home' }], { lanes: GEMINI });
+      const env = geminiEnv(server);
+      const lane = await laneSession(remote, 'lane', env);
+      // An npm install under HOME, as hard links, and no other on PATH.
+      const modules = join(lane.env.HOME!, 'tools', 'node_modules');
+      await mkdir(join(modules, '.bin'), { recursive: true });
+      await execa('cp', ['-al', join(BIN, '..', '@google'), join(modules, '@google')]);
+      await symlink('../@google/gemini-cli/bundle/gemini.js', join(modules, '.bin', 'gemini'));
+      const r = await lane.abcd(['drain', '--runtime', 'gemini', '--json', '--agent-timeout', '120s'], {
+        env: { PATH: [join(modules, '.bin'), ...env.PATH!.split(':').filter((d) => !d.endsWith('node_modules/.bin'))].join(':') },
+        timeoutMs: 150_000,
+      });
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      expect(r.json).toMatchObject({ outcome: 'landed', sandbox: 'bwrap' });
+      expect(await mainFile(remote, 'home.txt')).toBe('home');
+      server.verify({ allStepsUsed: true });
+    } finally {
+      await server.stop();
+    }
+  }, 180_000);
+
+  it('a model that refuses: the cycle fails with what Gemini CLI said, not its raw JSON, and nothing lands', async () => {
+    const server = await GeminiModelServer.start([]);
+    try {
+      const remote = await remoteWithItems([{ slug: 'refused' }], { lanes: GEMINI });
+      const lane = await laneSession(remote, 'lane', geminiEnv(server));
+      const r = await lane.abcd(['drain', '--runtime', 'gemini', '--json', '--agent-timeout', '120s'], { timeoutMs: 150_000 });
+      expect(r.code, r.stdout + r.stderr).toBe(3);
+      const [cycle] = laneRun(r).record.cycles;
+      expect(cycle).toMatchObject({ item: 'refused', outcome: 'failed', code: 'agent-failed' });
+      expect(cycle.reason).toMatch(/^the agent exited \d+: .*model stub: request 0 is past the script/);
+      expect(cycle.reason).not.toMatch(/"type":"|session_id/);
+      expect(await itemStatus(remote, 'refused')).toBe('ready');
+      // A 400 is not retried.
+      expect(server.requests).toHaveLength(1);
+    } finally {
+      await server.stop();
+    }
+  }, 180_000);
+
+  it('past its timeout, Gemini CLI is killed with what it started: its request to the model is dropped, nothing lands', async () => {
+    const server = await GeminiModelServer.start([() => new Promise(() => undefined)]);
+    try {
+      const remote = await remoteWithItems([{ slug: 'slow' }], { lanes: GEMINI });
+      const lane = await laneSession(remote, 'lane', geminiEnv(server));
+      const r = await lane.abcd(['drain', '--runtime', 'gemini', '--json', '--agent-timeout', '8s'], { timeoutMs: 150_000 });
+      expect(r.code, r.stdout + r.stderr).toBe(3);
+      expect(laneRun(r).record.cycles[0]).toMatchObject({ item: 'slow', outcome: 'timeout' });
+      expect(server.requests).toHaveLength(1);
+      await until('the killed agent to drop its request', () => server.inFlight() === 0, 10_000);
+      expect(await itemStatus(remote, 'slow')).toBe('ready');
     } finally {
       await server.stop();
     }

@@ -15,7 +15,8 @@ export function laneOptions(y: Argv): Argv {
   return y
     .option('runtime', {
       choices: RUNTIME_NAMES,
-      describe: 'what runs the agent: command (--agent), claude (Claude Code) or codex (default: lanes.runtime, else command)',
+      describe:
+        'what runs the agent: command (--agent), claude (Claude Code), codex or gemini (Gemini CLI) (default: lanes.runtime, else command)',
     })
     .option('agent', { type: 'string', describe: 'the agent command, run with sh -c per cycle (default: lanes.agent on main)' })
     .option('sandbox', { choices: ['auto', 'bwrap', 'none'] as const, describe: 'run the agent under bubblewrap (auto: when it works)' })

@@ -12,7 +12,7 @@ export const commandSpec: RuntimeSpec = {
     if (agent.trim() === '') {
       throw new UsageError(
         'no agent command: pass --agent "<shell command>" or set lanes.agent in .abcd/config.json on main ' +
-          '(or run a built-in agent: --runtime claude or --runtime codex).',
+          '(or run a built-in agent: --runtime claude, --runtime codex or --runtime gemini).',
         'argument',
       );
     }

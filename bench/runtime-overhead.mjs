@@ -19,7 +19,7 @@ const NOOP_BASH = 'echo claude > out.txt && git add -A && git commit -qm "agent:
 // Node strips the harness's types when it loads it (a path tsc does not follow).
 const STUB_PATH = resolve(import.meta.dirname, '../test/harness/model-server-anthropic.ts');
 const stubs = await import(STUB_PATH);
-const { claudeRuntime } = await import(join(BUILD, 'dist/lanes/runtimes/claude.js'));
+const { claudeRuntime } = await import(join(BUILD, 'dist/lanes/runtimes/claude/claude.js'));
 
 /**
  * One `abcd build` per item, command and claude interleaved; answers each one's wall time and agent time.

@@ -6,7 +6,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { emptyUsage } from '../src/machine/budget/usage.js';
-import { claudeRuntime } from '../src/lanes/runtimes/claude.js';
+import { claudeRuntime } from '../src/lanes/runtimes/claude/claude.js';
 import type { AgentActivity, CycleAgent } from '../src/lanes/runtimes/runtime.js';
 import { cleanupTemp, tempDir } from './harness/git-env.js';
 import { AnthropicStub, answer, lastUserText, tool, toolStep } from './harness/model-server-anthropic.js';

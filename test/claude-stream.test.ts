@@ -2,8 +2,8 @@
 // running total of each process, replays as "taken", hostile lines kept as text and never a
 // crash; and the command line the runtime builds from `lanes.claude`.
 import { describe, expect, it } from 'vitest';
-import { ClaudeStream } from '../src/lanes/runtimes/claude-stream.js';
-import { checkClaudeConfig, claudeArgv } from '../src/lanes/runtimes/claude-args.js';
+import { ClaudeStream } from '../src/lanes/runtimes/claude/claude-stream.js';
+import { checkClaudeConfig, claudeArgv } from '../src/lanes/runtimes/claude/claude-args.js';
 import type { AgentActivity } from '../src/lanes/runtimes/runtime.js';
 import { parseRepoConfig } from '../src/repo/config.js';
 import { laneSettings } from '../src/lanes/options.js';
@@ -140,7 +140,7 @@ describe('lanes.claude in .abcd/config.json', () => {
       expect(e).toMatchObject({ code: 'usage', kind: 'config', data: { reason: 'unknown-key', key: 'lanes.claude.allowedTool' } });
       expect((e as Error).message).toContain('"allowedTools"');
     }
-    expect(() => parseRepoConfig(JSON.stringify({ lanes: { runtime: 'gemini' } }), 'cfg')).toThrow(
+    expect(() => parseRepoConfig(JSON.stringify({ lanes: { runtime: 'opencode' } }), 'cfg')).toThrow(
       /"lanes.runtime" has the wrong type or value/,
     );
   });

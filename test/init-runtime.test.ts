@@ -12,7 +12,7 @@ import { init } from '../src/cli/commands/init.js';
 import { envConfig } from '../src/cli/env-config.js';
 import type { Deps } from '../src/core/deps.js';
 import { UsageError } from '../src/core/refusals.js';
-import { RUNTIME_INSTALLS } from '../src/lanes/runtimes/installs.js';
+import { RUNTIMES } from '../src/lanes/runtimes/index.js';
 import { initRepository } from '../src/setup/init.js';
 import { cleanupTemp, git, isolatedEnv, tempDir } from './harness/git-env.js';
 
@@ -34,6 +34,7 @@ describe('abcd init --runtime', () => {
     for (const [runtime, lanes] of [
       ['claude', { runtime: 'claude', claude: {} }],
       ['codex', { runtime: 'codex', codex: {} }],
+      ['gemini', { runtime: 'gemini', gemini: {} }],
       ['command', { runtime: 'command' }],
     ] as const) {
       const { dir, env } = await repo();
@@ -123,7 +124,7 @@ describe("the generated job follows main's runtime", () => {
       const bin = join(home, 'bin');
       await mkdir(bin);
       const log = join(home, 'calls.log');
-      for (const name of ['npm', 'abcd', 'claude', 'codex'])
+      for (const name of ['npm', 'abcd', 'claude', 'codex', 'gemini'])
         await writeFile(join(bin, name), `#!/bin/sh\n{ printf '${name}'; printf '|%s' "$@"; echo; } >> '${log}'\n`, { mode: 0o755 });
       const run = async (lanes: unknown, env: Record<string, string>): Promise<string[]> => {
         const work = await tempDir('follow-work');
@@ -143,7 +144,7 @@ describe("the generated job follows main's runtime", () => {
         return (await readFile(log, 'utf8')).split('\n').filter(Boolean);
       };
       const item = kind === 'github' ? 'github:issue:7' : 'github/issue/7';
-      const claude = RUNTIME_INSTALLS.claude!;
+      const claude = RUNTIMES.claude.install!;
       expect(await run({ runtime: 'claude' }, { LANE_ITEM: item, LANE_AGENT: 'ignored' })).toEqual([
         `npm|install|--global|--no-audit|--no-fund|${claude.package}@${claude.version}`,
         'claude|--version',
@@ -152,6 +153,12 @@ describe("the generated job follows main's runtime", () => {
       expect(await run({ runtime: 'codex' }, { LANE_CODEX_PACKAGE: '/opt/codex.tgz' })).toEqual([
         'npm|install|--global|--no-audit|--no-fund|/opt/codex.tgz',
         'codex|--version',
+        'abcd|drain|--lifecycle|timed|--deadline|2030-01-01T00:00:00Z|--idle|2m',
+      ]);
+      const gemini = RUNTIMES.gemini.install!;
+      expect(await run({ runtime: 'gemini' }, {})).toEqual([
+        `npm|install|--global|--no-audit|--no-fund|${gemini.package}@${gemini.version}`,
+        'gemini|--version',
         'abcd|drain|--lifecycle|timed|--deadline|2030-01-01T00:00:00Z|--idle|2m',
       ]);
       // No config: the command runtime, which installs nothing and runs LANE_AGENT when it is set.
@@ -167,6 +174,7 @@ describe("the generated job follows main's runtime", () => {
     expect(laneEnv).toMatchObject({
       ANTHROPIC_API_KEY: '${{ secrets.ANTHROPIC_API_KEY }}',
       OPENAI_API_KEY: '${{ secrets.OPENAI_API_KEY }}',
+      GEMINI_API_KEY: '${{ secrets.GEMINI_API_KEY }}',
     });
     for (const s of steps.filter((x) => x.name !== 'Run the lane')) {
       expect(JSON.stringify(s), s.name ?? s.uses).not.toMatch(/ANTHROPIC_API_KEY|OPENAI_API_KEY/);

@@ -9,9 +9,10 @@ import { execa } from 'execa';
 import { parse } from 'smol-toml';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bwrapArgs } from '../src/machine/sandbox/bwrap.js';
+import { envConfig } from '../src/cli/env-config.js';
 import { secretPlaces } from '../src/machine/sandbox/places.js';
-import { makeCodexHome } from '../src/lanes/runtimes/codex-home.js';
-import { agentCodexConfig, codexRoute, GATEWAY_PROVIDER, throughGateway } from '../src/lanes/runtimes/codex-config.js';
+import { makeCodexHome } from '../src/lanes/runtimes/codex/codex-home.js';
+import { agentCodexConfig, codexRoute, GATEWAY_PROVIDER, throughGateway } from '../src/lanes/runtimes/codex/codex-config.js';
 import { cleanupTemp, tempDir } from './harness/git-env.js';
 
 const CANARIES = [
@@ -145,7 +146,8 @@ describe("the team's Codex config in the agent's home", () => {
       await symlink(real, join(place, 'link'));
       const shown = { home: '/nonexistent-home', configDir: '/nonexistent-config', machineDir: '/nonexistent-machine', tmpDir: '/tmp' };
       for (const named of [real, join(place, 'link')]) {
-        const hide = secretPlaces({ CODEX_HOME: named }, shown);
+        // The folders the runtimes' CLIs keep, as abcd reads them from its environment (the registry's home variables).
+        const hide = secretPlaces({ CODEX_HOME: named }, { ...shown, toolHomes: envConfig({ CODEX_HOME: named }).toolHomes });
         expect(hide).toContain(real);
         const args = bwrapArgs({ hide, binds: [], chdir: '/' });
         const r = await execa('bwrap', [...args, '--', 'cat', join(real, 'config.toml')], { reject: false });

@@ -4,10 +4,11 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { makeCodexHome } from '../src/lanes/runtimes/codex-home.js';
-import { CodexEvents } from '../src/lanes/runtimes/codex-events.js';
-import { codexEnvNames } from '../src/lanes/runtimes/codex.js';
+import { makeCodexHome } from '../src/lanes/runtimes/codex/codex-home.js';
+import { CodexEvents } from '../src/lanes/runtimes/codex/codex-events.js';
+import { codexEnvNames } from '../src/lanes/runtimes/codex/codex.js';
 import { keyPassedByDefault } from '../src/lanes/runtimes/installs.js';
+import { RUNTIMES } from '../src/lanes/runtimes/index.js';
 import { UsageError } from '../src/core/refusals.js';
 import type { AgentActivity } from '../src/lanes/runtimes/runtime.js';
 import { cleanupTemp, tempDir } from './harness/git-env.js';
@@ -84,9 +85,9 @@ describe('codex events', () => {
 
   it("Codex's environment names: its endpoint and config home, plus lanes.codex.env, never a forge token; its key only where no gateway holds it", () => {
     expect(codexEnvNames({ env: ['HTTPS_PROXY'] })).toEqual(['OPENAI_BASE_URL', 'CODEX_HOME', 'HTTPS_PROXY']);
-    expect(keyPassedByDefault('codex', false)).toEqual(['OPENAI_API_KEY']);
-    expect(keyPassedByDefault('codex', true)).toEqual([]);
-    expect(keyPassedByDefault('claude', false)).toEqual([]);
+    expect(keyPassedByDefault(RUNTIMES.codex.install, false)).toEqual(['OPENAI_API_KEY']);
+    expect(keyPassedByDefault(RUNTIMES.codex.install, true)).toEqual([]);
+    expect(keyPassedByDefault(RUNTIMES.claude.install, false)).toEqual([]);
     let err: unknown;
     try {
       codexEnvNames({ env: ['GH_TOKEN'] });

@@ -7,7 +7,8 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../src/machine/gateway/dialects.js';
 import { UsageTap } from '../src/machine/gateway/usage-tap.js';
 import { gatewayLine } from '../src/lanes/runtimes/gateway-link.js';
-import { claudeCredential, OAUTH_BETA } from '../src/lanes/runtimes/claude-credential.js';
+import { RUNTIMES } from '../src/lanes/runtimes/index.js';
+import { claudeCredential, OAUTH_BETA } from '../src/lanes/runtimes/claude/claude-credential.js';
 import { checkModelKeyPassed } from '../src/lanes/runtimes/installs.js';
 import { UsageError } from '../src/core/refusals.js';
 import { AnthropicStub, answer } from './harness/model-server-anthropic.js';
@@ -151,7 +152,7 @@ describe("Claude Code's other credentials through the gateway", () => {
     for (const name of ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN']) {
       let err: unknown;
       try {
-        checkModelKeyPassed('claude', { [name]: 'x' }, ['HTTPS_PROXY', name], { gateway: true });
+        checkModelKeyPassed(RUNTIMES.claude.install, { [name]: 'x' }, ['HTTPS_PROXY', name], { gateway: true });
       } catch (e) {
         err = e;
       }
@@ -159,7 +160,7 @@ describe("Claude Code's other credentials through the gateway", () => {
       expect((err as UsageError).data).toEqual({ name, key: 'lanes.claude.env' });
     }
     // Set where abcd runs and named nowhere: the gateway carries it, nothing to refuse.
-    expect(() => checkModelKeyPassed('claude', { CLAUDE_CODE_OAUTH_TOKEN: 'x' }, [], { gateway: true })).not.toThrow();
+    expect(() => checkModelKeyPassed(RUNTIMES.claude.install, { CLAUDE_CODE_OAUTH_TOKEN: 'x' }, [], { gateway: true })).not.toThrow();
   });
 
   it('an auth token goes as the bearer, and the agent’s placeholder in either header is dropped', async () => {

@@ -3,10 +3,17 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism, homedir, hostname, tmpdir } from 'node:os';
 import type { Env } from '../core/deps.js';
 import { readEnvConfig, type EnvConfig } from '../core/env.js';
+import { RUNTIME_HOME_VARIABLES } from '../lanes/runtimes/index.js';
 
 /** abcd's configuration from this process's environment and this computer. */
 export function envConfig(env: Env): EnvConfig {
-  return readEnvConfig(env, { tmpdir: tmpdir(), hostname: hostname(), homedir: homedir(), cpus: availableParallelism(), bootId: bootId() });
+  return readEnvConfig(
+    env,
+    { tmpdir: tmpdir(), hostname: hostname(), homedir: homedir(), cpus: availableParallelism(), bootId: bootId() },
+    {
+      toolHomeVariables: RUNTIME_HOME_VARIABLES,
+    },
+  );
 }
 
 /** Linux names each boot; elsewhere there is no such file and monotonic readings carry no boot. */

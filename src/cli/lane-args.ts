@@ -9,12 +9,14 @@ import { runRefusal } from '../lanes/run-refusal.js';
 import type { Deps } from '../core/deps.js';
 import type { Result } from './command.js';
 import { laneLines } from './lane-lines.js';
+import { RUNTIME_NAMES } from '../repo/config.js';
 
 export function laneOptions(y: Argv): Argv {
   return y
     .option('runtime', {
-      choices: ['command', 'claude', 'codex'] as const,
-      describe: 'what runs the agent: command (--agent), claude (Claude Code) or codex (default: lanes.runtime, else command)',
+      choices: RUNTIME_NAMES,
+      describe:
+        'what runs the agent: command (--agent), claude (Claude Code), codex or gemini (Gemini CLI) (default: lanes.runtime, else command)',
     })
     .option('agent', { type: 'string', describe: 'the agent command, run with sh -c per cycle (default: lanes.agent on main)' })
     .option('sandbox', { choices: ['auto', 'bwrap', 'none'] as const, describe: 'run the agent under bubblewrap (auto: when it works)' })

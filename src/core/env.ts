@@ -43,6 +43,8 @@ export interface EnvConfig {
   readonly configDir: string;
   /** ABCD_GITHUB_API_URL, ABCD_GITHUB_URL, ABCD_GITHUB_GRAPHQL_URL: overrides (Enterprise, tests). */
   readonly github: GitHubOverrides;
+  /** The config folders the runtimes' CLIs keep, as the variables they name say (every sandbox hides them). */
+  readonly toolHomes: readonly string[];
   /** ABCD_LANE: the lane this process runs under (a build or drain lane sets it), if any. */
   readonly lane: string | undefined;
   /** ABCD_GATE_SLOTS, else half the CPUs (at least one). Throws UsageError on a bad value. */
@@ -86,7 +88,7 @@ export const ENV_VARIABLES: ReadonlyArray<readonly [name: string, meaning: strin
 ];
 
 /** Reads the environment once. Nothing here throws: malformed values throw when asked for. */
-export function readEnvConfig(env: Env, system: SystemFacts): EnvConfig {
+export function readEnvConfig(env: Env, system: SystemFacts, o: { toolHomeVariables?: readonly string[] } = {}): EnvConfig {
   const set = (name: string) => {
     const v = env[name];
     return v !== undefined && v.trim() !== '' ? v : undefined;
@@ -107,6 +109,10 @@ export function readEnvConfig(env: Env, system: SystemFacts): EnvConfig {
     home,
     configDir: env.ABCD_CONFIG_DIR || (env.XDG_CONFIG_HOME ? join(env.XDG_CONFIG_HOME, 'abcd') : join(home, '.config', 'abcd')),
     github,
+    toolHomes: (o.toolHomeVariables ?? []).flatMap((name) => {
+      const v = set(name);
+      return v?.startsWith('/') ? [v] : [];
+    }),
     githubHosts: (env.ABCD_GITHUB_HOSTS ?? '')
       .split(',')
       .map((h) => h.trim())

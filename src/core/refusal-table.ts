@@ -170,7 +170,8 @@ export const REFUSALS = {
     data: shape<{
       /** The program as the shell reads the command's first word. */
       word: string;
-      runtime: 'command' | 'claude' | 'codex';
+      /** The runtime's name (lanes.runtime). */
+      runtime: string;
       /** The config key or flag that names the program. */
       fix: string;
       /** How to install the runtime's CLI, for a built-in runtime. */

@@ -19,8 +19,7 @@ import { laneSettings, withKeyPassed, type LaneFlags, type LaneSettings } from '
 import { RunRecorder } from './recorder.js';
 import { requestFollowUp, type PendingOutcome } from './request.js';
 import { runLanes } from './run-loop.js';
-import { runtimeFor } from './runtimes/index.js';
-import { codexPlatformBinds } from './runtimes/codex-program.js';
+import { runtimeSpec } from './runtimes/index.js';
 import { agentProgramView, chooseSandbox, laneHidden, requireAgentProgram } from './sandbox.js';
 import { probeBwrap } from '../machine/sandbox/bwrap.js';
 import { secretPlaces } from '../machine/sandbox/places.js';
@@ -119,9 +118,10 @@ export async function runLane(repo: Repo, input: LaneRunInput): Promise<LaneRunR
   const unsandboxed = unfilteredNetwork(sandbox, cfg);
   if (unsandboxed) input.onWarning?.(unsandboxed);
   // Where the model key goes is known once the sandbox is: through the gateway, or the agent's env list.
-  const gateway = gatewayCarriesKey(asked.runtime, sandbox);
-  const s = withKeyPassed(asked, keyPassedByDefault(asked.runtime, gateway));
-  checkModelKeyPassed(s.runtime, env, s.passed, { gateway });
+  const { install } = runtimeSpec(asked.runtime);
+  const gateway = gatewayCarriesKey(install, sandbox);
+  const s = withKeyPassed(asked, keyPassedByDefault(install, gateway));
+  checkModelKeyPassed(install, env, s.passed, { gateway });
   // A lane whose checks could not run sandboxed refuses before it claims or pays for anything.
   if (config.land?.checks?.length) await chooseCheckSandbox(config.land.sandbox ?? 'auto', repo, { lane: { attended: input.attended } });
   const hide = secretPlaces(env, repo.deps.config);
@@ -176,13 +176,7 @@ async function runWith(
     configAt: configReader(repo, o.cfg),
     main: o.main,
     gate: input.gate,
-    runtime: runtimeFor({
-      name: s.runtime,
-      command: s.agent,
-      claude: s.claude,
-      env: repo.deps.env,
-      ...(o.cfg.config.lanes?.codex ? { codex: o.cfg.config.lanes.codex } : {}),
-    }),
+    runtime: s.setup.runtime(repo.deps.env),
     sandbox: o.sandbox,
     program: o.program,
     attended: input.attended,
@@ -283,7 +277,8 @@ async function programOf(repo: Repo, s: LaneSettings, hide: readonly string[], c
     bind: cfg.bind ?? [],
     runtime: s.runtime,
   });
-  return s.runtime === 'codex' ? { ...view, binds: [...view.binds, ...codexPlatformBinds(view.binds, secret)] } : view;
+  const more = runtimeSpec(s.runtime).programBinds?.(view.binds, secret) ?? [];
+  return more.length ? { ...view, binds: [...view.binds, ...more] } : view;
 }
 
 /** Unsandboxed, the sandbox shows nothing, but a program that is not there is named before anything is claimed. */

@@ -1,14 +1,14 @@
 // A lane run's settings: the command line first, then `lanes` in .abcd/config.json on main,
 // then the defaults; and the deadline rule of the timed lifecycle (ADR 0024).
-import type { ClaudeConfig, LanesConfig } from '../repo/config.js';
-import { codexEnvNames, codexProgram } from './runtimes/codex.js';
+import { DEFAULT_RUNTIME, type LanesConfig } from '../repo/config.js';
 import type { Env } from '../core/deps.js';
 import { DeadlineReached, UsageError } from '../core/refusals.js';
 import { formatDuration, formatInstant, parseDuration, parseInstant } from '../core/duration.js';
 import { checkEnvNames } from './agent-env.js';
 import { CYCLE_OVERHEAD_MS } from './context.js';
-import { checkClaudeConfig, DEFAULT_CLAUDE_PROGRAM } from './runtimes/claude-args.js';
+import { runtimeSpec } from './runtimes/index.js';
 import type { RuntimeName } from './runtimes/runtime.js';
+import type { RuntimeSetup } from './runtimes/spec.js';
 import type { SandboxMode } from './sandbox.js';
 
 export type Lifecycle = 'once' | 'poll' | 'timed';
@@ -35,8 +35,8 @@ export interface LaneSettings {
   agent: string;
   /** What the agent's sandbox must show: the command (its first word) or the runtime's program. */
   program: string;
-  /** `lanes.claude`, checked. */
-  claude: ClaudeConfig;
+  /** The runtime's own settings, checked: it opens the run's sessions. */
+  setup: RuntimeSetup;
   sandbox: SandboxMode;
   lifecycle: Lifecycle;
   deadline: number;
@@ -59,28 +59,9 @@ const DEFAULT_LOG_RETENTION_MS = 7 * 86_400_000;
 export const DEFAULT_MAX_CYCLES = 3;
 
 export function laneSettings(flags: LaneFlags, cfg: LanesConfig, env: Env, now: number): LaneSettings {
-  const runtime = flags.runtime ?? cfg.runtime ?? 'command';
-  const agent = runtime === 'command' ? (flags.agent ?? cfg.agent) : '';
-  if (runtime === 'command' && (!agent || agent.trim() === '')) {
-    throw new UsageError(
-      'no agent command: pass --agent "<shell command>" or set lanes.agent in .abcd/config.json on main ' +
-        '(or run a built-in agent: --runtime claude or --runtime codex).',
-      'argument',
-    );
-  }
-  if (runtime !== 'command' && flags.agent !== undefined) {
-    throw new UsageError(
-      `--agent is the command runtime's; --runtime ${runtime} runs its own program (set it in lanes.${runtime}).`,
-      'argument',
-    );
-  }
-  const claude = cfg.claude ?? {};
-  if (runtime === 'claude') checkClaudeConfig(claude);
-  const passed = [
-    ...(cfg.env ?? []),
-    ...(runtime === 'claude' ? (claude.env ?? []) : []),
-    ...(runtime === 'codex' ? codexEnvNames(cfg.codex) : []),
-  ];
+  const runtime = flags.runtime ?? cfg.runtime ?? DEFAULT_RUNTIME;
+  const setup = runtimeSpec(runtime).setup(cfg, { agent: flags.agent ?? cfg.agent, agentFlag: flags.agent });
+  const passed = [...(cfg.env ?? []), ...setup.passed];
   const lifecycle = flags.lifecycle ?? cfg.lifecycle ?? 'once';
   const agentTimeoutMs =
     flags.agentTimeoutMs ?? (cfg.agentTimeout ? parseDuration(cfg.agentTimeout, 'lanes.agentTimeout') : DEFAULT_AGENT_TIMEOUT_MS);
@@ -105,10 +86,9 @@ export function laneSettings(flags: LaneFlags, cfg: LanesConfig, env: Env, now: 
   return {
     runtime,
     passed,
-    agent: agent ?? '',
-    program:
-      runtime === 'claude' ? (claude.program ?? DEFAULT_CLAUDE_PROGRAM) : runtime === 'codex' ? codexProgram(cfg.codex) : (agent ?? ''),
-    claude,
+    agent: setup.agent,
+    program: setup.program,
+    setup,
     sandbox: flags.sandbox ?? cfg.sandbox ?? 'auto',
     lifecycle,
     deadline,
@@ -117,7 +97,7 @@ export function laneSettings(flags: LaneFlags, cfg: LanesConfig, env: Env, now: 
     agentTimeoutMs,
     maxCycles: flags.maxCycles ?? cfg.maxCycles ?? DEFAULT_MAX_CYCLES,
     lanes: flags.lanes ?? cfg.lanes ?? 1,
-    envNames: [...checkEnvNames(cfg.env ?? []), ...(runtime === 'codex' ? codexEnvNames(cfg.codex) : [])],
+    envNames: [...checkEnvNames(cfg.env ?? []), ...setup.envNames],
     logRetentionMs: cfg.logRetention ? parseDuration(cfg.logRetention, 'lanes.logRetention') : DEFAULT_LOG_RETENTION_MS,
   };
 }

@@ -9,7 +9,7 @@ import { probeBwrap, type Bind, type Sandbox, type SandboxMode, type SandboxPlan
 import { isInside } from '../machine/sandbox/places.js';
 import { programView } from '../machine/sandbox/program.js';
 import type { SandboxNetwork } from '../machine/sandbox/sandbox-network.js';
-import { RUNTIME_INSTALLS } from './runtimes/installs.js';
+import { runtimeSpec } from './runtimes/index.js';
 import type { RuntimeName } from './runtimes/runtime.js';
 
 export type { Sandbox, SandboxMode, SandboxPlan } from '../machine/sandbox/bwrap.js';
@@ -127,7 +127,7 @@ export async function requireAgentProgram(o: { command: string; path: string; cw
 /** The refusal for a program that is not there: how to install a built-in runtime's CLI, or which key names it. */
 function agentNotFound(runtime: RuntimeName, word: string, path: string): AgentNotFound {
   const where = word.includes('/') ? `"${word}" is not an executable file` : `"${word}" is not on the lane's PATH (${path})`;
-  const install = RUNTIME_INSTALLS[runtime];
+  const { install } = runtimeSpec(runtime);
   if (install) {
     return new AgentNotFound(
       `${install.name}'s CLI cannot be found: ${where}; nothing was claimed. Install it (${install.command}), ` +

@@ -12,6 +12,7 @@ export const LOOSENING_KEYS = [
   'lanes.env',
   'lanes.claude.env',
   'lanes.codex.env',
+  'lanes.gemini.env',
   'land.network',
   'land.network.allow',
   'lanes.network.allow',
@@ -35,6 +36,7 @@ export function looseningsOf(trusted: RepoConfig, now: RepoConfig, o: { checksJu
   if (added(trusted.lanes?.env, now.lanes?.env)) out.push('lanes.env');
   if (added(trusted.lanes?.claude?.env, now.lanes?.claude?.env)) out.push('lanes.claude.env');
   if (added(trusted.lanes?.codex?.env, now.lanes?.codex?.env)) out.push('lanes.codex.env');
+  if (added(trusted.lanes?.gemini?.env, now.lanes?.gemini?.env)) out.push('lanes.gemini.env');
   if (trusted.land?.network === false && now.land?.network !== false) out.push('land.network');
   if (added(checkAllowOf(trusted), checkAllowOf(now))) out.push('land.network.allow');
   if (added(trusted.lanes?.network?.allow, now.lanes?.network?.allow)) out.push('lanes.network.allow');

@@ -82,6 +82,15 @@ export const LandSectionSchema = z.strictObject({
   strategy: IntegrationStrategySchema.optional(),
 });
 
+/**
+ * The runtimes a lane can run its agent with. Each has its folder under src/lanes/runtimes and
+ * one line in its registry there; the registry's type fails the build while a name here has none.
+ */
+export const RUNTIME_NAMES = ['command', 'claude', 'codex', 'gemini'] as const;
+export type RuntimeName = (typeof RUNTIME_NAMES)[number];
+/** What runs a lane's agent when neither --runtime nor lanes.runtime says: the agent command. */
+export const DEFAULT_RUNTIME: RuntimeName = 'command';
+
 /** The `codex` runtime: Codex's own `codex exec --json`, resumed per turn (it has no max-turns setting to offer). */
 export const CodexSectionSchema = z.strictObject({
   /** The program (default `codex` on the lane's PATH): a name on PATH or an absolute path. */
@@ -100,8 +109,20 @@ export const CodexSectionSchema = z.strictObject({
   env: z.array(EnvName).optional(),
 });
 
+/** The `gemini` runtime: Gemini CLI headless (`-p`, `-o stream-json`), resumed per turn with `-r`. */
+export const GeminiSectionSchema = z.strictObject({
+  /** The program (default `gemini` on the lane's PATH): a name on PATH or an absolute path. */
+  program: z.string().min(1).max(4096).optional(),
+  /** The model (`-m`); default: the CLI's own choice. */
+  model: z.string().min(1).max(200).optional(),
+  /** Extra arguments for every run, after the runtime's own (never the ones it sets itself). */
+  args: z.array(z.string().max(4096)).max(64).optional(),
+  /** Names of variables Gemini CLI gets on top of GEMINI_API_KEY and GOOGLE_GEMINI_BASE_URL (proxies, CA files). */
+  env: z.array(EnvName).optional(),
+});
+
 // What the `claude` runtime runs: Claude Code headless. Every key is optional; the runtime's
-// defaults are in src/lanes/runtimes/claude-args.ts.
+// defaults are in src/lanes/runtimes/claude/claude-args.ts.
 export const ClaudeSectionSchema = z.strictObject({
   /** The program: a name on PATH or an absolute path (default `claude`). */
   program: z.string().min(1).max(4096).optional(),
@@ -120,10 +141,11 @@ export const ClaudeSectionSchema = z.strictObject({
 export const LanesSectionSchema = z.strictObject({
   /** The agent command a lane runs per cycle when `--agent` is not given. */
   agent: z.string().min(1).optional(),
-  /** What runs the agent: `command` (default: the agent command), `claude` (Claude Code) or `codex`. */
-  runtime: z.enum(['command', 'claude', 'codex']).optional(),
+  /** What runs the agent: `command` (default: the agent command), `claude` (Claude Code), `codex` or `gemini` (Gemini CLI). */
+  runtime: z.enum(RUNTIME_NAMES).optional(),
   claude: ClaudeSectionSchema.optional(),
   codex: CodexSectionSchema.optional(),
+  gemini: GeminiSectionSchema.optional(),
   sandbox: z.enum(['auto', 'bwrap', 'none']).optional(),
   /** Names of variables passed to the agent on top of the allow-list. */
   env: z.array(EnvName).optional(),
@@ -205,6 +227,7 @@ export type RepoConfig = z.infer<typeof RepoConfigSchema>;
 export type LanesConfig = z.infer<typeof LanesSectionSchema>;
 export type CodexConfig = z.infer<typeof CodexSectionSchema>;
 export type ClaudeConfig = z.infer<typeof ClaudeSectionSchema>;
+export type GeminiConfig = z.infer<typeof GeminiSectionSchema>;
 export type GitHubItemsConfig = z.infer<typeof GitHubItemsSchema>;
 
 /** What `abcd init` writes when there is no config yet. */

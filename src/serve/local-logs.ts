@@ -5,8 +5,7 @@
 import { open } from 'node:fs/promises';
 import { activityText } from '../lanes/output-tail.js';
 import type { AgentActivity } from '../lanes/progress.js';
-import { ClaudeStream } from '../lanes/runtimes/claude-stream.js';
-import { CodexEvents } from '../lanes/runtimes/codex-events.js';
+import { RUNTIMES } from '../lanes/runtimes/index.js';
 import { cycleHeading, cycleLogs, readRunLogs, type CycleLogFile } from '../lanes/run-log-read.js';
 import { listRunLogs } from '../lanes/run-logs.js';
 import type { Fleet } from './fleet.js';
@@ -69,12 +68,10 @@ export function latestActivity(lines: readonly string[]): string | undefined {
     latest = a;
     plain = undefined;
   };
-  const claude = new ClaudeStream({ onActivity: seen });
-  const codex = new CodexEvents(seen);
+  const readers = Object.values(RUNTIMES).flatMap((r) => (r.activityReader ? [r.activityReader(seen)] : []));
   for (const line of lines) {
     if (line.trimStart().startsWith('{')) {
-      claude.push(line + '\n');
-      codex.feed(line + '\n');
+      for (const r of readers) r.line(line);
     } else if (line.trim()) {
       plain = line;
       latest = undefined;

@@ -2,14 +2,18 @@
 // shared by the GitHub and the GitLab file. The job follows main's runtime (lanes.runtime in
 // the checked-out .abcd/config.json) when it runs, not the one init saw: switching runtimes
 // is a change to main, never a new CI file.
-import { RUNTIME_INSTALLS } from '../lanes/runtimes/installs.js';
+import { RUNTIMES } from '../lanes/runtimes/index.js';
+import type { RuntimeName } from '../repo/config.js';
 import { PACKAGE_VARIABLE } from './package-spec.js';
 
 /** The model keys the lane step gets from the CI's secrets, one per built-in runtime. */
-export const MODEL_KEY_SECRETS: readonly string[] = Object.values(RUNTIME_INSTALLS).flatMap((i) => (i ? [i.keyVariable] : []));
+export const MODEL_KEY_SECRETS: readonly string[] = Object.values(RUNTIMES).flatMap((r) => (r.install ? [r.install.keyVariable] : []));
+
+/** The runtimes whose CLI the job installs. */
+export const INSTALLED_RUNTIMES: readonly RuntimeName[] = Object.values(RUNTIMES).flatMap((r) => (r.install ? [r.name] : []));
 
 /** The CI variable that installs another version of a runtime's CLI than the one abcd is tested with. */
-export function cliPackageVariable(runtime: 'claude' | 'codex'): string {
+export function cliPackageVariable(runtime: RuntimeName): string {
   return `LANE_${runtime.toUpperCase()}_PACKAGE`;
 }
 
@@ -50,8 +54,8 @@ export function cliInstallLines(exportLine: (name: string, value: string) => str
     'runtime=$(node -e \'let c = {}; try { c = JSON.parse(require("fs").readFileSync(".abcd/config.json", "utf8")); } catch {} ' +
     'process.stdout.write(String((c.lanes && c.lanes.runtime) || "command"))\')';
   const lines = [read, exportLine('LANE_RUNTIME', '$runtime'), 'case "$runtime" in'];
-  for (const runtime of ['claude', 'codex'] as const) {
-    const i = RUNTIME_INSTALLS[runtime]!;
+  for (const runtime of INSTALLED_RUNTIMES) {
+    const i = RUNTIMES[runtime].install!;
     const variable = cliPackageVariable(runtime);
     lines.push(
       `  ${runtime})`,

@@ -1,6 +1,14 @@
 // The GitHub Actions workflow `abcd init --ci github` writes. Plain text from a template (the
 // comments are half of it), and test/init-ci.test.ts parses the output and runs its steps.
-import { abcdInstallLines, cliInstallLines, cliPackageVariable, laneLines, MODEL_KEY_SECRETS, type AbcdSource } from './ci-lane-lines.js';
+import {
+  abcdInstallLines,
+  cliInstallLines,
+  cliPackageVariable,
+  INSTALLED_RUNTIMES,
+  laneLines,
+  MODEL_KEY_SECRETS,
+  type AbcdSource,
+} from './ci-lane-lines.js';
 
 /** First line of every CI file abcd writes; `init` recognises its own files by it. */
 export const GENERATED_MARKER = '# abcd lanes: written by `abcd init';
@@ -116,9 +124,7 @@ export function renderGithubWorkflow(o: LaneCiOptions): string {
   const cli = indent(cliInstallLines((name, value) => `echo "${name}=${value}" >> "$GITHUB_ENV"`));
   const lane = indent(laneLines({ item: '$LANE_ITEM', idle: CI_IDLE, buildIdle: CI_BUILD_IDLE }));
   const keys = MODEL_KEY_SECRETS.map((k) => `${k}: ${expr(`secrets.${k}`)}`).join('\n          ');
-  const cliVars = (['claude', 'codex'] as const)
-    .map((r) => `${cliPackageVariable(r)}: ${expr(`vars.${cliPackageVariable(r)}`)}`)
-    .join('\n          ');
+  const cliVars = INSTALLED_RUNTIMES.map((r) => `${cliPackageVariable(r)}: ${expr(`vars.${cliPackageVariable(r)}`)}`).join('\n          ');
   const label = o.readyLabel ?? DEFAULT_READY_LABEL;
   const appConfig = appConfigLines('$RUNNER_TEMP').join('\n          ');
   return `${GENERATED_MARKER} --ci github\`; edit freely, \`--force\` rewrites it.

@@ -7,6 +7,7 @@ import { GITLAB_CI_PATH, GITLAB_INCLUDE_PATH, renderGitlabCi } from './gitlab-ci
 import { readPackage } from './package-spec.js';
 import { checkAdvice, nextSteps } from './next-steps.js';
 import { packRunningAbcd, vendoredPath } from './vendor.js';
+import { runtimeSpec } from '../lanes/runtimes/index.js';
 import type { RuntimeName } from '../lanes/runtimes/runtime.js';
 import { findPushWorkflows, type PushWorkflow } from './push-workflows.js';
 import { lockFileRegistries } from './registries.js';
@@ -183,19 +184,9 @@ function configPlan(
       { path: CONFIG_PATH, reason: 'wrong-type', key: 'lanes.runtime' },
     );
   }
-  const config: RepoConfig = { ...base, lanes: { ...lanes, runtime, ...runtimeBlock(runtime, lanes) } };
+  const config: RepoConfig = { ...base, lanes: { ...lanes, runtime, ...runtimeSpec(runtime).initBlock(lanes) } };
   const changed = JSON.stringify(config) !== JSON.stringify(base);
   return { plan: { path: CONFIG_PATH, text: renderRepoConfig(config), overwrite: existing !== undefined && changed }, config };
-}
-
-/**
- * The runtime's own block. Its model key is named nowhere: in a sandbox abcd's model gateway
- * adds the key to each request of Claude Code or Codex (a config that names it for the agent is
- * refused).
- */
-function runtimeBlock(runtime: RuntimeName, lanes: NonNullable<RepoConfig['lanes']>): Partial<NonNullable<RepoConfig['lanes']>> {
-  if (runtime === 'claude') return { claude: lanes.claude ?? {} };
-  return runtime === 'codex' ? { codex: lanes.codex ?? {} } : {};
 }
 
 /** What init says of the registries: what it wrote, or what a kept config lacks. */

@@ -2,8 +2,8 @@
 // to the forge's settings, so it names each step, from what the repository already has.
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { RUNTIME_INSTALLS } from '../lanes/runtimes/installs.js';
-import type { RepoConfig } from '../repo/config.js';
+import { runtimeSpec } from '../lanes/runtimes/index.js';
+import { DEFAULT_RUNTIME, type RepoConfig } from '../repo/config.js';
 import { DEFAULT_READY_LABEL } from './github-workflow.js';
 import { PACKAGE_VARIABLE } from './package-spec.js';
 
@@ -17,18 +17,17 @@ export interface NextStepsInput {
 }
 
 export async function nextSteps(o: NextStepsInput): Promise<string[]> {
-  const runtime = o.config.lanes?.runtime ?? 'command';
+  const runtime = o.config.lanes?.runtime ?? DEFAULT_RUNTIME;
   const where =
     o.ci === 'github'
       ? "the repository's Settings → Secrets and variables → Actions"
       : "the project's Settings → CI/CD → Variables (masked)";
   const secret = o.ci === 'github' ? 'secret' : 'variable';
-  const install = RUNTIME_INSTALLS[runtime];
+  const { install } = runtimeSpec(runtime);
   const adds = [
     ...(install ? [`${secret} ${install.keyVariable}: the ${runtime} runtime's model key (only the lane step gets it)`] : []),
-    ...(runtime === 'command' && !o.config.lanes?.agent
-      ? ['variable LANE_AGENT: the agent command each cycle runs (or set lanes.agent)']
-      : []),
+    // A runtime without a CLI of its own runs the agent command.
+    ...(!install && !o.config.lanes?.agent ? ['variable LANE_AGENT: the agent command each cycle runs (or set lanes.agent)'] : []),
     ...(o.vendored
       ? []
       : [

@@ -1,6 +1,7 @@
 // `abcd init`: the repository's abcd config and a CI file for lanes.
 import type { Argv } from 'yargs';
 import type { Command } from '../command.js';
+import { RUNTIME_NAMES } from '../../repo/config.js';
 
 /** `abcd init [--runtime r] [--ci github|gitlab [--vendor]] [--force]`: the repository's abcd config and a CI file for lanes. */
 export const init: Command = {
@@ -22,7 +23,7 @@ export const init: Command = {
     y
       .option('ci', { choices: ['github', 'gitlab'] as const, describe: 'write a CI file that runs lanes' })
       .option('runtime', {
-        choices: ['claude', 'codex', 'command'] as const,
+        choices: RUNTIME_NAMES,
         describe: "write lanes.runtime and the runtime's block (claude: ANTHROPIC_API_KEY in lanes.claude.env)",
       })
       .option('vendor', {
@@ -48,7 +49,7 @@ export const init: Command = {
       import('../../setup/push-workflows.js'),
     ]);
     const ci = args.ci === 'github' || args.ci === 'gitlab' ? args.ci : undefined;
-    const runtime = args.runtime === 'claude' || args.runtime === 'codex' || args.runtime === 'command' ? args.runtime : undefined;
+    const runtime = RUNTIME_NAMES.find((n) => n === args.runtime);
     const r = await initRepository({
       cwd: deps.cwd,
       env: deps.env,

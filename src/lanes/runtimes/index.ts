@@ -1,34 +1,24 @@
-// The runtimes a lane can run its agent with, by name.
-import type { Env } from '../../core/deps.js';
-import type { ClaudeConfig, CodexConfig } from '../../repo/config.js';
-import { claudeRuntime } from './claude.js';
-import { codexRuntime } from './codex.js';
-import { commandRuntime } from './command.js';
-import type { Runtime, RuntimeName } from './runtime.js';
+// The registry of runtimes a lane can run its agent with: one folder each, one line here. Its
+// type holds it to the names of main's config (repo/config.ts's RUNTIME_NAMES): a name without
+// a spec, or a spec without a name, fails the build.
+import type { RuntimeName } from '../../repo/config.js';
+import { claudeSpec } from './claude/spec.js';
+import { codexSpec } from './codex/spec.js';
+import { commandSpec } from './command/spec.js';
+import { geminiSpec } from './gemini/spec.js';
+import type { RuntimeSpec } from './spec.js';
 
-export interface RuntimeChoice {
-  name: RuntimeName;
-  /** The `command` runtime's shell command (--agent). */
-  command?: string;
-  /** `lanes.claude` (checked) and the lane's environment, which its `env` names are taken from. */
-  claude?: ClaudeConfig;
-  env?: Env;
-  /** `lanes.codex` of main's config. */
-  codex?: CodexConfig;
+export const RUNTIMES = {
+  command: commandSpec,
+  claude: claudeSpec,
+  codex: codexSpec,
+  gemini: geminiSpec,
+} as const satisfies Record<RuntimeName, RuntimeSpec>;
+
+/** The spec of a runtime by name. */
+export function runtimeSpec(name: RuntimeName): RuntimeSpec {
+  return RUNTIMES[name];
 }
 
-export function runtimeFor(c: RuntimeChoice): Runtime {
-  switch (c.name) {
-    case 'command':
-      return commandRuntime(c.command ?? '');
-    case 'claude':
-      return claudeRuntime(c.claude ?? {}, c.env ?? {});
-    case 'codex':
-      return codexRuntime(c.codex ?? {}, c.env ?? {});
-    default: {
-      // Every name is handled above: a new one fails the type check here.
-      const unknown: never = c.name;
-      throw new Error(`runtime ${String(unknown)} is not built in`);
-    }
-  }
-}
+/** Every variable that names a config folder of a runtime's CLI: every sandbox hides what they name. */
+export const RUNTIME_HOME_VARIABLES: readonly string[] = Object.values(RUNTIMES).flatMap((r) => r.homeVariables);

@@ -1,9 +1,9 @@
-// Where each built-in runtime's CLI comes from, at the version abcd's own suite runs it (the
-// devDependency in package.json; test/runtime-installs.test.ts keeps the two equal). A lane
-// names it when the CLI is missing; `abcd init --ci` installs it in the generated job.
+// Where a built-in runtime's CLI comes from, at the version abcd's own suite runs it (the
+// devDependency in package.json; test/runtime-installs.test.ts keeps the two equal), as each
+// runtime's spec names it. A lane names it when the CLI is missing; `abcd init --ci` installs
+// it in the generated job. And where its model key goes: the gateway, or the agent's env list.
 import type { Env } from '../../core/deps.js';
 import { UsageError } from '../../core/refusals.js';
-import type { RuntimeName } from './runtime.js';
 
 export interface RuntimeInstall {
   /** The CLI's name in messages. */
@@ -18,52 +18,26 @@ export interface RuntimeInstall {
   envKey: string;
   /** Every variable the CLI takes its model credential from (the key itself first). */
   keyVariables: readonly string[];
-  /** In a sandbox, abcd's model gateway holds the key and the agent never does (ADRs 0122, 0123). */
+  /** In a sandbox, abcd's model gateway holds the key and the agent never does (ADR 0122). */
   gateway: boolean;
-  /** Where no gateway holds it, the key is passed to the agent without a config naming it (Codex's OPENAI_API_KEY). */
+  /** Its key variable is passed to the agent without a config naming it, where no gateway holds it. */
   passedByDefault: boolean;
   /** The install line a person (or a CI job) runs. */
   command: string;
 }
 
-function install(o: Omit<RuntimeInstall, 'command'>): RuntimeInstall {
+/** A runtime's install, with the line that installs it at the version abcd is tested with. */
+export function install(o: Omit<RuntimeInstall, 'command'>): RuntimeInstall {
   return { ...o, command: `npm install --global ${o.package}@${o.version}` };
 }
 
-export const RUNTIME_INSTALLS: Readonly<Record<RuntimeName, RuntimeInstall | undefined>> = {
-  command: undefined,
-  claude: install({
-    name: 'Claude Code',
-    package: '@anthropic-ai/claude-code',
-    version: '2.1.197',
-    programKey: 'lanes.claude.program',
-    keyVariable: 'ANTHROPIC_API_KEY',
-    envKey: 'lanes.claude.env',
-    keyVariables: ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN'],
-    gateway: true,
-    passedByDefault: false,
-  }),
-  codex: install({
-    name: 'Codex',
-    package: '@openai/codex',
-    version: '0.171.0',
-    programKey: 'lanes.codex.program',
-    keyVariable: 'OPENAI_API_KEY',
-    envKey: 'lanes.codex.env',
-    keyVariables: ['OPENAI_API_KEY'],
-    gateway: true,
-    passedByDefault: true,
-  }),
-};
-
 /** Whether abcd's model gateway carries the runtime's key: a built-in runtime that has one, in a sandbox. */
-export function gatewayCarriesKey(runtime: RuntimeName, sandbox: 'bwrap' | 'none'): boolean {
-  return sandbox === 'bwrap' && RUNTIME_INSTALLS[runtime]?.gateway === true;
+export function gatewayCarriesKey(install: RuntimeInstall | undefined, sandbox: 'bwrap' | 'none'): boolean {
+  return sandbox === 'bwrap' && install?.gateway === true;
 }
 
 /** The variables the agent is passed for its model key without a config naming them: none where the gateway holds it. */
-export function keyPassedByDefault(runtime: RuntimeName, gateway: boolean): string[] {
-  const install = RUNTIME_INSTALLS[runtime];
+export function keyPassedByDefault(install: RuntimeInstall | undefined, gateway: boolean): string[] {
   return install?.passedByDefault && !gateway ? [install.keyVariable] : [];
 }
 
@@ -74,8 +48,12 @@ export function keyPassedByDefault(runtime: RuntimeName, gateway: boolean): stri
  * refused: the CLI would start, find no credential and say "Not logged in" after the claim. A
  * key the lane passes under another name (a proxy's token) is the person's choice.
  */
-export function checkModelKeyPassed(runtime: RuntimeName, env: Env, passed: readonly string[], o: { gateway: boolean }): void {
-  const install = RUNTIME_INSTALLS[runtime];
+export function checkModelKeyPassed(
+  install: RuntimeInstall | undefined,
+  env: Env,
+  passed: readonly string[],
+  o: { gateway: boolean },
+): void {
   if (!install) return;
   if (o.gateway) {
     const named = install.keyVariables.find((v) => passed.includes(v));

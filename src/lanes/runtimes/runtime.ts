@@ -7,8 +7,9 @@ import type { CycleUsage } from '../../machine/budget/usage.js';
 import type { ModelAdmission } from '../../machine/gateway/model-gateway.js';
 import type { Sandbox, SandboxPlan } from '../../machine/sandbox/bwrap.js';
 import type { SandboxNetwork } from '../../machine/sandbox/sandbox-network.js';
+import type { RuntimeName } from '../../repo/config.js';
 
-export type RuntimeName = 'command' | 'claude' | 'codex';
+export type { RuntimeName };
 
 /** Why a turn runs: the item itself, steers that came, a land that conflicted, a check that failed. */
 export type TurnKind = 'task' | 'steer' | 'conflict' | 'check';

@@ -9,11 +9,13 @@ export interface PlacesOf {
   configDir: string;
   machineDir: string;
   tmpDir: string;
+  /** The config folders of the runtimes' CLIs, as their variables name them (a team's config and tokens). */
+  toolHomes?: readonly string[];
 }
 
 /**
- * HOME, the config folders (XDG, gh's, abcd's, Codex's CODEX_HOME: a team's config.toml there may
- * hold MCP servers' env and provider tokens), ~/.ssh, the machine folder (gate, budget), the
+ * HOME, the config folders (XDG, gh's, abcd's, and each runtime CLI's own, such as a team's config
+ * with MCP servers' env and provider tokens), ~/.ssh, the machine folder (gate, budget), the
  * system's temporary folder when it is not /tmp (credential sockets live there), and the user's
  * runtime folder with its agent sockets (ssh-agent, gpg-agent, keyrings), which a read-only
  * system would leave reachable: connecting to a socket needs no write.
@@ -26,7 +28,7 @@ export function secretPlaces(env: Env, o: PlacesOf): string[] {
     env.XDG_CONFIG_HOME,
     env.GH_CONFIG_DIR,
     env.ABCD_CONFIG_DIR,
-    realFolder(env.CODEX_HOME),
+    ...(o.toolHomes ?? []).map(realFolder),
     o.configDir,
     env.ABCD_MACHINE_DIR,
     o.machineDir,

@@ -6,8 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
-import type { Bind } from '../../machine/sandbox/bwrap.js';
-import { isInside } from '../../machine/sandbox/places.js';
+import type { Bind } from '../../../machine/sandbox/bwrap.js';
+import { isInside } from '../../../machine/sandbox/places.js';
 
 /** The binds that show Codex's platform package beside a launcher folder the view binds. */
 export function codexPlatformBinds(binds: readonly Bind[], secret: readonly string[]): Bind[] {

@@ -5,8 +5,8 @@
 // one of the CLI's turns with that turn's `usage`, `num_turns` and `total_cost_usd`, a running
 // total over the process. The output is the agent's, so hostile: a line that is not such a
 // message is kept as text and never breaks the count; numbers are whole, non-negative, capped.
-import type { CycleUsage } from '../../machine/budget/usage.js';
-import type { AgentActivity } from './runtime.js';
+import type { CycleUsage } from '../../../machine/budget/usage.js';
+import type { AgentActivity } from '../runtime.js';
 
 export interface StreamEvents {
   onActivity?: (a: AgentActivity) => void;

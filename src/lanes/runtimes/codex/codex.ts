@@ -6,15 +6,15 @@
 // sandbox off inside the lane's (ADR 0087). Sandboxed with a key, the key stays in abcd's model
 // gateway and the agent's config names the gateway (ADR 0123): usage is then the API's answers';
 // otherwise it is the thread's latest running total (ADR 0088).
-import type { Env } from '../../core/deps.js';
-import type { CodexConfig } from '../../repo/config.js';
-import { checkEnvNames } from '../../machine/sandbox/environment.js';
-import { urlEndpoint } from '../../machine/sandbox/network-allow.js';
-import { startAgent } from '../run-agent.js';
+import type { Env } from '../../../core/deps.js';
+import type { CodexConfig } from '../../../repo/config.js';
+import { checkEnvNames } from '../../../machine/sandbox/environment.js';
+import { urlEndpoint } from '../../../machine/sandbox/network-allow.js';
+import { startAgent } from '../../run-agent.js';
 import { CodexEvents } from './codex-events.js';
 import { makeCodexHome, type CodexHome } from './codex-home.js';
-import { linkGateway, PLACEHOLDER_KEY, type GatewayLink } from './gateway-link.js';
-import type { AgentSession, CycleAgent, Runtime, TurnOptions, TurnResult } from './runtime.js';
+import { linkGateway, PLACEHOLDER_KEY, type GatewayLink } from '../gateway-link.js';
+import type { AgentSession, CycleAgent, Runtime, TurnOptions, TurnResult } from '../runtime.js';
 
 // Where Codex's own provider is when no config or variable names another.
 const OPENAI_API = 'https://api.openai.com/v1';

@@ -3,9 +3,9 @@
 // replayed so abcd sees when one was taken, and permissions that need no person: the tools a
 // lane's agent works with are allowed by name and edits in the worktree are accepted
 // (bypassPermissions is refused as root, and a headless agent cannot ask).
-import { UsageError } from '../../core/refusals.js';
-import { checkEnvNames } from '../../machine/sandbox/environment.js';
-import { CONFIG_PATH, type ClaudeConfig } from '../../repo/config.js';
+import { UsageError } from '../../../core/refusals.js';
+import { checkEnvNames } from '../../../machine/sandbox/environment.js';
+import { CONFIG_PATH, type ClaudeConfig } from '../../../repo/config.js';
 
 export const DEFAULT_CLAUDE_PROGRAM = 'claude';
 /** What a lane's agent needs: read, edit and run commands (git, the tests) in its worktree. */

@@ -6,9 +6,9 @@
 // with `oauth-2025-04-20` among its `anthropic-beta` flags, and only when neither of the others is
 // set. The agent gets a placeholder in each variable the person set, so Claude Code asks exactly
 // as it would with the real one; the gateway puts the real one in its header.
-import type { Env } from '../../core/deps.js';
-import type { GatewayCredential } from '../../machine/gateway/model-gateway.js';
-import { PLACEHOLDER_KEY } from './gateway-link.js';
+import type { Env } from '../../../core/deps.js';
+import type { GatewayCredential } from '../../../machine/gateway/model-gateway.js';
+import { PLACEHOLDER_KEY } from '../gateway-link.js';
 
 /** The `anthropic-beta` flag the Messages API wants with an OAuth token, as Claude Code sends it. */
 export const OAUTH_BETA = 'oauth-2025-04-20';

@@ -6,16 +6,16 @@
 // process is gone between turns (killed, crashed), the next turn resumes the same session
 // (`--resume <session_id>`) from the transcript kept in the cycle's private HOME.
 import { randomUUID } from 'node:crypto';
-import type { Env } from '../../core/deps.js';
-import { allowedEnv } from '../../machine/sandbox/environment.js';
-import { urlEndpoint } from '../../machine/sandbox/network-allow.js';
-import type { ClaudeConfig } from '../../repo/config.js';
-import { startAgent, type AgentProcess, type AgentRun } from '../run-agent.js';
+import type { Env } from '../../../core/deps.js';
+import { allowedEnv } from '../../../machine/sandbox/environment.js';
+import { urlEndpoint } from '../../../machine/sandbox/network-allow.js';
+import type { ClaudeConfig } from '../../../repo/config.js';
+import { startAgent, type AgentProcess, type AgentRun } from '../../run-agent.js';
 import { CLAUDE_QUIET_ENV, claudeArgv, userMessageLine } from './claude-args.js';
 import { ClaudeStream } from './claude-stream.js';
-import type { AgentSession, CycleAgent, Runtime, TurnOptions, TurnResult } from './runtime.js';
+import type { AgentSession, CycleAgent, Runtime, TurnOptions, TurnResult } from '../runtime.js';
 import { claudeCredential, type ClaudeCredential } from './claude-credential.js';
-import { linkGateway, type GatewayLink } from './gateway-link.js';
+import { linkGateway, type GatewayLink } from '../gateway-link.js';
 
 // After stdin is closed, how long the CLI may take to write its transcript and exit.
 const CLOSE_GRACE_MS = 5000;

@@ -4,8 +4,8 @@
 // the latest one is the cycle's usage, never a sum of them; commands and agent messages
 // (`item.*`) are the lane's activity; errors and the last message make a readable tail. The
 // stream is the agent's (hostile): a line that is not such an event is kept as text, never a crash.
-import type { CycleUsage } from '../../machine/budget/usage.js';
-import type { AgentActivity } from './runtime.js';
+import type { CycleUsage } from '../../../machine/budget/usage.js';
+import type { AgentActivity } from '../runtime.js';
 
 // How much of the readable log a turn keeps for its result.
 const TAIL_CHARS = 2000;

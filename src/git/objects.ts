@@ -110,6 +110,13 @@ export class Objects {
     return { ok: true, value: parseTree(r.stdout.toString('utf8')) };
   }
 
+  /** As lsTree; GitFailed when git fails. */
+  async mustLsTree(treeish: string, o: CallOptions & { paths?: readonly string[]; fullTree?: boolean } = {}): Promise<TreeEntry[]> {
+    const r = await this.lsTree(treeish, o);
+    if (!r.ok) throw this.r.failed(['ls-tree', treeish, ...(o.paths ? ['--', ...o.paths] : [])], { ...r.failure, stdout: Buffer.alloc(0) });
+    return r.value;
+  }
+
   /** Writes a blob; its id. */
   hashObject(content: string | Buffer, o: CallOptions = {}): Promise<string> {
     return this.r.must(['hash-object', '-w', '--stdin'], { ...o, input: content });

@@ -29,6 +29,11 @@ export class Packs {
     return r.exitCode === 0 ? { ok: true, value: undefined } : { ok: false, failure: r };
   }
 
+  /** Stores a small pack's objects loose, as a fetch below fetch.unpackLimit leaves them. */
+  async unpack(pack: Buffer, o: CallOptions = {}): Promise<void> {
+    await this.r.must(['unpack-objects', '-q'], { ...o, input: pack });
+  }
+
   /** As indexPack; GitFailed when git fails. */
   async mustIndexPack(pack: Buffer, o: CallOptions & { strict?: boolean; fixThin?: boolean } = {}): Promise<void> {
     await this.r.must(indexPackArgs(o), { ...o, input: pack });

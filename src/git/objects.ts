@@ -90,6 +90,12 @@ export class Objects {
     return out.split('\n').map(parseInfo);
   }
 
+  /** As infos, or how git failed. */
+  async tryInfos(specs: readonly string[], o: CallOptions = {}): Promise<Tried<(ObjectInfo | undefined)[]>> {
+    const r = await this.r.run(['cat-file', '--batch-check'], { ...o, input: specs.map((s) => `${s}\n`).join('') });
+    return r.exitCode === 0 ? { ok: true, value: r.stdout.toString().split('\n').map(parseInfo) } : { ok: false, failure: r };
+  }
+
   /** Each spec's type and size, then the contents of what `pick` chose, in one process (object-batch.ts). */
   infoThenContents(specs: readonly string[], pick: (infos: (ObjectInfo | undefined)[]) => string[]): Promise<InfoThenContents | undefined> {
     return infoThenContents(this.r, specs, pick);

@@ -13,7 +13,7 @@ export interface GitObject {
 /** An answer that may have failed the way the caller expects: its value, or how git failed. */
 export type Tried<T> = { ok: true; value: T } | { ok: false; failure: GitFailure };
 
-/** One entry of `ls-tree -l -z`: `size` is undefined for a tree or a submodule. */
+/** One entry of `ls-tree -z`: `size` is undefined unless asked for, and for a tree or a submodule. */
 export interface TreeEntry {
   mode: string;
   type: string;
@@ -21,6 +21,8 @@ export interface TreeEntry {
   size: number | undefined;
   path: string;
 }
+
+export type LsTreeOptions = CallOptions & { paths?: readonly string[]; fullTree?: boolean; sizes?: boolean };
 
 /** A commit to write: its tree, parents and message, and whose it is (GIT_AUTHOR_* in env). */
 export interface NewCommit {
@@ -108,16 +110,19 @@ export class Objects {
     return { ok: true, value: parseBatch(r.stdout, specs.length) };
   }
 
-  /** The entries of a tree (`paths`: only those), or how git failed. */
-  async lsTree(treeish: string, o: CallOptions & { paths?: readonly string[]; fullTree?: boolean } = {}): Promise<Tried<TreeEntry[]>> {
+  /**
+   * The entries of a tree (`paths`: only those, relative to the directory unless `fullTree`;
+   * `sizes`: each blob's size, which reads every blob's header), or how git failed.
+   */
+  async lsTree(treeish: string, o: LsTreeOptions = {}): Promise<Tried<TreeEntry[]>> {
     const paths = o.paths ? ['--', ...o.paths] : [];
-    const r = await this.r.run(['ls-tree', ...(o.fullTree ? ['--full-tree'] : []), '-l', '-z', treeish, ...paths], o);
+    const r = await this.r.run(['ls-tree', ...(o.fullTree ? ['--full-tree'] : []), ...(o.sizes ? ['-l'] : []), '-z', treeish, ...paths], o);
     if (r.exitCode !== 0) return { ok: false, failure: r };
     return { ok: true, value: parseTree(r.stdout.toString('utf8')) };
   }
 
   /** As lsTree; GitFailed when git fails. */
-  async mustLsTree(treeish: string, o: CallOptions & { paths?: readonly string[]; fullTree?: boolean } = {}): Promise<TreeEntry[]> {
+  async mustLsTree(treeish: string, o: LsTreeOptions = {}): Promise<TreeEntry[]> {
     const r = await this.lsTree(treeish, o);
     if (!r.ok) throw this.r.failed(['ls-tree', treeish, ...(o.paths ? ['--', ...o.paths] : [])], { ...r.failure, stdout: Buffer.alloc(0) });
     return r.value;
@@ -170,12 +175,12 @@ function parseBatch(out: Buffer, count: number): (GitObject | undefined)[] {
   return found;
 }
 
-/** `ls-tree -l -z` output: `<mode> <type> <oid> <size>\t<path>\0` per entry. */
+/** `ls-tree -z` output: `<mode> <type> <oid>[ <size>]\t<path>\0` per entry. */
 function parseTree(out: string): TreeEntry[] {
   const entries: TreeEntry[] = [];
   for (const rec of out.split('\0')) {
-    const m = /^(\d+) (\w+) ([0-9a-f]+) +(-|\d+)\t(.*)$/s.exec(rec);
-    if (m) entries.push({ mode: m[1]!, type: m[2]!, oid: m[3]!, size: m[4] === '-' ? undefined : Number(m[4]), path: m[5]! });
+    const m = /^(\d+) (\w+) ([0-9a-f]+)(?: +(-|\d+))?\t(.*)$/s.exec(rec);
+    if (m) entries.push({ mode: m[1]!, type: m[2]!, oid: m[3]!, size: m[4] === undefined || m[4] === '-' ? undefined : Number(m[4]), path: m[5]! });
   }
   return entries;
 }

@@ -48,16 +48,15 @@ export class Work {
   }
 
   /**
-   * Commits what is staged (no hook, no signing); its id. A string message is taken as it is; a
+   * Commits what is staged (no hook, no signing). A string message is taken as it is; a
    * list is git's paragraphs (`-m` each, joined and cleaned by git). `allowEmpty`: even when
    * nothing changed.
    */
-  async commit(message: string | readonly string[], o: CallOptions & { allowEmpty?: boolean } = {}): Promise<string> {
+  async commit(message: string | readonly string[], o: CallOptions & { allowEmpty?: boolean } = {}): Promise<void> {
     const empty = o.allowEmpty ? ['--allow-empty'] : [];
     if (typeof message === 'string')
       await this.r.must([...QUIET, 'commit', '-q', '--no-verify', ...empty, '--cleanup=verbatim', '-F', '-'], { ...o, input: message });
     else await this.r.must([...QUIET, 'commit', '-q', '--no-verify', ...empty, ...message.flatMap((m) => ['-m', m])], o);
-    return this.r.must(['rev-parse', 'HEAD']);
   }
 
   /** Moves HEAD to `commit`, keeping the index and files. */

@@ -28,7 +28,8 @@ export type LsTreeOptions = CallOptions & { paths?: readonly string[]; fullTree?
 export interface NewCommit {
   tree: string;
   parents: readonly string[];
-  message: string;
+  /** Taken as it is; a list is git's paragraphs (`-m` each). */
+  message: string | readonly string[];
   /** Sign with git's own commit signing (gpg.format, user.signingkey); otherwise never signed. */
   sign?: boolean;
   env?: Record<string, string>;
@@ -140,20 +141,25 @@ export class Objects {
 
   /** Writes a commit; its id, or how git failed (a signing key that would not sign). */
   async commitTree(c: NewCommit): Promise<Tried<string>> {
-    const r = await this.r.run(commitTreeArgs(c), { input: c.message, ...(c.env ? { env: c.env } : {}) });
+    const r = await this.r.run(commitTreeArgs(c), commitTreeInput(c));
     if (r.exitCode !== 0) return { ok: false, failure: r };
     return { ok: true, value: r.stdout.toString().trim() };
   }
 
   /** Writes a commit; its id. GitFailed when git fails. */
   mustCommitTree(c: NewCommit): Promise<string> {
-    return this.r.must(commitTreeArgs(c), { input: c.message, ...(c.env ? { env: c.env } : {}) });
+    return this.r.must(commitTreeArgs(c), commitTreeInput(c));
   }
 }
 
 function commitTreeArgs(c: NewCommit): string[] {
   const parents = c.parents.flatMap((p) => ['-p', p]);
-  return c.sign ? ['commit-tree', '-S', c.tree, ...parents, '-F', '-'] : [...QUIET, 'commit-tree', c.tree, ...parents, '-F', '-'];
+  const message = typeof c.message === 'string' ? ['-F', '-'] : c.message.flatMap((m) => ['-m', m]);
+  return c.sign ? ['commit-tree', '-S', c.tree, ...parents, ...message] : [...QUIET, 'commit-tree', c.tree, ...parents, ...message];
+}
+
+function commitTreeInput(c: NewCommit): CallOptions & { input?: string } {
+  return { ...(typeof c.message === 'string' ? { input: c.message } : {}), ...(c.env ? { env: c.env } : {}) };
 }
 
 /** `cat-file --batch` output: one answer per spec, `<oid> <type> <size>\n<bytes>\n` or `<spec> missing`. */

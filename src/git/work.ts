@@ -1,5 +1,6 @@
 // The working tree and index at a client's directory: checkout, rebase, merge and squash that
 // answer a conflict as data, staging, committing, and index plumbing for a private index.
+import type { Tried } from './objects.js';
 import { QUIET, type CallOptions, type GitFailure, type GitRunner } from './runner.js';
 
 /** How bringing commits onto others went: done, or stopped on conflicts (aborted unless said). */
@@ -67,6 +68,21 @@ export class Work {
   /** Reads `tree` into the index (GIT_INDEX_FILE in env for a private one); `update`: the files too, discarding changes. */
   async readTree(tree: string, o: CallOptions & { update?: boolean } = {}): Promise<void> {
     await this.r.must([...(o.update ? [...QUIET, 'read-tree', '-u', '--reset'] : ['read-tree']), tree], o);
+  }
+
+  /**
+   * The files of the working tree (GIT_WORK_TREE, GIT_INDEX_FILE in env) as a tree: `base` read
+   * into the index, every file added; its id, or how git failed (a base whose trees are missing).
+   */
+  async snapshot(base: string, o: CallOptions = {}): Promise<Tried<string>> {
+    for (const args of [
+      ['read-tree', base],
+      ['add', '-A', '--', '.'],
+    ]) {
+      const r = await this.r.run([...QUIET, ...args], o);
+      if (r.exitCode !== 0) return { ok: false, failure: r };
+    }
+    return { ok: true, value: await this.r.must([...QUIET, 'write-tree'], o) };
   }
 
   /** Puts a blob at `path` in the index. */

@@ -8,7 +8,7 @@ import { Diff } from './diff.js';
 import { Objects } from './objects.js';
 import { Packs } from './packs.js';
 import { Refs } from './refs.js';
-import { GitRunner, RUNNER, type RunOptions, type RunResult } from './runner.js';
+import { GitRunner, RUNNER } from './runner.js';
 import { Transport } from './transport.js';
 import { Work } from './work.js';
 import { Worktrees } from './worktrees.js';
@@ -49,16 +49,4 @@ export class Git {
     this.transport = new Transport(r);
     this.clone = new Clone(r);
   }
-
-  /** @deprecated while callers move to the named operations; private to src/git when they have. */
-  run(args: readonly string[], opts: RunOptions = {}): Promise<RunResult> {
-    return this[RUNNER].run(args, opts);
-  }
-
-  /** @deprecated as `run`. */
-  must(args: readonly string[], opts: RunOptions = {}): Promise<string> {
-    return this[RUNNER].must(args, opts);
-  }
 }
-
-export { gitFailed } from './runner.js';

@@ -17,7 +17,7 @@ export async function resolveWorkBranch(
   named: string | undefined,
   verb: 'push' | 'land',
 ): Promise<{ branch: string; head: string }> {
-  const branch = named ?? ((await repo.git.refs.symbolic('HEAD', { short: true })) ?? '');
+  const branch = named ?? (await repo.git.refs.symbolic('HEAD', { short: true })) ?? '';
   if (!branch) throw new UsageError(`HEAD is detached: name the branch (abcd ${verb} <item> <branch>).`, 'argument');
   if (!isRefSafe(`refs/heads/${branch}`))
     throw new UsageError(`"${branch}" cannot be a work branch: it is not a valid branch name.`, 'branch', { branch });

@@ -36,7 +36,10 @@ export class Clone {
 
   /** HEAD, its tree, where this worktree's index and shallow file are, and the object format. */
   async worktreeFacts(o: CallOptions = {}): Promise<{ head: string; tree: string; index: string; shallow: string; format: string }> {
-    const out = await this.r.must(['rev-parse', 'HEAD', 'HEAD^{tree}', '--git-path', 'index', '--git-path', 'shallow', '--show-object-format'], o);
+    const out = await this.r.must(
+      ['rev-parse', 'HEAD', 'HEAD^{tree}', '--git-path', 'index', '--git-path', 'shallow', '--show-object-format'],
+      o,
+    );
     const [head = '', tree = '', index = '', shallow = '', format = 'sha1'] = out.split('\n');
     return { head, tree, index, shallow, format };
   }

@@ -186,7 +186,14 @@ function parseTree(out: string): TreeEntry[] {
   const entries: TreeEntry[] = [];
   for (const rec of out.split('\0')) {
     const m = /^(\d+) (\w+) ([0-9a-f]+)(?: +(-|\d+))?\t(.*)$/s.exec(rec);
-    if (m) entries.push({ mode: m[1]!, type: m[2]!, oid: m[3]!, size: m[4] === undefined || m[4] === '-' ? undefined : Number(m[4]), path: m[5]! });
+    if (m)
+      entries.push({
+        mode: m[1]!,
+        type: m[2]!,
+        oid: m[3]!,
+        size: m[4] === undefined || m[4] === '-' ? undefined : Number(m[4]),
+        path: m[5]!,
+      });
   }
   return entries;
 }

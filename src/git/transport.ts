@@ -41,7 +41,11 @@ export class Transport {
    * Pushes the updates in one push with `--porcelain`. `config`: `-c` pairs ahead of it that run
    * abcd's own pre-push hook (push-guard.ts); without them no hook runs.
    */
-  push(remote: string, updates: readonly PushUpdate[], o: CallOptions & { atomic: boolean; config?: readonly string[] }): Promise<RunResult> {
+  push(
+    remote: string,
+    updates: readonly PushUpdate[],
+    o: CallOptions & { atomic: boolean; config?: readonly string[] },
+  ): Promise<RunResult> {
     const args = o.config ? [...o.config, 'push', '--porcelain'] : ['push', '--porcelain', '--no-verify'];
     if (o.atomic) args.push('--atomic');
     for (const u of updates) if (u.lease !== undefined) args.push(`--force-with-lease=${u.ref}:${u.lease ?? ''}`);

@@ -18,5 +18,4 @@ export class Worktrees {
   async prune(o: CallOptions = {}): Promise<void> {
     await this.r.run(['worktree', 'prune'], o);
   }
-
 }

@@ -18,8 +18,7 @@ export async function cachedSlugs(git: Git, remote: string): Promise<string[]> {
     names.find((n) => n === `refs/remotes/${remote}/main`);
   if (main) {
     const files = await git.objects.lsTree(`${main}:${ITEMS_DIR}`);
-    if (files.ok)
-      for (const { path: f } of files.value) if (f.endsWith(ITEM_SUFFIX)) slugs.add(f.slice(0, -ITEM_SUFFIX.length));
+    if (files.ok) for (const { path: f } of files.value) if (f.endsWith(ITEM_SUFFIX)) slugs.add(f.slice(0, -ITEM_SUFFIX.length));
   }
   // A name that is no slug the CLI accepts (a hostile ref, a stray file) is never offered.
   return [...slugs].filter(isSlug).sort(compareNatural);

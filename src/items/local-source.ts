@@ -132,7 +132,14 @@ export class LocalItemSource implements ItemSource {
     const since = this.added;
     if (since?.tip === commit) return since.map;
     const range = since ? [`${since.tip}..${commit}`] : [commit];
-    const r = await this.git.history.tryLog({ revs: range, paths: [`${ITEMS_DIR}/`], format: '%x01%ct', nameOnly: true, diffFilter: 'A', noRenames: true });
+    const r = await this.git.history.tryLog({
+      revs: range,
+      paths: [`${ITEMS_DIR}/`],
+      format: '%x01%ct',
+      nameOnly: true,
+      diffFilter: 'A',
+      noRenames: true,
+    });
     if (!r.ok && since) {
       this.added = undefined; // the old tip is gone (gc after a rewrite): read it all again
       return this.readAddedAt(commit);

@@ -91,5 +91,3 @@ async function markedText(content: Buffer): Promise<string | null> {
   // latin1 maps every byte to one character and back, so bytes outside UTF-8 survive the rewrite.
   return markDone(content.toString('latin1'));
 }
-
-

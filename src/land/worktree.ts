@@ -106,7 +106,8 @@ export async function integrate(wt: Git, o: Integration & { env: Env; current: s
   const maker = { ...committer, GIT_AUTHOR_NAME: name ?? '', GIT_AUTHOR_EMAIL: email ?? '', GIT_AUTHOR_DATE: date };
   // A rebase keeps each commit's own author; only the merge and the marking are new commits.
   const step = o.strategy === 'merge' ? 'merge' : 'rebase';
-  const r = step === 'rebase' ? await wt.work.rebase(o.base, { env: committer }) : await wt.work.merge(o.head, `land ${o.item}`, { env: maker });
+  const r =
+    step === 'rebase' ? await wt.work.rebase(o.base, { env: committer }) : await wt.work.merge(o.head, `land ${o.item}`, { env: maker });
   if (!r.ok) {
     const files = r.conflict;
     throw new Conflict(

@@ -152,7 +152,12 @@ async function collectInto(o: Parameters<typeof collectAgentWork>[0], wt: string
       GIT_COMMITTER_EMAIL: o.who.email,
       GIT_COMMITTER_DATE: date,
     };
-    head = await view.objects.mustCommitTree({ tree: snap.value, parents: [base], message: `${o.item}: what the agent left uncommitted\n`, env });
+    head = await view.objects.mustCommitTree({
+      tree: snap.value,
+      parents: [base],
+      message: `${o.item}: what the agent left uncommitted\n`,
+      env,
+    });
   }
   // Commits that end where they began land nothing, so nothing of them is checked or taken.
   const changed = head !== o.runHead && snap.value !== runTree;
@@ -236,7 +241,8 @@ async function takeCommits(
   } catch (e) {
     return `the agent's object store could not be read as plain files (${(e as Error).message})`;
   }
-  if (!(await view.refs.isAncestor(runHead, head, { env }))) return "the agent's HEAD does not descend from the run head; its commits were not used";
+  if (!(await view.refs.isAncestor(runHead, head, { env })))
+    return "the agent's HEAD does not descend from the run head; its commits were not used";
   return undefined;
 }
 

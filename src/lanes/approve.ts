@@ -45,10 +45,7 @@ export async function approveRun(repo: Repo, input: ApproveInput, gate: GateRunn
     );
   }
   const head = await fetchKeptHead(repo, review);
-  const [tree, config] = await Promise.all([
-    repo.git.objects.treeOf(head),
-    repo.git.objects.idAt(head, CONFIG_PATH),
-  ]);
+  const [tree, config] = await Promise.all([repo.git.objects.treeOf(head), repo.git.objects.idAt(head, CONFIG_PATH)]);
   // Signed first: someone else's approval is refused before any claim, branch or main moves.
   const generation = await writeApproval(repo, snap, {
     item: formatItem(input.item),

@@ -46,7 +46,12 @@ export async function assertWithinLimits(
     files += 1;
     if (status !== 'D' && BLOB_MODE.test(newMode ?? '') && newOid) written.push({ path: fields[i + 1]!, oid: newOid });
   }
-  const sizes = written.length ? await git.objects.infos(written.map((w) => w.oid), { env }) : [];
+  const sizes = written.length
+    ? await git.objects.infos(
+        written.map((w) => w.oid),
+        { env },
+      )
+    : [];
   const sized = written.map((w, i) => ({ path: w.path, bytes: sizes[i]?.size ?? 0 }));
   const bytes = sized.reduce((n, s) => n + s.bytes, 0);
   const over = bytes > o.limits.maxChangeBytes ? 'maxChangeBytes' : files > o.limits.maxFiles ? 'maxFiles' : undefined;

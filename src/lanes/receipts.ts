@@ -139,15 +139,16 @@ async function landedByRun(git: Git, o: { snap: Snapshot; item: ItemKey; head: s
   if (!oids.length) return false;
   const blobs = await git.objects.readObjects(oids.map((c) => `${c}:${RECORD_FILE}`));
   if (!blobs.ok) return false;
-  return blobs.value.flatMap((o) => (o ? [o.content] : [])).some((blob) => {
-    try {
-      return names(decodeClaim(ref, blob));
-    } catch {
-      return false;
-    }
-  });
+  return blobs.value
+    .flatMap((o) => (o ? [o.content] : []))
+    .some((blob) => {
+      try {
+        return names(decodeClaim(ref, blob));
+      } catch {
+        return false;
+      }
+    });
 }
-
 
 /**
  * The items with a follow-up request a lane should answer (canonical keys): a proven

@@ -126,7 +126,10 @@ export class RecordStore {
     }
     const spec = [`+${RECORD_PREFIX}*:${cachePrefix(this.remote)}*`, ...also];
     for (let attempt = 0; ; attempt++) {
-      const r = await this.net((o) => this.git.transport.fetch(this.remote, spec, { ...o, prune: true, recordsOnly: true }), 'read the records from');
+      const r = await this.net(
+        (o) => this.git.transport.fetch(this.remote, spec, { ...o, prune: true, recordsOnly: true }),
+        'read the records from',
+      );
       if (r.exitCode === 0) return;
       // A `git worktree add` in this clone (land, a lane beside this one) writes its HEAD in two
       // steps; a fetch walking every worktree's HEAD meanwhile reads "bad object worktrees/...".

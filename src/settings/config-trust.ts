@@ -78,7 +78,13 @@ interface ConfigCommit {
 
 /** main's first-parent commits that changed the config, newest first, each with its blob (two processes). */
 async function configHistory(repo: Repo, tip: string): Promise<ConfigCommit[]> {
-  const out = await repo.git.history.log({ revs: [tip], paths: [CONFIG_PATH], firstParent: true, maxCount: MAX_CONFIG_COMMITS, format: '%H' });
+  const out = await repo.git.history.log({
+    revs: [tip],
+    paths: [CONFIG_PATH],
+    firstParent: true,
+    maxCount: MAX_CONFIG_COMMITS,
+    format: '%H',
+  });
   const commits = out.split('\n').filter(Boolean);
   if (!commits.length) return [];
   const r = await repo.git.objects.tryInfos(commits.map((c) => `${c}:${CONFIG_PATH}`));

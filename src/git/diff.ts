@@ -1,5 +1,5 @@
-// What changed between two trees: changed paths, a patch, the raw tree diff, conflicted files,
-// and a grep over a commit's files.
+// What changed between two trees: changed paths, a patch, the raw tree diff, and a grep over a
+// commit's files.
 import type { CallOptions, GitRunner } from './runner.js';
 
 export class Diff {
@@ -27,16 +27,6 @@ export class Diff {
     const r = await this.r.run(args, o);
     if (r.exitCode !== 0) throw this.r.failed(args, r);
     return r.stdout.toString();
-  }
-
-  /** The files a merge, rebase or squash left in conflict in this worktree. */
-  async conflicted(o: CallOptions = {}): Promise<string[]> {
-    return (await this.r.run(['diff', '--name-only', '--diff-filter=U'], o)).stdout.toString().split('\n').filter(Boolean);
-  }
-
-  /** As `conflicted`; GitFailed when git fails. */
-  async mustConflicted(o: CallOptions = {}): Promise<string[]> {
-    return (await this.r.must(['diff', '--name-only', '--diff-filter=U'], o)).split('\n').filter(Boolean);
   }
 
   /** Which of `files` at `commit` hold a line matching the extended regex; none when git fails. */

@@ -150,6 +150,42 @@ function upwardImports(graph: Graph): string[] {
   return [...graph].flatMap(([from, tos]) => tos.filter((to) => rank(to) > rank(from)).map((to) => `${from} -> ${to}`));
 }
 
+// git's subcommands: an array opening with one of these and holding a flag or a value computed
+// at run time, outside src/git, is a git command line written by a domain. A list of plain words
+// (a strategy's names: rebase, merge, squash) is not one; a call such code could make no longer
+// compiles, since the client has no run or must.
+const GIT_SUBCOMMANDS = new Set(
+  (
+    'add am apply branch cat-file checkout cherry-pick clone commit commit-tree config diff diff-tree fetch for-each-ref fsck gc ' +
+    'grep hash-object index-pack init log ls-files ls-remote ls-tree merge merge-base mktree mv pack-objects push read-tree rebase ' +
+    'remote reset rev-list rev-parse rm show show-ref stash status symbolic-ref tag unpack-objects update-index update-ref ' +
+    'verify-commit worktree write-tree'
+  ).split(' '),
+);
+// `-c key=value` pairs of git's own config (the quiet flags, upload-pack's): a git command line too.
+const GIT_CONFIG_PAIR = /^(commit|core|uploadpack|gpg|user|remote|protocol|credential|http|maintenance)\./;
+
+/** The git command lines a file writes itself: arrays opening with a git subcommand, and `...('git', ...)` calls. */
+function gitCommandLines(text: string, fileName = 'file.ts'): string[] {
+  const file = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true);
+  const out: string[] = [];
+  const word = (n: ts.Node | undefined) => (n && ts.isStringLiteralLike(n) ? n.text : undefined);
+  const at = (n: ts.Node) =>
+    `${fileName}:${file.getLineAndCharacterOfPosition(n.getStart(file)).line + 1}: ${n.getText(file).slice(0, 80)}`;
+  const visit = (node: ts.Node): void => {
+    if (ts.isArrayLiteralExpression(node)) {
+      const words = node.elements.map(word);
+      const [first, second] = words;
+      const argv = words.some((w) => w === undefined || w.startsWith('-'));
+      if ((first !== undefined && GIT_SUBCOMMANDS.has(first) && argv) || (first === '-c' && GIT_CONFIG_PAIR.test(second ?? '')))
+        out.push(at(node));
+    } else if (ts.isCallExpression(node) && word(node.arguments[0]) === 'git') out.push(at(node));
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  return out;
+}
+
 describe('architecture of src/', () => {
   const graph = importGraph();
 
@@ -186,6 +222,24 @@ describe('architecture of src/', () => {
 
   it('imports between top-level folders only downward', () => {
     expect(upwardImports(graph)).toEqual([]);
+  });
+
+  it('finds a git command line in an array of words and in a call that spawns git', () => {
+    const text = [
+      "await git.run(['rev-parse', '--verify', x]);",
+      "const QUIET = ['-c', 'commit.gpgsign=false'];",
+      "await spawnProcess('git', args);",
+      "const verbs = ['land', 'claim'];",
+      "const strategies = ['rebase', 'merge', 'squash'];",
+      "const codex = ['-c', 'model_provider=x'];",
+    ].join('\n');
+    expect(gitCommandLines(text).map((l) => l.split(':')[1])).toEqual(['1', '2', '3']);
+  });
+
+  it('writes git command lines only in src/git, whose runner nothing outside it imports', () => {
+    const outside = [...graph.keys()].filter((f) => !f.startsWith('git/'));
+    expect(outside.flatMap((f) => gitCommandLines(readFileSync(join(SRC, f), 'utf8'), f))).toEqual([]);
+    expect(outside.flatMap((f) => (graph.get(f)!.includes('git/runner.ts') ? [f] : []))).toEqual([]);
   });
 
   it('opens every file with a comment that says what it is', () => {

@@ -7,7 +7,7 @@ import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { credentialConfigEnv } from '../src/credentials/channel-config.js';
 import { openCredentialChannel, withCredential, type CredentialChannelOptions } from '../src/credentials/channel.js';
-import { Git } from '../src/git/git.js';
+import { GitRunner } from '../src/git/runner.js';
 import { cleanupTemp, git, isolatedEnv, QUIET_CONFIG, tempDir } from './harness/git-env.js';
 import { startHttpGitServer, type HttpGitServer } from './harness/http-server.js';
 import { ABCD_BIN } from './harness/session.js';
@@ -21,7 +21,7 @@ let home: string;
 let work: string;
 let env: Record<string, string>;
 let server: HttpGitServer;
-let workGit: Git;
+let workGit: GitRunner;
 
 beforeEach(async () => {
   token = `tok_${randomBytes(24).toString('hex')}`;
@@ -38,7 +38,7 @@ beforeEach(async () => {
   await git(work, ['commit', '-q', '--allow-empty', '-m', 'first'], env);
   server = await startHttpGitServer({ root, auth: { user: USER, password: token } });
   await git(work, ['remote', 'add', 'origin', server.url('p.git')], env);
-  workGit = new Git(work, env);
+  workGit = new GitRunner(work, env);
 });
 
 afterEach(async () => {

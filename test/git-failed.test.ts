@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { GitFailed } from '../src/core/refusals.js';
 import { Git } from '../src/git/git.js';
+import { GitRunner } from '../src/git/runner.js';
 import { writeRecordCommit } from '../src/records/objects.js';
 import { cleanupTemp } from './harness/git-env.js';
 import { makeRemote } from './harness/remote.js';
@@ -94,7 +95,7 @@ describe('local git failures are refusals with data, not bugs', () => {
     await s.git(['push', '-q', 'origin', 'main']);
     const shallow = join(s.dir, '..', 'shallow');
     await s.git(['clone', '-q', '--depth', '1', '--no-single-branch', remote.url, shallow]);
-    const e = await new Git(shallow, s.env).must(['diff', '--name-only', 'origin/main...origin/side']).catch((x: unknown) => x);
+    const e = await new GitRunner(shallow, s.env).must(['diff', '--name-only', 'origin/main...origin/side']).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(GitFailed);
     const f = e as GitFailed;
     expect(f.data.args).toEqual(['diff', '--name-only', 'origin/main...origin/side']);
@@ -105,7 +106,7 @@ describe('local git failures are refusals with data, not bugs', () => {
   it('sanitizes what git printed: no terminal escapes reach the message or data', async () => {
     const remote = await makeRemote();
     const s = await makeSession(remote.url, 'dee');
-    const e = await new Git(s.dir, s.env).must(['rev-parse', '--verify', 'no\x1b[31msuch']).catch((x: unknown) => x);
+    const e = await new GitRunner(s.dir, s.env).must(['rev-parse', '--verify', 'no\x1b[31msuch']).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(GitFailed);
     const f = e as GitFailed;
     // eslint-disable-next-line no-control-regex -- the escape character must not reach the refusal

@@ -16,6 +16,6 @@ export interface MainBranch {
 export async function resolveMain(repo: Repo): Promise<MainBranch> {
   const main = await resolveMainBranch(repo);
   const cacheRef = `refs/abcd-land/${repo.store.remote}/${main}`;
-  const tip = () => repo.git.must(['rev-parse', '--verify', cacheRef]);
+  const tip = () => repo.git.refs.mustResolve(cacheRef);
   return { main, fetchSpec: `+refs/heads/${main}:${cacheRef}`, tip, tipIn: async (snap) => snap.fetched?.get(cacheRef) ?? tip() };
 }

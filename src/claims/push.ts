@@ -41,8 +41,7 @@ export async function pushWork(repo: Repo, input: PushInput): Promise<PushResult
   for (const t of input.tags) {
     const tagRef = `refs/tags/${t}`;
     if (!isRefSafe(tagRef)) throw new UsageError(`"${t}" is not a valid tag name.`, 'tag', { tag: t });
-    const local = await repo.git.run(['rev-parse', '--verify', '-q', tagRef]);
-    extra.push({ ref: tagRef, newOid: local.exitCode === 0 ? local.stdout.toString().trim() : head });
+    extra.push({ ref: tagRef, newOid: (await repo.git.refs.resolve(tagRef)) ?? head });
   }
   for (let attempt = 1; ; attempt++) {
     const snap = await readSnapshot(repo);

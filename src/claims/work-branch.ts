@@ -17,7 +17,7 @@ export async function resolveWorkBranch(
   named: string | undefined,
   verb: 'push' | 'land',
 ): Promise<{ branch: string; head: string }> {
-  const branch = named ?? (await repo.git.run(['symbolic-ref', '--short', '-q', 'HEAD'])).stdout.toString().trim();
+  const branch = named ?? (await repo.git.refs.symbolic('HEAD', { short: true })) ?? '';
   if (!branch) throw new UsageError(`HEAD is detached: name the branch (abcd ${verb} <item> <branch>).`, 'argument');
   if (!isRefSafe(`refs/heads/${branch}`))
     throw new UsageError(`"${branch}" cannot be a work branch: it is not a valid branch name.`, 'branch', { branch });
@@ -27,9 +27,9 @@ export async function resolveWorkBranch(
       { branch, reason: 'record-namespace' },
     );
   }
-  const h = await repo.git.run(['rev-parse', '--verify', '-q', `refs/heads/${branch}^{commit}`]);
-  if (h.exitCode !== 0) throw new UsageError(`branch ${branch} does not exist in this clone.`, 'branch', { branch });
-  return { branch, head: h.stdout.toString().trim() };
+  const head = await repo.git.refs.resolve(`refs/heads/${branch}^{commit}`);
+  if (head === undefined) throw new UsageError(`branch ${branch} does not exist in this clone.`, 'branch', { branch });
+  return { branch, head };
 }
 
 /**

@@ -110,7 +110,7 @@ export async function openCredentialChannel(o: CredentialChannelOptions): Promis
   };
 }
 
-/** Runs `fn` (typically `(env) => git.run(args, { env, timeoutMs })`) with a channel open. */
+/** Runs `fn` (typically `(env) => git.transport.push(remote, updates, { env, timeoutMs, atomic })`) with a channel open. */
 export async function withCredential<T>(o: CredentialChannelOptions, fn: (env: Record<string, string>) => Promise<T>): Promise<T> {
   const channel = await openCredentialChannel(o);
   try {

@@ -1,7 +1,7 @@
 // Sizes first, then contents, from ONE `git cat-file --batch-command` process: the caller sees
 // every object's type and size before it asks for any content (so a huge blob is refused
 // unread), without a second process for the contents.
-import { gitFailed, type Git } from './git.js';
+import { gitFailed, GitRunner, runnerOf, type RUNNER } from './runner.js';
 
 /** An object's type and size as `cat-file` reports them; undefined: missing (or ambiguous). */
 export interface ObjectInfo {
@@ -22,10 +22,11 @@ export interface InfoThenContents {
  * the caller reads the old way. A git that fails otherwise is GitFailed (exit 9), as `must` is.
  */
 export async function infoThenContents(
-  git: Git,
+  client: GitRunner | { readonly [RUNNER]: GitRunner },
   specs: readonly string[],
   pick: (infos: (ObjectInfo | undefined)[]) => string[],
 ): Promise<InfoThenContents | undefined> {
+  const git = client instanceof GitRunner ? client : runnerOf(client);
   let infos: (ObjectInfo | undefined)[] | undefined;
   let picked: string[] = [];
   let lines = 0;

@@ -9,17 +9,16 @@ import { ITEM_SUFFIX, ITEMS_DIR } from './item-path.js';
 
 export async function cachedSlugs(git: Git, remote: string): Promise<string[]> {
   const claims = `${cachePrefix(remote)}claims/local/item/`;
-  const refs = await git.run(['for-each-ref', '--format=%(refname)', `refs/abcd-land/${remote}/`, claims, `refs/remotes/${remote}/`]);
-  const names = refs.exitCode === 0 ? refs.stdout.toString().split('\n').filter(Boolean) : [];
+  const refs = await git.refs.tryList([`refs/abcd-land/${remote}/`, claims, `refs/remotes/${remote}/`]);
+  const names = (refs ?? []).map((r) => r.ref);
   const slugs = new Set(names.filter((n) => n.startsWith(claims)).map((n) => n.slice(claims.length)));
   // main as land last fetched it, else the remote-tracking copy; never a speculation's stack.
   const main =
     names.find((n) => n.startsWith(`refs/abcd-land/${remote}/`) && !n.includes('/ahead/')) ??
     names.find((n) => n === `refs/remotes/${remote}/main`);
   if (main) {
-    const files = await git.run(['ls-tree', '--name-only', '-z', `${main}:${ITEMS_DIR}`]);
-    if (files.exitCode === 0)
-      for (const f of files.stdout.toString().split('\0')) if (f.endsWith(ITEM_SUFFIX)) slugs.add(f.slice(0, -ITEM_SUFFIX.length));
+    const files = await git.objects.lsTree(`${main}:${ITEMS_DIR}`);
+    if (files.ok) for (const { path: f } of files.value) if (f.endsWith(ITEM_SUFFIX)) slugs.add(f.slice(0, -ITEM_SUFFIX.length));
   }
   // A name that is no slug the CLI accepts (a hostile ref, a stray file) is never offered.
   return [...slugs].filter(isSlug).sort(compareNatural);

@@ -116,15 +116,9 @@ export class LocalItemSource implements ItemSource {
 
   /** The entries of `.abcd/items/` at `commit`; none when the folder is not there. */
   private async readTree(commit: string): Promise<TreeEntry[]> {
-    const r = await this.git.run(['ls-tree', '--full-tree', '-l', '-z', commit, '--', `${ITEMS_DIR}/`]);
-    if (r.exitCode !== 0) throw new Error(`git ls-tree of ${commit} failed (exit ${r.exitCode}): ${r.stderr.trim()}`);
-    const out: TreeEntry[] = [];
-    for (const rec of r.stdout.toString('utf8').split('\0')) {
-      const m = /^(\d+) (\w+) ([0-9a-f]+) +(-|\d+)\t(.*)$/s.exec(rec);
-      if (!m) continue;
-      out.push({ mode: m[1]!, type: m[2]!, oid: m[3]!, size: m[4] === '-' ? 0 : Number(m[4]), name: m[5]!.slice(ITEMS_DIR.length + 1) });
-    }
-    return out;
+    const r = await this.git.objects.lsTree(commit, { paths: [`${ITEMS_DIR}/`], fullTree: true, sizes: true });
+    if (!r.ok) throw new Error(`git ls-tree of ${commit} failed (exit ${r.failure.exitCode}): ${r.failure.stderr.trim()}`);
+    return r.value.map((e) => ({ mode: e.mode, type: e.type, oid: e.oid, size: e.size ?? 0, name: e.path.slice(ITEMS_DIR.length + 1) }));
   }
 
   /**
@@ -138,24 +132,22 @@ export class LocalItemSource implements ItemSource {
     const since = this.added;
     if (since?.tip === commit) return since.map;
     const range = since ? [`${since.tip}..${commit}`] : [commit];
-    const r = await this.git.run([
-      'log',
-      '--format=%x01%ct',
-      '--name-only',
-      '--diff-filter=A',
-      '--no-renames',
-      ...range,
-      '--',
-      `${ITEMS_DIR}/`,
-    ]);
-    if (r.exitCode !== 0 && since) {
+    const r = await this.git.history.tryLog({
+      revs: range,
+      paths: [`${ITEMS_DIR}/`],
+      format: '%x01%ct',
+      nameOnly: true,
+      diffFilter: 'A',
+      noRenames: true,
+    });
+    if (!r.ok && since) {
       this.added = undefined; // the old tip is gone (gc after a rewrite): read it all again
       return this.readAddedAt(commit);
     }
-    if (r.exitCode !== 0) throw new Error(`git log of ${ITEMS_DIR} at ${commit} failed (exit ${r.exitCode}): ${r.stderr.trim()}`);
+    if (!r.ok) throw new Error(`git log of ${ITEMS_DIR} at ${commit} failed (exit ${r.failure.exitCode}): ${r.failure.stderr.trim()}`);
     const fresh = new Map<string, number>();
     let at = 0;
-    for (const line of r.stdout.toString('utf8').split('\n')) {
+    for (const line of r.value.toString('utf8').split('\n')) {
       if (line.startsWith('\u0001')) at = Number(line.slice(1)) * 1000;
       else if (line !== '' && !fresh.has(line)) fresh.set(line, at);
     }
@@ -169,20 +161,9 @@ export class LocalItemSource implements ItemSource {
     const unique = [...new Set(oids)];
     const found = new Map<string, Buffer>();
     if (unique.length === 0) return found;
-    const r = await this.git.run(['cat-file', '--batch'], { input: unique.join('\n') + '\n' });
-    if (r.exitCode !== 0) throw new Error(`git cat-file --batch failed (exit ${r.exitCode}): ${r.stderr.trim()}`);
-    const buf = r.stdout;
-    let at = 0;
-    while (at < buf.length) {
-      const nl = buf.indexOf(0x0a, at);
-      if (nl < 0) break;
-      const header = buf.subarray(at, nl).toString('utf8');
-      const m = /^([0-9a-f]+) (\w+) (\d+)$/.exec(header);
-      if (!m) throw new Error(`git cat-file --batch answered "${header.slice(0, 80)}" for an item blob`);
-      const size = Number(m[3]);
-      found.set(m[1]!, buf.subarray(nl + 1, nl + 1 + size));
-      at = nl + 1 + size + 1;
-    }
+    const r = await this.git.objects.readObjects(unique);
+    if (!r.ok) throw new Error(`git cat-file --batch failed (exit ${r.failure.exitCode}): ${r.failure.stderr.trim()}`);
+    for (const o of r.value) if (o) found.set(o.oid, o.content);
     for (const oid of unique) if (!found.has(oid)) throw new Error(`git cat-file --batch did not return the item blob ${oid}`);
     return found;
   }

@@ -9,8 +9,6 @@ import { itemPath } from './item-path.js';
 import { isRefusal } from '../core/refusals.js';
 import { sanitizeLine } from '../core/sanitize.js';
 
-// The integration worktree is abcd's own: still, a commit there must not sign, prompt or run hooks.
-const QUIET = ['-c', 'commit.gpgsign=false', '-c', 'core.hooksPath=/dev/null'];
 // A title becomes a commit subject on main: one line, a length a log can show.
 const MAX_TITLE_CHARS = 200;
 
@@ -34,11 +32,11 @@ export async function markItemDoneInWorktree(
   const path = read.file ? await stageMarked(wt, read.path!, read.file) : null;
   if (!path) {
     if (!trailers.length) return read.head ? { path: null, head: read.head } : { path: null };
-    await commitQuietly(wt, ['--allow-empty', '-m', `Record what ${item.id} absorbed`, '-m', trailers.join('\n')]);
+    await wt.work.commit([`Record what ${item.id} absorbed`, trailers.join('\n')], { allowEmpty: true });
     return { path: null };
   }
   const body = `abcd land: ${path} status: done in the landed commit.`;
-  await commitQuietly(wt, ['-m', `Mark ${item.id} done`, '-m', body, ...(trailers.length ? ['-m', trailers.join('\n')] : [])]);
+  await wt.work.commit([`Mark ${item.id} done`, body, ...(trailers.length ? [trailers.join('\n')] : [])]);
   return { path };
 }
 
@@ -60,8 +58,8 @@ async function readItemAtHead(wt: Git, item: ItemKey): Promise<{ head?: string; 
   const local = item.source === 'local' && item.kind === 'item';
   if (!local) return {};
   const path = itemPath(item.id);
-  const r = await wt.run(['cat-file', '--batch'], { input: `HEAD\nHEAD:${path}\n` });
-  const [commit, file] = r.exitCode === 0 ? splitBatch(r.stdout) : [];
+  const r = await wt.objects.readObjects(['HEAD', `HEAD:${path}`]);
+  const [commit, file] = r.ok ? r.value : [];
   if (commit?.type !== 'commit') return undefined;
   return { head: commit.oid, path, ...(file?.type === 'blob' ? { file: file.content } : {}) };
 }
@@ -71,7 +69,7 @@ async function stageMarked(wt: Git, path: string, content: Buffer): Promise<stri
   const marked = await markedText(content);
   if (marked === null) return null;
   await writeFile(join(wt.dir, path), Buffer.from(marked, 'latin1'));
-  await wt.must(['add', '--', path]);
+  await wt.work.add([path]);
   return path;
 }
 
@@ -92,27 +90,4 @@ async function markedText(content: Buffer): Promise<string | null> {
   const { markDone } = await import('./item-file.js');
   // latin1 maps every byte to one character and back, so bytes outside UTF-8 survive the rewrite.
   return markDone(content.toString('latin1'));
-}
-
-async function commitQuietly(wt: Git, args: string[]): Promise<void> {
-  await wt.must([...QUIET, 'commit', '-q', '--no-verify', ...args]);
-}
-
-/** `git cat-file --batch` output: each object's id, type and content; a missing one has neither. */
-function splitBatch(out: Buffer): { oid: string; type: string; content: Buffer }[] {
-  const objects = [];
-  let pos = 0;
-  while (pos < out.length) {
-    const nl = out.indexOf(10, pos);
-    if (nl < 0) break;
-    const [oid = '', type = '', size] = out.subarray(pos, nl).toString().split(' ');
-    pos = nl + 1;
-    if (size === undefined) {
-      objects.push({ oid: '', type: 'missing', content: Buffer.alloc(0) });
-      continue;
-    }
-    objects.push({ oid, type, content: out.subarray(pos, pos + Number(size)) });
-    pos += Number(size) + 1;
-  }
-  return objects;
 }

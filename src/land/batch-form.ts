@@ -88,7 +88,7 @@ export async function formBatch(
     if (joined.length && !(await fetchHeads(repo, target, joined))) break;
     turn = next;
   }
-  if (current !== tip) await wt.must(['-c', 'core.hooksPath=/dev/null', 'checkout', '-q', '--detach', tip]);
+  if (current !== tip) await wt.work.checkout(tip);
   return { base, chosen, commits, tip, snap: turn.snap };
 }
 

@@ -53,7 +53,7 @@ export async function finishStack(
   wt: Git,
   o: { base: string; members: readonly QueueEntry[]; tip: string; commits: readonly string[] },
 ): Promise<BatchStack> {
-  const tree = await wt.must(['rev-parse', `${o.tip}^{tree}`]);
+  const tree = await wt.objects.treeOf(o.tip);
   const members = [...o.members];
   const shape = landingShapeOf(members);
   const landing = shape === 'squash' ? o.tip : await batchMerge(wt, { base: o.base, tip: o.tip, tree, members, commits: [...o.commits] });
@@ -75,13 +75,13 @@ async function batchMerge(
   o: { base: string; tip: string; tree: string; members: QueueEntry[]; commits: string[] },
 ): Promise<string> {
   const first = o.members[0]!;
-  const [name = '', email = ''] = (await wt.must(['log', '-1', '--format=%cn%x00%ce', first.entry.head])).split('\0');
+  const [name = '', email = ''] = (await wt.history.show(first.entry.head, '%cn%x00%ce')).split('\0');
   const date = `@${Math.floor(first.entry.at / 1000)} +0000`;
   const lines: string[] = [];
   const trailers: string[] = [];
   for (const [k, q] of o.members.entries()) {
     const key = parseItem(q.item);
-    const subject = await wt.must(['log', '-1', '--format=%s', o.commits[k]!]);
+    const subject = await wt.history.show(o.commits[k]!, '%s');
     lines.push(`- ${sanitizeLine(subject, 200)} (${formatItem(key)})`);
     trailers.push(`${ITEM_TRAILER}: ${formatItem(key)}`);
     const consumed = ConsumptionSchema.safeParse((q.entry as Record<string, unknown>).consumed);
@@ -97,8 +97,5 @@ async function batchMerge(
     GIT_COMMITTER_EMAIL: email,
     GIT_COMMITTER_DATE: date,
   };
-  return wt.must(['-c', 'commit.gpgsign=false', 'commit-tree', o.tree, '-p', o.base, '-p', o.tip, '-F', '-'], {
-    input: `${message}\n`,
-    env,
-  });
+  return wt.objects.mustCommitTree({ tree: o.tree, parents: [o.base, o.tip], message: `${message}\n`, env });
 }

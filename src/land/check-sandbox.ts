@@ -10,7 +10,7 @@
 import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { UnsafeEnvironment } from '../core/refusals.js';
-import { Git as GitClient, gitFailed, type Git } from '../git/git.js';
+import { Git as GitClient, type Git } from '../git/git.js';
 import { probeBwrap, sandboxArgv, type Sandbox, type SandboxMode, type SandboxPlan } from '../machine/sandbox/bwrap.js';
 import { allowedEnv } from '../machine/sandbox/environment.js';
 import { secretPlaces } from '../machine/sandbox/places.js';
@@ -181,9 +181,7 @@ async function ownRepository(
   wt: Git,
   o: { jail: string; objects: string; main: string },
 ): Promise<{ dotgit: string; tree: string }> {
-  const [head = '', tree = '', index = '', shallow = '', format = 'sha1'] = (
-    await wt.must(['rev-parse', 'HEAD', 'HEAD^{tree}', '--git-path', 'index', '--git-path', 'shallow', '--show-object-format'])
-  ).split('\n');
+  const { head, tree, index, shallow, format } = await wt.clone.worktreeFacts();
   const at = (p: string) => (isAbsolute(p) ? p : resolve(wt.dir, p));
   const gitDir = join(o.jail, 'git');
   await mkdir(join(gitDir, 'objects', 'info'), { recursive: true });
@@ -206,11 +204,9 @@ async function ownRepository(
 async function copyTested(repo: Repo, o: { gitDir: string; head: string; main: string }): Promise<void> {
   if (o.head === o.main) return;
   const clone = new GitClient(repo.commonDir, repo.deps.env);
-  const args = ['pack-objects', '--revs', '--stdout', '-q'];
-  const r = await clone.run(args, { input: `${o.head}\n^${o.main}\n`, env: { GIT_DIR: repo.commonDir } });
-  if (r.exitCode !== 0) throw gitFailed(repo.commonDir, args, r);
-  if (r.stdout.length < 12 || r.stdout.readUInt32BE(8) === 0) return;
-  await new GitClient(o.gitDir, repo.deps.env).must(['index-pack', '--stdin'], { input: r.stdout, env: { GIT_DIR: o.gitDir } });
+  const pack = await clone.packs.mustPackObjects([o.head], [o.main], { env: { GIT_DIR: repo.commonDir } });
+  if (pack.length < 12 || pack.readUInt32BE(8) === 0) return;
+  await new GitClient(o.gitDir, repo.deps.env).packs.mustIndexPack(pack, { env: { GIT_DIR: o.gitDir } });
 }
 
 /** Runs the configured checks on the worktree's commit in their sandbox, removed afterwards. */

@@ -22,7 +22,6 @@ import { land, type GateRunner, type LandResult } from './land.js';
 // A title is one line of a table; longer is a paragraph, which belongs in the body.
 export const MAX_TITLE_CHARS = 200;
 // The commit is abcd's own, from objects: it must not sign, prompt or run hooks.
-const QUIET = ['-c', 'commit.gpgsign=false', '-c', 'core.hooksPath=/dev/null'];
 
 export interface AddItemInput {
   item: ItemKey;
@@ -169,7 +168,7 @@ async function landChange(
   try {
     const tip = await mainTip(repo);
     const commit = await commitOnTip(repo, tip, change);
-    await repo.git.must(['update-ref', `refs/heads/${branch}`, commit, '']);
+    await repo.git.refs.update(`refs/heads/${branch}`, commit, '');
     const landed = await land(repo, { item, branch, waitMs: o.waitMs, strategy: 'rebase', keep: o.keep }, gate);
     if (o.keep) await stepClaim(repo, { item, state: 'released' });
     return { item: shortItem(item), key: formatItem(item), path: change.path, land: landed };
@@ -180,7 +179,7 @@ async function landChange(
     });
     throw e;
   } finally {
-    await repo.git.run(['update-ref', '-d', `refs/heads/${branch}`]);
+    await repo.git.refs.delete(`refs/heads/${branch}`);
   }
 }
 
@@ -191,8 +190,7 @@ async function mainTip(repo: Repo): Promise<string> {
 }
 
 async function blobAt(repo: Repo, commit: string, path: string): Promise<Buffer | undefined> {
-  const r = await repo.git.run(['cat-file', 'blob', `${commit}:${path}`]);
-  return r.exitCode === 0 ? r.stdout : undefined;
+  return repo.git.objects.readBlobAt(commit, path);
 }
 
 /** One commit on `tip` with the file written, from objects and a private index file. */
@@ -201,13 +199,11 @@ async function commitOnTip(repo: Repo, tip: string, change: Change): Promise<str
   const env = { GIT_INDEX_FILE: index };
   await mkdir(join(repo.gitDir, 'abcd'), { recursive: true });
   try {
-    await repo.git.must(['read-tree', tip], { env });
-    const blob = await repo.git.must(['hash-object', '-w', '--stdin'], {
-      input: Buffer.from(change.text, change.latin1 ? 'latin1' : 'utf8'),
-    });
-    await repo.git.must(['update-index', '--add', '--cacheinfo', `100644,${blob},${change.path}`], { env });
-    const tree = await repo.git.must(['write-tree'], { env });
-    return await repo.git.must([...QUIET, 'commit-tree', tree, '-p', tip, '-m', change.message, '-m', change.body]);
+    await repo.git.work.readTree(tip, { env });
+    const blob = await repo.git.objects.hashObject(Buffer.from(change.text, change.latin1 ? 'latin1' : 'utf8'));
+    await repo.git.work.stageBlob(change.path, blob, { env });
+    const tree = await repo.git.work.writeTree({ env });
+    return await repo.git.objects.mustCommitTree({ tree, parents: [tip], message: [change.message, change.body] });
   } finally {
     await rm(index, { force: true });
   }

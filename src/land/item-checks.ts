@@ -18,8 +18,7 @@ const ITEM_FILE = /^\.abcd\/items\/[^/]+\.md$/;
 
 /** The paths the change from `base` to `tip` touches when every one is an item file; undefined otherwise. */
 export async function itemFilesOnly(git: Git, base: string, tip: string): Promise<string[] | undefined> {
-  const out = await git.must(['diff', '--name-only', '-z', '--no-renames', base, tip]);
-  const paths = out.split('\0').filter(Boolean);
+  const paths = await git.diff.changedPaths(base, tip);
   return paths.length > 0 && paths.every((p) => ITEM_FILE.test(p)) ? paths : undefined;
 }
 

@@ -29,10 +29,10 @@ export interface LandingProof {
  */
 export async function landingProven(git: Git, o: { mainTip: string; tip: string; item: ItemKey }): Promise<LandingProof | undefined> {
   const fmt = `%H%x1f%P%x1f%(trailers:key=${ITEM_TRAILER},valueonly,separator=%x1e)%x1d`;
-  const r = await git.run(['log', '--first-parent', `--max-count=${MAX_FIRST_PARENTS}`, `--format=${fmt}`, o.mainTip, '--']);
-  if (r.exitCode !== 0) return undefined;
+  const r = await git.history.tryLog({ revs: [o.mainTip], firstParent: true, maxCount: MAX_FIRST_PARENTS, format: fmt });
+  if (!r.ok) return undefined;
   const want = formatItem(o.item);
-  for (const record of r.stdout.toString().split('\x1d')) {
+  for (const record of r.value.toString().split('\x1d')) {
     const [oid = '', parents = '', items = ''] = record.replace(/^\n/, '').split('\x1f');
     if (oid !== o.tip) continue;
     if (

@@ -16,30 +16,19 @@ const MAX_DIFF_BYTES = 64 * 1024 * 1024;
 export async function refuseKnownSecrets(git: Git, o: { item: string; base: string; head: string }): Promise<void> {
   const secrets = knownSecrets();
   if (!secrets.length || o.base === o.head) return;
-  const range = [`${o.base}..${o.head}`, '--'];
-  const log = await git.run(['log', '-z', '--format=%H%n%B', ...range]);
-  for (const entry of log.exitCode === 0 ? log.stdout.toString().split('\0') : []) {
+  const range = [`${o.base}..${o.head}`];
+  const log = await git.history.tryLog({ revs: range, format: '%H%n%B', z: true });
+  for (const entry of log.ok ? log.value.toString().split('\0') : []) {
     const commit = entry.slice(0, entry.indexOf('\n'));
     const found = secrets.find((s) => entry.includes(s.value));
     if (found) throw refusal(o.item, { secret: found.name, where: 'message', commit });
   }
   // No textconv, no external diff: the clone's config and the work's attributes run nothing here.
-  const diff = await git.run([
-    '-c',
-    'core.quotePath=false',
-    'log',
-    '-p',
-    '--no-color',
-    '--no-ext-diff',
-    '--no-textconv',
-    '--no-renames',
-    '--format=%x01%H',
-    ...range,
-  ]);
-  if (diff.exitCode !== 0) return;
+  const diff = await git.history.tryLog({ revs: range, format: '%x01%H', patch: true });
+  if (!diff.ok) return;
   let commit = '';
   let path = '';
-  for (const line of diff.stdout.subarray(0, MAX_DIFF_BYTES).toString().split('\n')) {
+  for (const line of diff.value.subarray(0, MAX_DIFF_BYTES).toString().split('\n')) {
     if (line.startsWith('\x01')) commit = line.slice(1);
     else if (line.startsWith('diff --git ')) {
       path = line.slice('diff --git '.length);

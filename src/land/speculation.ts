@@ -40,7 +40,7 @@ const SAFE_BRANCH = /^(?!.*\.\.)[A-Za-z0-9][A-Za-z0-9._/-]*$/;
  * or moved, so its landing cannot be predicted and this entry waits instead of guessing.
  */
 export async function fetchHeads(repo: Repo, target: LandTarget, ahead: readonly QueueEntry[]): Promise<boolean> {
-  const has = async (oid: string) => (await repo.git.run(['cat-file', '-e', `${oid}^{commit}`])).exitCode === 0;
+  const has = async (oid: string) => repo.git.objects.hasCommit(oid);
   const missing: QueueEntry[] = [];
   for (const q of ahead) if (!(await has(q.entry.head))) missing.push(q);
   if (missing.length === 0) return true;

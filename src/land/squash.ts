@@ -9,7 +9,6 @@ import { stageItemDone } from '../items/mark-done.js';
 import type { Git } from '../git/git.js';
 
 // The integration worktree is abcd's own: still, a commit there must not sign, prompt or run hooks.
-const QUIET = ['-c', 'commit.gpgsign=false', '-c', 'core.hooksPath=/dev/null'];
 // How many of the work's own commit subjects the body lists; past it, how many more there were.
 const MAX_SUBJECTS_LISTED = 30;
 // One listed subject: an agent wrote it, so one safe line of a length a log can show.
@@ -37,21 +36,18 @@ export interface SquashInput {
  */
 export async function squashOnto(wt: Git, o: SquashInput): Promise<string> {
   const key = parseItem(o.item);
-  const subjects = (await wt.must(['log', '--reverse', '--format=%s', `${o.base}..HEAD`])).split('\n').filter(Boolean);
+  const subjects = (await wt.history.log({ revs: [`${o.base}..HEAD`], format: '%s', reverse: true })).split('\n').filter(Boolean);
   const { title } = await stageItemDone(wt, key, { mark: o.markDone });
   // The index keeps the rebased tree (and the staged mark) while HEAD goes back to the base.
-  await wt.must(['reset', '-q', '--soft', o.base]);
+  await wt.work.resetSoft(o.base);
   const message = squashMessage({
     title: title ?? shortItem(key),
     subjects,
     trailers: [`${ITEM_TRAILER}: ${formatItem(key)}`, ...(o.consumed ? consumptionTrailers(o.consumed) : [])],
   });
   // Empty when the work's changes are already on the base: still the item's one commit, with its trailers.
-  await wt.must([...QUIET, 'commit', '-q', '--no-verify', '--allow-empty', '--cleanup=verbatim', '-F', '-'], {
-    input: message,
-    env: o.env,
-  });
-  return wt.must(['rev-parse', 'HEAD']);
+  await wt.work.commit(message, { allowEmpty: true, env: o.env });
+  return wt.refs.head();
 }
 
 /** The message: subject, the listed subjects, then the trailers as the last paragraph (where git reads them). */

@@ -109,7 +109,7 @@ async function landThroughPullRequest(ctx: LandContext): Promise<Landed> {
 
 /** GitHub refuses an App's push that touches .github/workflows without that permission: say so first. */
 async function checkWorkflowPermission(repo: Repo, head: string, mainTip: string): Promise<void> {
-  const changed = (await repo.git.must(['diff', '--name-only', `${mainTip}...${head}`])).split('\n').filter(Boolean);
+  const changed = await repo.git.diff.changedPaths(mainTip, head, { mergeBase: true, renames: true });
   const [{ appPaths, loadAppConfig }, { assertWorkflowPermission }] = await Promise.all([
     import('../credentials/app-config.js'),
     import('../forges/github/workflow-permission.js'),

@@ -38,7 +38,7 @@ export async function resolveLandTarget(repo: Repo, item: string, branchArg: str
     head,
     main,
     fetchSpec,
-    mainTip: async () => (known ??= await repo.git.must(['rev-parse', '--verify', cacheRef])),
+    mainTip: async () => (known ??= await repo.git.refs.mustResolve(cacheRef)),
     async read(via) {
       known = undefined;
       const snap = await readSnapshot(via, [fetchSpec]);
@@ -77,8 +77,7 @@ export async function readWithMain(repo: Repo, target: LandTarget): Promise<Snap
  */
 export async function refuseNothingToLand(repo: Repo, target: LandTarget, item: string): Promise<void> {
   const mainTip = await target.mainTip();
-  const r = await repo.git.run(['merge-base', '--is-ancestor', target.head, mainTip]);
-  if (r.exitCode !== 0) return;
+  if (!(await repo.git.refs.isAncestor(target.head, mainTip))) return;
   throw new NothingToLand(
     `${target.branch} has no commits beyond ${target.main} (its head ${target.head.slice(0, 12)} is already in ` +
       `${target.main} at ${mainTip.slice(0, 12)}): there is nothing to land for ${item}. Commit your work on ` +

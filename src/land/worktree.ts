@@ -13,9 +13,6 @@ import { consumptionTrailers, type Consumption } from '../records/receipt.js';
 import type { IntegrationStrategy } from '../records/queue.js';
 import { squashOnto } from './squash.js';
 
-// Rebases and merges in a throwaway worktree must not sign, prompt or run hooks.
-const QUIET = ['-c', 'commit.gpgsign=false', '-c', 'core.hooksPath=/dev/null'];
-
 /**
  * Runs `fn` in a fresh detached worktree at `commit`, removed on every exit path. The
  * clone's own work tree and branches are never touched. The worktree lives under
@@ -29,7 +26,7 @@ export async function withWorktree<T>(repo: Repo, commit: string, fn: (wt: Git) 
   await oneAtATime(async () => {
     await pruneDeadWorktrees(repo);
     await mkdir(root, { recursive: true });
-    await repo.git.must(['worktree', 'add', '--detach', '-q', dir, commit]);
+    await repo.git.worktrees.add(dir, commit);
   });
   try {
     return await fn(new Git(dir, repo.deps.env));
@@ -62,10 +59,10 @@ function landRoot(repo: Repo): string {
 }
 
 async function removeWorktree(repo: Repo, dir: string): Promise<void> {
-  const removed = await repo.git.run(['worktree', 'remove', '--force', dir]);
+  const removed = await repo.git.worktrees.remove(dir);
   await removeTree(dir);
   // Only when git could not remove it itself: forget the worktree whose folder is gone.
-  if (removed.exitCode !== 0) await repo.git.run(['worktree', 'prune']);
+  if (!removed) await repo.git.worktrees.prune();
 }
 
 /** Where the first integrate() in a fresh worktree needs no checkout: the head to rebase (or squash), the base to merge into. */
@@ -102,23 +99,20 @@ export interface Integration {
  */
 export async function integrate(wt: Git, o: Integration & { env: Env; current: string }): Promise<string> {
   const start = integrationStart(o);
-  if (o.current !== start) await wt.must([...QUIET, 'checkout', '-q', '--detach', start]);
-  const [name, email, author, authorEmail] = (await wt.must(['log', '-1', '--format=%cn%x00%ce%x00%an%x00%ae', o.head])).split('\0');
+  if (o.current !== start) await wt.work.checkout(start);
+  const [name, email, author, authorEmail] = (await wt.history.show(o.head, '%cn%x00%ce%x00%an%x00%ae')).split('\0');
   const date = `@${Math.floor(o.at / 1000)} +0000`;
   const committer = { GIT_COMMITTER_NAME: name ?? '', GIT_COMMITTER_EMAIL: email ?? '', GIT_COMMITTER_DATE: date };
   const maker = { ...committer, GIT_AUTHOR_NAME: name ?? '', GIT_AUTHOR_EMAIL: email ?? '', GIT_AUTHOR_DATE: date };
   // A rebase keeps each commit's own author; only the merge and the marking are new commits.
   const step = o.strategy === 'merge' ? 'merge' : 'rebase';
   const r =
-    step === 'rebase'
-      ? await wt.run([...QUIET, 'rebase', '-q', o.base], { env: committer })
-      : await wt.run([...QUIET, 'merge', '-q', '--no-ff', '--no-edit', '-m', `land ${o.item}`, o.head], { env: maker });
-  if (r.exitCode !== 0) {
-    const files = (await wt.run(['diff', '--name-only', '--diff-filter=U'])).stdout.toString().split('\n').filter(Boolean);
-    await wt.run([step, '--abort']);
+    step === 'rebase' ? await wt.work.rebase(o.base, { env: committer }) : await wt.work.merge(o.head, `land ${o.item}`, { env: maker });
+  if (!r.ok) {
+    const files = r.conflict;
     throw new Conflict(
       `${o.item} does not ${step} cleanly onto the main tip ${o.base.slice(0, 12)}` +
-        (files.length ? `: conflicts in ${files.join(', ')}` : `: ${r.stderr.trim().split('\n').at(-1) ?? ''}`) +
+        (files.length ? `: conflicts in ${files.join(', ')}` : `: ${r.failure.stderr.trim().split('\n').at(-1) ?? ''}`) +
         '. Your work branch is unchanged: bring it up to date with main, push, and land again.',
       { item: o.item, files, mainTip: o.base, head: o.head, strategy: o.strategy },
     );
@@ -132,5 +126,5 @@ export async function integrate(wt: Git, o: Integration & { env: Env; current: s
   const marked = o.markDone
     ? await markItemDoneInWorktree(new Git(wt.dir, { ...o.env, ...maker }), parseItem(o.item), trailers)
     : undefined;
-  return marked?.head ?? wt.must(['rev-parse', 'HEAD']);
+  return marked?.head ?? wt.refs.head();
 }

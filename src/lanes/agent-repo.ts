@@ -8,7 +8,8 @@
 // object (ADR 0061). ADR 0023.
 import { copyFile, lstat, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { Git, type RunResult } from '../git/git.js';
+import { Git } from '../git/git.js';
+import type { Tried } from '../git/objects.js';
 import { AgentObjectsRefused } from '../core/refusals.js';
 import { sanitizeLine } from '../core/sanitize.js';
 import { assertWithinLimits, type ChangeLimits } from './change-limits.js';
@@ -18,7 +19,6 @@ import type { Signature } from '../records/objects.js';
 import { isRefSafe } from '../records/refs.js';
 
 const OID = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
-const QUIET = ['-c', 'commit.gpgsign=false', '-c', 'core.hooksPath=/dev/null'];
 
 /** Creates `<cycleDir>/wt`: a repository borrowing the lane store's objects (`objectsDir`), on `branch` at `runHead`. */
 export async function prepareAgentRepo(o: {
@@ -57,7 +57,7 @@ export async function prepareAgentRepo(o: {
   await writeFile(join(dotGit, 'refs/heads', o.branch), `${o.runHead}\n`);
   // The agent has not run yet: this repository and its config are still abcd's own.
   const agent = new Git(wt, o.env);
-  await agent.must([...QUIET, 'read-tree', '-u', '--reset', o.runHead]);
+  await agent.work.readTree(o.runHead, { update: true });
   return wt;
 }
 
@@ -134,14 +134,14 @@ async function collectInto(o: Parameters<typeof collectAgentWork>[0], wt: string
     });
   };
   // The trees to compare with are read while the worktree is.
-  const trees = view.run(['rev-parse', `${base}^{tree}`, `${o.runHead}^{tree}`], { env: viewEnv });
+  const trees = view.objects.treesOf([base, o.runHead], { env: viewEnv });
   const snap = await snapshotTree(view, viewEnv, wt, join(host, 'index'), base);
   const treesRead = await trees;
-  if (treesRead.exitCode !== 0) throw refuse("the agent's commits name trees they do not hold", treesRead);
-  if (!snap.ok) throw refuse(base === o.runHead ? 'the worktree could not be read' : "the agent's commits are incomplete", snap.result);
-  const [baseTree, runTree] = treesRead.stdout.toString().trim().split('\n');
+  if (!treesRead.ok) throw refuse("the agent's commits name trees they do not hold", treesRead.failure);
+  if (!snap.ok) throw refuse(base === o.runHead ? 'the worktree could not be read' : "the agent's commits are incomplete", snap.failure);
+  const [baseTree, runTree] = treesRead.value;
   let head = base;
-  if (snap.tree !== baseTree) {
+  if (snap.value !== baseTree) {
     const date = `@${Math.floor(o.atMs / 1000)} +0000`;
     const env = {
       ...viewEnv,
@@ -152,21 +152,23 @@ async function collectInto(o: Parameters<typeof collectAgentWork>[0], wt: string
       GIT_COMMITTER_EMAIL: o.who.email,
       GIT_COMMITTER_DATE: date,
     };
-    head = await view.must(['commit-tree', '--no-gpg-sign', snap.tree, '-p', base, '-F', '-'], {
-      input: `${o.item}: what the agent left uncommitted\n`,
+    head = await view.objects.mustCommitTree({
+      tree: snap.value,
+      parents: [base],
+      message: `${o.item}: what the agent left uncommitted\n`,
       env,
     });
   }
   // Commits that end where they began land nothing, so nothing of them is checked or taken.
-  const changed = head !== o.runHead && snap.tree !== runTree;
+  const changed = head !== o.runHead && snap.value !== runTree;
   if (changed) {
     await assertWithinLimits(view, viewEnv, { from: o.runHead, to: head, item: o.item, limits: o.limits });
     // One pack of everything new, built from the view, checked object by object as it enters
     // the lane's repository (as a fetch with fsckObjects would).
-    const pack = await view.run(['pack-objects', '--revs', '--stdout', '-q'], { input: `${head}\n^${o.runHead}\n`, env: viewEnv });
-    if (pack.exitCode !== 0) throw refuse("the agent's commits are incomplete", pack);
-    const idx = await o.lane.run(['index-pack', '--stdin', '--strict', '--fix-thin'], { input: pack.stdout });
-    if (idx.exitCode !== 0) throw refuse("git's strict checks refused the agent's work", idx);
+    const pack = await view.packs.packObjects([head], [o.runHead], { env: viewEnv });
+    if (!pack.ok) throw refuse("the agent's commits are incomplete", pack.failure);
+    const idx = await o.lane.packs.indexPack(pack.value, { strict: true, fixThin: true });
+    if (!idx.ok) throw refuse("git's strict checks refused the agent's work", idx.failure);
   }
   return { ...(changed ? { head } : {}), ...(base !== o.runHead ? { agentHead: base } : {}), ...(ignored ? { ignored } : {}) };
 }
@@ -239,8 +241,8 @@ async function takeCommits(
   } catch (e) {
     return `the agent's object store could not be read as plain files (${(e as Error).message})`;
   }
-  const ancestor = await view.run(['merge-base', '--is-ancestor', runHead, head], { env });
-  if (ancestor.exitCode !== 0) return "the agent's HEAD does not descend from the run head; its commits were not used";
+  if (!(await view.refs.isAncestor(runHead, head, { env })))
+    return "the agent's HEAD does not descend from the run head; its commits were not used";
   return undefined;
 }
 
@@ -267,20 +269,6 @@ async function copyPlainObjects(from: string, to: string): Promise<void> {
  * never discovered, and git never adds a path named .git) with a private index, its objects
  * written into the view's folder.
  */
-async function snapshotTree(
-  view: Git,
-  viewEnv: Record<string, string>,
-  wt: string,
-  index: string,
-  base: string,
-): Promise<{ ok: true; tree: string } | { ok: false; result: RunResult }> {
-  const env = { ...viewEnv, GIT_INDEX_FILE: index, GIT_WORK_TREE: wt };
-  for (const args of [
-    ['read-tree', base],
-    ['add', '-A', '--', '.'],
-  ]) {
-    const r = await view.run([...QUIET, ...args], { env });
-    if (r.exitCode !== 0) return { ok: false, result: r };
-  }
-  return { ok: true, tree: await view.must([...QUIET, 'write-tree'], { env }) };
+async function snapshotTree(view: Git, viewEnv: Record<string, string>, wt: string, index: string, base: string): Promise<Tried<string>> {
+  return view.work.snapshot(base, { env: { ...viewEnv, GIT_INDEX_FILE: index, GIT_WORK_TREE: wt } });
 }

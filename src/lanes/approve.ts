@@ -48,12 +48,7 @@ export async function approveRun(repo: Repo, input: ApproveInput, gate: GateRunn
     );
   }
   const head = await fetchKeptHead(repo, review);
-  const [tree, config] = await Promise.all([
-    repo.git.must(['rev-parse', `${head}^{tree}`]),
-    repo.git
-      .run(['rev-parse', '--verify', '-q', `${head}:${CONFIG_PATH}`])
-      .then((r) => (r.exitCode === 0 ? r.stdout.toString().trim() : undefined)),
-  ]);
+  const [tree, config] = await Promise.all([repo.git.objects.treeOf(head), repo.git.objects.idAt(head, CONFIG_PATH)]);
   // Signed first: someone else's approval is refused before any claim, branch or main moves.
   const generation = await writeApproval(repo, snap, {
     item: formatItem(input.item),
@@ -64,7 +59,7 @@ export async function approveRun(repo: Repo, input: ApproveInput, gate: GateRunn
   });
   await reserve(repo, { item: input.item, waitMs: 0, note: `approve run ${review.run}` });
   // The branch land takes, at exactly the head approved: the kept branch's name, in this clone.
-  await repo.git.must(['update-ref', `refs/heads/${review.branch}`, head]);
+  await repo.git.refs.update(`refs/heads/${review.branch}`, head);
   const landed = await land(
     repo,
     {
@@ -82,7 +77,7 @@ export async function approveRun(repo: Repo, input: ApproveInput, gate: GateRunn
   );
   // A refused land leaves the person holding the item with the branch in this clone, to fix and land as their own.
   await dropKeptBranches(repo, input.item);
-  await repo.git.run(['update-ref', '-d', `refs/heads/${review.branch}`]);
+  await repo.git.refs.delete(`refs/heads/${review.branch}`);
   return { ...landed, approved: { run: review.run, head, paths: review.paths, generation } };
 }
 
@@ -90,8 +85,7 @@ export async function approveRun(repo: Repo, input: ApproveInput, gate: GateRunn
 async function fetchKeptHead(repo: Repo, review: { branch: string; head: string }): Promise<string> {
   const local = `${REVIEW_REFS}${review.branch}`;
   await repo.store.fetch([`+refs/heads/${review.branch}:${local}`]).catch(() => undefined);
-  const r = await repo.git.run(['rev-parse', '--verify', '-q', `${local}^{commit}`]);
-  const tip = r.exitCode === 0 ? r.stdout.toString().trim() : undefined;
+  const tip = await repo.git.refs.resolve(`${local}^{commit}`);
   if (tip !== review.head) {
     throw new Conflict(
       `the branch ${review.branch} ${tip ? `is at ${tip.slice(0, 12)}` : 'is gone from the remote'}, not at ${review.head.slice(0, 12)} ` +

@@ -3,7 +3,7 @@
 // a runaway loop's ten thousand files fails its cycle with the biggest paths named, instead of
 // landing on main where only a history rewrite takes it back out.
 import { ChangeTooLarge } from '../core/refusals.js';
-import { gitFailed, type Git } from '../git/git.js';
+import type { Git } from '../git/git.js';
 import type { LanesConfig } from '../repo/config.js';
 
 // GitHub warns about any file over 50 MiB; a lane's change as a whole stays under that size.
@@ -36,11 +36,8 @@ export async function assertWithinLimits(
   env: Record<string, string>,
   o: { from: string; to: string; item: string; limits: ChangeLimits },
 ): Promise<void> {
-  const args = ['diff-tree', '-r', '-z', '--no-renames', '--no-commit-id', o.from, o.to];
-  const diff = await git.run(args, { env });
-  if (diff.exitCode !== 0) throw gitFailed(git.dir, args, diff);
   // Read untrimmed: a path may end in a space.
-  const fields = diff.stdout.toString().split('\0');
+  const fields = (await git.diff.treeDiff(o.from, o.to, { env })).split('\0');
   const written: { path: string; oid: string }[] = [];
   let files = 0;
   for (let i = 0; i + 1 < fields.length; i += 2) {
@@ -50,9 +47,12 @@ export async function assertWithinLimits(
     if (status !== 'D' && BLOB_MODE.test(newMode ?? '') && newOid) written.push({ path: fields[i + 1]!, oid: newOid });
   }
   const sizes = written.length
-    ? (await git.must(['cat-file', '--batch-check=%(objectsize)'], { input: written.map((w) => w.oid).join('\n') + '\n', env })).split('\n')
+    ? await git.objects.infos(
+        written.map((w) => w.oid),
+        { env },
+      )
     : [];
-  const sized = written.map((w, i) => ({ path: w.path, bytes: Number(sizes[i]) || 0 }));
+  const sized = written.map((w, i) => ({ path: w.path, bytes: sizes[i]?.size ?? 0 }));
   const bytes = sized.reduce((n, s) => n + s.bytes, 0);
   const over = bytes > o.limits.maxChangeBytes ? 'maxChangeBytes' : files > o.limits.maxFiles ? 'maxFiles' : undefined;
   if (!over) return;

@@ -270,7 +270,7 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
     await keeper.stop();
     watch?.end();
     await log?.close();
-    await Promise.all([removeTree(cycleDir), ctx.repo.git.run(['update-ref', '-d', `refs/heads/${branch}`])]);
+    await Promise.all([removeTree(cycleDir), ctx.repo.git.refs.delete(`refs/heads/${branch}`)]);
     // Once the work was pushed to keep it, its branch stays: nothing a later failure does removes it.
     if (!landing || !(await landedDone(lane, taken.ref)))
       await releaseClaim(

@@ -91,7 +91,7 @@ async function landAndResume(o: LandRetry, started: (k: ClaimKeeper) => void): P
     const paths = await o.protect(base, head);
     if (paths.length)
       return { ...end({ outcome: 'needs-review', code: 'needs-review', reason: waitsFor(paths, o), review: { paths } }), reviewBase: base };
-    await o.lane.git.must(['update-ref', `refs/heads/${o.branch}`, head]);
+    await o.lane.git.refs.update(`refs/heads/${o.branch}`, head);
     let refusal: Refusal;
     try {
       const r = await o.land(head);
@@ -224,12 +224,7 @@ async function keeperAfterLand(o: LandRetry): Promise<ClaimKeeper | undefined> {
 /** The files of `files` that still hold a conflict marker line in `head`. */
 async function markersLeft(lane: Repo, head: string, files: readonly string[]): Promise<string[]> {
   if (!files.length) return [];
-  const r = await lane.git.run(['grep', '-l', '-E', '-e', '^(<<<<<<<|>>>>>>>)( |$)', head, '--', ...files]);
-  return r.stdout
-    .toString()
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => l.slice(head.length + 1));
+  return lane.git.diff.filesMatching(head, '^(<<<<<<<|>>>>>>>)( |$)', files);
 }
 
 function firstLine(e: Error): string {

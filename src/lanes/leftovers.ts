@@ -62,9 +62,9 @@ async function forgetRun(repo: Repo, marker: string, onLost?: (runId: string) =>
     // Its mark is removed below: each lost run is told of once.
     onLost?.(runId);
     const cycleBranch = new RegExp(`^refs/heads/lane/.+/${runId}-\\d+$`);
-    const refs = (await repo.git.must(['for-each-ref', '--format=%(refname)', 'refs/heads/lane/'])).split('\n');
+    const refs = (await repo.git.refs.list(['refs/heads/lane/'])).map((r) => r.ref);
     const doomed = refs.filter((r) => cycleBranch.test(r));
-    if (doomed.length) await repo.git.must(['update-ref', '--stdin'], { input: doomed.map((r) => `delete ${r}\n`).join('') });
+    if (doomed.length) await repo.git.refs.deleteAll(doomed);
     for (const dir of await heldOf(repo, runId)) await removeTree(dir);
   }
   await rm(marker, { force: true });

@@ -8,8 +8,7 @@ import type { Repo } from '../repo/repo.js';
  */
 export async function checkLaneLogin(repo: Repo, attended: boolean): Promise<string> {
   const { env } = repo.deps;
-  const r = await repo.git.run(['remote', 'get-url', repo.store.remote]);
-  const remoteUrl = r.exitCode === 0 ? r.stdout.toString().trim() : undefined;
+  const remoteUrl = await repo.git.clone.remoteUrl(repo.store.remote);
   const gate = await assertNoLogin({
     attended,
     ...(remoteUrl !== undefined ? { remoteUrl } : {}),

@@ -17,8 +17,7 @@ export async function protectedChange(
   o: { base: string; head: string; item: ItemKey; extra: readonly string[] },
 ): Promise<string[]> {
   // -z: every byte of a hostile name as it is, no quoting; --no-renames: a move names both ends.
-  const out = await git.must(['diff', '--name-only', '--no-renames', '-z', o.base, o.head, '--']);
-  const changed = out.split('\0').filter(Boolean);
+  const changed = await git.diff.changedPaths(o.base, o.head);
   const mark = o.item.source === 'local' && o.item.kind === 'item' ? itemPath(o.item.id) : undefined;
   const exempt = mark && changed.includes(mark) && (await onlyMarkedDone(git, o.base, o.head, mark)) ? mark : undefined;
   const paths = protectedPathsOf(changed, { extra: o.extra, ...(exempt ? { exempt } : {}) });
@@ -28,10 +27,10 @@ export async function protectedChange(
 
 /** Whether the item's file differs between the two commits only in its status line, now `done`. */
 async function onlyMarkedDone(git: Git, base: string, head: string, path: string): Promise<boolean> {
-  const [before, after] = await Promise.all([base, head].map((c) => git.run(['cat-file', 'blob', `${c}:${path}`])));
-  if (before!.exitCode !== 0 || after!.exitCode !== 0) return false;
+  const [before, after] = await Promise.all([base, head].map((c) => git.objects.readBlobAt(c, path)));
+  if (!before || !after) return false;
   const status = /^status:[^\n]*$/m;
-  const a = after!.stdout.toString();
+  const a = after.toString();
   if (!/^status:\s*done\s*$/m.test(a)) return false;
-  return before!.stdout.toString().replace(status, '') === a.replace(status, '');
+  return before.toString().replace(status, '') === a.replace(status, '');
 }

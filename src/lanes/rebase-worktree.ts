@@ -15,8 +15,6 @@ import { removeTree } from '../machine/owned-folders.js';
 import { prepareAgentRepo } from './agent-repo.js';
 import { fillLaneStore } from '../repo/lane-objects.js';
 
-const QUIET = ['-c', 'commit.gpgsign=false', '-c', 'core.hooksPath=/dev/null'];
-
 export interface Rebased {
   /** The files git could not merge (markers left in them); empty: it merged cleanly. */
   files: string[];
@@ -56,17 +54,11 @@ export async function bringToMain(o: {
     const fresh = new Git(wt, o.env);
     // Only the work's own objects travel (what `base`, which main reaches, does not): the
     // clone's other objects (the person's) never enter a repository the agent reads.
-    const pack = await o.lane.run(['pack-objects', '--revs', '--stdout', '-q'], {
-      input: `${o.workHead}\n^${o.base}\n`,
-      env: { GIT_DIR: o.laneGitDir },
-    });
-    if (pack.exitCode !== 0) throw new Error(`could not pack the kept work ${o.workHead}: ${pack.stderr.trim()}`);
-    await fresh.must(['index-pack', '--stdin'], { input: pack.stdout });
-    const merge = await fresh.run([...QUIET, 'merge', '--squash', o.workHead], {
-      env: { GIT_MERGE_AUTOEDIT: 'no', GIT_EDITOR: 'true' },
-    });
-    const files = (await fresh.must(['diff', '--name-only', '--diff-filter=U'])).split('\n').filter(Boolean);
-    if (merge.exitCode !== 0 && files.length === 0) throw new Error(`git merge --squash ${o.workHead} failed: ${merge.stderr.trim()}`);
+    const pack = await o.lane.packs.packObjects([o.workHead], [o.base], { env: { GIT_DIR: o.laneGitDir } });
+    if (!pack.ok) throw new Error(`could not pack the kept work ${o.workHead}: ${pack.failure.stderr.trim()}`);
+    await fresh.packs.mustIndexPack(pack.value);
+    const merge = await fresh.work.squashMerge(o.workHead, { env: { GIT_MERGE_AUTOEDIT: 'no', GIT_EDITOR: 'true' } });
+    const files = merge.ok ? [] : merge.conflict;
     // The agent's repository (hostile now) goes aside, abcd's takes its place, then the old one goes.
     const old = join(o.cycleDir, `wt-replaced-${randomBytes(4).toString('hex')}`);
     await rename(join(o.cycleDir, 'wt'), old);

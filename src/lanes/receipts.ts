@@ -97,19 +97,16 @@ export async function consumptionProven(git: Git, o: { snap: Snapshot; mainTip: 
   if (!receiptCovers(o.snap, o.item, o.req)) return false;
   const r = o.snap.receipts.get(receiptRef(o.item))!.receipt;
   const fmt = `%H%x1f%(trailers:key=${RUN_TRAILER},valueonly,separator=%x1e)%x1f%(trailers:key=${CONSUMED_TRAILER},valueonly,separator=%x1e)`;
-  const out = await git.run([
-    'log',
-    '--first-parent',
-    `--max-count=${MAX_LANDINGS_SEARCHED}`,
-    '--fixed-strings',
-    `--grep=${RUN_TRAILER}: ${r.runId}`,
-    `--format=${fmt}`,
-    o.mainTip,
-    '--',
-  ]);
-  if (out.exitCode !== 0) return false;
+  const out = await git.history.tryLog({
+    revs: [o.mainTip],
+    firstParent: true,
+    maxCount: MAX_LANDINGS_SEARCHED,
+    grep: `${RUN_TRAILER}: ${r.runId}`,
+    format: fmt,
+  });
+  if (!out.ok) return false;
   const want = consumedValue(o.req);
-  const onMain = out.stdout
+  const onMain = out.value
     .toString()
     .split('\n')
     .some((line) => {
@@ -136,36 +133,21 @@ async function landedByRun(git: Git, o: { snap: Snapshot; item: ItemKey; head: s
   if (!now) return false;
   const names = (c: Claim) => c.state === 'done' && c.landed?.tip === o.head && c.landed.run === o.runId;
   if (names(now.claim)) return true;
-  const list = await git.run(['rev-list', '--first-parent', `--max-count=${MAX_CLAIM_GENERATIONS_SEARCHED}`, now.tip, '--']);
-  if (list.exitCode !== 0) return false;
-  const oids = list.stdout.toString().split('\n').filter(Boolean).slice(1);
+  const list = await git.history.tryRevList({ revs: [now.tip], firstParent: true, maxCount: MAX_CLAIM_GENERATIONS_SEARCHED });
+  if (!list.ok) return false;
+  const oids = list.value.split('\n').filter(Boolean).slice(1);
   if (!oids.length) return false;
-  const blobs = await git.run(['cat-file', '--batch'], { input: oids.map((c) => `${c}:${RECORD_FILE}\n`).join('') });
-  if (blobs.exitCode !== 0) return false;
-  return readBatch(blobs.stdout).some((blob) => {
-    try {
-      return names(decodeClaim(ref, blob));
-    } catch {
-      return false;
-    }
-  });
-}
-
-/** The contents of `git cat-file --batch` output, in order; a missing object is skipped. */
-function readBatch(out: Buffer): Buffer[] {
-  const found: Buffer[] = [];
-  let at = 0;
-  while (at < out.length) {
-    const eol = out.indexOf(0x0a, at);
-    if (eol < 0) break;
-    const header = out.subarray(at, eol).toString();
-    const size = /^[0-9a-f]+ \S+ (\d+)$/.exec(header)?.[1];
-    at = eol + 1;
-    if (size === undefined) continue;
-    found.push(out.subarray(at, at + Number(size)));
-    at += Number(size) + 1;
-  }
-  return found;
+  const blobs = await git.objects.readObjects(oids.map((c) => `${c}:${RECORD_FILE}`));
+  if (!blobs.ok) return false;
+  return blobs.value
+    .flatMap((o) => (o ? [o.content] : []))
+    .some((blob) => {
+      try {
+        return names(decodeClaim(ref, blob));
+      } catch {
+        return false;
+      }
+    });
 }
 
 /**

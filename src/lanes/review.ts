@@ -51,14 +51,13 @@ async function reviewOf(
   item: string,
   r: { run: string; branch: string; head: string; base: string; paths: string[] },
 ): Promise<ReviewView> {
-  const tip = await repo.git.run(['rev-parse', '--verify', '-q', `${REVIEW_REFS}${r.branch}^{commit}`]);
-  const moved = tip.exitCode !== 0 || tip.stdout.toString().trim() !== r.head;
-  const has = (await repo.git.run(['cat-file', '-e', `${r.head}^{commit}`])).exitCode === 0;
+  const moved = (await repo.git.refs.resolve(`${REVIEW_REFS}${r.branch}^{commit}`)) !== r.head;
+  const has = await repo.git.objects.hasCommit(r.head);
   const slug = shortItem(parseItem(item));
   const base = { item, run: r.run, branch: r.branch, head: r.head, base: r.base, paths: r.paths, moved };
   const approve = `abcd land ${slug} --approve ${r.run}`;
   if (!has) return { ...base, diff: { protected: '', rest: '', truncated: false }, approve };
-  const changed = (await repo.git.must(['diff', '--name-only', '--no-renames', '-z', r.base, r.head, '--'])).split('\0').filter(Boolean);
+  const changed = await repo.git.diff.changedPaths(r.base, r.head);
   // The rule as it stands now decides the split; the paths the lane recorded are always among the first.
   const guarded = new Set([...protectedPathsOf(changed), ...r.paths.filter((p) => changed.includes(p))]);
   const rest = changed.filter((p) => !guarded.has(p));
@@ -68,18 +67,6 @@ async function reviewOf(
 
 async function diffOf(repo: Repo, from: string, to: string, paths: readonly string[]): Promise<{ text: string; cut: boolean }> {
   if (!paths.length) return { text: '', cut: false };
-  const r = await repo.git.run([
-    '--literal-pathspecs',
-    'diff',
-    '--no-color',
-    '--no-ext-diff',
-    '--no-textconv',
-    '--no-renames',
-    from,
-    to,
-    '--',
-    ...paths,
-  ]);
-  const text = sanitizeText(r.stdout.toString());
+  const text = sanitizeText(await repo.git.diff.patch(from, to, paths));
   return text.length > MAX_DIFF_CHARS ? { text: text.slice(0, MAX_DIFF_CHARS), cut: true } : { text, cut: false };
 }

@@ -23,10 +23,9 @@ export interface CycleLogFile {
 
 /** The clone's common git dir, where its runs' logs are. */
 export async function logsCommonDir(deps: Deps): Promise<string> {
-  const r = await new Git(deps.cwd, deps.env).run(['rev-parse', '--git-common-dir']);
-  if (r.exitCode !== 0)
+  const dir = await new Git(deps.cwd, deps.env).clone.commonDir();
+  if (dir === undefined)
     throw new UsageError(`${deps.cwd} is not inside a git clone: run abcd logs in the clone the lane ran in.`, 'clone', { cwd: deps.cwd });
-  const dir = r.stdout.toString().trim();
   return isAbsolute(dir) ? dir : resolve(deps.cwd, dir);
 }
 

@@ -52,13 +52,12 @@ async function writeWithPlumbing(o: {
   author: Signature;
   atMs: number;
 }) {
-  const blob = await o.git.must(['hash-object', '-w', '--stdin'], { input: o.content });
-  const tree = await o.git.must(['mktree'], { input: `100644 blob ${blob}\t${RECORD_FILE}\n` });
+  const blob = await o.git.objects.hashObject(o.content);
+  const tree = await o.git.objects.mktree([{ mode: '100644', type: 'blob', oid: blob, name: RECORD_FILE }]);
   const date = `@${Math.floor(o.atMs / 1000)} +0000`;
   const who = { GIT_AUTHOR_NAME: o.author.name, GIT_AUTHOR_EMAIL: o.author.email, GIT_AUTHOR_DATE: date };
   const env = { ...who, GIT_COMMITTER_NAME: o.author.name, GIT_COMMITTER_EMAIL: o.author.email, GIT_COMMITTER_DATE: date };
-  const args = ['-c', 'commit.gpgsign=false', 'commit-tree', tree, ...(o.parent ? ['-p', o.parent] : []), '-F', '-'];
-  return o.git.must(args, { input: o.message, env });
+  return o.git.objects.mustCommitTree({ tree, parents: o.parent ? [o.parent] : [], message: o.message, env });
 }
 
 // git trims these from both ends of a name or email (ident.c, crud()).

@@ -3,7 +3,8 @@
 import { MAX_RECORD_BYTES } from './envelope.js';
 import { RECORD_FILE } from './refs.js';
 import type { Git } from '../git/git.js';
-import { infoThenContents, parseInfo, type ObjectInfo } from '../git/object-batch.js';
+import type { ObjectInfo } from '../git/object-batch.js';
+import type { GitObject } from '../git/objects.js';
 import type { RawRecord } from './store-types.js';
 
 /** Each tip's record: its blob, or why it has none (no record file, oversized, extra files). */
@@ -17,20 +18,19 @@ export async function readRecords(git: Git, refs: readonly { tip: string; ref: s
     records = refs.map(({ ref, tip }, i) => recordOf(ref, tip, infos[2 * i], infos[2 * i + 1]));
     return records.flatMap((r) => (r.blobOid ? [r.blobOid] : []));
   };
-  const one = await infoThenContents(git, specs, sized);
+  const one = await git.objects.infoThenContents(specs, sized);
   if (one) {
     const wanted = records.filter((r) => r.blobOid);
     wanted.forEach((r, i) => (r.blob = one.contents[i]));
     return records.map(withoutOid);
   }
   // A git before 2.36 (no --batch-command): the sizes, then the blobs, in two processes.
-  const lines = (await git.must(['cat-file', '--batch-check'], { input: specs.map((s) => `${s}\n`).join('') })).split('\n');
-  sized(lines.map(parseInfo));
+  sized(await git.objects.infos(specs));
   const wanted = records.filter((r) => r.blobOid);
   if (wanted.length === 0) return records.map(withoutOid);
-  const batch = await git.run(['cat-file', '--batch'], { input: wanted.map((r) => `${r.blobOid}\n`).join('') });
-  if (batch.exitCode !== 0) throw new Error(`git cat-file --batch failed: ${batch.stderr.trim()}`);
-  readBlobs(batch.stdout, wanted);
+  const batch = await git.objects.readObjects(wanted.map((r) => r.blobOid!));
+  if (!batch.ok) throw new Error(`git cat-file --batch failed: ${batch.failure.stderr.trim()}`);
+  readBlobs(batch.value, wanted);
   return records.map(withoutOid);
 }
 
@@ -41,17 +41,13 @@ function recordOf(ref: string, tip: string, file: ObjectInfo | undefined, tree: 
   return file.size > MAX_RECORD_BYTES ? { ref, tip, oversized: file.size, ...extra } : { ref, tip, blobOid: file.oid, ...extra };
 }
 
-/** Fills each record's blob from `git cat-file --batch` output, in request order. */
-function readBlobs(out: Buffer, wanted: RawRecord[]): void {
-  let pos = 0;
-  for (const r of wanted) {
-    const nl = out.indexOf(10, pos);
-    if (nl < 0) throw new Error(`git cat-file --batch stopped early at ${r.ref}`);
-    const size = Number(out.subarray(pos, nl).toString().split(' ')[2]);
-    pos = nl + 1;
-    r.blob = Buffer.from(out.subarray(pos, pos + size));
-    pos += size + 1;
-  }
+/** Fills each record's blob from the objects read, in request order. */
+function readBlobs(objects: readonly (GitObject | undefined)[], wanted: RawRecord[]): void {
+  wanted.forEach((r, i) => {
+    const o = objects[i];
+    if (!o) throw new Error(`git cat-file --batch stopped early at ${r.ref}`);
+    r.blob = o.content;
+  });
 }
 
 /**

@@ -3,7 +3,7 @@ import { RemoteUnavailable, UnsafeEnvironment, type Outcome } from '../core/refu
 import { formatDuration } from '../core/duration.js';
 import { cachePrefix, fromCacheRef, RECORD_PREFIX } from './refs.js';
 import { readRecords } from './store-blobs.js';
-import type { Git, RunResult } from '../git/git.js';
+import type { CallOptions, Git, RunResult } from '../git/git.js';
 import { isRejected, parsePushPorcelain, type PorcelainRef } from '../git/porcelain.js';
 import { BEFORE_READS_TO_SETTLE, judgePush, REREAD_DELAYS_MS, type PushSeen } from './push-outcome.js';
 import type { RawRecord, RefUpdate } from './store-types.js';
@@ -104,11 +104,11 @@ export class RecordStore {
     return this.bounds.sleep(ms);
   }
 
-  private async net(args: readonly string[], act: string, extraEnv: Record<string, string> = {}): Promise<NetResult> {
+  private async net(call: (o: CallOptions) => Promise<RunResult>, act: string, extraEnv: Record<string, string> = {}): Promise<NetResult> {
     const limit = this.limit();
     // Out of time before starting: nothing was sent, so nothing changed.
     if (limit.ms < MIN_NETWORK_CALL_MS) throw this.unreachable(act, { stderr: '', timedOut: true, limit }, 'unchanged');
-    const run = (env: Record<string, string>) => this.git.run(args, { timeoutMs: limit.ms, env: { ...env, ...extraEnv } });
+    const run = (env: Record<string, string>) => call({ timeoutMs: limit.ms, env: { ...env, ...extraEnv } });
     const { auth } = this.bounds;
     const r = await (auth ? auth(run) : run({}));
     return { ...r, limit };
@@ -125,9 +125,11 @@ export class RecordStore {
       return early;
     }
     const spec = [`+${RECORD_PREFIX}*:${cachePrefix(this.remote)}*`, ...also];
-    const args = ['fetch', '--no-tags', '--prune', '--no-write-fetch-head', '--no-auto-maintenance', '--quiet'];
     for (let attempt = 0; ; attempt++) {
-      const r = await this.net([...args, this.remote, ...spec], 'read the records from');
+      const r = await this.net(
+        (o) => this.git.transport.fetch(this.remote, spec, { ...o, prune: true, recordsOnly: true }),
+        'read the records from',
+      );
       if (r.exitCode === 0) return;
       // A `git worktree add` in this clone (land, a lane beside this one) writes its HEAD in two
       // steps; a fetch walking every worktree's HEAD meanwhile reads "bad object worktrees/...".
@@ -166,14 +168,10 @@ export class RecordStore {
    */
   async readCachedWith(also: readonly string[]): Promise<{ records: RawRecord[]; tips: Map<string, string> }> {
     const prefix = cachePrefix(this.remote);
-    const list = await this.git.must(['for-each-ref', '--format=%(objectname) %(refname)', prefix, ...also]);
+    const list = await this.git.refs.list([prefix, ...also]);
     const tips = new Map<string, string>();
     const refs: { tip: string; ref: string }[] = [];
-    for (const l of list.split('\n')) {
-      const sp = l.indexOf(' ');
-      if (sp < 0) continue;
-      const tip = l.slice(0, sp);
-      const name = l.slice(sp + 1);
+    for (const { oid: tip, ref: name } of list) {
       // for-each-ref matches a pattern as a prefix of whole path components: keep exact names only.
       if (also.includes(name)) tips.set(name, tip);
       else if (name.startsWith(prefix)) refs.push({ tip, ref: fromCacheRef(this.remote, name) });
@@ -188,11 +186,8 @@ export class RecordStore {
    */
   async push(updates: readonly RefUpdate[], opts: { atomic: boolean; guard?: PushGuard }): Promise<PushResult> {
     // A guarded push runs abcd's own pre-push hook only (push-guard.ts); others run no hook.
-    const args = opts.guard ? [...opts.guard.args, 'push', '--porcelain'] : ['push', '--porcelain', '--no-verify'];
-    if (opts.atomic) args.push('--atomic');
-    for (const u of updates) if (u.lease !== undefined) args.push(`--force-with-lease=${u.ref}:${u.lease ?? ''}`);
-    args.push(this.remote, ...updates.map((u) => (u.newOid === null ? `:${u.ref}` : `${u.newOid}:${u.ref}`)));
-    const r = await this.net(args, 'push to', opts.guard?.env);
+    const push = { atomic: opts.atomic, ...(opts.guard ? { config: opts.guard.args } : {}) };
+    const r = await this.net((o) => this.git.transport.push(this.remote, updates, { ...o, ...push }), 'push to', opts.guard?.env);
     if (r.exitCode === 0) return { ok: true };
     // The guard stopped it before anything was sent: the caller reads the records and decides again.
     if (opts.guard?.declined()) return { ok: false, rejected: [], remoteTips: new Map(), declined: true };
@@ -250,7 +245,7 @@ export class RecordStore {
 
   /** The remote's current tips of the given refs (null: absent). One round trip. */
   async remoteTips(refs: readonly string[]): Promise<Map<string, string | null>> {
-    const r = await this.net(['ls-remote', this.remote, ...refs], 'read refs from');
+    const r = await this.net((o) => this.git.transport.lsRemote(this.remote, refs, o), 'read refs from');
     // A read changes nothing; the push it confirms decides its own outcome.
     if (r.exitCode !== 0) throw this.unreachable('read refs from', r, 'unchanged');
     const tips = new Map<string, string | null>(refs.map((ref) => [ref, null]));
@@ -263,7 +258,7 @@ export class RecordStore {
 
   /** The remote's branches under `prefix` (ending in `/`) and their tips. One round trip; the remote filters. */
   async remoteRefsUnder(prefix: string): Promise<Map<string, string>> {
-    const r = await this.net(['ls-remote', this.remote, `${prefix}*`], 'read refs from');
+    const r = await this.net((o) => this.git.transport.lsRemote(this.remote, [`${prefix}*`], o), 'read refs from');
     if (r.exitCode !== 0) throw this.unreachable('read refs from', r, 'unchanged');
     const tips = new Map<string, string>();
     for (const line of r.stdout.toString().split('\n')) {

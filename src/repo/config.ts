@@ -260,11 +260,11 @@ export function renderRepoConfig(config: RepoConfig): string {
  * git cannot read, a folder at the path) is git's (GitFailed), never a land without its checks.
  */
 export async function readRepoConfig(git: Git, commit: string): Promise<RepoConfig> {
-  const r = await git.run(['cat-file', 'blob', `${commit}:${CONFIG_PATH}`]);
-  let text = r.stdout.toString();
-  if (r.exitCode !== 0) {
-    if ((await git.must(['ls-tree', '--name-only', commit, '--', CONFIG_PATH])) === '') return {};
-    text = await git.must(['cat-file', 'blob', `${commit}:${CONFIG_PATH}`]);
+  const blob = await git.objects.readBlobAt(commit, CONFIG_PATH);
+  let text = blob?.toString() ?? '';
+  if (!blob) {
+    if ((await git.objects.mustLsTree(commit, { paths: [CONFIG_PATH] })).length === 0) return {};
+    text = await git.objects.mustReadText(`${commit}:${CONFIG_PATH}`);
   }
   return parseRepoConfig(text, `${CONFIG_PATH} on main at ${commit.slice(0, 12)}`);
 }

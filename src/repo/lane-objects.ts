@@ -40,16 +40,17 @@ export async function fillLaneStore(o: { env: Env; commonDir: string; runHead: s
     // Two lanes filling at once race for the ref, and the loser may look before the winner's
     // objects are in: it fetches again (negotiating what is there) until it holds the commit.
     for (let attempt = 1; ; attempt++) {
-      const fetch = await store.run(
-        ['-c', 'uploadpack.allowReachableSHA1InWant=true', 'fetch', '--no-tags', '--quiet', o.commonDir, `+${o.runHead}:refs/heads/main`],
-        { env: storeEnv, timeoutMs: FIRST_FILL_TIMEOUT_MS },
-      );
+      const fetch = await store.transport.fetch(o.commonDir, [`+${o.runHead}:refs/heads/main`], {
+        anyReachableCommit: true,
+        env: storeEnv,
+        timeoutMs: FIRST_FILL_TIMEOUT_MS,
+      });
       if (fetch.exitCode === 0) return objects;
-      if ((await store.run(['cat-file', '-e', `${o.runHead}^{commit}`], { env: storeEnv })).exitCode === 0) return objects;
+      if (await store.objects.hasCommit(o.runHead, { env: storeEnv })) return objects;
       if (attempt >= FILL_TRIES) break;
       await new Promise((res) => setTimeout(res, 200 * attempt));
     }
-    await store.must(['cat-file', '-e', `${o.runHead}^{commit}`], { env: storeEnv });
+    await store.objects.mustHaveCommit(o.runHead, { env: storeEnv });
     return objects;
   }
   // After the objects, as a fetch moves its ref: a reader that sees the ref finds them all.
@@ -74,14 +75,11 @@ const UNPACK_LIMIT = 100;
  */
 async function copyNewObjects(o: { env: Env; commonDir: string; runHead: string }, store: Git, had: string): Promise<boolean> {
   const clone = new Git(o.commonDir, o.env);
-  const pack = await clone.run(['pack-objects', '--revs', '--stdout', '-q'], {
-    input: `${o.runHead}\n^${had}\n`,
-    env: { GIT_DIR: o.commonDir },
-  });
-  if (pack.exitCode !== 0 || pack.stdout.length < 12) return false;
-  const count = pack.stdout.readUInt32BE(8);
-  const args = count > UNPACK_LIMIT ? ['index-pack', '--stdin'] : ['unpack-objects', '-q'];
-  await store.must(args, { input: pack.stdout, env: { GIT_DIR: store.dir } });
+  const pack = await clone.packs.packObjects([o.runHead], [had], { env: { GIT_DIR: o.commonDir } });
+  if (!pack.ok || pack.value.length < 12) return false;
+  const count = pack.value.readUInt32BE(8);
+  const into = { env: { GIT_DIR: store.dir } };
+  await (count > UNPACK_LIMIT ? store.packs.mustIndexPack(pack.value, into) : store.packs.unpack(pack.value, into));
   return true;
 }
 

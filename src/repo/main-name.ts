@@ -7,8 +7,7 @@ import type { Repo } from './repo.js';
  */
 export async function resolveMainBranch(repo: Pick<Repo, 'git' | 'store'>): Promise<string> {
   const remote = repo.store.remote;
-  const sym = await repo.git.run(['symbolic-ref', '-q', `refs/remotes/${remote}/HEAD`]);
+  const text = await repo.git.refs.symbolic(`refs/remotes/${remote}/HEAD`);
   const prefix = `refs/remotes/${remote}/`;
-  const text = sym.stdout.toString().trim();
-  return sym.exitCode === 0 && text.startsWith(prefix) ? text.slice(prefix.length) : 'main';
+  return text?.startsWith(prefix) ? text.slice(prefix.length) : 'main';
 }

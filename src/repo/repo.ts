@@ -61,17 +61,17 @@ export function withoutNetworkDeadline(repo: Repo): Repo {
 export async function openRepo(deps: Deps, o: { prefetch?: boolean } = {}): Promise<Repo> {
   const git = new Git(deps.cwd, deps.env);
   const [dirs, config] = await Promise.all([
-    git.run(['rev-parse', '--absolute-git-dir', '--git-common-dir', '--git-path', 'objects', '--show-object-format']),
-    git.run(['config', '-z', '--get-regexp', `^(user\\.(name|email)|remote\\.${escapeRe(deps.remote)}\\.url|${WRITER_KEYS})$`]),
+    git.clone.dirs(),
+    git.clone.configMatching(`^(user\\.(name|email)|remote\\.${escapeRe(deps.remote)}\\.url|${WRITER_KEYS})$`),
   ]);
-  if (dirs.exitCode !== 0) {
+  if (!dirs) {
     throw new UsageError(`${deps.cwd} is not inside a git clone: run abcd from a clone of the shared remote.`, 'clone', {
       cwd: deps.cwd,
     });
   }
-  const [gitDir = '', common = '', objectsPath = '', format = ''] = dirs.stdout.toString().trim().split('\n');
+  const { gitDir, commonDir: common, objects: objectsPath, format } = dirs;
   const commonDir = isAbsolute(common) ? common : resolve(deps.cwd, common);
-  const values = parseConfigZ(config.stdout.toString());
+  const values = parseConfigZ(config);
   const email = values.get('user.email');
   if (!email) {
     throw new UsageError('git user.email is not set; abcd names the person by it. Run: git config user.email you@example.com', 'identity');

@@ -9,8 +9,8 @@ import { sanitizeLine } from '../core/sanitize.js';
 
 /** Whether this clone's git has a signing key configured (user.signingkey). */
 export async function hasSigningKey(git: Git): Promise<boolean> {
-  const r = await git.run(['config', '--get', 'user.signingkey']);
-  return r.exitCode === 0 && r.stdout.toString().trim() !== '';
+  const key = await git.clone.config('user.signingkey');
+  return key !== undefined && key !== '';
 }
 
 export async function writeSettingsCommit(o: {
@@ -28,14 +28,14 @@ export async function writeSettingsCommit(o: {
   /** What counts only when signed, for that message (default: Requests with `what`, else Settings). */
   counts?: string;
 }): Promise<string> {
-  const blob = await o.git.must(['hash-object', '-w', '--stdin'], { input: o.content });
-  const tree = await o.git.must(['mktree'], { input: `100644 blob ${blob}\t${RECORD_FILE}\n` });
+  const blob = await o.git.objects.hashObject(o.content);
+  const tree = await o.git.objects.mktree([{ mode: '100644', type: 'blob', oid: blob, name: RECORD_FILE }]);
   const date = `@${Math.floor(o.atMs / 1000)} +0000`;
   const who = { GIT_AUTHOR_NAME: o.author.name, GIT_AUTHOR_EMAIL: o.author.email, GIT_AUTHOR_DATE: date };
   const env = { ...who, GIT_COMMITTER_NAME: o.author.name, GIT_COMMITTER_EMAIL: o.author.email, GIT_COMMITTER_DATE: date };
-  const args = o.sign ? ['commit-tree', '-S', tree] : ['-c', 'commit.gpgsign=false', 'commit-tree', tree];
-  const r = await o.git.run([...args, ...(o.parent ? ['-p', o.parent] : []), '-F', '-'], { input: o.message, env });
-  if (r.exitCode === 0) return r.stdout.toString().trim();
+  const c = await o.git.objects.commitTree({ tree, parents: o.parent ? [o.parent] : [], message: o.message, env, sign: o.sign });
+  if (c.ok) return c.value;
+  const r = c.failure;
   if (!o.sign) throw new Error(`git commit-tree failed (exit ${r.exitCode}): ${r.stderr.trim()}`);
   const why = sanitizeLine(r.stderr.trim().split('\n').filter(Boolean).slice(-2).join(' '), 300) || `exit ${r.exitCode}`;
   throw new UnsafeEnvironment(

@@ -78,22 +78,26 @@ interface ConfigCommit {
 
 /** main's first-parent commits that changed the config, newest first, each with its blob (two processes). */
 async function configHistory(repo: Repo, tip: string): Promise<ConfigCommit[]> {
-  const out = await repo.git.must(['log', '--first-parent', `--max-count=${MAX_CONFIG_COMMITS}`, '--format=%H', tip, '--', CONFIG_PATH]);
+  const out = await repo.git.history.log({
+    revs: [tip],
+    paths: [CONFIG_PATH],
+    firstParent: true,
+    maxCount: MAX_CONFIG_COMMITS,
+    format: '%H',
+  });
   const commits = out.split('\n').filter(Boolean);
   if (!commits.length) return [];
-  const r = await repo.git.run(['cat-file', '--batch-check=%(objectname) %(objecttype)'], {
-    input: commits.map((c) => `${c}:${CONFIG_PATH}\n`).join(''),
-  });
-  const lines = r.stdout.toString().split('\n');
+  const r = await repo.git.objects.tryInfos(commits.map((c) => `${c}:${CONFIG_PATH}`));
+  const infos = r.ok ? r.value : [];
   return commits.map((commit, i) => {
-    const [oid, type] = (lines[i] ?? '').split(' ');
-    return { commit, blob: type === 'blob' && oid ? oid : null };
+    const info = infos[i];
+    return { commit, blob: info?.type === 'blob' ? info.oid : null };
   });
 }
 
 async function configOf(repo: Repo, c: ConfigCommit): Promise<RepoConfig> {
   if (!c.blob) return {};
-  const text = await repo.git.must(['cat-file', 'blob', c.blob]);
+  const text = await repo.git.objects.mustReadText(c.blob);
   try {
     return parseRepoConfig(text, `${CONFIG_PATH} at ${c.commit.slice(0, 12)}`);
   } catch (e) {
@@ -144,11 +148,11 @@ async function approvedConfigs(repo: Repo, snap: Snapshot, judge: SignatureJudge
   if (!root) return out;
   for (const gen of await listGenerations(repo.git, snap.settingsTip, MAX_SETTINGS_GENERATIONS)) {
     if (!gen.sig) continue;
-    const r = await repo.git.run(['cat-file', 'blob', `${gen.oid}:${RECORD_FILE}`]);
-    if (r.exitCode !== 0) continue;
+    const blob = await repo.git.objects.readBlobAt(gen.oid, RECORD_FILE);
+    if (!blob) continue;
     let approval;
     try {
-      const rec = decodeSettings('refs/heads/abcd/settings', r.stdout);
+      const rec = decodeSettings('refs/heads/abcd/settings', blob);
       approval = rec.repository === root ? rec.approval : undefined;
     } catch (e) {
       if (isRefusal(e)) continue;

@@ -86,8 +86,8 @@ async function existingConfig(root: string): Promise<RepoConfig | undefined> {
 }
 
 export async function initRepository(input: InitInput): Promise<InitResult> {
-  const top = await new Git(input.cwd, input.env).run(['rev-parse', '--show-toplevel']);
-  if (top.exitCode !== 0) {
+  const root = await new Git(input.cwd, input.env).clone.topLevel();
+  if (root === undefined) {
     throw new UsageError(`${input.cwd} is not inside a git repository: run abcd init in the repository's working tree`, 'clone', {
       cwd: input.cwd,
     });
@@ -95,7 +95,6 @@ export async function initRepository(input: InitInput): Promise<InitResult> {
   if (input.vendor && !input.ci) {
     throw new UsageError('--vendor commits abcd for a CI job to install: give it with --ci github or --ci gitlab.', 'argument');
   }
-  const root = top.stdout.toString().trim();
   // A check reaches no host its list does not name: a new config names the registries the lock files do.
   const registries = await lockFileRegistries(root);
   const existing = await existingConfig(root);

@@ -78,8 +78,7 @@ export function pendingCandidate(
 
 /** The item file's blob on main at `tip`, or undefined when main has no such file. */
 export async function itemBlob(git: Git, tip: string, path: string): Promise<string | undefined> {
-  const r = await git.run(['rev-parse', '--verify', '--quiet', `${tip}:${path}`]);
-  return r.exitCode === 0 ? r.stdout.toString().trim() : undefined;
+  return git.objects.idAt(tip, path);
 }
 
 /** A change of the item's file on main: always context, whoever made it. */
@@ -87,7 +86,7 @@ export async function itemChangeCandidate(
   git: Git,
   o: { tip: string; path: string; blob: string | undefined; at: number },
 ): Promise<SteerCandidate> {
-  const text = o.blob ? (await git.must(['cat-file', 'blob', o.blob])).slice(0, 8000) : '(the item file was removed from main)';
+  const text = o.blob ? (await git.objects.mustReadText(o.blob)).slice(0, 8000) : '(the item file was removed from main)';
   return {
     req: { kind: 'item', id: o.blob ?? `removed-${o.tip.slice(0, 12)}` },
     at: o.at,

@@ -115,7 +115,7 @@ export async function steer(repo: Repo, input: { item: ItemKey; text: string }):
 async function requireItemOnMain(repo: Repo, mainTip: string, item: ItemKey): Promise<void> {
   if (item.source !== 'local') return;
   const path = `.abcd/items/${item.id}.md`;
-  if ((await repo.git.run(['cat-file', '-e', `${mainTip}:${path}`])).exitCode === 0) return;
+  if (await repo.git.objects.exists(`${mainTip}:${path}`)) return;
   throw new UsageError(
     `there is no item ${shortItem(item)} on main (${mainTip.slice(0, 12)}): no ${path}; nothing was recorded. Run abcd items to see the items.`,
     'no-item',
@@ -134,7 +134,7 @@ async function isDoneOnMain(repo: Repo, mainTip: string, item: ItemKey, snap: Sn
   const key = formatItem(item);
   if ([...snap.claims.values()].some((c) => c.claim.item === key && c.claim.state === 'held')) return false;
   const path = itemPath(item.id);
-  const text = (await repo.git.run(['cat-file', 'blob', `${mainTip}:${path}`])).stdout.toString();
+  const text = (await repo.git.objects.readBlobAt(mainTip, path))?.toString() ?? '';
   return parseItemFile(path, item, text).status === 'done';
 }
 

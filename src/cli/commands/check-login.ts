@@ -20,8 +20,7 @@ export const checkLogin: Command = {
     const hostname = typeof args.hostname === 'string' && args.hostname !== '' ? args.hostname : undefined;
     let remoteUrl: string | undefined;
     if (!hostname) {
-      const r = await new Git(deps.cwd, deps.env).run(['remote', 'get-url', deps.remote]);
-      if (r.exitCode === 0) remoteUrl = r.stdout.toString().trim();
+      remoteUrl = await new Git(deps.cwd, deps.env).clone.remoteUrl(deps.remote);
     }
     // gh treats GH_HOST as the person's GitHub host, so it counts as a configured Enterprise host.
     const enterpriseHosts = deps.env.GH_HOST ? [deps.env.GH_HOST] : [];

@@ -99,10 +99,10 @@ async function newestValid(
 }
 
 async function readGeneration(repo: Repo, oid: string): Promise<TeamBudgetRecord | undefined> {
-  const r = await repo.git.run(['cat-file', 'blob', `${oid}:${RECORD_FILE}`]);
-  if (r.exitCode !== 0) return undefined;
+  const blob = await repo.git.objects.readBlobAt(oid, RECORD_FILE);
+  if (!blob) return undefined;
   try {
-    return decodeTeamBudget(TEAM_BUDGET_REF, r.stdout);
+    return decodeTeamBudget(TEAM_BUDGET_REF, blob);
   } catch (e) {
     if (isRefusal(e)) return undefined;
     throw e;

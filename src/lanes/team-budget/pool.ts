@@ -225,7 +225,7 @@ export async function writeLedger(repo: Repo, lease: string | null, record: Budg
 
 /** Whether `tip` is `oid` or built on it (both in this clone after a read). */
 async function descends(repo: Repo, oid: string, tip: string): Promise<boolean> {
-  return (await repo.git.run(['merge-base', '--is-ancestor', oid, tip])).exitCode === 0;
+  return (await repo.git.refs.isAncestor(oid, tip)) === true;
 }
 
 async function takeoverDelay(repo: Repo): Promise<number> {

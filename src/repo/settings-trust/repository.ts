@@ -40,8 +40,8 @@ export async function repositoryRoot(repo: RepoParts): Promise<string | undefine
 
 async function rootOf(repo: RepoParts, refs: string[]): Promise<string | undefined> {
   for (const ref of refs) {
-    const r = await repo.git.run(['rev-list', '--first-parent', '--max-parents=0', ref, '--']);
-    const root = r.exitCode === 0 ? r.stdout.toString().trim().split('\n')[0] : '';
+    const r = await repo.git.history.tryRevList({ revs: [ref], firstParent: true, maxParents: 0 });
+    const root = r.ok ? r.value.trim().split('\n')[0] : '';
     if (root) return root;
   }
   return undefined;

@@ -107,9 +107,9 @@ async function keepNewestSeen(
     return undefined;
   }
   if (found && foundAt !== undefined && newest && foundAt >= newest.at) {
-    const r = await repo.git.run(['merge-base', '--is-ancestor', newest.oid, found.oid]);
-    // 128: the newest seen is gone from this clone, so nothing is left to compare with.
-    if (r.exitCode === 0 || r.exitCode === 128) {
+    const r = await repo.git.refs.isAncestor(newest.oid, found.oid);
+    // undefined: the newest seen is gone from this clone, so nothing is left to compare with.
+    if (r !== false) {
       cache.newest = { oid: found.oid, at: foundAt };
       return undefined;
     }
@@ -163,10 +163,10 @@ async function findValidGeneration(
 
 /** A signed generation's record; undefined when it cannot be read (the walk goes on past it). */
 async function readGeneration(repo: Repo, oid: string): Promise<Generation | undefined> {
-  const r = await repo.git.run(['cat-file', 'blob', `${oid}:${RECORD_FILE}`]);
-  if (r.exitCode !== 0) return undefined;
+  const blob = await repo.git.objects.readBlobAt(oid, RECORD_FILE);
+  if (!blob) return undefined;
   try {
-    return { oid, record: decodeSettings(SETTINGS_REF, r.stdout) };
+    return { oid, record: decodeSettings(SETTINGS_REF, blob) };
   } catch (e) {
     if (isRefusal(e)) return undefined;
     throw e;

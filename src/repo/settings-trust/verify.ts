@@ -19,14 +19,14 @@ export interface Generation {
  * signature kind: one process, so unsigned generations cost no verification at all.
  */
 export async function listGenerations(git: Git, tip: string, max: number): Promise<Generation[]> {
-  return parseRawCommits(await git.must(['rev-list', '--first-parent', `--max-count=${max}`, '--format=raw', tip, '--']));
+  return parseRawCommits(await git.history.revList({ revs: [tip], firstParent: true, maxCount: max, raw: true }));
 }
 
 /** The signature kind of each commit named (no walk), in one process. */
 export async function readSignatureKinds(git: Git, oids: readonly string[]): Promise<Generation[]> {
   if (!oids.length) return [];
-  const r = await git.run(['rev-list', '--no-walk=unsorted', '--format=raw', ...oids, '--']);
-  return r.exitCode === 0 ? parseRawCommits(r.stdout.toString()) : [];
+  const r = await git.history.tryRevList({ revs: oids, noWalk: true, raw: true });
+  return r.ok ? parseRawCommits(r.value) : [];
 }
 
 function parseRawCommits(out: string): Generation[] {
@@ -72,14 +72,14 @@ export async function verifySigner(o: {
   if (gen.sig === 'pgp' && list.gpgFingerprints.size === 0) return { verdict: 'untrusted' };
   if (gen.sig === 'other') return { verdict: 'untrusted' };
   const config = gen.sig === 'ssh' ? ['-c', `gpg.ssh.allowedSignersFile=${o.sshFile}`] : [];
-  const r = await git.run([...config, 'verify-commit', '--raw', gen.oid]);
-  if (r.exitCode !== 0) return { verdict: 'untrusted' };
+  const r = await git.clone.verifyCommit(gen.oid, { config });
+  if (!r.ok) return { verdict: 'untrusted' };
   if (gen.sig === 'ssh') {
-    const good = /^Good "git" signature for (.+?) with \S+ key (\S+)/m.exec(r.stderr);
+    const good = /^Good "git" signature for (.+?) with \S+ key (\S+)/m.exec(r.value);
     return { verdict: 'good', ...(good ? { principal: good[1]!, key: good[2]! } : {}) };
   }
   // [GNUPG:] VALIDSIG <signing key fpr> <date> ... <primary key fpr>
-  for (const line of r.stderr.split('\n')) {
+  for (const line of r.value.split('\n')) {
     const f = line.trim().split(/\s+/);
     if (f[0] === '[GNUPG:]' && f[1] === 'VALIDSIG') {
       const fpr = [f[2], f.at(-1)].map((x) => (x ?? '').toUpperCase()).find((x) => list.gpgFingerprints.has(x));

@@ -1,0 +1,41 @@
+// What changed between two trees: changed paths, a patch, the raw tree diff, and a grep over a
+// commit's files.
+import type { CallOptions, GitRunner } from './runner.js';
+
+export class Diff {
+  constructor(private readonly r: GitRunner) {}
+
+  /**
+   * The paths that differ from `from` to `to`, renames as a delete and an add (`renames`: the
+   * new name only); `mergeBase`: from where the two forked (`from...to`). GitFailed when git fails.
+   */
+  async changedPaths(from: string, to: string, o: CallOptions & { renames?: boolean; mergeBase?: boolean } = {}): Promise<string[]> {
+    const range = o.mergeBase ? [`${from}...${to}`] : [from, to];
+    const out = await this.r.must(['diff', '--name-only', ...(o.renames ? [] : ['--no-renames']), '-z', ...range, '--'], o);
+    return out.split('\0').filter(Boolean);
+  }
+
+  /** The patch for `paths` (literal, never globs), with nothing of the clone's config run; '' when git fails. */
+  async patch(from: string, to: string, paths: readonly string[], o: CallOptions = {}): Promise<string> {
+    const args = ['--literal-pathspecs', 'diff', '--no-color', '--no-ext-diff', '--no-textconv', '--no-renames', from, to, '--', ...paths];
+    return (await this.r.run(args, o)).stdout.toString();
+  }
+
+  /** `diff-tree -r -z --no-renames` from `from` to `to`, untrimmed (a path may end in a space). */
+  async treeDiff(from: string, to: string, o: CallOptions = {}): Promise<string> {
+    const args = ['diff-tree', '-r', '-z', '--no-renames', '--no-commit-id', from, to];
+    const r = await this.r.run(args, o);
+    if (r.exitCode !== 0) throw this.r.failed(args, r);
+    return r.stdout.toString();
+  }
+
+  /** Which of `files` at `commit` hold a line matching the extended regex; none when git fails. */
+  async filesMatching(commit: string, regex: string, files: readonly string[], o: CallOptions = {}): Promise<string[]> {
+    const r = await this.r.run(['grep', '-l', '-E', '-e', regex, commit, '--', ...files], o);
+    return r.stdout
+      .toString()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.slice(commit.length + 1));
+  }
+}

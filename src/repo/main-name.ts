@@ -1,14 +1,22 @@
 // The name of the remote's main branch, worked out locally.
 import type { Repo } from './repo.js';
+import { readSymref } from '../git/files/symref-read.js';
 
 /**
  * The remote's main branch: its HEAD as this clone last learnt it (set at clone, or by
  * `git remote set-head`), else `main`. No network: push and land must agree on it cheaply.
  */
-export async function resolveMainBranch(repo: Pick<Repo, 'git' | 'store'>): Promise<string> {
+export async function resolveMainBranch(repo: Pick<Repo, 'git' | 'store'> & Partial<Pick<Repo, 'gitDir' | 'commonDir'>>): Promise<string> {
   const remote = repo.store.remote;
-  const sym = await repo.git.run(['symbolic-ref', '-q', `refs/remotes/${remote}/HEAD`]);
+  const name = `refs/remotes/${remote}/HEAD`;
   const prefix = `refs/remotes/${remote}/`;
-  const text = sym.stdout.toString().trim();
-  return sym.exitCode === 0 && text.startsWith(prefix) ? text.slice(prefix.length) : 'main';
+  const { gitDir, commonDir } = repo;
+  // From the clone's files where they say it plainly, else from git.
+  const read = gitDir && commonDir ? await readSymref({ gitDir, commonDir }, name) : undefined;
+  let text = read ?? '';
+  if (read === undefined) {
+    const sym = await repo.git.run(['symbolic-ref', '-q', name]);
+    text = sym.exitCode === 0 ? sym.stdout.toString().trim() : '';
+  }
+  return text.startsWith(prefix) ? text.slice(prefix.length) : 'main';
 }

@@ -198,7 +198,7 @@ export class RecordStore {
   private async readTips(refs: readonly { tip: string; ref: string }[]): Promise<RawRecord[]> {
     const file = this.bounds.files?.tipCache;
     if (!file) return readRecords(this.git, refs);
-    const kept = await loadTips(file);
+    const kept = loadTips(file);
     const fresh = refs.filter((r) => !kept.has(r.tip));
     const read = new Map((await readRecords(this.git, fresh)).map((r) => [r.ref, r]));
     const records = refs.flatMap((r): RawRecord[] => {

@@ -2,7 +2,8 @@
 // tree and its record blob, so a tip read once needs no git process again. Every read still
 // decodes and checks the blob as before; this only saves asking git for bytes it gave already.
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { MAX_RECORD_BYTES } from './envelope.js';
 import type { RawRecord } from './store-types.js';
@@ -15,10 +16,10 @@ const HEADER = `abcd-record-tips 1 ${MAX_RECORD_BYTES}\n`;
 const ENTRY = /^([0-9a-f]{40}|[0-9a-f]{64}) ([bno]) (\d{1,9}) ([01])$/;
 
 /** The tips kept at `path`; an absent, foreign or damaged file is an empty cache. */
-export async function loadTips(path: string): Promise<Map<string, TipRead>> {
+export function loadTips(path: string): Map<string, TipRead> {
   let buf: Buffer;
   try {
-    buf = await readFile(path);
+    buf = readFileSync(path);
   } catch {
     // Absent or unreadable: every tip is read from git, as without a cache.
     return new Map();

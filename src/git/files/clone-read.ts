@@ -3,7 +3,7 @@
 // working directory, owned by this user, config in files git reads without includes. Anything
 // else (git's directory variables, a bare repository, reftable or another extension, worktree
 // config, a system config this reader cannot place) answers undefined: ask git.
-import { readFile, realpath, stat } from 'node:fs/promises';
+import { readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Env } from '../../core/deps.js';
 import { parseConfig, type ConfigEntry } from './config-parse.js';
@@ -28,12 +28,12 @@ export async function readCloneFromFiles(cwd: string, env: Env): Promise<{ dirs:
   for (const k of Object.keys(env)) if (k.startsWith('GIT_') && env[k] !== undefined && !HARMLESS_GIT_VARS.test(k)) return undefined;
   if (process.platform !== 'linux' || typeof process.getuid !== 'function') return undefined;
   try {
-    const found = await findGitDir(await realpath(cwd));
+    const found = findGitDir(realpathSync(cwd));
     if (!found) return undefined;
     const { gitDir, commonDir } = found;
-    const repo = parseConfig(await readFile(join(commonDir, 'config'), 'utf8'));
+    const repo = parseConfig(readFileSync(join(commonDir, 'config'), 'utf8'));
     if (!repo || !plainRepository(repo)) return undefined;
-    const outer = await outerConfig(env);
+    const outer = outerConfig(env);
     if (!outer) return undefined;
     const format = last(repo, 'extensions.objectformat') ?? 'sha1';
     if (format !== 'sha1' && format !== 'sha256') return undefined;
@@ -45,47 +45,52 @@ export async function readCloneFromFiles(cwd: string, env: Env): Promise<{ dirs:
 }
 
 /** The git dir of the clone `dir` is in, walking up as git does, for a plain layout only. */
-async function findGitDir(dir: string): Promise<{ gitDir: string; commonDir: string } | undefined> {
+function findGitDir(dir: string): { gitDir: string; commonDir: string } | undefined {
   const uid = process.getuid?.();
-  const dev = (await stat(dir)).dev;
+  const dev = statSync(dir).dev;
   for (let d = dir; ; d = dirname(d)) {
     const dot = join(d, '.git');
-    const s = await stat(dot).catch(() => undefined);
+    const s = statOf(dot);
     if (s) {
       // git checks the owner (safe.directory): another owner's clone is git's to judge.
-      if ((await stat(d)).uid !== uid || s.uid !== uid) return undefined;
-      const gitDir = s.isDirectory() ? dot : s.isFile() ? await gitDirOfFile(dot) : undefined;
-      if (!gitDir || !(await isGitDir(gitDir))) return undefined;
-      const common = await readFile(join(gitDir, 'commondir'), 'utf8').catch(() => undefined);
+      if (statSync(d).uid !== uid || s.uid !== uid) return undefined;
+      const gitDir = s.isDirectory() ? dot : s.isFile() ? gitDirOfFile(dot) : undefined;
+      if (!gitDir || !isGitDir(gitDir)) return undefined;
+      const common = textOf(join(gitDir, 'commondir'));
       const commonDir = common === undefined ? gitDir : resolve(gitDir, common.trim());
-      if ((await stat(commonDir)).uid !== uid) return undefined;
-      return { gitDir, commonDir: await realpath(commonDir) };
+      if (statSync(commonDir).uid !== uid) return undefined;
+      return { gitDir, commonDir: realpathSync(commonDir) };
     }
     // Inside a git dir or a bare repository, or across a file system's edge: git knows the rules.
-    if (await isGitDir(d)) return undefined;
-    if (d === dirname(d) || (await stat(dirname(d))).dev !== dev) return undefined;
+    if (isGitDir(d)) return undefined;
+    if (d === dirname(d) || statSync(dirname(d)).dev !== dev) return undefined;
   }
 }
 
+function statOf(p: string): Stats | undefined {
+  return statSync(p, { throwIfNoEntry: false });
+}
+
+/** A file's text; undefined when it is absent. */
+function textOf(p: string): string | undefined {
+  if (!statOf(p)) return undefined;
+  return readFileSync(p, 'utf8');
+}
+
 /** A `.git` file's `gitdir: <path>` (a worktree, a submodule), resolved beside the file. */
-async function gitDirOfFile(file: string): Promise<string | undefined> {
-  const text = (await readFile(file, 'utf8')).replace(/\r?\n$/, '');
+function gitDirOfFile(file: string): string | undefined {
+  const text = readFileSync(file, 'utf8').replace(/\r?\n$/, '');
   if (!text.startsWith('gitdir: ') || text.includes('\n')) return undefined;
   const p = text.slice('gitdir: '.length);
-  return realpath(isAbsolute(p) ? p : resolve(dirname(file), p));
+  return realpathSync(isAbsolute(p) ? p : resolve(dirname(file), p));
 }
 
 /** git's own test for a git dir: a HEAD, an objects dir and a refs dir (in it or its common dir). */
-async function isGitDir(d: string): Promise<boolean> {
-  const head = await stat(join(d, 'HEAD')).catch(() => undefined);
-  if (!head?.isFile()) return false;
-  const common = await readFile(join(d, 'commondir'), 'utf8').catch(() => undefined);
+function isGitDir(d: string): boolean {
+  if (!statOf(join(d, 'HEAD'))?.isFile()) return false;
+  const common = textOf(join(d, 'commondir'));
   const c = common === undefined ? d : resolve(d, common.trim());
-  const [objects, refs] = await Promise.all([
-    stat(join(c, 'objects')).catch(() => undefined),
-    stat(join(c, 'refs')).catch(() => undefined),
-  ]);
-  return !!objects?.isDirectory() && !!refs?.isDirectory();
+  return !!statOf(join(c, 'objects'))?.isDirectory() && !!statOf(join(c, 'refs'))?.isDirectory();
 }
 
 /** A repository config git reads as plain files: version 0 or 1 with no extension but the object format. */
@@ -98,13 +103,13 @@ function plainRepository(repo: ConfigEntry[]): boolean {
 }
 
 /** The system and global config git reads before the repository's; undefined: git must say. */
-async function outerConfig(env: Env): Promise<ConfigEntry[] | undefined> {
+function outerConfig(env: Env): ConfigEntry[] | undefined {
   const files: string[] = [];
   const noSystem = boolOf(env.GIT_CONFIG_NOSYSTEM);
   if (noSystem === undefined) return undefined;
   if (!noSystem) {
     // Where this reader knows the system config to be: git as the distributions build it.
-    if (!(await distributionGit(env.PATH))) return undefined;
+    if (!distributionGit(env.PATH)) return undefined;
     files.push('/etc/gitconfig');
   }
   const home = env.HOME;
@@ -113,11 +118,9 @@ async function outerConfig(env: Env): Promise<ConfigEntry[] | undefined> {
   if (home) files.push(join(home, '.gitconfig'));
   const out: ConfigEntry[] = [];
   for (const f of files) {
-    const text = await readFile(f, 'utf8').catch((e: NodeJS.ErrnoException) => {
-      if (e.code === 'ENOENT' || e.code === 'ENOTDIR') return '';
-      throw e;
-    });
-    const entries = parseConfig(text);
+    const s = statOf(f);
+    if (!s) continue;
+    const entries = parseConfig(readFileSync(f, 'utf8'));
     if (!entries) return undefined;
     out.push(...entries);
   }
@@ -125,12 +128,11 @@ async function outerConfig(env: Env): Promise<ConfigEntry[] | undefined> {
 }
 
 /** Whether the first git on PATH is /usr/bin/git (its system config is /etc/gitconfig). */
-async function distributionGit(path: string | undefined): Promise<boolean> {
+function distributionGit(path: string | undefined): boolean {
   for (const dir of (path ?? '').split(':')) {
     if (!dir || !isAbsolute(dir)) return false;
-    const s = await stat(join(dir, 'git')).catch(() => undefined);
-    if (!s?.isFile()) continue;
-    return (await realpath(join(dir, 'git'))) === '/usr/bin/git';
+    if (!statOf(join(dir, 'git'))?.isFile()) continue;
+    return realpathSync(join(dir, 'git')) === '/usr/bin/git';
   }
   return false;
 }

@@ -7,7 +7,9 @@
 //   node bench/verbs-ab.mjs [--reps N] <label>=<dir with bin/abcd and dist/> ...
 //
 // Prints, per build, the median time and the median of the per-repetition ratios to the floor,
-// and the git processes each verb started (one counted run through a git wrapper).
+// in wall time and in CPU time (user + system of abcd and every git it waited for, through
+// /usr/bin/time: on a machine shared with other work the steadier figure), and the git
+// processes each verb started (one counted run through a git wrapper).
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -23,6 +25,7 @@ import {
   ms,
   NODE,
   RAW_SPEC,
+  REAL_GIT,
   run,
   sandbox,
   table,
@@ -49,7 +52,8 @@ const loadBefore = load();
 const VERBS = ['reserve', 'renew', 'push', 'release', 'announce', 'status'];
 const WRITES = new Set(['reserve', 'renew', 'push', 'release', 'announce']);
 
-/** @typedef {{ name: string, dir: string, env: Env, floor: { node: number, fetch: number, push: number }[] }} Place */
+/** @typedef {{ node: number, fetch: number, push: number }} Floor */
+/** @typedef {{ name: string, dir: string, env: Env, floor: (Floor & { cpu: Floor })[] }} Place */
 
 /** @type {(name: string, claims: number) => Place} */
 function place(name, claims) {
@@ -62,8 +66,21 @@ function place(name, claims) {
   return { name, dir, env: e, floor: [] };
 }
 
+/** CPU time (user + system) of the last `timed` command and the children it waited for, in ms. */
+let lastCpu = 0;
+/**
+ * Runs a command under /usr/bin/time: answers its wall time and keeps its CPU time in lastCpu.
+ * CPU time is the figure a machine shared with other work disturbs least.
+ * @type {(cmd: string, argv: string[], o: { cwd?: string, env?: Env }) => number}
+ */
+function timed(cmd, argv, o) {
+  const r = run('/usr/bin/time', ['-f', '@cpu %U %S', cmd, ...argv], o);
+  const m = /@cpu ([\d.]+) ([\d.]+)\s*$/.exec(r.stderr);
+  lastCpu = m ? (Number(m[1]) + Number(m[2])) * 1000 : NaN;
+  return r.ms;
+}
 /** @type {(b: { bin: string }, p: Place, argv: string[], e?: Env) => number} */
-const abcdMs = (b, p, argv, e = p.env) => run(NODE, [b.bin, ...argv], { cwd: p.dir, env: e }).ms;
+const abcdMs = (b, p, argv, e = p.env) => timed(NODE, [b.bin, ...argv], { cwd: p.dir, env: e });
 
 /** One pass of every verb by one build in one place; answers each verb's time. */
 function verbsOnce(
@@ -75,31 +92,36 @@ function verbsOnce(
   const item = `ab-${b.label}-${tag}`;
   /** @type {Record<string, number>} */
   const t = {};
-  t.reserve = abcdMs(b, p, ['reserve', item, '--ttl', '10m'], e);
-  t.renew = abcdMs(b, p, ['renew', item], e);
+  /** @type {Record<string, number>} */
+  const cpu = {};
+  const step = (/** @type {string} */ v, /** @type {string[]} */ argv) => {
+    t[v] = abcdMs(b, p, argv, e);
+    cpu[v] = lastCpu;
+  };
+  step('reserve', ['reserve', item, '--ttl', '10m']);
+  step('renew', ['renew', item]);
   git(p.dir, ['checkout', '-q', '-B', `work/${item}`, 'origin/main'], p.env);
   writeFileSync(join(p.dir, `${item}.txt`), `${item}\n`);
   git(p.dir, ['add', '.'], p.env);
   git(p.dir, ['commit', '-q', '-m', item], p.env);
-  t.push = abcdMs(b, p, ['push', item], e);
-  t.release = abcdMs(b, p, ['release', item], e);
-  t.announce = abcdMs(b, p, ['announce', 'working', `ab ${tag}`], e);
+  step('push', ['push', item]);
+  step('release', ['release', item]);
+  step('announce', ['announce', 'working', `ab ${tag}`]);
   abcdMs(b, p, ['status'], e); // sees the writes; the timed one has nothing new to read
-  t.status = abcdMs(b, p, ['status'], e);
-  return t;
+  step('status', ['status']);
+  return { t, cpu };
 }
 
 /** The raw floor in the same clone: node's start, a no-op fetch of the records, a leased push. */
 function floorOnce(/** @type {Place} */ p, /** @type {string} */ tag) {
-  const node = run(NODE, ['-e', '0'], { env: p.env }).ms;
-  const fetch = git(p.dir, ['fetch', '-q', 'origin', RAW_SPEC], p.env).ms;
+  const node = timed(NODE, ['-e', '0'], { env: p.env });
+  const nodeCpu = lastCpu;
+  const fetch = timed(REAL_GIT, ['-C', p.dir, 'fetch', '-q', 'origin', RAW_SPEC], { env: p.env });
+  const fetchCpu = lastCpu;
   const oid = git(p.dir, ['commit-tree', '-m', `raw ${tag}`, 'HEAD^{tree}'], p.env).stdout.trim();
-  const push = git(
-    p.dir,
-    ['push', '-q', '--porcelain', `--force-with-lease=refs/heads/raw/${tag}:`, 'origin', `${oid}:refs/heads/raw/${tag}`],
-    p.env,
-  ).ms;
-  p.floor.push({ node, fetch, push });
+  const lease = `--force-with-lease=refs/heads/raw/${tag}:`;
+  const push = timed(REAL_GIT, ['-C', p.dir, 'push', '-q', '--porcelain', lease, 'origin', `${oid}:refs/heads/raw/${tag}`], { env: p.env });
+  p.floor.push({ node, fetch, push, cpu: { node: nodeCpu, fetch: fetchCpu, push: lastCpu } });
 }
 
 /** `land` of one reserved item with an empty queue and no checks. */
@@ -156,35 +178,39 @@ try {
     landOnce(b, lander, 'count', logger.env(lander.env));
     row.land = classify(logger.take()).total;
   }
-  /** @type {Record<string, Record<string, { ms: number[], ratio: number[] }>>} */
+  /** @type {Record<string, Record<string, { ms: number[], ratio: number[], cpu: number[] }>>} */
   const out = {};
   const cell = (/** @type {string} */ l, /** @type {string} */ k) => {
     const byBuild = (out[l] ??= {});
-    return (byBuild[k] ??= { ms: [], ratio: [] });
+    return (byBuild[k] ??= { ms: [], ratio: [], cpu: [] });
   };
   for (let rep = 0; rep < reps; rep++) {
     const order = builds.map((_, i) => builds[(i + rep) % builds.length]);
     for (const p of places) {
       floorOnce(p, `${rep}`);
-      const f = /** @type {{ node: number, fetch: number, push: number }} */ (p.floor.at(-1));
+      const f = /** @type {Floor & { cpu: Floor }} */ (p.floor.at(-1));
       for (const b of order) {
         if (!b) continue;
-        const t = verbsOnce(b, p, `${rep}`);
+        const { t, cpu } = verbsOnce(b, p, `${rep}`);
         for (const v of VERBS) {
           const floor = f.node + f.fetch + (WRITES.has(v) ? f.push : 0);
+          const floorCpu = f.cpu.node + f.cpu.fetch + (WRITES.has(v) ? f.cpu.push : 0);
           const c = cell(b.label, `${v} (${p.name})`);
           c.ms.push(t[v] ?? NaN);
           c.ratio.push((t[v] ?? NaN) / floor);
+          c.cpu.push((cpu[v] ?? NaN) / floorCpu);
         }
       }
     }
-    const node = run(NODE, ['-e', '0'], {}).ms;
+    const node = timed(NODE, ['-e', '0'], {});
+    const nodeCpu = lastCpu;
     for (const b of order) {
       if (!b) continue;
-      const h = run(NODE, [b.bin, '--help'], {}).ms;
+      const h = timed(NODE, [b.bin, '--help'], {});
       const c = cell(b.label, '--help');
       c.ms.push(h);
       c.ratio.push(h / node);
+      c.cpu.push(lastCpu / nodeCpu);
     }
     const raw = rawLandOnce(lander, `${rep}`);
     for (const b of order) {
@@ -201,7 +227,8 @@ try {
     k,
     ...builds.flatMap((b) => {
       const c = out[b.label]?.[k];
-      return c ? [`${ms(median(c.ms))} (${median(c.ratio).toFixed(2)}x)`] : ['-'];
+      const cpu = c?.cpu.length ? `, CPU ${median(c.cpu).toFixed(2)}x` : '';
+      return c ? [`${ms(median(c.ms))} (${median(c.ratio).toFixed(2)}x${cpu})`] : ['-'];
     }),
   ]);
   rows.push(['git processes, the six verbs on the empty remote', ...builds.map((b) => String(counts[b.label]?.all))]);
@@ -209,7 +236,7 @@ try {
   console.log(
     `${new Date().toISOString().slice(0, 16)}Z, node ${process.version}, ${reps} reps, load ${loadBefore} before, ${load()} after.\n`,
   );
-  console.log(table(['verb (place)', ...builds.map((b) => `${b.label}: median (median ratio to floor)`)], rows));
+  console.log(table(['verb (place)', ...builds.map((b) => `${b.label}: median (median ratio to floor, wall; CPU)`)], rows));
 } finally {
   cleanupAll();
 }

@@ -2,9 +2,7 @@
 import { RemoteUnavailable, UnsafeEnvironment, type Outcome } from '../core/refusals.js';
 import { formatDuration } from '../core/duration.js';
 import { cachePrefix, fromCacheRef, RECORD_PREFIX } from './refs.js';
-import { readRecords } from './store-blobs.js';
-import { loadTips, saveTips, tipsChanged } from './tip-cache.js';
-import { readRefsFromFiles } from '../git/files/refs-read.js';
+import { listCacheRefs, readWithTips } from './store-cache.js';
 import type { Git, RunResult } from '../git/git.js';
 import { isRejected, parsePushPorcelain, type PorcelainRef } from '../git/porcelain.js';
 import { BEFORE_READS_TO_SETTLE, judgePush, REREAD_DELAYS_MS, type PushSeen } from './push-outcome.js';
@@ -175,41 +173,13 @@ export class RecordStore {
     const prefix = cachePrefix(this.remote);
     const tips = new Map<string, string>();
     const refs: { tip: string; ref: string }[] = [];
-    for (const { oid, name } of await this.listRefs(prefix, also)) {
+    const files = this.bounds.files;
+    for (const { oid, name } of await listCacheRefs(this.git, files?.commonDir, prefix, also)) {
       // for-each-ref matches a pattern as a prefix of whole path components: keep exact names only.
       if (also.includes(name)) tips.set(name, oid);
       else if (name.startsWith(prefix)) refs.push({ tip: oid, ref: fromCacheRef(this.remote, name) });
     }
-    return { records: await this.readTips(refs), tips };
-  }
-
-  /** The cached record refs and `also`, from the clone's files where they are plain, else from git. */
-  private async listRefs(prefix: string, also: readonly string[]): Promise<{ oid: string; name: string }[]> {
-    const files = this.bounds.files && (await readRefsFromFiles(this.bounds.files.commonDir, prefix, also));
-    if (files) return files;
-    const list = await this.git.must(['for-each-ref', '--format=%(objectname) %(refname)', prefix, ...also]);
-    return list.split('\n').flatMap((l) => {
-      const sp = l.indexOf(' ');
-      return sp < 0 ? [] : [{ oid: l.slice(0, sp), name: l.slice(sp + 1) }];
-    });
-  }
-
-  /** Each ref's record: the tips read before from the tip cache, only the others from git. */
-  private async readTips(refs: readonly { tip: string; ref: string }[]): Promise<RawRecord[]> {
-    const file = this.bounds.files?.tipCache;
-    if (!file) return readRecords(this.git, refs);
-    const kept = loadTips(file);
-    const fresh = refs.filter((r) => !kept.has(r.tip));
-    const read = new Map((await readRecords(this.git, fresh)).map((r) => [r.ref, r]));
-    const records = refs.flatMap((r): RawRecord[] => {
-      const k = kept.get(r.tip);
-      if (k) return [{ ref: r.ref, tip: r.tip, ...k }];
-      const got = read.get(r.ref);
-      return got ? [got] : [];
-    });
-    // A cache that cannot be written only means the next read asks git again.
-    if (tipsChanged(kept, records)) await saveTips(file, records).catch(() => undefined);
-    return records;
+    return { records: await readWithTips(this.git, files?.tipCache, refs), tips };
   }
 
   /**

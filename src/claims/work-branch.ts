@@ -6,6 +6,7 @@ import { BranchRefused, UsageError } from '../core/refusals.js';
 import { sanitizeLine } from '../core/sanitize.js';
 import { formatInstant } from '../core/duration.js';
 import type { Repo } from '../repo/repo.js';
+import { currentBranch } from '../git/files/symref-read.js';
 import type { Snapshot } from '../repo/snapshot.js';
 
 /**
@@ -17,7 +18,7 @@ export async function resolveWorkBranch(
   named: string | undefined,
   verb: 'push' | 'land',
 ): Promise<{ branch: string; head: string }> {
-  const branch = named ?? (await repo.git.refs.symbolic('HEAD', { short: true })) ?? '';
+  const branch = named ?? (await currentBranchOf(repo));
   if (!branch) throw new UsageError(`HEAD is detached: name the branch (abcd ${verb} <item> <branch>).`, 'argument');
   if (!isRefSafe(`refs/heads/${branch}`))
     throw new UsageError(`"${branch}" cannot be a work branch: it is not a valid branch name.`, 'branch', { branch });
@@ -30,6 +31,13 @@ export async function resolveWorkBranch(
   const head = await repo.git.refs.resolve(`refs/heads/${branch}^{commit}`);
   if (head === undefined) throw new UsageError(`branch ${branch} does not exist in this clone.`, 'branch', { branch });
   return { branch, head };
+}
+
+/** The branch HEAD is on ('' when detached): from the clone's files where plain, else from git. */
+async function currentBranchOf(repo: Repo): Promise<string> {
+  const read = await currentBranch(repo);
+  if (read !== undefined) return read ?? '';
+  return (await repo.git.refs.symbolic('HEAD', { short: true })) ?? '';
 }
 
 /**

@@ -15,7 +15,7 @@ export async function readRecords(git: Git, refs: readonly { tip: string; ref: s
   const specs = refs.flatMap((r) => [`${r.tip}:${RECORD_FILE}`, `${r.tip}^{tree}`]);
   let records: RawRecord[] = [];
   const sized = (infos: (ObjectInfo | undefined)[]) => {
-    records = refs.map(({ ref, tip }, i) => recordOf(ref, tip, infos[2 * i], infos[2 * i + 1]));
+    records = refs.flatMap(({ ref, tip }, i) => recordOf(ref, tip, infos[2 * i], infos[2 * i + 1]));
     return records.flatMap((r) => (r.blobOid ? [r.blobOid] : []));
   };
   const one = await git.objects.infoThenContents(specs, sized);
@@ -34,11 +34,16 @@ export async function readRecords(git: Git, refs: readonly { tip: string; ref: s
   return records.map(withoutOid);
 }
 
-/** A tip's record as its sizes show it: a blob to read, oversized, or none. */
-function recordOf(ref: string, tip: string, file: ObjectInfo | undefined, tree: ObjectInfo | undefined): RawRecord {
+/**
+ * A tip's record as its sizes show it: a blob to read, oversized, or none. A tip with neither a
+ * tree nor a file is not in this clone at all (refs read from the files list it; for-each-ref
+ * skips a ref whose object is missing, and so does this).
+ */
+function recordOf(ref: string, tip: string, file: ObjectInfo | undefined, tree: ObjectInfo | undefined): RawRecord[] {
+  if (!file && !tree) return [];
   const extra = holdsMoreThanRecord(tree, tip) ? { extraFiles: true as const } : {};
-  if (file?.type !== 'blob') return { ref, tip, ...extra };
-  return file.size > MAX_RECORD_BYTES ? { ref, tip, oversized: file.size, ...extra } : { ref, tip, blobOid: file.oid, ...extra };
+  if (file?.type !== 'blob') return [{ ref, tip, ...extra }];
+  return [file.size > MAX_RECORD_BYTES ? { ref, tip, oversized: file.size, ...extra } : { ref, tip, blobOid: file.oid, ...extra }];
 }
 
 /** Fills each record's blob from the objects read, in request order. */

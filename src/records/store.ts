@@ -2,7 +2,7 @@
 import { RemoteUnavailable, UnsafeEnvironment, type Outcome } from '../core/refusals.js';
 import { formatDuration } from '../core/duration.js';
 import { cachePrefix, fromCacheRef, RECORD_PREFIX } from './refs.js';
-import { readRecords } from './store-blobs.js';
+import { listCacheRefs, readWithTips } from './store-cache.js';
 import type { CallOptions, Git, RunResult } from '../git/git.js';
 import { isRejected, parsePushPorcelain, type PorcelainRef } from '../git/porcelain.js';
 import { BEFORE_READS_TO_SETTLE, judgePush, REREAD_DELAYS_MS, type PushSeen } from './push-outcome.js';
@@ -36,6 +36,11 @@ export interface NetworkBounds {
   readonly now: () => number;
   readonly sleep: (ms: number) => Promise<void>;
   readonly auth?: NetworkAuth;
+  /**
+   * The clone's files, read in process: the cached record refs from its common dir (git when
+   * they are anything but plain files), and each tip's record kept in `tipCache` (tip-cache.ts).
+   */
+  readonly files?: { readonly commonDir: string; readonly tipCache: string };
 }
 
 // The last network calls of a wait (a push found possible just at the deadline, the re-read
@@ -168,15 +173,15 @@ export class RecordStore {
    */
   async readCachedWith(also: readonly string[]): Promise<{ records: RawRecord[]; tips: Map<string, string> }> {
     const prefix = cachePrefix(this.remote);
-    const list = await this.git.refs.list([prefix, ...also]);
     const tips = new Map<string, string>();
     const refs: { tip: string; ref: string }[] = [];
-    for (const { oid: tip, ref: name } of list) {
+    const files = this.bounds.files;
+    for (const { oid, name } of await listCacheRefs(this.git, files?.commonDir, prefix, also)) {
       // for-each-ref matches a pattern as a prefix of whole path components: keep exact names only.
-      if (also.includes(name)) tips.set(name, tip);
-      else if (name.startsWith(prefix)) refs.push({ tip, ref: fromCacheRef(this.remote, name) });
+      if (also.includes(name)) tips.set(name, oid);
+      else if (name.startsWith(prefix)) refs.push({ tip: oid, ref: fromCacheRef(this.remote, name) });
     }
-    return { records: await readRecords(this.git, refs), tips };
+    return { records: await readWithTips(this.git, files?.tipCache, refs), tips };
   }
 
   /**

@@ -13,6 +13,7 @@ import { RecordStore, type NetworkAuth } from '../records/store.js';
 import { detectForge, type Forge } from '../forges/forge.js';
 import type { TokenSource } from '../credentials/token-source.js';
 import { existsSync } from 'node:fs';
+import { readCloneFromFiles } from '../git/files/clone-read.js';
 
 // A network git call that takes longer than this is treated as a dead remote (exit 8);
 // ABCD_NETWORK_TIMEOUT overrides it. A verb with a deadline (--wait) shortens it to the time
@@ -60,18 +61,7 @@ export function withoutNetworkDeadline(repo: Repo): Repo {
  */
 export async function openRepo(deps: Deps, o: { prefetch?: boolean } = {}): Promise<Repo> {
   const git = new Git(deps.cwd, deps.env);
-  const [dirs, config] = await Promise.all([
-    git.clone.dirs(),
-    git.clone.configMatching(`^(user\\.(name|email)|remote\\.${escapeRe(deps.remote)}\\.url|${WRITER_KEYS})$`),
-  ]);
-  if (!dirs) {
-    throw new UsageError(`${deps.cwd} is not inside a git clone: run abcd from a clone of the shared remote.`, 'clone', {
-      cwd: deps.cwd,
-    });
-  }
-  const { gitDir, commonDir: common, objects: objectsPath, format } = dirs;
-  const commonDir = isAbsolute(common) ? common : resolve(deps.cwd, common);
-  const values = parseConfigZ(config);
+  const { gitDir, commonDir, objectsDir, format, values } = await openDirs(git, deps);
   const email = values.get('user.email');
   if (!email) {
     throw new UsageError('git user.email is not set; abcd names the person by it. Run: git config user.email you@example.com', 'identity');
@@ -100,6 +90,7 @@ export async function openRepo(deps: Deps, o: { prefetch?: boolean } = {}): Prom
     now: () => deps.clock.now(),
     sleep: (ms) => deps.clock.sleep(ms),
     ...(auth ? { auth } : {}),
+    files: { commonDir, tipCache: join(abcdDir, 'record-tips') },
   });
   if (o.prefetch) store.prefetch();
   return {
@@ -110,7 +101,7 @@ export async function openRepo(deps: Deps, o: { prefetch?: boolean } = {}): Prom
     commonDir,
     me: { person: email, host: deps.config.host, session },
     author: { name: values.get('user.name') || email, email },
-    ...objectStore(values, resolve(deps.cwd, objectsPath), format),
+    ...objectStore(values, objectsDir, format),
     sightings: new Sightings(join(abcdDir, 'sightings'), deps.clock, deps.config.bootId),
     held: new HeldMemory(join(abcdDir, 'held', session)),
     forge,
@@ -140,6 +131,32 @@ async function forgeCredentials(deps: Deps, forge: Forge): Promise<{ tokens?: To
     tokens,
     auth: forgeAuth({ tokens, gitHost: forge.gitHost, launcher: deps.self, baseEnv: deps.env, configDir: deps.config.configDir }),
   };
+}
+
+/**
+ * The clone's git dirs and the config values abcd reads: from the clone's files where they are
+ * plain (git/files/clone-read.ts), else from two git processes.
+ */
+async function openDirs(
+  git: Git,
+  deps: Deps,
+): Promise<{ gitDir: string; commonDir: string; objectsDir: string; format: string; values: Map<string, string> }> {
+  const keys = new RegExp(`^(user\\.(name|email)|remote\\.${escapeRe(deps.remote)}\\.url|${WRITER_KEYS})$`);
+  const files = await readCloneFromFiles(deps.cwd, deps.env);
+  if (files) {
+    const values = new Map<string, string>();
+    for (const e of files.config) if (keys.test(e.key)) values.set(e.key, e.value);
+    return { ...files.dirs, values };
+  }
+  const [dirs, config] = await Promise.all([git.clone.dirs(), git.clone.configMatching(keys.source)]);
+  if (!dirs) {
+    throw new UsageError(`${deps.cwd} is not inside a git clone: run abcd from a clone of the shared remote.`, 'clone', {
+      cwd: deps.cwd,
+    });
+  }
+  const { gitDir, commonDir: common, objects: objectsPath, format } = dirs;
+  const commonDir = isAbsolute(common) ? common : resolve(deps.cwd, common);
+  return { gitDir, commonDir, objectsDir: resolve(deps.cwd, objectsPath), format, values: parseConfigZ(config) };
 }
 
 // Settings under which git writes objects differently from a plain loose object (group- or

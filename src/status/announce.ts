@@ -49,6 +49,7 @@ export async function announce(repo: Repo, input: AnnounceInput): Promise<Announ
   };
   const oid = await writeRecordCommit({
     git: repo.git,
+    store: repo.objects,
     content: encodeAnnounce(record),
     parent: lease,
     message: `announce ${input.state}`,

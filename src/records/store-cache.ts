@@ -1,0 +1,40 @@
+// The record cache's reads: its refs from the clone's files where they are plain (else
+// for-each-ref), and each ref's record from the tip cache where its tip was read before.
+import { readRefsFromFiles } from '../git/files/refs-read.js';
+import type { Git } from '../git/git.js';
+import { readRecords } from './store-blobs.js';
+import type { RawRecord } from './store-types.js';
+import { loadTips, saveTips, tipsChanged } from './tip-cache.js';
+
+/** The refs under `prefix` and the `also` refs that exist, with their tips, as for-each-ref lists them. */
+export async function listCacheRefs(
+  git: Git,
+  commonDir: string | undefined,
+  prefix: string,
+  also: readonly string[],
+): Promise<{ oid: string; name: string }[]> {
+  const files = commonDir !== undefined ? await readRefsFromFiles(commonDir, prefix, also) : undefined;
+  if (files) return files;
+  return (await git.refs.list([prefix, ...also])).map(({ oid, ref }) => ({ oid, name: ref }));
+}
+
+/** Each ref's record: the tips read before from the tip cache at `file`, only the others from git. */
+export async function readWithTips(
+  git: Git,
+  file: string | undefined,
+  refs: readonly { tip: string; ref: string }[],
+): Promise<RawRecord[]> {
+  if (!file) return readRecords(git, refs);
+  const kept = loadTips(file);
+  const fresh = refs.filter((r) => !kept.has(r.tip));
+  const read = new Map((await readRecords(git, fresh)).map((r) => [r.ref, r]));
+  const records = refs.flatMap((r): RawRecord[] => {
+    const k = kept.get(r.tip);
+    if (k) return [{ ref: r.ref, tip: r.tip, ...k }];
+    const got = read.get(r.ref);
+    return got ? [got] : [];
+  });
+  // A cache that cannot be written only means the next read asks git again.
+  if (tipsChanged(kept, records)) await saveTips(file, records).catch(() => undefined);
+  return records;
+}

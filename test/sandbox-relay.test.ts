@@ -47,7 +47,12 @@ async function echoServer(path: string): Promise<Server> {
 }
 
 /** Runs argv in a sandbox with the network's relay first; stdin written and closed. */
-function runIn(dir: string, net: SandboxNetwork, argv: string[], stdin = ''): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runIn(
+  dir: string,
+  net: SandboxNetwork,
+  argv: string[],
+  stdin = '',
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const plan = { hide: [], binds: [{ path: dir, writable: true }, ...net.binds], chdir: dir, inside: net.prefix };
   const full = sandboxArgv(plan, argv);
   return new Promise((resolve, reject) => {
@@ -171,7 +176,12 @@ describe.skipIf(NO_NETNS)('the relay a sandbox starts', () => {
           expect(r.code).toBe(0);
           expect(await leftNaming(sock)).toEqual([]);
           // A connection still open when the command dies: its relay child goes too.
-          const k = await runIn(dir, net, [NODE, '-e', `${CLIENT.replace("s.on('close'", "s.on('x'")} setTimeout(() => process.kill(process.pid, 'SIGKILL'), 300);`, '0']);
+          const k = await runIn(dir, net, [
+            NODE,
+            '-e',
+            `${CLIENT.replace("s.on('close'", "s.on('x'")} setTimeout(() => process.kill(process.pid, 'SIGKILL'), 300);`,
+            '0',
+          ]);
           expect(k.code).toBe(128 + 9);
           expect(await leftNaming(sock)).toEqual([]);
         } finally {

@@ -71,7 +71,9 @@ export function findSocat(path: string): string | undefined {
 
 /** Whether socat can be handed these forwards as they are (else the node relay carries them). */
 export function socatCanCarry(forwards: readonly LoopbackForward[]): boolean {
-  return forwards.every((f) => /^127(\.\d{1,3}){3}$/.test(f.host) && Number.isInteger(f.port) && f.port > 0 && f.port < 65536 && PLAIN_PATH.test(f.socket));
+  return forwards.every(
+    (f) => /^127(\.\d{1,3}){3}$/.test(f.host) && Number.isInteger(f.port) && f.port > 0 && f.port < 65536 && PLAIN_PATH.test(f.socket),
+  );
 }
 
 /** How /proc/net/tcp writes an IPv4 address and port: the address as the host's 32-bit word, in hex. */

@@ -9,6 +9,8 @@ command -v ssh-keygen >/dev/null || need+=(openssh-client)
 command -v gpg >/dev/null || need+=(gnupg)
 # Lanes run their agents under bubblewrap; the lane tests use the real thing.
 command -v bwrap >/dev/null || need+=(bubblewrap)
+# A sandbox's network relay is socat where it is installed (test/sandbox-relay.test.ts runs both relays).
+command -v socat >/dev/null || need+=(socat)
 # test/partition.test.ts builds network namespaces with ip (it skips, saying why, where it cannot).
 command -v ip >/dev/null || need+=(iproute2)
 # test/clock-skew.test.ts runs a session under libfaketime (Debian package faketime).

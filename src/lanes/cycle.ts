@@ -30,7 +30,7 @@ import { runSteeredAgent } from './steer-cycle.js';
 import { cyclePlan, laneHidden } from './sandbox.js';
 import { mailboxLine } from '../steering/mailbox.js';
 import { cycleBranch } from './keep-work.js';
-import { openSandboxNetwork, type SandboxNetwork } from '../machine/sandbox/sandbox-network.js';
+import { openSandboxNetwork, relayLine, type SandboxNetwork } from '../machine/sandbox/sandbox-network.js';
 import { landCycle } from './cycle-landing.js';
 import { teamCycle } from './team-budget/cycle.js';
 
@@ -121,6 +121,7 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
         onEvent: (e) => w.network(e),
       });
       Object.assign(env, net.env);
+      log?.write(relayLine(net.relay));
     }
     const collect = (base = runHead) =>
       collectAgentWork({

@@ -1,4 +1,5 @@
-// The relay: the first process inside a sandbox whose network namespace holds only a loopback.
+// The node relay: the first process inside a sandbox whose network namespace holds only a
+// loopback, where socat is not installed (socat-relay.ts is the relay where it is).
 // It listens on each forward's in-sandbox loopback address, carries every TCP connection made
 // there to that forward's unix socket on the host (bound into the sandbox), and only then starts
 // the sandbox's command, with the same stdio, ending with its exit status. It holds no secret and

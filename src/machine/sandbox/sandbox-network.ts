@@ -9,6 +9,7 @@ import type { Bind } from './bwrap.js';
 import { startEgressProxy, type NetworkEvent } from './egress-proxy.js';
 import { parseAllowEntry, type AllowEntry } from './network-allow.js';
 import { relayPrefix, type LoopbackForward } from './relay.js';
+import { findSocat, socatCanCarry, socatRelayPrefix } from './socat-relay.js';
 
 export type { NetworkEvent } from './egress-proxy.js';
 export type { LoopbackForward } from './relay.js';
@@ -28,11 +29,16 @@ export interface NetworkCounts {
   hosts: string[];
 }
 
+/** Which relay a sandbox starts: socat under a shell when socat is installed, else the node that runs abcd. */
+export type RelayKind = 'socat' | 'node';
+
 export interface SandboxNetwork {
-  /** What the sandbox must show: the node that runs the relay, each socket's folder (read-only). */
+  /** What the sandbox must show: the relay's program (socat, the node), each socket's folder (read-only). */
   readonly binds: Bind[];
   /** The relay and its forwards, before the sandbox's command. */
   readonly prefix: string[];
+  /** Which relay `prefix` starts. */
+  readonly relay: RelayKind;
   /** HTTPS_PROXY, HTTP_PROXY, their lowercase forms and NO_PROXY. */
   readonly env: Record<string, string>;
   /** Lets the proxy reach one more `host:port` (a runtime's model API); a malformed one is ignored. */
@@ -51,6 +57,8 @@ export interface SandboxNetworkOptions {
   base: string;
   /** The node binary that runs abcd: the relay's interpreter (default: this process's). */
   node?: string;
+  /** The PATH socat is looked up on (default: this process's); without socat the node relay runs. */
+  path?: string;
   /** The allow-list: `host:port` and `*.domain:port` entries (checked by the config's schema). */
   allow: readonly string[];
   /** The config key that holds that list, for a refusal's text. */
@@ -63,6 +71,7 @@ export interface SandboxNetworkOptions {
 export async function openSandboxNetwork(o: SandboxNetworkOptions): Promise<SandboxNetwork> {
   const entries: AllowEntry[] = o.allow.map(parseAllowEntry).filter((e): e is AllowEntry => e !== undefined);
   const node = o.node ?? process.execPath;
+  const socat = findSocat(o.path ?? process.env.PATH ?? '/usr/bin:/bin');
   const dir = await mkdtemp(`${o.base}-net-`);
   try {
     const proxy = await startEgressProxy({
@@ -75,12 +84,18 @@ export async function openSandboxNetwork(o: SandboxNetworkOptions): Promise<Sand
     const url = `http://${PROXY_ADDRESS.host}:${PROXY_ADDRESS.port}`;
     // Read when a sandbox starts: a forward added before then is in it.
     const folders = () => [...new Set(forwards.map((f) => f.socket.slice(0, f.socket.lastIndexOf('/'))))];
+    // socat, when it can carry every forward's address as it is written; the node otherwise.
+    const relay = (): RelayKind => (socat !== undefined && socatCanCarry(forwards) ? 'socat' : 'node');
     return {
+      // The node stays bound with socat too: what runs inside may be a node program of abcd's.
       get binds() {
-        return [{ path: node }, ...folders().map((path) => ({ path }))];
+        return [{ path: node }, ...(socat ? [{ path: socat }] : []), ...folders().map((path) => ({ path }))];
       },
       get prefix() {
-        return relayPrefix(node, forwards);
+        return relay() === 'socat' ? socatRelayPrefix(socat!, forwards) : relayPrefix(node, forwards);
+      },
+      get relay() {
+        return relay();
       },
       forward(f) {
         if (forwards.some((x) => x.host === f.host && x.port === f.port)) throw new Error(`${f.host}:${f.port} is forwarded already`);
@@ -120,4 +135,9 @@ export class NetworkTally {
 /** One line of the run's log for a connection. */
 export function networkLine(e: NetworkEvent): string {
   return `[abcd] network: ${e.allowed ? 'allowed' : 'refused'} ${e.method} ${e.target}${e.why ? ` (${e.why})` : ''}\n`;
+}
+
+/** The run log's line saying which relay a sandbox's network starts with. */
+export function relayLine(relay: RelayKind): string {
+  return `[abcd] network: relay ${relay === 'socat' ? 'socat' : 'node (socat is not installed)'}\n`;
 }

@@ -6,7 +6,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registrationSteps } from '../src/credentials/app-registration.js';
+import { registrationSteps } from '../src/forges/github/credentials/app-registration.js';
 import { systemClock } from '../src/core/deps.js';
 import { GitHubClient } from '../src/forges/github/client.js';
 import { createIssueComment } from '../src/forges/github/issues.js';

@@ -17,7 +17,6 @@ const LAYERS = [
   'records',
   'machine',
   'forges',
-  'credentials',
   'repo',
   'settings',
   'claims',

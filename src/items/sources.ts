@@ -9,7 +9,7 @@ import { GITHUB_HOST } from '../forges/forge-host.js';
 import { GitHubClient } from '../forges/github/client.js';
 import { KeptAnswers } from '../forges/github/kept-answers.js';
 import type { RepoName } from '../forges/github/pull-requests.js';
-import type { TokenSource } from '../credentials/token-source.js';
+import type { TokenSource } from '../forges/github/credentials/token-source.js';
 import type { GitHubItemsConfig, RepoConfig } from '../repo/config.js';
 import type { Repo } from '../repo/repo.js';
 import { DEFAULT_READY_LABELS, GitHubIssueSource } from './github-source.js';
@@ -139,7 +139,7 @@ function tokensFor(repo: Repo, target: RepoName): () => Promise<TokenSource> {
 
 async function findTokens(repo: Repo, target: RepoName): Promise<TokenSource> {
   const f = repo.forge;
-  const { ISSUE_PERMISSIONS, LANE_PERMISSIONS } = await import('../credentials/token-installation.js');
+  const { ISSUE_PERMISSIONS, LANE_PERMISSIONS } = await import('../forges/github/credentials/token-installation.js');
   if (
     repo.tokens &&
     f.kind === 'github' &&
@@ -149,7 +149,7 @@ async function findTokens(repo: Repo, target: RepoName): Promise<TokenSource> {
     repo.tokens.need(ISSUE_PERMISSIONS);
     return repo.tokens;
   }
-  const { appPaths, loadAppConfig, tokenKindOf } = await import('../credentials/app-config.js');
+  const { appPaths, loadAppConfig, tokenKindOf } = await import('../forges/github/credentials/app-config.js');
   const paths = appPaths(repo.deps.config.configDir);
   if (!existsSync(paths.app)) {
     throw new UnsafeEnvironment(
@@ -157,7 +157,7 @@ async function findTokens(repo: Repo, target: RepoName): Promise<TokenSource> {
       { reason: 'no-app', fix: 'abcd setup-app' },
     );
   }
-  const [{ createTokenSource }, app] = await Promise.all([import('../credentials/token-source.js'), loadAppConfig(paths)]);
+  const [{ createTokenSource }, app] = await Promise.all([import('../forges/github/credentials/token-source.js'), loadAppConfig(paths)]);
   const { config, clock } = repo.deps;
   return createTokenSource({
     config,

@@ -111,7 +111,7 @@ async function landThroughPullRequest(ctx: LandContext): Promise<Landed> {
 async function checkWorkflowPermission(repo: Repo, head: string, mainTip: string): Promise<void> {
   const changed = (await repo.git.must(['diff', '--name-only', `${mainTip}...${head}`])).split('\n').filter(Boolean);
   const [{ appPaths, loadAppConfig }, { assertWorkflowPermission }] = await Promise.all([
-    import('../credentials/app-config.js'),
+    import('../forges/github/credentials/app-config.js'),
     import('../forges/github/workflow-permission.js'),
   ]);
   const config = await loadAppConfig(appPaths(repo.deps.config.configDir));

@@ -1,5 +1,5 @@
 // The login check before a lane claims anything on a forge.
-import { assertNoLogin, describeGate } from '../credentials/login-check.js';
+import { assertNoLogin, describeGate } from '../forges/github/credentials/login-check.js';
 import type { Repo } from '../repo/repo.js';
 
 /**

@@ -11,7 +11,7 @@ import type { Signature } from '../records/objects.js';
 import type { ObjectStore } from '../git/object-writer.js';
 import { RecordStore, type NetworkAuth } from '../records/store.js';
 import { detectForge, type Forge } from '../forges/forge.js';
-import type { TokenSource } from '../credentials/token-source.js';
+import type { TokenSource } from '../forges/github/credentials/token-source.js';
 import { existsSync } from 'node:fs';
 
 // A network git call that takes longer than this is treated as a dead remote (exit 8);
@@ -125,12 +125,12 @@ export async function openRepo(deps: Deps, o: { prefetch?: boolean } = {}): Prom
  */
 async function forgeCredentials(deps: Deps, forge: Forge): Promise<{ tokens?: TokenSource; auth?: NetworkAuth }> {
   if (forge.kind !== 'github' || !deps.self) return {};
-  const { appPaths, loadAppConfig, tokenKindOf } = await import('../credentials/app-config.js');
+  const { appPaths, loadAppConfig, tokenKindOf } = await import('../forges/github/credentials/app-config.js');
   const paths = appPaths(deps.config.configDir);
   if (!existsSync(paths.app)) return {};
   const [{ createTokenSource }, { forgeAuth }, app] = await Promise.all([
-    import('../credentials/token-source.js'),
-    import('../credentials/forge-auth.js'),
+    import('../forges/github/credentials/token-source.js'),
+    import('../forges/github/credentials/forge-auth.js'),
     loadAppConfig(paths),
   ]);
   // A key-only App (a CI job's) mints installation tokens for this one repository.

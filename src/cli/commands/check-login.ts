@@ -15,7 +15,7 @@ export const checkLogin: Command = {
   builder: (y: Argv) => y.option('hostname', { type: 'string', describe: "the forge host to check (default: the remote's host)" }),
   async run(args, deps) {
     const { Git } = await import('../../git/git.js');
-    const { assertNoLogin, describeGate } = await import('../../credentials/login-check.js');
+    const { assertNoLogin, describeGate } = await import('../../forges/github/credentials/login-check.js');
     const { redactUrl } = await import('../../forges/forge-host.js');
     const hostname = typeof args.hostname === 'string' && args.hostname !== '' ? args.hostname : undefined;
     let remoteUrl: string | undefined;

@@ -2,7 +2,7 @@
 // config that installs it. Only the helper's text and the socket path reach git's environment;
 // neither is a secret.
 import { fileURLToPath } from 'node:url';
-import type { Env } from '../core/deps.js';
+import type { Env } from '../../../core/deps.js';
 
 /** How git starts `abcd credential`: absolute paths, so git's PATH and cwd do not matter. */
 export interface HelperLauncher {

@@ -11,7 +11,7 @@ import { systemClock } from '../src/core/deps.js';
 import { GitHubClient } from '../src/forges/github/client.js';
 import { createIssueComment } from '../src/forges/github/issues.js';
 import { KeptAnswers } from '../src/forges/github/kept-answers.js';
-import { GitHubIssueSource } from '../src/items/github-source.js';
+import { GitHubIssueSource } from '../src/forges/github/issue-source.js';
 import { cleanupTemp, git, isolatedEnv, tempDir } from './harness/git-env.js';
 import { GitHubIssuesFake } from './harness/github-issues.js';
 import { startGitHubRemote, type GitHubRemote } from './harness/github-remote.js';

@@ -12,7 +12,7 @@ import type { RepoName } from '../forges/github/pull-requests.js';
 import type { TokenSource } from '../forges/github/credentials/token-source.js';
 import type { GitHubItemsConfig, RepoConfig } from '../repo/config.js';
 import type { Repo } from '../repo/repo.js';
-import { DEFAULT_READY_LABELS, GitHubIssueSource } from './github-source.js';
+import { DEFAULT_READY_LABELS, GitHubIssueSource } from '../forges/github/issue-source.js';
 import { LocalItemSource } from './local-source.js';
 import type { ItemComment, ItemDoc, ItemLanded, ItemListing, ItemOutcome, ItemSource } from './source.js';
 

@@ -16,7 +16,7 @@ type SectionOf<K extends ForgeKind> = K extends keyof ForgeItemsSections ? NonNu
 
 export type ForgeItemsRegistry = { readonly [K in ForgeKind]: ForgeItems<SectionOf<K>> | undefined };
 
-const ITEM_SOURCES = { github: githubItems, git: undefined } satisfies ForgeItemsRegistry;
+export const FORGE_ITEM_SOURCES = { github: githubItems, git: undefined } satisfies ForgeItemsRegistry;
 
 /** Every forge item source with the kind whose `items` section sets it up. */
 function entries(registry: ForgeItemsRegistry): [ForgeKind, ForgeItems<unknown>][] {
@@ -24,7 +24,7 @@ function entries(registry: ForgeItemsRegistry): [ForgeKind, ForgeItems<unknown>]
 }
 
 /** The source parts of the item keys forge sources own (`github`). */
-export function forgeItemSourceNames(registry: ForgeItemsRegistry = ITEM_SOURCES): string[] {
+export function forgeItemSourceNames(registry: ForgeItemsRegistry = FORGE_ITEM_SOURCES): string[] {
   return entries(registry).map(([, items]) => items.source);
 }
 
@@ -32,7 +32,7 @@ export function forgeItemSourceNames(registry: ForgeItemsRegistry = ITEM_SOURCES
 export function openForgeItemSources(
   sections: ForgeItemsSections,
   input: Omit<ForgeItemsInput<unknown>, 'config'>,
-  registry: ForgeItemsRegistry = ITEM_SOURCES,
+  registry: ForgeItemsRegistry = FORGE_ITEM_SOURCES,
 ): [string, ItemSource][] {
   // The config schema parsed each section under its kind, as that kind's source reads it.
   const byKind = sections as Partial<Record<ForgeKind, unknown>>;
@@ -43,7 +43,11 @@ export function openForgeItemSources(
 }
 
 /** The refusal for an item of a forge source main's config does not set up; undefined for a source no forge owns. */
-export function forgeItemsNotConfigured(source: string, item: string, registry: ForgeItemsRegistry = ITEM_SOURCES): Refusal | undefined {
+export function forgeItemsNotConfigured(
+  source: string,
+  item: string,
+  registry: ForgeItemsRegistry = FORGE_ITEM_SOURCES,
+): Refusal | undefined {
   return entries(registry)
     .find(([, items]) => items.source === source)?.[1]
     .notConfigured(item);

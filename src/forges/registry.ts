@@ -7,10 +7,14 @@ import { githubProvider } from './github/provider.js';
 export type ForgeRegistry = { readonly [K in ForgeKind]: ForgeProvider<K> };
 
 // In the order detection asks them: the plain git remote last, as it takes any URL.
-const PROVIDERS = { github: githubProvider, git: gitProvider } satisfies ForgeRegistry;
+export const FORGE_PROVIDERS = { github: githubProvider, git: gitProvider } satisfies ForgeRegistry;
 
 /** The forge `remoteUrl` is on; a plain git remote when no other provider takes it. */
-export function detectForge(remoteUrl: string | undefined, enterpriseHosts: readonly string[], registry: ForgeRegistry = PROVIDERS): Forge {
+export function detectForge(
+  remoteUrl: string | undefined,
+  enterpriseHosts: readonly string[],
+  registry: ForgeRegistry = FORGE_PROVIDERS,
+): Forge {
   for (const provider of Object.values(registry)) {
     const forge = provider.detect(remoteUrl, { enterpriseHosts });
     if (forge) return forge;

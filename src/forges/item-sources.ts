@@ -3,14 +3,9 @@
 // the ones main's `.abcd/config.json` sets up, under `items.<kind>`.
 import type { Refusal } from '../core/refusals.js';
 import type { ForgeItems, ForgeItemsInput, ForgeKind } from './forge.js';
-import type { GitHubItemsConfig } from './github/items-config.js';
 import { githubItems } from './github/items.js';
 import type { ItemSource } from './item-source.js';
-
-/** The `items` sections of `.abcd/config.json` the forges read, each under its forge's kind. */
-export interface ForgeItemsSections {
-  github?: GitHubItemsConfig;
-}
+import type { ForgeItemsSections } from './items-config.js';
 
 type SectionOf<K extends ForgeKind> = K extends keyof ForgeItemsSections ? NonNullable<ForgeItemsSections[K]> : never;
 

@@ -9,7 +9,7 @@ import { describeConfigIssue } from './config-issues.js';
 import { UsageError } from '../core/refusals.js';
 import { IntegrationStrategySchema } from '../records/queue.js';
 import { ALLOW_ENTRY_HINT, parseAllowEntry } from '../machine/sandbox/network-allow.js';
-import { GitHubItemsSchema } from '../forges/github/items-config.js';
+import { FORGE_ITEMS_SHAPE } from '../forges/items-config.js';
 
 export const CONFIG_PATH = '.abcd/config.json';
 
@@ -170,10 +170,7 @@ export const LanesSectionSchema = z.strictObject({
     .optional(),
 });
 
-export const ItemsSectionSchema = z.strictObject({
-  /** GitHub issues as items, beside the files under .abcd/items/. */
-  github: GitHubItemsSchema.optional(),
-});
+export const ItemsSectionSchema = z.strictObject(FORGE_ITEMS_SHAPE);
 
 export const RepoConfigSchema = z.strictObject({
   land: LandSectionSchema.optional(),

@@ -15,7 +15,7 @@ export const checkLogin: Command = {
   builder: (y: Argv) => y.option('hostname', { type: 'string', describe: "the forge host to check (default: the remote's host)" }),
   async run(args, deps) {
     const { Git } = await import('../../git/git.js');
-    const { assertNoLogin, describeGate } = await import('../../forges/github/credentials/login-check.js');
+    const { assertNoLogin, describeGate } = await import('../../forges/login.js');
     const { redactUrl } = await import('../../forges/forge-host.js');
     const hostname = typeof args.hostname === 'string' && args.hostname !== '' ? args.hostname : undefined;
     let remoteUrl: string | undefined;
@@ -23,13 +23,10 @@ export const checkLogin: Command = {
       const r = await new Git(deps.cwd, deps.env).run(['remote', 'get-url', deps.remote]);
       if (r.exitCode === 0) remoteUrl = r.stdout.toString().trim();
     }
-    // gh treats GH_HOST as the person's GitHub host, so it counts as a configured Enterprise host.
-    const enterpriseHosts = deps.env.GH_HOST ? [deps.env.GH_HOST] : [];
     const gate = await assertNoLogin({
       attended: false,
-      hostname,
-      remoteUrl,
-      enterpriseHosts,
+      ...(hostname !== undefined ? { hostname } : {}),
+      ...(remoteUrl !== undefined ? { remoteUrl } : {}),
       env: deps.env,
       home: deps.config.home,
     });

@@ -9,6 +9,7 @@ import type { IntegrationStrategy } from '../../records/queue.js';
 import type { ItemKey } from '../../records/item.js';
 import type { Priority } from '../../land/priority.js';
 import { UsageError } from '../../core/refusals.js';
+import { landedPullRequest } from '../../forges/landed.js';
 
 // land waits in the queue for at most this long unless told otherwise.
 const DEFAULT_WAIT_MS = 30 * 60_000;
@@ -89,10 +90,11 @@ export const land: Command = {
       ? `, checks passed (${r.checks.map((c) => `${c.command} ${formatDuration(c.durationMs)}`).join('; ')})`
       : ', no checks configured';
     const warning = r.warning ? ` (${r.warning})` : '';
+    const pullRequest = landedPullRequest(r);
     return {
       json: landJson(r),
-      text: r.github
-        ? `landed ${r.item} on ${r.main} through pull request #${r.github.number} (${r.github.via}) at ${r.tip.slice(0, 12)}; claim ${r.claim}`
+      text: pullRequest
+        ? `landed ${r.item} on ${r.main} through ${pullRequest.said} (${pullRequest.via}) at ${r.tip.slice(0, 12)}; claim ${r.claim}`
         : `landed ${r.item} on ${r.main}: ${r.previousTip?.slice(0, 12)} -> ${r.tip.slice(0, 12)} after ${r.attempts} attempt(s)${checks}; claim ${r.claim}${warning}`,
     };
   },

@@ -149,6 +149,23 @@ function upwardImports(graph: Graph): string[] {
   return [...graph].flatMap(([from, tos]) => tos.filter((to) => rank(to) > rank(from)).map((to) => `${from} -> ${to}`));
 }
 
+// Outside src/forges a forge is reached through its interface (forge.ts, the registries, the
+// login check, the landed reader), never through one provider's folder: nothing there can ask
+// which forge it holds. The files below are GitHub's own verbs and words, on purpose.
+const PROVIDER_FOLDER_ALLOWED: Readonly<Record<string, string>> = {
+  'cli/commands/setup-app.ts': '`abcd setup-app` sets up the GitHub App',
+  'cli/commands/credential.ts': "`abcd credential` is git's side of the credential channel GitHub's App token travels in",
+  'items/sources.ts': 'ItemSources.github(): the GitHub issue source, for `abcd items add --github` and closing an issue',
+};
+
+/** Imports of a provider's folder (forges/<provider>/...) from outside src/forges, but the allowed. */
+function providerReaches(graph: Graph): string[] {
+  const inProvider = (f: string) => f.startsWith('forges/') && f.split('/').length > 2;
+  return [...graph].flatMap(([from, tos]) =>
+    from.startsWith('forges/') || from in PROVIDER_FOLDER_ALLOWED ? [] : tos.filter(inProvider).map((to) => `${from} -> ${to}`),
+  );
+}
+
 describe('architecture of src/', () => {
   const graph = importGraph();
 
@@ -185,6 +202,15 @@ describe('architecture of src/', () => {
 
   it('imports between top-level folders only downward', () => {
     expect(upwardImports(graph)).toEqual([]);
+  });
+
+  it("reaches a forge only through its interface outside src/forges, never a provider's folder", () => {
+    expect(providerReaches(graph)).toEqual([]);
+    const toy: Graph = new Map([
+      ['land/a.ts', ['forges/forge.ts', 'forges/github/merge.ts']],
+      ['forges/registry.ts', ['forges/github/provider.ts']],
+    ]);
+    expect(providerReaches(toy)).toEqual(['land/a.ts -> forges/github/merge.ts']);
   });
 
   it('opens every file with a comment that says what it is', () => {

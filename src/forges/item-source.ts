@@ -1,7 +1,8 @@
 // Where lanes find work: an ItemSource lists the items, reads one, and marks one done once its
-// work landed. The embedded source reads `.abcd/items/<slug>.md` on main (local-source.ts); the
-// GitHub source reads labelled issues (github-source.ts); sources.ts picks one by the key's
-// source part. Lanes and `abcd items` depend on these files only, never on one source's kind.
+// work landed. The embedded source reads `.abcd/items/<slug>.md` on main (items/local-source.ts);
+// the GitHub source reads labelled issues (github/issue-source.ts); items/sources.ts picks one by
+// the key's source part. It lives here, below items, because a forge supplies sources of its own.
+// Lanes and `abcd items` depend on these files only, never on one source's kind.
 import type { ItemKey } from '../records/item.js';
 import type { Refusal } from '../core/refusals.js';
 import type { Priority } from '../records/queue.js';

@@ -155,7 +155,6 @@ function upwardImports(graph: Graph): string[] {
 const PROVIDER_FOLDER_ALLOWED: Readonly<Record<string, string>> = {
   'cli/commands/setup-app.ts': '`abcd setup-app` sets up the GitHub App',
   'cli/commands/credential.ts': "`abcd credential` is git's side of the credential channel GitHub's App token travels in",
-  'items/sources.ts': 'ItemSources.github(): the GitHub issue source, for `abcd items add --github` and closing an issue',
 };
 
 /** Imports of a provider's folder (forges/<provider>/...) from outside src/forges, but the allowed. */

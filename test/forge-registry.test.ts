@@ -9,7 +9,7 @@ import type { Forge, ForgeItems, PullRequestLanding, PullRequestMerge } from '..
 import { gitProvider } from '../src/forges/git/provider.js';
 import { GitHubForge } from '../src/forges/github/provider.js';
 import { FORGE_ITEM_SOURCES, forgeItemSourceNames, forgeItemsNotConfigured, openForgeItemSources } from '../src/forges/item-sources.js';
-import type { ItemSource } from '../src/forges/item-source.js';
+import type { ForgeItemSource } from '../src/forges/item-source.js';
 import { detectForge, FORGE_PROVIDERS } from '../src/forges/registry.js';
 import { UnsafeEnvironment, UsageError } from '../src/core/refusals.js';
 import { cleanupTemp, git } from './harness/git-env.js';
@@ -85,7 +85,7 @@ describe('forge registries', () => {
 
   it('opens the item sources main sets up, and refuses an item of a source it does not', () => {
     const opened: unknown[] = [];
-    const source = { source: 'github' } as ItemSource;
+    const source = { source: 'github' } as ForgeItemSource;
     const fakeItems: ForgeItems<{ labels: string[] }> = {
       source: 'github',
       open: (input) => (opened.push(input.config), source),

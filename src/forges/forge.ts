@@ -5,7 +5,7 @@ import type { Deps } from '../core/deps.js';
 import type { Refusal } from '../core/refusals.js';
 import type { NetworkAuth } from '../records/store.js';
 import type { TokenSource } from './github/credentials/token-source.js';
-import type { ItemSource } from './item-source.js';
+import type { ForgeItemSource } from './item-source.js';
 
 /** Every forge abcd knows. A new member fails the build until the registry handles it. */
 export type ForgeKind = 'git' | 'github';
@@ -105,7 +105,7 @@ export interface ForgeItemsInput<C> {
 export interface ForgeItems<C> {
   /** The source part of its item keys (`github` in github:issue:7). */
   readonly source: string;
-  open(input: ForgeItemsInput<C>): ItemSource;
+  open(input: ForgeItemsInput<C>): ForgeItemSource;
   /** The refusal for an item of this source when main's config does not set the source up. */
   notConfigured(item: string): Refusal;
 }

@@ -117,3 +117,11 @@ export interface ItemSource {
    */
   reportOutcome(key: ItemKey, outcome: ItemOutcome): Promise<{ warning?: string }>;
 }
+
+/** A source whose items abcd opens and closes where they live (GitHub's issues), not on main. */
+export interface ForgeItemSource extends ItemSource {
+  /** Opens a ready item; the forge gives its key (an issue's number). */
+  openItem(input: { title: string; body: string; dependsOn: readonly number[] }): Promise<{ key: ItemKey; url?: string }>;
+  /** Closes the item as done; false when it was closed already. */
+  closeItem(key: ItemKey): Promise<boolean>;
+}

@@ -4,7 +4,7 @@
 import type { Refusal } from '../core/refusals.js';
 import type { ForgeItems, ForgeItemsInput, ForgeKind } from './forge.js';
 import { githubItems } from './github/items.js';
-import type { ItemSource } from './item-source.js';
+import type { ForgeItemSource } from './item-source.js';
 import type { ForgeItemsSections } from './items-config.js';
 
 type SectionOf<K extends ForgeKind> = K extends keyof ForgeItemsSections ? NonNullable<ForgeItemsSections[K]> : never;
@@ -28,7 +28,7 @@ export function openForgeItemSources(
   sections: ForgeItemsSections,
   input: Omit<ForgeItemsInput<unknown>, 'config'>,
   registry: ForgeItemsRegistry = FORGE_ITEM_SOURCES,
-): [string, ItemSource][] {
+): [string, ForgeItemSource][] {
   // The config schema parsed each section under its kind, as that kind's source reads it.
   const byKind = sections as Partial<Record<ForgeKind, unknown>>;
   return entries(registry).flatMap(([kind, items]) => {

@@ -5,11 +5,10 @@
 import { formatItem, type ItemKey } from '../records/item.js';
 import { UsageError, type Refusal } from '../core/refusals.js';
 import { forgeItemSourceNames, forgeItemsNotConfigured, openForgeItemSources } from '../forges/item-sources.js';
-import type { GitHubIssueSource } from '../forges/github/issue-source.js';
 import type { RepoConfig } from '../repo/config.js';
 import type { Repo } from '../repo/repo.js';
 import { LocalItemSource } from './local-source.js';
-import type { ItemComment, ItemDoc, ItemLanded, ItemListing, ItemOutcome, ItemSource } from './source.js';
+import type { ForgeItemSource, ItemComment, ItemDoc, ItemLanded, ItemListing, ItemOutcome, ItemSource } from './source.js';
 
 export const KNOWN_SOURCES: readonly string[] = ['local', ...forgeItemSourceNames()];
 
@@ -37,8 +36,8 @@ export class ItemSources implements ItemSource {
   }
 
   /** The GitHub issue source, for what only it can do (open an issue); refused as `of` refuses when not set up. */
-  github(): GitHubIssueSource {
-    return this.of({ source: 'github', kind: 'issue', id: '1' }) as GitHubIssueSource;
+  github(): ForgeItemSource {
+    return this.of({ source: 'github', kind: 'issue', id: '1' }) as ForgeItemSource;
   }
 
   /** Every source's items side by side; a source that cannot be read fails the listing (never "no work"). */

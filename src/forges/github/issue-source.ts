@@ -23,7 +23,7 @@ import {
   type RestIssue,
 } from './issues.js';
 import type { RepoName } from './pull-requests.js';
-import type { ItemComment, ItemDoc, ItemLanded, ItemListing, ItemOutcome, ItemSource } from '../item-source.js';
+import type { ForgeItemSource, ItemComment, ItemDoc, ItemLanded, ItemListing, ItemOutcome } from '../item-source.js';
 
 export const DEFAULT_READY_LABELS = ['abcd:ready'];
 // A prompt carries the newest comments, each cut: a thread of thousands is context, not a book.
@@ -41,7 +41,7 @@ export interface GitHubSourceOptions {
   landsIn?: RepoName;
 }
 
-export class GitHubIssueSource implements ItemSource {
+export class GitHubIssueSource implements ForgeItemSource {
   readonly source = 'github';
   /**
    * Issues this process closed that a listing still showed open: GitHub's listings may lag a

@@ -1,13 +1,13 @@
 // What a forge is to abcd: the interface every forge provider implements (GitHub in github/,
-// a plain git remote in git/), found through the registries in registry.ts and item-sources.ts. Code outside
-// src/forges holds a Forge and asks it what to do; it never asks which forge it holds.
+// a plain git remote in git/), found through the registries in registry.ts and item-sources.ts.
+// Code outside src/forges holds a Forge and asks it what to do; it never asks which forge it holds.
 import type { Deps } from '../core/deps.js';
 import type { Refusal } from '../core/refusals.js';
 import type { NetworkAuth } from '../records/store.js';
 import type { TokenSource } from './github/credentials/token-source.js';
 import type { ForgeItemSource } from './item-source.js';
 
-/** Every forge abcd knows. A new member fails the build until the registry handles it. */
+/** Every forge abcd knows. A new member fails the build until both registries handle it. */
 export type ForgeKind = 'git' | 'github';
 
 /** abcd's own token on a forge (an App token on GitHub), fresh on every `get`. */

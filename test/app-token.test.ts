@@ -9,11 +9,11 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runDeviceFlow } from '../src/credentials/app-device-flow.js';
-import { createTokenSource } from '../src/credentials/token-source.js';
+import { runDeviceFlow } from '../src/forges/github/credentials/app-device-flow.js';
+import { createTokenSource } from '../src/forges/github/credentials/token-source.js';
 import { systemClock, type Clock, type Deps } from '../src/core/deps.js';
 import { DeadlineReached, ForgeRejected, RemoteUnavailable, UnsafeEnvironment, type Refusal } from '../src/core/refusals.js';
-import { setupApp } from '../src/credentials/setup-app.js';
+import { setupApp } from '../src/forges/github/credentials/setup-app.js';
 import { envConfig } from '../src/cli/env-config.js';
 import { cleanupTemp, tempDir } from './harness/git-env.js';
 
@@ -421,7 +421,7 @@ describe('refresh across processes', () => {
   // The children run the credential modules as built in dist/ (npm run build), never a fresh compile.
   const built = resolve(import.meta.dirname, '..');
   beforeAll(() => {
-    const module = join(built, 'dist/credentials/token-source.js');
+    const module = join(built, 'dist/forges/github/credentials/token-source.js');
     if (!existsSync(module)) throw new Error(`${module} is missing: run npm run build before the tests`);
   });
 
@@ -430,7 +430,7 @@ describe('refresh across processes', () => {
     gh.on('POST', '/login/oauth/access_token', { ...refreshed(), delayMs: 1_000 });
     gh.on('GET', '/user', user());
     const script = `
-      import { createTokenSource } from ${JSON.stringify(join(built, 'dist/credentials/token-source.js'))};
+      import { createTokenSource } from ${JSON.stringify(join(built, 'dist/forges/github/credentials/token-source.js'))};
       import { systemClock } from ${JSON.stringify(join(built, 'dist/core/deps.js'))};
       import { envConfig } from ${JSON.stringify(join(built, 'dist/cli/env-config.js'))};
       try { console.log(JSON.stringify(await createTokenSource({ config: envConfig(process.env), clock: systemClock }).get())); }

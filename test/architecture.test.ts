@@ -17,7 +17,6 @@ const LAYERS = [
   'records',
   'machine',
   'forges',
-  'credentials',
   'repo',
   'settings',
   'claims',
@@ -186,6 +185,22 @@ function gitCommandLines(text: string, fileName = 'file.ts'): string[] {
   return out;
 }
 
+// Outside src/forges a forge is reached through its interface (forge.ts, the registries, the
+// login check, the landed reader), never through one provider's folder: nothing there can ask
+// which forge it holds. The files below are GitHub's own verbs and words, on purpose.
+const PROVIDER_FOLDER_ALLOWED: Readonly<Record<string, string>> = {
+  'cli/commands/setup-app.ts': '`abcd setup-app` sets up the GitHub App',
+  'cli/commands/credential.ts': "`abcd credential` is git's side of the credential channel GitHub's App token travels in",
+};
+
+/** Imports of a provider's folder (forges/<provider>/...) from outside src/forges, but the allowed. */
+function providerReaches(graph: Graph): string[] {
+  const inProvider = (f: string) => f.startsWith('forges/') && f.split('/').length > 2;
+  return [...graph].flatMap(([from, tos]) =>
+    from.startsWith('forges/') || from in PROVIDER_FOLDER_ALLOWED ? [] : tos.filter(inProvider).map((to) => `${from} -> ${to}`),
+  );
+}
+
 describe('architecture of src/', () => {
   const graph = importGraph();
 
@@ -240,6 +255,15 @@ describe('architecture of src/', () => {
     const outside = [...graph.keys()].filter((f) => !f.startsWith('git/'));
     expect(outside.flatMap((f) => gitCommandLines(readFileSync(join(SRC, f), 'utf8'), f))).toEqual([]);
     expect(outside.flatMap((f) => (graph.get(f)!.includes('git/runner.ts') ? [f] : []))).toEqual([]);
+  });
+
+  it("reaches a forge only through its interface outside src/forges, never a provider's folder", () => {
+    expect(providerReaches(graph)).toEqual([]);
+    const toy: Graph = new Map([
+      ['land/a.ts', ['forges/forge.ts', 'forges/github/merge.ts']],
+      ['forges/registry.ts', ['forges/github/provider.ts']],
+    ]);
+    expect(providerReaches(toy)).toEqual(['land/a.ts -> forges/github/merge.ts']);
   });
 
   it('opens every file with a comment that says what it is', () => {

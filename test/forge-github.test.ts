@@ -3,7 +3,7 @@
 // token it sends, and the refusal each failure becomes.
 import { describe, expect, it } from 'vitest';
 import { systemClock } from '../src/core/deps.js';
-import { mergeOnGithub, type MergeOnGithubInput } from '../src/land/strategy-github.js';
+import { mergeOnGithub, type MergeOnGithubInput } from '../src/forges/github/merge-pull-request.js';
 import { enqueue, merge } from '../src/forges/github/merge.js';
 import { findOrOpenPullRequest } from '../src/forges/github/pull-requests.js';
 import { waitForMerge } from '../src/forges/github/wait-merge.js';

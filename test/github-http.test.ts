@@ -2,8 +2,8 @@
 // whether a token call (the credential code) or a forge call (pull requests) received it.
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import { resolveLogin } from '../src/credentials/token-user.js';
-import { mintInstallationToken } from '../src/credentials/token-installation.js';
+import { resolveLogin } from '../src/forges/github/credentials/token-user.js';
+import { mintInstallationToken } from '../src/forges/github/credentials/token-installation.js';
 import { systemClock } from '../src/core/deps.js';
 import { GitHubClient } from '../src/forges/github/client.js';
 import { isRefusal, type Refusal } from '../src/core/refusals.js';

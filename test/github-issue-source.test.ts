@@ -6,7 +6,7 @@ import { systemClock } from '../src/core/deps.js';
 import { GitHubClient } from '../src/forges/github/client.js';
 import { dependsOnInBody, listOpenIssues } from '../src/forges/github/issues.js';
 import { KeptAnswers } from '../src/forges/github/kept-answers.js';
-import { GitHubIssueSource } from '../src/items/github-source.js';
+import { GitHubIssueSource } from '../src/forges/github/issue-source.js';
 import { actionable } from '../src/items/readiness.js';
 import { cleanupTemp, tempDir } from './harness/git-env.js';
 import { GitHubIssuesFake } from './harness/github-issues.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../src/core/deps.js';
-import { withTokenLock } from '../src/credentials/token-lock.js';
+import { withTokenLock } from '../src/forges/github/credentials/token-lock.js';
 import { cleanupTemp, tempDir } from './harness/git-env.js';
 
 afterAll(cleanupTemp);

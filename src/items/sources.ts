@@ -1,22 +1,16 @@
 // The item sources of a repository, chosen by a key's source part: `local` (files on main)
-// always, `github` (issues) when `.abcd/config.json` on main sets `items.github`. Lanes and
+// always, a forge's own (GitHub's issues) when `.abcd/config.json` on main sets `items.<forge>`
+// (forges/item-sources.ts). Lanes and
 // `abcd items` hold one ItemSources and never ask which kind an item is.
-import { join } from 'node:path';
-import { existsSync } from 'node:fs';
 import { formatItem, type ItemKey } from '../records/item.js';
-import { UnsafeEnvironment, UsageError, type Refusal } from '../core/refusals.js';
-import { GITHUB_HOST } from '../forges/forge-host.js';
-import { GitHubClient } from '../forges/github/client.js';
-import { KeptAnswers } from '../forges/github/kept-answers.js';
-import type { RepoName } from '../forges/github/pull-requests.js';
-import type { TokenSource } from '../credentials/token-source.js';
-import type { GitHubItemsConfig, RepoConfig } from '../repo/config.js';
+import { UsageError, type Refusal } from '../core/refusals.js';
+import { forgeItemSourceNames, forgeItemsNotConfigured, openForgeItemSources } from '../forges/item-sources.js';
+import type { RepoConfig } from '../repo/config.js';
 import type { Repo } from '../repo/repo.js';
-import { DEFAULT_READY_LABELS, GitHubIssueSource } from './github-source.js';
 import { LocalItemSource } from './local-source.js';
-import type { ItemComment, ItemDoc, ItemLanded, ItemListing, ItemOutcome, ItemSource } from './source.js';
+import type { ForgeItemSource, ItemComment, ItemDoc, ItemLanded, ItemListing, ItemOutcome, ItemSource } from './source.js';
 
-export const KNOWN_SOURCES = ['local', 'github'] as const;
+export const KNOWN_SOURCES: readonly string[] = ['local', ...forgeItemSourceNames()];
 
 export class ItemSources implements ItemSource {
   readonly source = 'any';
@@ -28,14 +22,8 @@ export class ItemSources implements ItemSource {
     const s = this.sources.get(key.source);
     if (s) return s;
     const item = formatItem(key);
-    if (key.source === 'github') {
-      throw new UsageError(
-        `${item} names a GitHub issue, but .abcd/config.json on main has no items.github: add {"items": {"github": {}}} ` +
-          '(labels default to ["abcd:ready"]; repo to the remote\'s, or name one as "owner/name") and land it.',
-        'item-source',
-        { item, source: key.source, reason: 'not-configured' },
-      );
-    }
+    const notConfigured = forgeItemsNotConfigured(key.source, item);
+    if (notConfigured) throw notConfigured;
     throw new UsageError(
       `${item} names the item source "${key.source}", which abcd does not know: the sources are ${KNOWN_SOURCES.join(', ')}.`,
       'item-source',
@@ -48,8 +36,8 @@ export class ItemSources implements ItemSource {
   }
 
   /** The GitHub issue source, for what only it can do (open an issue); refused as `of` refuses when not set up. */
-  github(): GitHubIssueSource {
-    return this.of({ source: 'github', kind: 'issue', id: '1' }) as GitHubIssueSource;
+  github(): ForgeItemSource {
+    return this.of({ source: 'github', kind: 'issue', id: '1' }) as ForgeItemSource;
   }
 
   /** Every source's items side by side; a source that cannot be read fails the listing (never "no work"). */
@@ -85,85 +73,12 @@ export class ItemSources implements ItemSource {
 
 /** The sources `config` (main's `.abcd/config.json`) sets up; GitHub calls end by `deadlineAt` when given. */
 export function openItemSources(repo: Repo, config: RepoConfig, o: { deadlineAt?: number } = {}): ItemSources {
-  const map = new Map<string, ItemSource>([['local', new LocalItemSource(repo.git)]]);
-  const gh = config.items?.github;
-  if (gh) map.set('github', githubSource(repo, gh, o.deadlineAt));
-  return new ItemSources(map);
-}
-
-function githubSource(repo: Repo, gh: GitHubItemsConfig, deadlineAt: number | undefined): GitHubIssueSource {
-  const forge = repo.forge;
-  const target = issueRepository(repo, gh);
-  const { clock, config: env } = repo.deps;
-  const api = env.github.apiUrl;
-  const tokens = tokensFor(repo, target);
-  const client = new GitHubClient({
-    host: forge.kind === 'github' ? forge.host : GITHUB_HOST,
-    ...(api ? { restUrl: api, graphqlUrl: env.github.graphqlUrl || `${api}/graphql` } : {}),
-    token: async () => (await tokens()).get().then((t) => t.token),
-    clock,
-    ...(deadlineAt !== undefined ? { deadlineAt } : {}),
+  const forgeSources = openForgeItemSources(config.items ?? {}, {
+    forge: repo.forge,
+    ...(repo.tokens ? { tokens: repo.tokens } : {}),
+    deps: repo.deps,
+    commonDir: repo.commonDir,
+    ...(o.deadlineAt !== undefined ? { deadlineAt: o.deadlineAt } : {}),
   });
-  return new GitHubIssueSource({
-    api: { client, kept: new KeptAnswers(join(repo.commonDir, 'abcd', 'github')), ...target },
-    labels: gh.labels ?? DEFAULT_READY_LABELS,
-    exclude: gh.exclude ?? [],
-    priority: gh.priority ?? [],
-    ...(forge.kind === 'github' ? { landsIn: { owner: forge.owner, repo: forge.repo } } : {}),
-  });
-}
-
-/** items.github.repo, else the remote's repository when the remote is on GitHub. */
-function issueRepository(repo: Repo, gh: GitHubItemsConfig): RepoName {
-  if (gh.repo) {
-    const [owner = '', name = ''] = gh.repo.split('/');
-    return { owner, repo: name };
-  }
-  if (repo.forge.kind === 'github') return { owner: repo.forge.owner, repo: repo.forge.repo };
-  throw new UsageError(
-    '.abcd/config.json on main sets items.github without a repo, and the remote is no GitHub remote: name the repository whose issues are items ("repo": "owner/name").',
-    'item-source',
-    { item: 'github', source: 'github', reason: 'not-configured' },
-  );
-}
-
-/**
- * The App token for the issues' repository, found on the first call: the remote's own when the
- * issues live there, else one minted for that repository. Never the person's login (a lane reads
- * and closes issues as abcd, as it pushes).
- */
-function tokensFor(repo: Repo, target: RepoName): () => Promise<TokenSource> {
-  let found: Promise<TokenSource> | undefined;
-  return () => (found ??= findTokens(repo, target));
-}
-
-async function findTokens(repo: Repo, target: RepoName): Promise<TokenSource> {
-  const f = repo.forge;
-  const { ISSUE_PERMISSIONS, LANE_PERMISSIONS } = await import('../credentials/token-installation.js');
-  if (
-    repo.tokens &&
-    f.kind === 'github' &&
-    f.owner.toLowerCase() === target.owner.toLowerCase() &&
-    f.repo.toLowerCase() === target.repo.toLowerCase()
-  ) {
-    repo.tokens.need(ISSUE_PERMISSIONS);
-    return repo.tokens;
-  }
-  const { appPaths, loadAppConfig, tokenKindOf } = await import('../credentials/app-config.js');
-  const paths = appPaths(repo.deps.config.configDir);
-  if (!existsSync(paths.app)) {
-    throw new UnsafeEnvironment(
-      `the GitHub issues of ${target.owner}/${target.repo} are read and closed with abcd's App token, and none is set up: run abcd setup-app (a step only you can take).`,
-      { reason: 'no-app', fix: 'abcd setup-app' },
-    );
-  }
-  const [{ createTokenSource }, app] = await Promise.all([import('../credentials/token-source.js'), loadAppConfig(paths)]);
-  const { config, clock } = repo.deps;
-  return createTokenSource({
-    config,
-    clock,
-    kind: tokenKindOf(app),
-    repository: target,
-    permissions: { ...LANE_PERMISSIONS, ...ISSUE_PERMISSIONS },
-  });
+  return new ItemSources(new Map<string, ItemSource>([['local', new LocalItemSource(repo.git)], ...forgeSources]));
 }

@@ -1,7 +1,7 @@
 // `abcd land`: one beginning every forge shares (deadline, network limit, target, holder check,
-// config check, claim keeper, result shape), then the forge's strategy: strategy-git.ts (the
-// queue as records, a fenced push of main) or strategy-github.ts (a pull request, GitHub's
-// merge queue).
+// config check, claim keeper, result shape), then the strategy the forge lands by:
+// strategy-git.ts (the queue as records, a fenced push of main) or strategy-pull-request.ts (a
+// pull request the forge merges: GitHub's merge queue).
 import { shortItem } from '../records/item.js';
 import { claimRef } from '../records/refs.js';
 import { parseDuration } from '../core/duration.js';
@@ -15,18 +15,32 @@ import { pruneDeadCycleFolders } from '../machine/owned-folders.js';
 import { refuseKnownSecrets } from './secret-guard.js';
 import { readWithMain, refuseNothingToLand, resolveLandTarget } from './target.js';
 import type { GateRunner, LandContext, LandInput, LandResult, LandStrategy } from './types.js';
+import type { ForgeLanding } from '../forges/forge.js';
 
 export type { GateRunner, LandInput, LandResult } from './types.js';
 
 /** Lands the item's work branch on main, fenced by its claim; how depends on the forge. */
 export async function land(repo: Repo, input: LandInput, gate: GateRunner): Promise<LandResult> {
-  const strategy: LandStrategy<unknown> =
-    repo.forge.kind === 'github'
-      ? ((await import('./strategy-github.js')).githubStrategy as LandStrategy<unknown>)
-      : ((await import('./strategy-git.js')).gitStrategy as LandStrategy<unknown>);
+  const strategy = await strategyFor(repo.forge.landing);
   // A precheck refuses before anything is read (a GitHub land without the App's settings).
   strategy.precheck?.(repo);
   return landWith(strategy, repo, input, gate);
+}
+
+/** The strategy for the way the forge lands; a new way fails the build here until it has one. */
+async function strategyFor(landing: ForgeLanding): Promise<LandStrategy<unknown>> {
+  switch (landing.through) {
+    case 'records-queue':
+      return (await import('./strategy-git.js')).gitStrategy as LandStrategy<unknown>;
+    case 'pull-request':
+      return (await import('./strategy-pull-request.js')).pullRequestStrategy(landing.pullRequests) as LandStrategy<unknown>;
+    default:
+      return unhandled(landing);
+  }
+}
+
+function unhandled(landing: never): never {
+  throw new Error(`no land strategy for ${JSON.stringify(landing)}`);
 }
 
 /**

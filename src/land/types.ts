@@ -1,5 +1,5 @@
 // The shapes `abcd land` shares between its one beginning (land.ts) and its two strategies
-// (strategy-git.ts, strategy-github.ts). A file of its own, so nothing imports land.ts back.
+// (strategy-git.ts, strategy-pull-request.ts). A file of its own, so nothing imports land.ts back.
 import type { Claim } from '../records/claim.js';
 import type { ItemKey } from '../records/item.js';
 import type { Consumption } from '../records/receipt.js';
@@ -13,6 +13,7 @@ import type { LandTarget } from './target.js';
 import type { Priority } from './priority.js';
 import type { IntegrationStrategy } from '../records/queue.js';
 import type { LandingShape } from './landed-proof.js';
+import type { ForgeLanded } from '../forges/forge.js';
 
 export interface LandInput {
   item: ItemKey;
@@ -41,14 +42,13 @@ export interface LandInput {
 /** Runs the checks under the machine's load gate; the gate's own wait ends by `untilMs`. */
 export type GateRunner = <T>(label: string, untilMs: number, fn: () => Promise<T>) => Promise<T>;
 
-export interface LandResult {
+/** What a land did; the forge's own part (GitHub's `github`) comes from its provider, as ForgeLanded. */
+export interface LandResult extends ForgeLanded {
   item: string;
   main: string;
   tip: string;
   /** main's tip the landing was tested on (git forge only). */
   previousTip?: string;
-  /** GitHub: the pull request, how it merged, and the window the claim's tip does not fence. */
-  github?: { number: number; url?: string; via: string; fenceWindowMs: number };
   head: string;
   branch: string;
   /** Tests on main's tip; more than one when main moved under a test (git forge). */
@@ -103,21 +103,12 @@ export interface LandContext {
   keeper: ClaimKeeper;
 }
 
-/** What a strategy adds to the result the beginning builds. */
-export type Landed = Pick<
-  LandResult,
-  | 'tip'
-  | 'previousTip'
-  | 'github'
-  | 'attempts'
-  | 'checks'
-  | 'checksSandbox'
-  | 'warning'
-  | 'enqueuedAt'
-  | 'skipped'
-  | 'speculation'
-  | 'batch'
->;
+/** What a strategy adds to the result the beginning builds, the forge's own part among it. */
+export type Landed = ForgeLanded &
+  Pick<
+    LandResult,
+    'tip' | 'previousTip' | 'attempts' | 'checks' | 'checksSandbox' | 'warning' | 'enqueuedAt' | 'skipped' | 'speculation' | 'batch'
+  >;
 
 /**
  * How one forge lands. `enter` makes the first fenced push under the claim (the queue entry,

@@ -33,6 +33,7 @@ import { cycleBranch } from './keep-work.js';
 import { openSandboxNetwork, relayLine, type SandboxNetwork } from '../machine/sandbox/sandbox-network.js';
 import { landCycle } from './cycle-landing.js';
 import { teamCycle } from './team-budget/cycle.js';
+import { landedPullRequest } from '../forges/landed.js';
 
 export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, taken: Taken, n: number): Promise<CycleRecord> {
   const { clock } = ctx.repo.deps;
@@ -290,8 +291,8 @@ export async function runCycle(ctx: RunContext, laneOfRun: Repo, item: ItemDoc, 
 
 /** What an item's source is told of its landing. */
 function doneNote(r: LandResult, runId: string) {
-  const pullRequest = r.github ? { number: r.github.number, ...(r.github.url ? { url: r.github.url } : {}) } : undefined;
-  return { commit: r.tip, main: r.main, runId, ...(pullRequest ? { pullRequest } : {}) };
+  const pr = landedPullRequest(r);
+  return { commit: r.tip, main: r.main, runId, ...(pr ? { pullRequest: { number: pr.number, ...(pr.url ? { url: pr.url } : {}) } } : {}) };
 }
 
 /** Whether this lane's land left the claim done (then there is nothing to release). */

@@ -1,5 +1,5 @@
 // The login check before a lane claims anything on a forge.
-import { assertNoLogin, describeGate } from '../credentials/login-check.js';
+import { assertNoLogin, describeGate } from '../forges/login.js';
 import type { Repo } from '../repo/repo.js';
 
 /**
@@ -12,7 +12,6 @@ export async function checkLaneLogin(repo: Repo, attended: boolean): Promise<str
   const gate = await assertNoLogin({
     attended,
     ...(remoteUrl !== undefined ? { remoteUrl } : {}),
-    enterpriseHosts: env.GH_HOST ? [env.GH_HOST] : [],
     env,
     home: repo.deps.config.home,
   });

@@ -9,6 +9,7 @@ import { describeConfigIssue } from './config-issues.js';
 import { UsageError } from '../core/refusals.js';
 import { IntegrationStrategySchema } from '../records/queue.js';
 import { ALLOW_ENTRY_HINT, parseAllowEntry } from '../machine/sandbox/network-allow.js';
+import { FORGE_ITEMS_SHAPE } from '../forges/items-config.js';
 
 export const CONFIG_PATH = '.abcd/config.json';
 
@@ -191,31 +192,7 @@ export const LanesSectionSchema = z.strictObject({
     .optional(),
 });
 
-// A label as GitHub allows it: up to 50 characters, no commas (the listing's filter joins them with one).
-const Label = z
-  .string()
-  .min(1)
-  .max(50)
-  .regex(/^[^,]+$/, 'a label name without commas');
-
-export const GitHubItemsSchema = z.strictObject({
-  /** owner/name of the repository whose issues are items; default the remote's, when it is on GitHub. */
-  repo: z
-    .string()
-    .regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,38}\/[A-Za-z0-9._-]{1,100}$/, 'owner/name of a GitHub repository')
-    .optional(),
-  /** An open issue is ready when it carries every one of these labels (default ["abcd:ready"]). */
-  labels: z.array(Label).min(1).max(10).optional(),
-  /** An issue carrying any of these is no item. */
-  exclude: z.array(Label).max(50).optional(),
-  /** Labels in the order their issues are taken: the first label's issues first. */
-  priority: z.array(Label).max(50).optional(),
-});
-
-export const ItemsSectionSchema = z.strictObject({
-  /** GitHub issues as items, beside the files under .abcd/items/. */
-  github: GitHubItemsSchema.optional(),
-});
+export const ItemsSectionSchema = z.strictObject(FORGE_ITEMS_SHAPE);
 
 export const RepoConfigSchema = z.strictObject({
   land: LandSectionSchema.optional(),
@@ -228,7 +205,6 @@ export type LanesConfig = z.infer<typeof LanesSectionSchema>;
 export type CodexConfig = z.infer<typeof CodexSectionSchema>;
 export type ClaudeConfig = z.infer<typeof ClaudeSectionSchema>;
 export type GeminiConfig = z.infer<typeof GeminiSectionSchema>;
-export type GitHubItemsConfig = z.infer<typeof GitHubItemsSchema>;
 
 /** What `abcd init` writes when there is no config yet. */
 export const DEFAULT_REPO_CONFIG: RepoConfig = { land: { checks: '' } };

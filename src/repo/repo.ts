@@ -9,10 +9,9 @@ import { UsageError } from '../core/refusals.js';
 import { Git } from '../git/git.js';
 import type { Signature } from '../records/objects.js';
 import type { ObjectStore } from '../git/object-writer.js';
-import { RecordStore, type NetworkAuth } from '../records/store.js';
-import { detectForge, type Forge } from '../forges/forge.js';
-import type { TokenSource } from '../credentials/token-source.js';
-import { existsSync } from 'node:fs';
+import { RecordStore } from '../records/store.js';
+import type { Forge, ForgeTokens } from '../forges/forge.js';
+import { detectForge } from '../forges/registry.js';
 import { readCloneFromFiles } from '../git/files/clone-read.js';
 
 // A network git call that takes longer than this is treated as a dead remote (exit 8);
@@ -34,10 +33,10 @@ export interface Repo {
   readonly objects?: ObjectStore;
   readonly sightings: Sightings;
   readonly held: HeldMemory;
-  /** A plain git remote, or GitHub (land opens a pull request there). */
+  /** The forge the remote is on (forges/registry.ts): a plain git remote, or GitHub. */
   readonly forge: Forge;
   /** abcd's App token on a forge where the person set one up (abcd setup-app). */
-  readonly tokens?: TokenSource;
+  readonly tokens?: ForgeTokens;
 }
 
 /**
@@ -84,7 +83,7 @@ export async function openRepo(deps: Deps, o: { prefetch?: boolean } = {}): Prom
   const session = await sessionId(deps.config.session, gitDir);
   const abcdDir = join(commonDir, 'abcd');
   const forge = detectForge(values.get(`remote.${deps.remote}.url`), deps.config.githubHosts);
-  const { tokens, auth } = await forgeCredentials(deps, forge);
+  const { tokens, auth } = await forge.credentials(deps);
   const store = new RecordStore(git, deps.remote, {
     capMs: deps.config.networkTimeoutMs() ?? NETWORK_TIMEOUT_MS,
     now: () => deps.clock.now(),
@@ -106,30 +105,6 @@ export async function openRepo(deps: Deps, o: { prefetch?: boolean } = {}): Prom
     held: new HeldMemory(join(abcdDir, 'held', session)),
     forge,
     ...(tokens ? { tokens } : {}),
-  };
-}
-
-/**
- * On GitHub with an App set up, git's network calls carry the App token through the
- * credential channel. Without one, git's own credentials apply (the person's session);
- * lanes, which must never use those, refuse before they get here.
- */
-async function forgeCredentials(deps: Deps, forge: Forge): Promise<{ tokens?: TokenSource; auth?: NetworkAuth }> {
-  if (forge.kind !== 'github' || !deps.self) return {};
-  const { appPaths, loadAppConfig, tokenKindOf } = await import('../credentials/app-config.js');
-  const paths = appPaths(deps.config.configDir);
-  if (!existsSync(paths.app)) return {};
-  const [{ createTokenSource }, { forgeAuth }, app] = await Promise.all([
-    import('../credentials/token-source.js'),
-    import('../credentials/forge-auth.js'),
-    loadAppConfig(paths),
-  ]);
-  // A key-only App (a CI job's) mints installation tokens for this one repository.
-  const kind = tokenKindOf(app);
-  const tokens = createTokenSource({ config: deps.config, clock: deps.clock, kind, repository: { owner: forge.owner, repo: forge.repo } });
-  return {
-    tokens,
-    auth: forgeAuth({ tokens, gitHost: forge.gitHost, launcher: deps.self, baseEnv: deps.env, configDir: deps.config.configDir }),
   };
 }
 

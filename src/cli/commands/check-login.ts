@@ -15,20 +15,17 @@ export const checkLogin: Command = {
   builder: (y: Argv) => y.option('hostname', { type: 'string', describe: "the forge host to check (default: the remote's host)" }),
   async run(args, deps) {
     const { Git } = await import('../../git/git.js');
-    const { assertNoLogin, describeGate } = await import('../../credentials/login-check.js');
+    const { assertNoLogin, describeGate } = await import('../../forges/login.js');
     const { redactUrl } = await import('../../forges/forge-host.js');
     const hostname = typeof args.hostname === 'string' && args.hostname !== '' ? args.hostname : undefined;
     let remoteUrl: string | undefined;
     if (!hostname) {
       remoteUrl = await new Git(deps.cwd, deps.env).clone.remoteUrl(deps.remote);
     }
-    // gh treats GH_HOST as the person's GitHub host, so it counts as a configured Enterprise host.
-    const enterpriseHosts = deps.env.GH_HOST ? [deps.env.GH_HOST] : [];
     const gate = await assertNoLogin({
       attended: false,
-      hostname,
-      remoteUrl,
-      enterpriseHosts,
+      ...(hostname !== undefined ? { hostname } : {}),
+      ...(remoteUrl !== undefined ? { remoteUrl } : {}),
       env: deps.env,
       home: deps.config.home,
     });

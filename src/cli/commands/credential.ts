@@ -7,7 +7,7 @@ const MAX_REQUEST_BYTES = 64 * 1024;
 
 /**
  * `abcd credential <get|store|erase>`: the git credential-helper end of abcd's channel. abcd
- * configures it for one git call at a time (src/credentials/channel.ts); run any other way it
+ * configures it for one git call at a time (src/forges/github/credentials/channel.ts); run any other way it
  * has no channel and answers nothing. It never prompts: no answer lets git fail auth itself.
  */
 export const credential: Command = {
@@ -28,7 +28,7 @@ export const credential: Command = {
     const socket = typeof args.socket === 'string' ? args.socket : '';
     // Any other action, including ones a later git may add, is acknowledged with nothing.
     if (args.action !== 'get' || socket === '') return { json: {}, text: '' };
-    const { formatAttributes, parseAttributes, requestCredential } = await import('../../credentials/channel-protocol.js');
+    const { formatAttributes, parseAttributes, requestCredential } = await import('../../forges/github/credentials/channel-protocol.js');
     const answer = await requestCredential(socket, parseAttributes(request));
     if (answer === null) return { json: {}, text: '' };
     // Only the protocol text carries the password; the JSON answer never does.

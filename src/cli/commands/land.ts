@@ -9,6 +9,7 @@ import type { IntegrationStrategy } from '../../records/queue.js';
 import type { ItemKey } from '../../records/item.js';
 import type { Priority } from '../../land/priority.js';
 import { UsageError } from '../../core/refusals.js';
+import { landedPullRequest } from '../../forges/landed.js';
 
 // land waits in the queue for at most this long unless told otherwise.
 const DEFAULT_WAIT_MS = 30 * 60_000;
@@ -95,10 +96,11 @@ export const land: Command = {
       : ', no checks configured';
     const warning = r.warning ? ` (${r.warning})` : '';
     const network = r.checksSandbox === 'bwrap' ? networkText(seen.counts()) : '';
+    const pullRequest = landedPullRequest(r);
     return {
       json: { ...landJson(r), ...(r.checksSandbox ? sandboxJson(r.checksSandbox, seen.counts()) : {}) },
-      text: r.github
-        ? `landed ${r.item} on ${r.main} through pull request #${r.github.number} (${r.github.via}) at ${r.tip.slice(0, 12)}; claim ${r.claim}`
+      text: pullRequest
+        ? `landed ${r.item} on ${r.main} through ${pullRequest.said} (${pullRequest.via}) at ${r.tip.slice(0, 12)}; claim ${r.claim}`
         : `landed ${r.item} on ${r.main}: ${r.previousTip?.slice(0, 12)} -> ${r.tip.slice(0, 12)} after ${r.attempts} attempt(s)${checks}${network}; claim ${r.claim}${warning}`,
     };
   },

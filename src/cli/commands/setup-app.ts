@@ -21,8 +21,8 @@ export const setupApp: Command = {
       .option('key-file', { type: 'string', describe: 'the private key .pem GitHub downloaded; abcd keeps a 0600 copy' })
       .option('client-secret-file', { type: 'string', describe: 'a file holding the client secret (optional)' }),
   async run(args, deps) {
-    const { setupApp: runSetup } = await import('../../credentials/setup-app.js');
-    const { approvalStep } = await import('../../credentials/app-registration.js');
+    const { setupApp: runSetup } = await import('../../forges/github/credentials/setup-app.js');
+    const { approvalStep } = await import('../../forges/github/credentials/app-registration.js');
     const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
     const r = await runSetup(deps, {
       appId: str(args['app-id']),

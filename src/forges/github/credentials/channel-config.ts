@@ -1,8 +1,7 @@
 // The git side of the credential channel: the helper's command line and the per-invocation
 // config that installs it. Only the helper's text and the socket path reach git's environment;
 // neither is a secret.
-import { fileURLToPath } from 'node:url';
-import type { Env } from '../core/deps.js';
+import type { Env } from '../../../core/deps.js';
 
 /** How git starts `abcd credential`: absolute paths, so git's PATH and cwd do not matter. */
 export interface HelperLauncher {
@@ -10,11 +9,6 @@ export interface HelperLauncher {
   node: string;
   /** The bin/abcd script. */
   script: string;
-}
-
-/** bin/abcd as seen from this module, built (dist/credentials) or source (src/credentials). */
-export function abcdScriptPath(): string {
-  return fileURLToPath(new URL('../../bin/abcd', import.meta.url));
 }
 
 /** Single-quotes a word for sh: git runs a helper that starts with `!` through `sh -c`. */

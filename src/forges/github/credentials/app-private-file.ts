@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { UnsafeEnvironment } from '../core/refusals.js';
+import { UnsafeEnvironment } from '../../../core/refusals.js';
 
 // Group and other bits: any of them means someone besides the owner may read, write or list.
 const OTHERS_MASK = 0o077;

@@ -1,7 +1,7 @@
 // The JSON Web Token a GitHub App signs with its private key to ask for an installation token
 // (RS256, at most 10 minutes). node:crypto signs it; it takes GitHub's PKCS#1 PEM and PKCS#8 alike.
 import { createPrivateKey, sign } from 'node:crypto';
-import { UnsafeEnvironment } from '../core/refusals.js';
+import { UnsafeEnvironment } from '../../../core/refusals.js';
 
 // GitHub refuses a JWT issued in its future: back-date by a minute for clock drift, as GitHub advises.
 const BACKDATE_S = 60;

@@ -2,8 +2,8 @@
 // page, abcd polls until they approve. abcd runs the loop itself rather than through
 // @octokit/auth-oauth-device, whose loop has no deadline of its own (every wait of abcd ends by a stated time), forgets a
 // slow_down after one poll and sleeps on the real clock, which tests could not drive.
-import type { Clock } from '../core/deps.js';
-import { DeadlineReached, UnsafeEnvironment } from '../core/refusals.js';
+import type { Clock } from '../../../core/deps.js';
+import { DeadlineReached, UnsafeEnvironment } from '../../../core/refusals.js';
 import { callTokenEndpoint, oauthError, oauthRefusal, tokenGarbage } from './token-http.js';
 
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';

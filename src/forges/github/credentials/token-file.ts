@@ -3,7 +3,7 @@
 // access token to the others, or each would refresh and knock out the rest.
 import { stat } from 'node:fs/promises';
 import { z } from 'zod';
-import { UnsafeEnvironment } from '../core/refusals.js';
+import { UnsafeEnvironment } from '../../../core/refusals.js';
 import { parseConfigFile } from './app-config.js';
 import { readPrivateText, writePrivateAtomic } from './app-private-file.js';
 

@@ -3,8 +3,8 @@
 // (never .abcd/config.json, which the agent can read). Only the host abcd process reads them.
 import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
-import type { GitHubOverrides } from '../core/env.js';
-import { UnsafeEnvironment } from '../core/refusals.js';
+import type { GitHubOverrides } from '../../../core/env.js';
+import { UnsafeEnvironment } from '../../../core/refusals.js';
 import { readPrivateText } from './app-private-file.js';
 
 export const APP_FILE = 'app.json';

@@ -3,9 +3,9 @@
 // dependencies and sub-issues where the API offers them, and from `depends on #n` lines in its
 // body. A landing closes the issue with a comment naming the landed commit. Issue text and
 // comments are anyone's: kept as data, sanitized, never obeyed here.
-import { formatItem, type ItemKey } from '../records/item.js';
-import { UsageError, isRefusal, type Refusal } from '../core/refusals.js';
-import { sanitizeLine, sanitizeText } from '../core/sanitize.js';
+import { formatItem, type ItemKey } from '../../records/item.js';
+import { UsageError, isRefusal, type Refusal } from '../../core/refusals.js';
+import { sanitizeLine, sanitizeText } from '../../core/sanitize.js';
 import {
   closeIssue,
   createIssue,
@@ -21,9 +21,9 @@ import {
   type IssuesApi,
   type RestComment,
   type RestIssue,
-} from '../forges/github/issues.js';
-import type { RepoName } from '../forges/github/pull-requests.js';
-import type { ItemComment, ItemDoc, ItemLanded, ItemListing, ItemOutcome, ItemSource } from './source.js';
+} from './issues.js';
+import type { RepoName } from './pull-requests.js';
+import type { ForgeItemSource, ItemComment, ItemDoc, ItemLanded, ItemListing, ItemOutcome } from '../item-source.js';
 
 export const DEFAULT_READY_LABELS = ['abcd:ready'];
 // A prompt carries the newest comments, each cut: a thread of thousands is context, not a book.
@@ -41,7 +41,7 @@ export interface GitHubSourceOptions {
   landsIn?: RepoName;
 }
 
-export class GitHubIssueSource implements ItemSource {
+export class GitHubIssueSource implements ForgeItemSource {
   readonly source = 'github';
   /**
    * Issues this process closed that a listing still showed open: GitHub's listings may lag a

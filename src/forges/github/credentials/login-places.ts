@@ -3,7 +3,7 @@
 // no value, user name or password leaves these functions (a lane never acts under the person's login, and never shows it).
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Env } from '../core/deps.js';
+import type { Env } from '../../../core/deps.js';
 
 /** The variables gh and git-based tools read a forge token from (gh help environment). */
 export const TOKEN_VARIABLES = ['GH_TOKEN', 'GITHUB_TOKEN', 'GH_ENTERPRISE_TOKEN', 'GITHUB_ENTERPRISE_TOKEN'] as const;

@@ -4,9 +4,9 @@
 // them all. It never asks a git credential helper (the helper would answer with the token
 // itself, and a keychain prompt would hang an unattended start), so it cannot see a login
 // kept only in a keychain; it says so instead of calling the machine clean.
-import type { Env } from '../core/deps.js';
-import { UnsafeEnvironment } from '../core/refusals.js';
-import { resolveForgeHost, type ForgeHostInput } from '../forges/forge-host.js';
+import type { Env } from '../../../core/deps.js';
+import { UnsafeEnvironment } from '../../../core/refusals.js';
+import { resolveForgeHost, type ForgeHostInput } from '../../forge-host.js';
 import { runGhAuthStatus, type RunGhStatus } from './gh-status.js';
 import * as places from './login-places.js';
 

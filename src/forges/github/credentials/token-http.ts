@@ -1,10 +1,10 @@
 // How the credential code talks to GitHub: through the forge's one HTTP client (callGitHub), so
 // a token call and a forge call that get the same answer end in the same refusal (ADR 0029).
 // What only token calls have is here: OAuth errors that arrive inside a 200.
-import type { Clock } from '../core/deps.js';
-import { UnsafeEnvironment } from '../core/refusals.js';
-import { callGitHub } from '../forges/github/http.js';
-import { garbage } from '../forges/github/http-refusals.js';
+import type { Clock } from '../../../core/deps.js';
+import { UnsafeEnvironment } from '../../../core/refusals.js';
+import { callGitHub } from '../http.js';
+import { garbage } from '../http-refusals.js';
 
 /** Per call: GitHub answers token calls in well under a second; past this it is not coming. */
 export const HTTP_DEADLINE_MS = 15_000;

@@ -1,8 +1,8 @@
 // The default credential: a user-to-server token the App mints for the person (8 hours), kept
 // fresh with the refresh token (6 months). The pair lives in one file shared by all of the
 // person's abcd processes; refreshing happens under a lock, once, by whichever needs it first.
-import type { Clock } from '../core/deps.js';
-import { UnsafeEnvironment } from '../core/refusals.js';
+import type { Clock } from '../../../core/deps.js';
+import { UnsafeEnvironment } from '../../../core/refusals.js';
 import type { AppConfig, AppPaths, GitHubUrls } from './app-config.js';
 import { readUserToken, stampOf, writeUserToken, type FileStamp, type UserToken } from './token-file.js';
 import { callTokenEndpoint, oauthError, oauthRefusal, SETUP_HINT, tokenGarbage } from './token-http.js';

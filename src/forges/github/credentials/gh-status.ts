@@ -1,8 +1,8 @@
 // gh's own view of whether the person is logged in, by exit code alone. Its output is never
 // read: stdout and stderr go to /dev/null, so no token can reach abcd even if a future gh
 // printed one.
-import { definedEnv, type Env } from '../core/deps.js';
-import { spawnProcess } from '../core/spawn.js';
+import { definedEnv, type Env } from '../../../core/deps.js';
+import { spawnProcess } from '../../../core/spawn.js';
 
 export type GhStatus =
   | { state: 'logged-in' }

@@ -4,8 +4,8 @@
 // holder re-reads the token file before refreshing, since the previous holder may have done it.
 import { randomBytes } from 'node:crypto';
 import { open, readFile, stat, unlink } from 'node:fs/promises';
-import type { Clock } from '../core/deps.js';
-import { DeadlineReached } from '../core/refusals.js';
+import type { Clock } from '../../../core/deps.js';
+import { DeadlineReached } from '../../../core/refusals.js';
 
 /** A lock older than this is abandoned: a refresh is two HTTP calls, each with a 15 s deadline. */
 export const LOCK_STALE_MS = 60_000;

@@ -1,10 +1,10 @@
 // What a lane asks for its forge credential. A TokenSource keeps the token in memory with its
 // expiry and mints or refreshes a new one before it lapses, so a lane that runs for hours never
 // hands git a token about to die. Secrets are read in this (host) process only.
-import type { Clock } from '../core/deps.js';
-import type { EnvConfig } from '../core/env.js';
-import { UsageError } from '../core/refusals.js';
-import { rememberSecret } from '../core/known-secrets.js';
+import type { Clock } from '../../../core/deps.js';
+import type { EnvConfig } from '../../../core/env.js';
+import { UsageError } from '../../../core/refusals.js';
+import { rememberSecret } from '../../../core/known-secrets.js';
 import { appPaths, githubUrls, keyPath, loadAppConfig, loadPrivateKey, type AppConfig } from './app-config.js';
 import { assertPrivate } from './app-private-file.js';
 import { sameStamp, stampOf, type FileStamp } from './token-file.js';

@@ -11,7 +11,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
-import type { Env } from '../core/deps.js';
+import type { Env } from '../../../core/deps.js';
 import { credentialConfigEnv, helperCommand, type HelperLauncher } from './channel-config.js';
 import { CHANNEL_IO_TIMEOUT_MS, formatAttributes, isComplete, MAX_MESSAGE_BYTES, parseAttributes } from './channel-protocol.js';
 

@@ -1,6 +1,6 @@
 // How git authenticates to a forge remote: abcd's App token through the credential channel.
-import type { Env } from '../core/deps.js';
-import type { NetworkAuth } from '../records/store.js';
+import type { Env } from '../../../core/deps.js';
+import type { NetworkAuth } from '../../../records/store.js';
 import { withCredential, type HelperLauncher } from './channel.js';
 import type { TokenSource } from './token-source.js';
 

@@ -46,7 +46,6 @@ export default tseslint.config(
   ...Object.entries({
     'src/cli/answers.ts': { file: 573 },
     'src/core/refusal-table.ts': { file: 379 },
-    'src/lanes/cycle.ts': { fn: 228 },
     'src/setup/github-workflow.ts': { fn: 155 },
     'src/land/batch-lead.ts': { fn: 149 },
     'src/lanes/run-loop.ts': { fn: 142 },

@@ -47,7 +47,6 @@ export default tseslint.config(
     'src/cli/answers.ts': { file: 573 },
     'src/core/refusal-table.ts': { file: 379 },
     'src/setup/github-workflow.ts': { fn: 155 },
-    'src/land/batch-lead.ts': { fn: 149 },
     'src/lanes/run-loop.ts': { fn: 142 },
     'src/cli/status-sections.ts': { fn: 118 },
     'src/lanes/land-retry.ts': { fn: 109 },

@@ -131,22 +131,19 @@ export async function runLane(repo: Repo, input: LaneRunInput): Promise<LaneRunR
   });
 }
 
-async function runWith(
-  repo: Repo,
-  input: LaneRunInput,
-  s: LaneSettings,
-  o: {
-    main: Awaited<ReturnType<typeof resolveMain>>;
-    sandbox: 'bwrap' | 'none';
-    hide: string[];
-    program: RunContext['program'];
-    login: string;
-    first: Snapshot;
-    firstListing?: ItemListing;
-    cfg: { tip: string; config: RepoConfig };
-    warning?: string;
-  },
-): Promise<LaneRunResult> {
+interface RunOptions {
+  main: Awaited<ReturnType<typeof resolveMain>>;
+  sandbox: 'bwrap' | 'none';
+  hide: string[];
+  program: RunContext['program'];
+  login: string;
+  first: Snapshot;
+  firstListing?: ItemListing;
+  cfg: { tip: string; config: RepoConfig };
+  warning?: string;
+}
+
+async function runWith(repo: Repo, input: LaneRunInput, s: LaneSettings, o: RunOptions): Promise<LaneRunResult> {
   const { clock } = repo.deps;
   const runId = newRunId(clock.now());
   const lanes = input.verb === 'build' ? 1 : s.lanes;
@@ -161,36 +158,7 @@ async function runWith(
   });
   const notify = laneNotifier(repo, o.cfg.config, runId);
   rec.onCycle = (c) => notify?.cycle(c);
-  const ctx: RunContext = {
-    repo,
-    runId,
-    source: openItemSources(repo, o.cfg.config),
-    configAt: configReader(repo, o.cfg),
-    main: o.main,
-    gate: input.gate,
-    runtime: runtimeFor({
-      name: s.runtime,
-      command: s.agent,
-      claude: s.claude,
-      env: repo.deps.env,
-      ...(o.cfg.config.lanes?.codex ? { codex: o.cfg.config.lanes.codex } : {}),
-    }),
-    sandbox: o.sandbox,
-    program: o.program,
-    attended: input.attended,
-    envNames: s.envNames,
-    ttlMs: s.ttlMs,
-    agentTimeoutMs: s.agentTimeoutMs,
-    maxCycles: s.maxCycles,
-    deadline: s.deadline,
-    budgetDir: budgetDir(repo.deps.config.machineDir),
-    // secretPlaces covers abcd's config folder (the credential channel) and the temporary folder
-    // (other lanes' cycle folders); the cycle's own folder is bound back in on top.
-    hide: o.hide,
-    ...(repo.deps.signal ? { signal: repo.deps.signal } : {}),
-    ...(input.onOutput ? { onOutput: input.onOutput } : {}),
-    ...boardHooks(watchLanes(clock, rec, input.onProgress)),
-  };
+  const ctx = runContext(repo, input, s, o, { runId, rec });
 
   // What runs killed with -9 left in this clone and the temporary directory goes meanwhile, and old runs' logs.
   const sweeping = Promise.all([
@@ -244,6 +212,43 @@ async function runWith(
     throw stop;
   }
   return result;
+}
+
+/** What every cycle of the run shares: the repository, the sources, the runtime, the sandbox, the limits. */
+function runContext(repo: Repo, input: LaneRunInput, s: LaneSettings, o: RunOptions, r: { runId: string; rec: RunRecorder }): RunContext {
+  const { clock } = repo.deps;
+  const { runId, rec } = r;
+  const ctx: RunContext = {
+    repo,
+    runId,
+    source: openItemSources(repo, o.cfg.config),
+    configAt: configReader(repo, o.cfg),
+    main: o.main,
+    gate: input.gate,
+    runtime: runtimeFor({
+      name: s.runtime,
+      command: s.agent,
+      claude: s.claude,
+      env: repo.deps.env,
+      ...(o.cfg.config.lanes?.codex ? { codex: o.cfg.config.lanes.codex } : {}),
+    }),
+    sandbox: o.sandbox,
+    program: o.program,
+    attended: input.attended,
+    envNames: s.envNames,
+    ttlMs: s.ttlMs,
+    agentTimeoutMs: s.agentTimeoutMs,
+    maxCycles: s.maxCycles,
+    deadline: s.deadline,
+    budgetDir: budgetDir(repo.deps.config.machineDir),
+    // secretPlaces covers abcd's config folder (the credential channel) and the temporary folder
+    // (other lanes' cycle folders); the cycle's own folder is bound back in on top.
+    hide: o.hide,
+    ...(repo.deps.signal ? { signal: repo.deps.signal } : {}),
+    ...(input.onOutput ? { onOutput: input.onOutput } : {}),
+    ...boardHooks(watchLanes(clock, rec, input.onProgress)),
+  };
+  return ctx;
 }
 
 /** lanes.notify's notifier, when configured: the URL is read from this process's own environment. */

@@ -44,7 +44,6 @@ export default tseslint.config(
   // at its own length today; it only shrinks.
   structure('src/**/*.ts', { fn: 100, file: 350 }),
   ...Object.entries({
-    'src/cli/answers.ts': { file: 573 },
     'src/core/refusal-table.ts': { file: 379 },
     'src/setup/github-workflow.ts': { fn: 155 },
   }).map(([file, limits]) => structure(file, limits)),

@@ -40,10 +40,11 @@ export default tseslint.config(
   },
   // The structure check: in src/, no function over 100 lines and no file over 350. Both count
   // code lines only (blank lines and comments are skipped), and a function's lines include the
-  // functions nested in it. The allow-list below holds what was longer when the check came, each
-  // at its own length today; it only shrinks.
+  // functions nested in it. The allow-list below holds what may be longer, each at its own
+  // length today; it only shrinks.
   structure('src/**/*.ts', { fn: 100, file: 350 }),
   ...Object.entries({
+    // A data table: one row per refusal, read as one piece by the classes, --help and the schema.
     'src/core/refusal-table.ts': { file: 379 },
   }).map(([file, limits]) => structure(file, limits)),
 );

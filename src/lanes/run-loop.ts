@@ -20,6 +20,7 @@ import { acceptsRequest } from '../steering/requesters.js';
 import { readClock } from '../repo/clock-view.js';
 import type { RunRecorder } from './recorder.js';
 import { teamAllowsCycle } from './team-budget/pool.js';
+import { unlessRefusal } from '../core/best-effort.js';
 
 export interface LoopOptions {
   lifecycle: 'once' | 'poll' | 'timed';
@@ -242,8 +243,9 @@ async function deferFollowUps(ctx: RunContext, rec: RunRecorder, tried: Set<stri
         rec.defer(shortItem(parseKey(p.item)), 'a follow-up request waits in its pending slot for the next build or drain');
       }
     }
-  } catch {
+  } catch (e) {
     // The result still stands without this note; the slot itself stays on the remote.
+    unlessRefusal(undefined)(e);
   }
 }
 

@@ -27,8 +27,8 @@ import { secretPlaces } from '../machine/sandbox/places.js';
 import { chooseCheckSandbox } from '../land/check-sandbox.js';
 import { checkModelKeyPassed, gatewayCarriesKey } from './runtimes/installs.js';
 import { checkLaneLogin } from './login.js';
-import { refuseUnvouchedConfig, type ConfigTrust } from '../settings/config-trust.js';
-import { looseningsOf } from '../repo/config-loosening.js';
+import { refuseUnvouchedConfig } from '../settings/config-trust.js';
+import { ignoredRequesters, unfilteredNetwork, unprotectedLoosening, warningOf } from './lane-run-warnings.js';
 import { markRun, sweepDeadRuns } from './leftovers.js';
 import { startRunLog, sweepOldRunLogs } from './run-logs.js';
 import { boardHooks, watchLanes, type ProgressListener } from './run-progress.js';
@@ -379,37 +379,4 @@ function newRunId(now: number): string {
     .replace(/[-:]/g, '')
     .replace(/\.\d+Z$/, 'Z');
   return `${t}-${randomBytes(3).toString('hex')}`;
-}
-
-/** Said by a lane whose person keeps no allowed-signers list while main's config loosens the sandbox: nothing vouches for it. */
-function unprotectedLoosening(trust: ConfigTrust, config: RepoConfig): string | undefined {
-  const keys = trust.protected ? [] : looseningsOf({}, config, { checksJudged: false });
-  if (!keys.length) return undefined;
-  return (
-    `.abcd/config.json loosens the sandbox (${keys.join(', ')}) and is unprotected: without an allowed-signers list nobody can tell ` +
-    "the person's change from anyone's (docs/settings.md says how to keep one)."
-  );
-}
-
-/**
- * lanes.requesters in .abcd/config.json named who may request work, but anyone who can land
- * can change that file, and it matched self-stated session ids: it gives no authority now.
- */
-function ignoredRequesters(cfg: { requesters?: string[] | undefined }): string | undefined {
-  if (!cfg.requesters?.length) return undefined;
-  return (
-    'lanes.requesters in .abcd/config.json is ignored: anyone who can land can change it. Requesters are named in the ' +
-    "person's signed settings now (abcd settings requesters a@example.com,b@example.com)."
-  );
-}
-
-/** Unsandboxed, the agent has the host's network: no egress proxy stands between, and the lane says so. */
-function unfilteredNetwork(sandbox: 'bwrap' | 'none', cfg: LanesConfig): string | undefined {
-  if (sandbox !== 'none') return undefined;
-  return `The agent runs unsandboxed: it reaches the network as you do, with no egress proxy${cfg.network?.allow ? ' (lanes.network.allow does not apply)' : ''}.`;
-}
-
-function warningOf(parts: (string | undefined)[]): { warning: string } | undefined {
-  const text = parts.filter(Boolean).join(' ');
-  return text ? { warning: text } : undefined;
 }

@@ -191,6 +191,18 @@ async function runWith(repo: Repo, input: LaneRunInput, s: LaneSettings, o: RunO
   }
   await Promise.all([rec.finish(end), logged(end, clock.now())]);
   await sweeping;
+  return runAnswer(input, s, o, { runId, rec, loop });
+}
+
+/** The run's answer: its outcome, exit and record; thrown with the refusal that stopped it, if one did. */
+function runAnswer(
+  input: LaneRunInput,
+  s: LaneSettings,
+  o: RunOptions,
+  r: { runId: string; rec: RunRecorder; loop: Awaited<ReturnType<typeof runLanes>> },
+): LaneRunResult {
+  const { runId, rec, loop } = r;
+  const stop = loop.stop;
   const outcome = summarize(loop.cycles);
   const exit = exitOf(input.verb, loop.cycles);
   const result: LaneRunResult = {

@@ -28,6 +28,11 @@ const CAUGHT: readonly Caught[] = [
     because: "a refused push of the cycle's work branch is written into the cycle's record; the verb answers ok",
   },
   {
+    from: 'lanes/land-retry.ts#workAfterTurn',
+    to: 'lanes/keep-work.ts#keepWork',
+    because: "a refused push of the resolved work is written into the cycle's record; the verb answers ok",
+  },
+  {
     from: 'cli/commands/completion.ts#completion',
     to: 'git/git.ts#*',
     because: 'completion --items only calls Git.run, which never throws, and answers no slugs when git fails',

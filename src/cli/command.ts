@@ -27,9 +27,9 @@ export interface GlobalArgs {
 }
 
 /**
- * One verb's CLI face: declares its arguments, turns them into a typed call to src/verbs/,
- * returns a Result. No behaviour here; import the verb lazily inside run so that
- * `abcd --help` loads nothing but the parser.
+ * One verb's CLI face: declares its arguments, turns them into a typed call to its domain
+ * folder (src/claims/, src/land/, …), returns a Result. No behaviour here; import the domain
+ * lazily inside run so that `abcd --help` loads nothing but the parser.
  */
 export interface Command {
   command: string | readonly string[];

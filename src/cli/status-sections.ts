@@ -41,8 +41,28 @@ export interface SectionOptions {
 // A summary of landed work names this many of the newest.
 const LANDED_NAMED = 3;
 
+type LaneView = StatusData['lanes'][number];
+
 export function statusSections(s: StatusData, gate: GateSummary, o: SectionOptions): Section[] {
   const c = o.colour;
+  const out: Section[] = [];
+  out.push(...refusedSections(s, c));
+  out.push(...failureSections(s, c));
+  const failing = s.lanes.filter((l) => l.state === 'lost' || (l.state === 'finished' && l.end !== undefined && l.end !== 'ok'));
+  const head = (l: StatusData['lanes'][number]) => `${l.verb} ${l.runId} by ${printable(l.holder)} (${l.lifecycle}, ${l.lanes} lane(s))`;
+  out.push(...failingSections(s, c, failing, head));
+  out.push(...claimSections(s, c));
+  out.push(...queueSections(s, c));
+  out.push(...runningSections(s));
+  out.push(...requestSections(s));
+  out.push(...landedSections(s, o));
+  out.push(...historySections(s, failing, head));
+  out.push({ rows: notes(s, gate, o).map((n) => [n]), attention: false });
+  return out;
+}
+
+/** The records refused on the read, each with its fix, and a clock too far from a writer's. */
+function refusedSections(s: StatusData, c: boolean): Section[] {
   const out: Section[] = [];
   if (s.refused.length)
     out.push({
@@ -59,9 +79,12 @@ export function statusSections(s: StatusData, gate: GateSummary, o: SectionOptio
     const line = `this computer's clock is ${off} the clock of ${printable(k.writer)}: takeovers and pruning are refused until the clocks agree`;
     out.push({ rows: [[paint(c, 'red', line)]], attention: true });
   }
-  out.push(...failureSections(s, c));
-  const failing = s.lanes.filter((l) => l.state === 'lost' || (l.state === 'finished' && l.end !== undefined && l.end !== 'ok'));
-  const head = (l: StatusData['lanes'][number]) => `${l.verb} ${l.runId} by ${printable(l.holder)} (${l.lifecycle}, ${l.lanes} lane(s))`;
+  return out;
+}
+
+/** Lane runs lost or ended other than ok. */
+function failingSections(s: StatusData, c: boolean, failing: LaneView[], head: (l: LaneView) => string): Section[] {
+  const out: Section[] = [];
   if (failing.length)
     out.push({
       title: `Failing lanes (${failing.length})`,
@@ -76,7 +99,12 @@ export function statusSections(s: StatusData, gate: GateSummary, o: SectionOptio
       ]),
       attention: true,
     });
+  return out;
+}
 
+/** The claims held, and the ones waiting for the person's review. */
+function claimSections(s: StatusData, c: boolean): Section[] {
+  const out: Section[] = [];
   const live = s.claims.filter((x) => x.state === 'held');
   if (live.length) {
     const lines = table(
@@ -96,7 +124,12 @@ export function statusSections(s: StatusData, gate: GateSummary, o: SectionOptio
       ]),
       attention: true,
     });
+  return out;
+}
 
+/** The land queue, its entry under test first. */
+function queueSections(s: StatusData, c: boolean): Section[] {
+  const out: Section[] = [];
   if (s.queue.length) {
     // The first live entry is the one being tested and landed now.
     const first = s.queue.find((q) => q.alive);
@@ -116,8 +149,12 @@ export function statusSections(s: StatusData, gate: GateSummary, o: SectionOptio
       attention: true,
     });
   }
+  return out;
+}
 
-  out.push(...runningSections(s));
+/** Requests for work and steers not yet taken. */
+function requestSections(s: StatusData): Section[] {
+  const out: Section[] = [];
   if (s.pending.length)
     out.push({
       title: 'Pending requests',
@@ -137,8 +174,12 @@ export function statusSections(s: StatusData, gate: GateSummary, o: SectionOptio
       }),
       attention: true,
     });
+  return out;
+}
 
-  out.push(...landedSections(s, o));
+/** What happened: announcements, lane runs finished, receipts. */
+function historySections(s: StatusData, failing: LaneView[], head: (l: LaneView) => string): Section[] {
+  const out: Section[] = [];
   if (s.announcements.length)
     out.push({
       title: `Announcements (${s.announcements.length})`,
@@ -162,7 +203,6 @@ export function statusSections(s: StatusData, gate: GateSummary, o: SectionOptio
       ]),
       attention: false,
     });
-  out.push({ rows: notes(s, gate, o).map((n) => [n]), attention: false });
   return out;
 }
 

@@ -1,5 +1,5 @@
-// Every refusal abcd can answer with, declared once: its code, its exit code (DESIGN.md "Exit
-// codes"), what it means, what an agent should do about it, and the type of its `data` (the
+// Every refusal abcd can answer with, declared once: its code, its exit code (the README's
+// "Exit codes"), what it means, what an agent should do about it, and the type of its `data` (the
 // `--json` contract, ADR 0043). The classes in refusals.ts, each verb's --help, `abcd prime`,
 // `abcd schema` and the type test read this table; a new refusal is one row here, then a
 // class line in refusals.ts naming its code.

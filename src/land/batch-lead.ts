@@ -43,14 +43,19 @@ interface Tested {
   checks: CheckRun[];
 }
 
+type LeadOptions = {
+  alone: boolean;
+  failures: Map<string, Failure>;
+  reread: () => Promise<HeadTurn | undefined>;
+  lease: BatchLease;
+};
+type LandConfig = Awaited<ReturnType<LandContext['landConfig']>>;
+type BatchTests = ReturnType<typeof batchTests>;
+type Formed = Exclude<Awaited<ReturnType<typeof formAndTest>>, 'again' | 'alone' | Conflict>;
+
 /** One batch head's turn: form, announce, test, settle, push. */
-export async function leadBatch(
-  ctx: LandContext,
-  q: HeadEntry,
-  turn: HeadTurn,
-  o: { alone: boolean; failures: Map<string, Failure>; reread: () => Promise<HeadTurn | undefined>; lease: BatchLease },
-): Promise<LeadOutcome> {
-  const { repo, target, keeper, item, input } = ctx;
+export async function leadBatch(ctx: LandContext, q: HeadEntry, turn: HeadTurn, o: LeadOptions): Promise<LeadOutcome> {
+  const { repo, target, item, input } = ctx;
   const mainTip = await target.mainTip();
   const config = await ctx.landConfig(mainTip);
   const caller = input.lane ? { lane: input.lane } : {};
@@ -63,9 +68,24 @@ export async function leadBatch(
   const candidates = alone ? [] : turn.members;
   const others = [...turn.ahead.flatMap((g) => [g.head, ...g.members]), ...candidates];
   if (others.length && !(await fetchHeads(repo, target, others))) return { kind: 'again', alone: true };
-  const env = repo.deps.env;
 
   const label = `land ${item}: ${config.checks.join(' && ') || 'no checks'}`;
+  const t = batchTests(ctx, { failures: o.failures, jail, config, label });
+  const formed = await formAndTest(ctx, q, turn, o, { mainTip, me, candidates, alone, config, label, t });
+  if (formed === 'again') return { kind: 'again' };
+  if (formed === 'alone') return { kind: 'again', alone: true };
+  if (formed instanceof Conflict) throw formed;
+  return settleAndPush(ctx, q, turn, o, { mainTip, me, jail, formed, t });
+}
+
+/** How the head tests stacks: in a worktree, under a gate slot, and the spare run on a batch's first half. */
+function batchTests(
+  ctx: LandContext,
+  o: { failures: Map<string, Failure>; jail: CheckSandboxChoice | undefined; config: LandConfig; label: string },
+) {
+  const { repo, keeper, item } = ctx;
+  const { jail, config, label } = o;
+  const env = repo.deps.env;
   // Checks a stack in its worktree; a tree that failed once in this land is not run again.
   const check = async (wt: Git, stack: BatchStack, signal = keeper.signal): Promise<{ outcome: Outcome<Failure>; tested?: Tested }> => {
     const known = o.failures.get(stack.tree);
@@ -106,8 +126,49 @@ export async function leadBatch(
     run.catch(() => undefined); // awaited by the bisection or below, which see its error
     spare = { key: keyOf(members, b), run };
   };
+  const tested = new Map<string, Tested>();
+  const io = {
+    async test(members: readonly QueueEntry[], b: string) {
+      if (keeper.interrupted) throw interrupted(item);
+      const until = Math.max(ctx.deadline, repo.deps.clock.now() + BISECT_GATE_WAIT_MS);
+      const r = config.checks.length ? await ctx.gate(label, until, () => test(members, b)) : await test(members, b);
+      if (r.tested) tested.set(r.tested.stack.landing, r.tested);
+      return r.outcome;
+    },
+    async peek(members: readonly QueueEntry[], b: string) {
+      if (spare?.key !== keyOf(members, b)) return undefined;
+      const r = await spare.run;
+      if (r?.tested) tested.set(r.tested.stack.landing, r.tested);
+      return r && { ...r.outcome, ran: false };
+    },
+  };
+  /** The whole batch passed: its first half's spare run is stopped, and its end awaited. */
+  const dropSpare = async () => {
+    stopSpare.abort();
+    await spare?.run.catch(() => undefined);
+  };
+  return { check, startSpare, io, tested, dropSpare };
+}
 
-  // Form the batch, name its members, and test the stack in the same worktree, under one slot.
+/** Forms the batch, names its members, and tests the stack in the same worktree, under one slot. */
+async function formAndTest(
+  ctx: LandContext,
+  q: HeadEntry,
+  turn: HeadTurn,
+  o: LeadOptions,
+  f: {
+    mainTip: string;
+    me: QueueEntry;
+    candidates: HeadTurn['members'];
+    alone: boolean;
+    config: LandConfig;
+    label: string;
+    t: BatchTests;
+  },
+) {
+  const { repo, keeper, item } = ctx;
+  const { mainTip, me, candidates, alone, config, label } = f;
+  const { startSpare, check } = f.t;
   const form = () =>
     withWorktree(repo, mainTip, async (wt) => {
       const size = alone ? 1 : config.batch;
@@ -126,41 +187,31 @@ export async function leadBatch(
       await announcing;
       return { ...made, ...checked };
     });
-  let formed;
   try {
-    formed = config.checks.length ? await ctx.gate(label, ctx.deadline, form) : await form();
+    return config.checks.length ? await ctx.gate(label, ctx.deadline, form) : await form();
   } catch (e) {
     if (keeper.stoppedBy) throw keeper.stoppedBy;
     if (keeper.interrupted) throw interrupted(item);
     throw e;
   }
-  if (formed === 'again') return { kind: 'again' };
-  if (formed === 'alone') return { kind: 'again', alone: true };
-  if (formed instanceof Conflict) throw formed;
+}
+
+/** After the batch's own test: main reached as its base, the batch settled (bisected if it failed) and pushed. */
+async function settleAndPush(
+  ctx: LandContext,
+  q: HeadEntry,
+  turn: HeadTurn,
+  o: LeadOptions,
+  f: { mainTip: string; me: QueueEntry; jail: CheckSandboxChoice | undefined; formed: Formed; t: BatchTests },
+): Promise<LeadOutcome> {
+  const { keeper, item } = ctx;
+  const { mainTip, me, jail, formed } = f;
+  const { io, tested, dropSpare } = f.t;
   const { base, chosen } = formed;
   let last: Snapshot | undefined = formed.snap;
   const batch = [me, ...chosen];
-  const tested = new Map<string, Tested>();
-  const io = {
-    async test(members: readonly QueueEntry[], b: string) {
-      if (keeper.interrupted) throw interrupted(item);
-      const until = Math.max(ctx.deadline, repo.deps.clock.now() + BISECT_GATE_WAIT_MS);
-      const r = config.checks.length ? await ctx.gate(label, until, () => test(members, b)) : await test(members, b);
-      if (r.tested) tested.set(r.tested.stack.landing, r.tested);
-      return r.outcome;
-    },
-    async peek(members: readonly QueueEntry[], b: string) {
-      if (spare?.key !== keyOf(members, b)) return undefined;
-      const r = await spare.run;
-      if (r?.tested) tested.set(r.tested.stack.landing, r.tested);
-      return r && { ...r.outcome, ran: false };
-    },
-  };
   const first = formed.outcome;
-  if (first.ok) {
-    stopSpare.abort();
-    await spare?.run.catch(() => undefined);
-  }
+  if (first.ok) await dropSpare();
   if (formed.tested) tested.set(formed.tested.stack.landing, formed.tested);
   if (keeper.interrupted) throw interrupted(item);
   if (base !== mainTip) {

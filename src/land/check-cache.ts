@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, rm, stat, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
+import { unlessMissing } from '../core/best-effort.js';
 
 // Caches older than this are removed when a check starts: a day of retests on the same tree.
 const KEEP_CACHE_MS = 24 * 60 * 60_000;
@@ -52,9 +53,9 @@ export async function treeCheckCache(o: {
  */
 async function pruneCaches(root: string, trees: string, o: { keep: string; now: number }): Promise<void> {
   const gone = (p: string) => rm(p, { recursive: true, force: true }).catch(() => undefined);
-  for (const e of await readdir(root).catch(() => [])) if (e !== 'trees') await gone(join(root, e));
+  for (const e of await readdir(root).catch(unlessMissing([] as string[]))) if (e !== 'trees') await gone(join(root, e));
   const seen = await Promise.all(
-    (await readdir(trees).catch(() => [])).map(async (name) => ({
+    (await readdir(trees).catch(unlessMissing([] as string[]))).map(async (name) => ({
       name,
       at: (await stat(join(trees, name)).catch(() => undefined))?.mtimeMs ?? 0,
     })),

@@ -15,6 +15,7 @@ import type { Repo } from '../repo/repo.js';
 import { readSnapshot } from '../repo/snapshot.js';
 import { writeApproval } from '../settings/approval.js';
 import { dropKeptBranches } from './keep-work.js';
+import { unlessRefusal } from '../core/best-effort.js';
 
 export interface ApproveInput {
   item: ItemKey;
@@ -84,7 +85,7 @@ export async function approveRun(repo: Repo, input: ApproveInput, gate: GateRunn
 /** Fetches the run's kept branch and answers its head, refused when the branch no longer holds what the run kept. */
 async function fetchKeptHead(repo: Repo, review: { branch: string; head: string }): Promise<string> {
   const local = `${REVIEW_REFS}${review.branch}`;
-  await repo.store.fetch([`+refs/heads/${review.branch}:${local}`]).catch(() => undefined);
+  await repo.store.fetch([`+refs/heads/${review.branch}:${local}`]).catch(unlessRefusal(undefined));
   const tip = await repo.git.refs.resolve(`${local}^{commit}`);
   if (tip !== review.head) {
     throw new Conflict(

@@ -10,6 +10,7 @@ import { observeClock } from '../repo/clock-view.js';
 import { sameSession } from '../records/holder.js';
 import type { Repo } from '../repo/repo.js';
 import { readSnapshot, type PendingEntry, type Snapshot } from '../repo/snapshot.js';
+import { unlessRefusal } from '../core/best-effort.js';
 
 /** What a released claim names when its work waits for the person's review. */
 export type ClaimReview = NonNullable<Claim['review']>;
@@ -112,8 +113,9 @@ export async function releaseClaim(
       message: `lane releases ${shortItem(item)}: ${why.slice(0, 200)}`,
       extra,
     });
-  } catch {
+  } catch (e) {
     // The remote went away: the claim expires on its own.
+    unlessRefusal(undefined)(e);
   } finally {
     await lane.held.forget(ref);
   }

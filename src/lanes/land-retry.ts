@@ -92,16 +92,9 @@ async function landAndResume(o: LandRetry, started: (k: ClaimKeeper) => void): P
     if (paths.length)
       return { ...end({ outcome: 'needs-review', code: 'needs-review', reason: waitsFor(paths, o), review: { paths } }), reviewBase: base };
     await o.lane.git.refs.update(`refs/heads/${o.branch}`, head);
-    let refusal: Refusal;
-    try {
-      const r = await o.land(head);
-      // Earlier cycles' kept work for this item is superseded by what landed.
-      await dropKeptBranches(o.lane, o.key);
-      return end({ outcome: 'landed', landed: r.tip }, false);
-    } catch (e) {
-      if (!isRefusal(e)) throw e;
-      refusal = e;
-    }
+    const landed = await landOnce(o, head, end);
+    if (!isRefusal(landed)) return landed;
+    const refusal = landed;
     const next = nextTurn(refusal, resumed, o);
     if (!next)
       return end({
@@ -111,73 +104,125 @@ async function landAndResume(o: LandRetry, started: (k: ClaimKeeper) => void): P
         ...checkTail(refusal),
         ...failureDetail(refusal),
       });
-    const held = await keeperAfterLand(o).catch((e: unknown) => {
-      if (isRefusal(e)) return e;
-      throw e;
-    });
-    if (isRefusal(held))
-      return end({
-        outcome: 'failed',
-        code: held.code,
-        reason: `${why(refusal, o)}; then the claim could not be read: ${firstLine(held)}`,
-      });
-    if (!held)
-      return end({
-        outcome: 'failed',
-        code: 'fenced',
-        reason: `the claim on ${o.item} moved on after its land was refused: ${firstLine(refusal)}`,
-      });
+    const held = await heldAgain(o, refusal, end);
+    if (!(held instanceof ClaimKeeper)) return held;
     keeper = held;
     started(keeper);
     keeper.start();
-    let turnBase = base;
-    let told: string[] = [];
-    let t: ResumedTurn | undefined;
-    if (next.kind === 'conflict') {
-      turnBase = next.mainTip;
-      told = await o.rebase({ base, head, mainTip: next.mainTip });
-      // Merged as one change, the work may go in cleanly where replaying its commits did not:
-      // then there is nothing for the agent to resolve, and no turn to pay for.
-      if (told.length)
-        t = await o.turn(conflictPrompt({ item: o.item, mainTip: next.mainTip, files: told, branch: o.branch }), 'conflict', keeper.signal);
-    } else t = await o.turn(checkPrompt({ item: o.item, ...next.check }), 'check', keeper.signal);
+    const { turnBase, told, t } = await resumeTurn(o, next, { base, head, keeper });
     resumed[next.kind]++;
     if (t) {
       turnMs += t.durationMs;
-      if (keeper.fenced) return end({ outcome: 'failed', code: 'fenced', reason: keeper.fenced.message });
-      if (t.stopped) return end({ outcome: 'cancelled', reason: `the lane was stopped while the agent's ${next.kind} turn ran` });
-      if (t.timedOut) return end({ outcome: 'timeout', reason: `the agent's ${next.kind} turn ran past its timeout and was killed` });
-      if (t.exitCode !== 0)
-        return end({ outcome: 'failed', code: 'agent-failed', reason: `the agent's ${next.kind} turn exited ${t.exitCode}` });
+      const stopped = turnStopped(t, next.kind, keeper, end);
+      if (stopped) return stopped;
     }
-    let work: AgentWork;
-    try {
-      work = await o.collect(turnBase);
-    } catch (e) {
-      if (e instanceof AgentObjectsRefused || e instanceof ChangeTooLarge)
-        return end({ outcome: 'failed', code: e.code, reason: e.message });
-      throw e;
-    }
-    if (!work.head) return end({ outcome: 'no-change', reason: `after its ${next.kind} turn the agent's work changes nothing on main` });
-    if (next.kind === 'conflict') {
-      const left = await markersLeft(o.lane, work.head, told);
-      if (left.length)
-        return end({
-          outcome: 'failed',
-          code: 'conflict',
-          reason: `the agent left conflict markers in ${left.join(', ')}; nothing landed`,
-          conflictFiles: conflictFiles(left),
-        });
-    }
-    try {
-      await keepWork(keeper, { item: o.item, branch: o.branch, head: work.head });
-    } catch (e) {
-      if (!isRefusal(e)) throw e;
-      return end({ outcome: 'failed', code: e.code, reason: `the resolved work could not be kept on ${o.branch}: ${firstLine(e)}` });
-    }
-    head = work.head;
+    const taken = await workAfterTurn(o, next.kind, { turnBase, told, keeper }, end);
+    if (typeof taken !== 'string') return taken;
+    head = taken;
     base = turnBase;
   }
+}
+
+type End = (r: Partial<CycleRecord> & Pick<CycleRecord, 'outcome'>, keptToo?: boolean) => RetryOutcome;
+
+/** One land of `head`: the cycle's end when it landed, else the land's refusal. */
+async function landOnce(o: LandRetry, head: string, end: End): Promise<RetryOutcome | Refusal> {
+  let refusal: Refusal;
+  try {
+    const r = await o.land(head);
+    // Earlier cycles' kept work for this item is superseded by what landed.
+    await dropKeptBranches(o.lane, o.key);
+    return end({ outcome: 'landed', landed: r.tip }, false);
+  } catch (e) {
+    if (!isRefusal(e)) throw e;
+    refusal = e;
+  }
+  return refusal;
+}
+
+/** The claim's keeper after a refused land, or the cycle's end when the claim could not be read or moved on. */
+async function heldAgain(o: LandRetry, refusal: Refusal, end: End): Promise<ClaimKeeper | RetryOutcome> {
+  const held = await keeperAfterLand(o).catch((e: unknown) => {
+    if (isRefusal(e)) return e;
+    throw e;
+  });
+  if (isRefusal(held))
+    return end({
+      outcome: 'failed',
+      code: held.code,
+      reason: `${why(refusal, o)}; then the claim could not be read: ${firstLine(held)}`,
+    });
+  if (!held)
+    return end({
+      outcome: 'failed',
+      code: 'fenced',
+      reason: `the claim on ${o.item} moved on after its land was refused: ${firstLine(refusal)}`,
+    });
+  return held;
+}
+
+/** The agent's turn a refused land earned: on main's tip with the conflict in its files, or with the check's output. */
+async function resumeTurn(o: LandRetry, next: NextTurn, at: { base: string; head: string; keeper: ClaimKeeper }) {
+  const { base, head, keeper } = at;
+  let turnBase = base;
+  let told: string[] = [];
+  let t: ResumedTurn | undefined;
+  if (next.kind === 'conflict') {
+    turnBase = next.mainTip;
+    told = await o.rebase({ base, head, mainTip: next.mainTip });
+    // Merged as one change, the work may go in cleanly where replaying its commits did not:
+    // then there is nothing for the agent to resolve, and no turn to pay for.
+    if (told.length)
+      t = await o.turn(conflictPrompt({ item: o.item, mainTip: next.mainTip, files: told, branch: o.branch }), 'conflict', keeper.signal);
+  } else t = await o.turn(checkPrompt({ item: o.item, ...next.check }), 'check', keeper.signal);
+  return { turnBase, told, t };
+}
+
+/** The cycle's end when the resumed turn ended it: fenced, stopped, timed out or failed. */
+function turnStopped(t: ResumedTurn, kind: NextTurn['kind'], keeper: ClaimKeeper, end: End): RetryOutcome | undefined {
+  const next = { kind };
+  if (keeper.fenced) return end({ outcome: 'failed', code: 'fenced', reason: keeper.fenced.message });
+  if (t.stopped) return end({ outcome: 'cancelled', reason: `the lane was stopped while the agent's ${next.kind} turn ran` });
+  if (t.timedOut) return end({ outcome: 'timeout', reason: `the agent's ${next.kind} turn ran past its timeout and was killed` });
+  if (t.exitCode !== 0)
+    return end({ outcome: 'failed', code: 'agent-failed', reason: `the agent's ${next.kind} turn exited ${t.exitCode}` });
+  return undefined;
+}
+
+/** The work after the turn, checked and kept on the remote: its new head, or the cycle's end. */
+async function workAfterTurn(
+  o: LandRetry,
+  kind: NextTurn['kind'],
+  at: { turnBase: string; told: string[]; keeper: ClaimKeeper },
+  end: End,
+): Promise<string | RetryOutcome> {
+  const { turnBase, told, keeper } = at;
+  const next = { kind };
+  let work: AgentWork;
+  try {
+    work = await o.collect(turnBase);
+  } catch (e) {
+    if (e instanceof AgentObjectsRefused || e instanceof ChangeTooLarge) return end({ outcome: 'failed', code: e.code, reason: e.message });
+    throw e;
+  }
+  if (!work.head) return end({ outcome: 'no-change', reason: `after its ${next.kind} turn the agent's work changes nothing on main` });
+  if (next.kind === 'conflict') {
+    const left = await markersLeft(o.lane, work.head, told);
+    if (left.length)
+      return end({
+        outcome: 'failed',
+        code: 'conflict',
+        reason: `the agent left conflict markers in ${left.join(', ')}; nothing landed`,
+        conflictFiles: conflictFiles(left),
+      });
+  }
+  try {
+    await keepWork(keeper, { item: o.item, branch: o.branch, head: work.head });
+  } catch (e) {
+    if (!isRefusal(e)) throw e;
+    return end({ outcome: 'failed', code: e.code, reason: `the resolved work could not be kept on ${o.branch}: ${firstLine(e)}` });
+  }
+  return work.head;
 }
 
 type NextTurn =

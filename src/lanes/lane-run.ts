@@ -26,8 +26,8 @@ import { secretPlaces } from '../machine/sandbox/places.js';
 import { chooseCheckSandbox } from '../land/check-sandbox.js';
 import { checkModelKeyPassed, gatewayCarriesKey, keyPassedByDefault } from './runtimes/installs.js';
 import { checkLaneLogin } from './login.js';
-import { refuseUnvouchedConfig, type ConfigTrust } from '../settings/config-trust.js';
-import { looseningsOf } from '../repo/config-loosening.js';
+import { refuseUnvouchedConfig } from '../settings/config-trust.js';
+import { ignoredRequesters, unfilteredNetwork, unprotectedLoosening, warningOf } from './lane-run-warnings.js';
 import { markRun, sweepDeadRuns } from './leftovers.js';
 import { startRunLog, sweepOldRunLogs } from './run-logs.js';
 import { boardHooks, watchLanes, type ProgressListener } from './run-progress.js';
@@ -139,22 +139,19 @@ export async function runLane(repo: Repo, input: LaneRunInput): Promise<LaneRunR
   });
 }
 
-async function runWith(
-  repo: Repo,
-  input: LaneRunInput,
-  s: LaneSettings,
-  o: {
-    main: Awaited<ReturnType<typeof resolveMain>>;
-    sandbox: 'bwrap' | 'none';
-    hide: string[];
-    program: RunContext['program'];
-    login: string;
-    first: Snapshot;
-    firstListing?: ItemListing;
-    cfg: { tip: string; config: RepoConfig };
-    warning?: string;
-  },
-): Promise<LaneRunResult> {
+interface RunOptions {
+  main: Awaited<ReturnType<typeof resolveMain>>;
+  sandbox: 'bwrap' | 'none';
+  hide: string[];
+  program: RunContext['program'];
+  login: string;
+  first: Snapshot;
+  firstListing?: ItemListing;
+  cfg: { tip: string; config: RepoConfig };
+  warning?: string;
+}
+
+async function runWith(repo: Repo, input: LaneRunInput, s: LaneSettings, o: RunOptions): Promise<LaneRunResult> {
   const { clock } = repo.deps;
   const runId = newRunId(clock.now());
   const lanes = input.verb === 'build' ? 1 : s.lanes;
@@ -169,30 +166,7 @@ async function runWith(
   });
   const notify = laneNotifier(repo, o.cfg.config, runId);
   rec.onCycle = (c) => notify?.cycle(c);
-  const ctx: RunContext = {
-    repo,
-    runId,
-    source: openItemSources(repo, o.cfg.config),
-    configAt: configReader(repo, o.cfg),
-    main: o.main,
-    gate: input.gate,
-    runtime: s.setup.runtime(repo.deps.env),
-    sandbox: o.sandbox,
-    program: o.program,
-    attended: input.attended,
-    envNames: s.envNames,
-    ttlMs: s.ttlMs,
-    agentTimeoutMs: s.agentTimeoutMs,
-    maxCycles: s.maxCycles,
-    deadline: s.deadline,
-    budgetDir: budgetDir(repo.deps.config.machineDir),
-    // secretPlaces covers abcd's config folder (the credential channel) and the temporary folder
-    // (other lanes' cycle folders); the cycle's own folder is bound back in on top.
-    hide: o.hide,
-    ...(repo.deps.signal ? { signal: repo.deps.signal } : {}),
-    ...(input.onOutput ? { onOutput: input.onOutput } : {}),
-    ...boardHooks(watchLanes(clock, rec, input.onProgress)),
-  };
+  const ctx = runContext(repo, input, s, o, { runId, rec });
 
   // What runs killed with -9 left in this clone and the temporary directory goes meanwhile, and old runs' logs.
   const sweeping = Promise.all([
@@ -225,6 +199,18 @@ async function runWith(
   }
   await Promise.all([rec.finish(end), logged(end, clock.now())]);
   await sweeping;
+  return runAnswer(input, s, o, { runId, rec, loop });
+}
+
+/** The run's answer: its outcome, exit and record; thrown with the refusal that stopped it, if one did. */
+function runAnswer(
+  input: LaneRunInput,
+  s: LaneSettings,
+  o: RunOptions,
+  r: { runId: string; rec: RunRecorder; loop: Awaited<ReturnType<typeof runLanes>> },
+): LaneRunResult {
+  const { runId, rec, loop } = r;
+  const stop = loop.stop;
   const outcome = summarize(loop.cycles);
   const exit = exitOf(input.verb, loop.cycles);
   const result: LaneRunResult = {
@@ -247,6 +233,37 @@ async function runWith(
     throw stop;
   }
   return result;
+}
+
+/** What every cycle of the run shares: the repository, the sources, the runtime, the sandbox, the limits. */
+function runContext(repo: Repo, input: LaneRunInput, s: LaneSettings, o: RunOptions, r: { runId: string; rec: RunRecorder }): RunContext {
+  const { clock } = repo.deps;
+  const { runId, rec } = r;
+  const ctx: RunContext = {
+    repo,
+    runId,
+    source: openItemSources(repo, o.cfg.config),
+    configAt: configReader(repo, o.cfg),
+    main: o.main,
+    gate: input.gate,
+    runtime: s.setup.runtime(repo.deps.env),
+    sandbox: o.sandbox,
+    program: o.program,
+    attended: input.attended,
+    envNames: s.envNames,
+    ttlMs: s.ttlMs,
+    agentTimeoutMs: s.agentTimeoutMs,
+    maxCycles: s.maxCycles,
+    deadline: s.deadline,
+    budgetDir: budgetDir(repo.deps.config.machineDir),
+    // secretPlaces covers abcd's config folder (the credential channel) and the temporary folder
+    // (other lanes' cycle folders); the cycle's own folder is bound back in on top.
+    hide: o.hide,
+    ...(repo.deps.signal ? { signal: repo.deps.signal } : {}),
+    ...(input.onOutput ? { onOutput: input.onOutput } : {}),
+    ...boardHooks(watchLanes(clock, rec, input.onProgress)),
+  };
+  return ctx;
 }
 
 /** lanes.notify's notifier, when configured: the URL is read from this process's own environment. */
@@ -378,37 +395,4 @@ function newRunId(now: number): string {
     .replace(/[-:]/g, '')
     .replace(/\.\d+Z$/, 'Z');
   return `${t}-${randomBytes(3).toString('hex')}`;
-}
-
-/** Said by a lane whose person keeps no allowed-signers list while main's config loosens the sandbox: nothing vouches for it. */
-function unprotectedLoosening(trust: ConfigTrust, config: RepoConfig): string | undefined {
-  const keys = trust.protected ? [] : looseningsOf({}, config, { checksJudged: false });
-  if (!keys.length) return undefined;
-  return (
-    `.abcd/config.json loosens the sandbox (${keys.join(', ')}) and is unprotected: without an allowed-signers list nobody can tell ` +
-    "the person's change from anyone's (docs/settings.md says how to keep one)."
-  );
-}
-
-/**
- * lanes.requesters in .abcd/config.json named who may request work, but anyone who can land
- * can change that file, and it matched self-stated session ids: it gives no authority now.
- */
-function ignoredRequesters(cfg: { requesters?: string[] | undefined }): string | undefined {
-  if (!cfg.requesters?.length) return undefined;
-  return (
-    'lanes.requesters in .abcd/config.json is ignored: anyone who can land can change it. Requesters are named in the ' +
-    "person's signed settings now (abcd settings requesters a@example.com,b@example.com)."
-  );
-}
-
-/** Unsandboxed, the agent has the host's network and files: no sandbox or egress proxy stands between, and the lane says so. */
-function unfilteredNetwork(sandbox: 'bwrap' | 'none', cfg: LanesConfig): string | undefined {
-  if (sandbox !== 'none') return undefined;
-  return `The agent runs unsandboxed: it has this computer's network and files as you do, with no sandbox and no egress proxy${cfg.network?.allow ? ' (lanes.network.allow does not apply)' : ''}.`;
-}
-
-function warningOf(parts: (string | undefined)[]): { warning: string } | undefined {
-  const text = parts.filter(Boolean).join(' ');
-  return text ? { warning: text } : undefined;
 }

@@ -10,6 +10,7 @@ import { pruneDeadWorktrees } from '../land/worktree.js';
 import { ownerOf, pruneDeadCycleFolders, pruneDeadOwners, removeTree, SELF_NAME } from '../machine/owned-folders.js';
 import { readPidSpace } from '../machine/gate/process.js';
 import type { Repo } from '../repo/repo.js';
+import { unlessMissing } from '../core/best-effort.js';
 
 // A run id as lane-run.ts makes it (a UTC timestamp and random hex): nothing else is swept.
 const RUN_ID = /^[0-9A-Za-z]+-[0-9a-f]+$/;
@@ -39,7 +40,7 @@ export async function markRun(repo: Repo, runId: string): Promise<() => Promise<
 /** The held-claim folders of the run's lanes (sessions `<session>.lane<n>.<run>`). */
 async function heldOf(repo: Repo, runId: string): Promise<string[]> {
   const held = join(repo.commonDir, 'abcd', 'held');
-  return (await readdir(held).catch(() => [])).filter((s) => s.endsWith(`.${runId}`)).map((s) => join(held, s));
+  return (await readdir(held).catch(unlessMissing([] as string[]))).filter((s) => s.endsWith(`.${runId}`)).map((s) => join(held, s));
 }
 
 /** Removes what dead lane runs left: in the temporary directory, and in this clone. */

@@ -9,6 +9,7 @@ import { scrubSecrets } from '../core/scrub.js';
 import { STEER_ENVELOPE_FIRST_LINE } from '../steering/envelope.js';
 import type { CycleRecord } from '../records/lane-result.js';
 import type { AgentSession, RuntimeName, TurnKind } from './runtimes/runtime.js';
+import { unlessMissing } from '../core/best-effort.js';
 
 // A turn's text is shown by its first few lines; the log is not the place for the whole prompt.
 const PROMPT_LINES = 3;
@@ -38,7 +39,7 @@ export function marksFile(logPath: string): string {
 
 /** The marks of a log, in the order written; a torn or foreign line is skipped. */
 export async function readMarks(logPath: string): Promise<LogMark[]> {
-  const text = await readFile(marksFile(logPath), 'utf8').catch(() => '');
+  const text = await readFile(marksFile(logPath), 'utf8').catch(unlessMissing(''));
   const out: LogMark[] = [];
   for (const line of text.split('\n')) {
     if (!line.trim()) continue;

@@ -24,6 +24,7 @@ import type { PendingEntry, Snapshot } from '../repo/snapshot.js';
 import { acceptsRequest } from '../steering/requesters.js';
 import { judgeRequest } from '../steering/requests.js';
 import type { SteerWatcher } from './watcher.js';
+import { unlessRefusal } from '../core/best-effort.js';
 
 /**
  * The records a landing writes for the requests its cycle absorbed: the item's new receipt
@@ -144,8 +145,9 @@ async function landedByRun(git: Git, o: { snap: Snapshot; item: ItemKey; head: s
     .some((blob) => {
       try {
         return names(decodeClaim(ref, blob));
-      } catch {
-        return false;
+      } catch (e) {
+        // A claim generation that does not decode names no one.
+        return unlessRefusal(false)(e);
       }
     });
 }
@@ -178,8 +180,9 @@ export async function followUpItems(repo: Repo, snap: Snapshot, o: { mainTip: st
         answered.map((p) => ({ ref: p.ref, newOid: null, lease: p.tip })),
         { atomic: false },
       );
-    } catch {
+    } catch (e) {
       // The remote went away: the covered slot is skipped again next time.
+      unlessRefusal(undefined)(e);
     }
   }
   return out;

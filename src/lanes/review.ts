@@ -8,6 +8,7 @@ import { readSnapshot } from '../repo/snapshot.js';
 import type { Repo } from '../repo/repo.js';
 import { sanitizeText } from '../core/sanitize.js';
 import { protectedPathsOf } from '../repo/protected-paths.js';
+import { unlessRefusal } from '../core/best-effort.js';
 
 // How much of each part of one review's diff is shown; past it the answer says it was cut.
 const MAX_DIFF_CHARS = 256 * 1024;
@@ -39,7 +40,7 @@ export async function listReviews(repo: Repo, o: { item?: ItemKey } = {}): Promi
   if (!waiting.length) return { reviews: [] };
   const specs = waiting.map((e) => `+refs/heads/${e.claim.review.branch}:${REVIEW_REFS}${e.claim.review.branch}`);
   // A branch gone from the remote fails the whole fetch: then each is looked at as this clone has it.
-  await repo.store.fetch(specs).catch(() => undefined);
+  await repo.store.fetch(specs).catch(unlessRefusal(undefined));
   const reviews: ReviewView[] = [];
   for (const e of waiting.sort((a, b) => (a.claim.item < b.claim.item ? -1 : 1)))
     reviews.push(await reviewOf(repo, e.claim.item, e.claim.review));

@@ -9,6 +9,7 @@ import { cycleLogName, runLogDir } from './cycle-log.js';
 import { listRunLogs, readRunLogMeta, runStillGoing, type RunLogMeta } from './run-logs.js';
 import { readMarks } from './log-marks.js';
 import { Transcript, renderTranscript } from './transcript.js';
+import { unlessMissing } from '../core/best-effort.js';
 
 // The runs a refusal names: the newest, enough to pick from.
 const KNOWN_SHOWN = 10;
@@ -59,7 +60,7 @@ export async function resolveRun(commonDir: string, given: string): Promise<stri
 /** The run's cycle logs in the order the cycles started, those of `item` only when given (its short name). */
 export async function cycleLogs(commonDir: string, runId: string, item?: string): Promise<CycleLogFile[]> {
   const dir = runLogDir(commonDir, runId);
-  const files = (await readdir(dir).catch(() => [] as string[]))
+  const files = (await readdir(dir).catch(unlessMissing([] as string[])))
     .map((f) => /^(\d+)-(.+)\.log$/.exec(f))
     .filter((m): m is RegExpExecArray => m !== null)
     .map((m) => ({ cycle: Number(m[1]), item: m[2]!, file: join(dir, m[0]) }))
@@ -149,7 +150,7 @@ export async function followRun(o: {
 
 /** The file's bytes from `offset` on, up to a whole character (a cut one waits for the next read). */
 async function readFrom(file: string, offset: number): Promise<Buffer> {
-  const h = await open(file, 'r').catch(() => undefined);
+  const h = await open(file, 'r').catch(unlessMissing(undefined));
   if (!h) return Buffer.alloc(0);
   try {
     const { size } = await h.stat();

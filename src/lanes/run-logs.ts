@@ -6,6 +6,7 @@ import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/p
 import { join } from 'node:path';
 import { processGoneIn, readPidSpace, readStartTime } from '../machine/gate/process.js';
 import { logsRoot, runLogDir } from './cycle-log.js';
+import { unlessMissing } from '../core/best-effort.js';
 
 export const RUN_LOG_META = 'run.json';
 // A run id as lane-run.ts makes it (a UTC timestamp and random hex): nothing else is swept.
@@ -70,7 +71,7 @@ export function runStillGoing(meta: RunLogMeta | undefined): boolean {
 
 /** The run ids that have a log folder in this clone, oldest first (ids start with their UTC start). */
 export async function listRunLogs(commonDir: string): Promise<string[]> {
-  const names = await readdir(logsRoot(commonDir)).catch(() => [] as string[]);
+  const names = await readdir(logsRoot(commonDir)).catch(unlessMissing([] as string[]));
   return names.filter((n) => RUN_ID.test(n)).sort();
 }
 

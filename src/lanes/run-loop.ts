@@ -20,6 +20,7 @@ import { acceptsRequest } from '../steering/requesters.js';
 import { readClock } from '../repo/clock-view.js';
 import type { RunRecorder } from './recorder.js';
 import { teamAllowsCycle } from './team-budget/pool.js';
+import { unlessRefusal } from '../core/best-effort.js';
 
 export interface LoopOptions {
   lifecycle: 'once' | 'poll' | 'timed';
@@ -61,16 +62,7 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
   const bound = o.bound ? formatItem(o.bound) : undefined;
   let preread = o.first;
   let prelisted = o.first ? o.firstListing : undefined;
-  // main's config is judged again whenever main or the settings moved: a long drain must not
-  // run its next cycle under a loosening landed meanwhile by anyone but the person.
-  let judged: string | undefined;
-  const judgeConfig = async (snap: Snapshot) => {
-    const mainTip = await ctx.main.tipIn(snap);
-    const key = `${mainTip} ${snap.settingsTip ?? ''}`;
-    if (judged === key) return;
-    await refuseUnvouchedConfig(ctx.repo, { mainTip, snap });
-    judged = key;
-  };
+  const judgeConfig = configJudge(ctx);
 
   const worker = async (n: number) => {
     const lane = laneRepo(ctx.repo, ctx.runId, n);
@@ -102,24 +94,7 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
         stop ??= team;
         return;
       }
-      const listing = preListed ?? (await ctx.source.list(await ctx.main.tipIn(snap)));
-      const now = clock.now();
-      // Follow-ups: pending slots (less those a receipt covers: the run in flight absorbed them) and open steers.
-      const pending = await followUpItems(ctx.repo, snap, { mainTip: await ctx.main.tipIn(snap) });
-      // A done item is work only when reopened: by a claim `reserve --reopen` took, by this
-      // build, or by a follow-up asked before it landed.
-      const reopened = reopenedItems(snap.claims.values());
-      for (const k of followUpsOfLanding(snap.claims.values(), snap.pending.values(), pending)) reopened.add(k);
-      if (bound && o.reopen) reopened.add(bound);
-      // Work a lane left for the person's review is not taken again until the person acts on it.
-      const reviewing = reviewingItems(snap.claims.values());
-      const ready = actionable(
-        listing.items,
-        liveClaims(snap.claims.values(), now, await readClock(ctx.repo)),
-        pending,
-        reopened,
-        reviewing,
-      );
+      const { listing, now, ready } = await readyWork(ctx, snap, preListed, { bound, reopen: o.reopen });
       if (o.lifecycle === 'once') found ??= discovered(listing.items, ready, bound);
       const cands = ready.filter((i) => {
         const k = formatItem(i.key);
@@ -129,16 +104,7 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
       });
       const next = cands[0];
       if (!next) {
-        for (const i of ready) {
-          const k = formatItem(i.key);
-          if ((attempts.get(k) ?? 0) >= o.maxCycles)
-            rec.defer(shortItem(i.key), `the cycle cap of ${o.maxCycles} per item per run was reached`);
-        }
-        // once: what it found and waits to take over is still its work while it is still ready.
-        const awaiting = ready.some((i) => later.has(formatItem(i.key)) && !tried.has(formatItem(i.key)));
-        if (inFlight.size === 0 && (o.lifecycle === 'once' ? !awaiting : clock.now() - lastWork >= o.idleMs)) return;
-        if (clock.now() + CHECK_EVERY_MS >= ctx.deadline) return;
-        await clock.sleep(CHECK_EVERY_MS * (0.8 + Math.random() * 0.4), ctx.signal);
+        if (await nothingToTake(ctx, rec, o, { ready, attempts, later, tried, inFlight, lastWork })) return;
         continue;
       }
       const k = formatItem(next.key);
@@ -191,25 +157,96 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
   };
   await Promise.all(Array.from({ length: o.lanes }, (_, i) => guard(i + 1)));
   // once leaves a follow-up asked for during its cycles to the next build or drain: say so.
-  if (o.lifecycle === 'once' && cycles.length && !stop) {
-    try {
-      const last = await readPendingOf(ctx, tried);
-      const mainTip = last ? await ctx.main.tip() : '';
-      for (const p of last?.pending.values() ?? []) {
-        const req = { kind: 'pending' as const, id: p.tip };
-        if (
-          tried.has(p.item) &&
-          acceptsRequest({ tip: p.tip, stated: p.request.requester }, ctx.repo.me, last!) &&
-          !(await consumptionProven(ctx.repo.git, { snap: last!, mainTip, item: parseKey(p.item), req }))
-        ) {
-          rec.defer(shortItem(parseKey(p.item)), 'a follow-up request waits in its pending slot for the next build or drain');
-        }
-      }
-    } catch {
-      // The result still stands without this note; the slot itself stays on the remote.
-    }
-  }
+  if (o.lifecycle === 'once' && cycles.length && !stop) await deferFollowUps(ctx, rec, tried);
   return { cycles, ...(stop ? { stop } : {}) };
+}
+
+/**
+ * main's config is judged again whenever main or the settings moved: a long drain must not
+ * run its next cycle under a loosening landed meanwhile by anyone but the person.
+ */
+function configJudge(ctx: RunContext) {
+  let judged: string | undefined;
+  return async (snap: Snapshot) => {
+    const mainTip = await ctx.main.tipIn(snap);
+    const key = `${mainTip} ${snap.settingsTip ?? ''}`;
+    if (judged === key) return;
+    await refuseUnvouchedConfig(ctx.repo, { mainTip, snap });
+    judged = key;
+  };
+}
+
+/** The items a lane may take now, from the read just made (or the run's entry's listing). */
+async function readyWork(
+  ctx: RunContext,
+  snap: Snapshot,
+  preListed: ItemListing | undefined,
+  o: { bound: string | undefined; reopen: boolean | undefined },
+) {
+  const { clock } = ctx.repo.deps;
+  const { bound } = o;
+  const listing = preListed ?? (await ctx.source.list(await ctx.main.tipIn(snap)));
+  const now = clock.now();
+  // Follow-ups: pending slots (less those a receipt covers: the run in flight absorbed them) and open steers.
+  const pending = await followUpItems(ctx.repo, snap, { mainTip: await ctx.main.tipIn(snap) });
+  // A done item is work only when reopened: by a claim `reserve --reopen` took, by this
+  // build, or by a follow-up asked before it landed.
+  const reopened = reopenedItems(snap.claims.values());
+  for (const k of followUpsOfLanding(snap.claims.values(), snap.pending.values(), pending)) reopened.add(k);
+  if (bound && o.reopen) reopened.add(bound);
+  // Work a lane left for the person's review is not taken again until the person acts on it.
+  const reviewing = reviewingItems(snap.claims.values());
+  const ready = actionable(listing.items, liveClaims(snap.claims.values(), now, await readClock(ctx.repo)), pending, reopened, reviewing);
+  return { listing, now, ready };
+}
+
+/** With no item to take: true when the lane is done, false after it waited to check again. */
+async function nothingToTake(
+  ctx: RunContext,
+  rec: RunRecorder,
+  o: LoopOptions,
+  w: {
+    ready: ItemDoc[];
+    attempts: Map<string, number>;
+    later: Map<string, number>;
+    tried: Set<string>;
+    inFlight: Set<string>;
+    lastWork: number;
+  },
+): Promise<boolean> {
+  const { clock } = ctx.repo.deps;
+  const { ready, attempts, later, tried, inFlight, lastWork } = w;
+  for (const i of ready) {
+    const k = formatItem(i.key);
+    if ((attempts.get(k) ?? 0) >= o.maxCycles) rec.defer(shortItem(i.key), `the cycle cap of ${o.maxCycles} per item per run was reached`);
+  }
+  // once: what it found and waits to take over is still its work while it is still ready.
+  const awaiting = ready.some((i) => later.has(formatItem(i.key)) && !tried.has(formatItem(i.key)));
+  if (inFlight.size === 0 && (o.lifecycle === 'once' ? !awaiting : clock.now() - lastWork >= o.idleMs)) return true;
+  if (clock.now() + CHECK_EVERY_MS >= ctx.deadline) return true;
+  await clock.sleep(CHECK_EVERY_MS * (0.8 + Math.random() * 0.4), ctx.signal);
+  return false;
+}
+
+/** once leaves a follow-up asked for during its cycles to the next build or drain: it says so. */
+async function deferFollowUps(ctx: RunContext, rec: RunRecorder, tried: Set<string>): Promise<void> {
+  try {
+    const last = await readPendingOf(ctx, tried);
+    const mainTip = last ? await ctx.main.tip() : '';
+    for (const p of last?.pending.values() ?? []) {
+      const req = { kind: 'pending' as const, id: p.tip };
+      if (
+        tried.has(p.item) &&
+        acceptsRequest({ tip: p.tip, stated: p.request.requester }, ctx.repo.me, last!) &&
+        !(await consumptionProven(ctx.repo.git, { snap: last!, mainTip, item: parseKey(p.item), req }))
+      ) {
+        rec.defer(shortItem(parseKey(p.item)), 'a follow-up request waits in its pending slot for the next build or drain');
+      }
+    }
+  } catch (e) {
+    // The result still stands without this note; the slot itself stays on the remote.
+    unlessRefusal(undefined)(e);
+  }
 }
 
 // A once drain waits for a lapsed claim this long past the takeover delay (its own sighting's

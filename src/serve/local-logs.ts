@@ -9,6 +9,7 @@ import { RUNTIMES } from '../lanes/runtimes/index.js';
 import { cycleHeading, cycleLogs, readRunLogs, type CycleLogFile } from '../lanes/run-log-read.js';
 import { listRunLogs } from '../lanes/run-logs.js';
 import type { Fleet } from './fleet.js';
+import { unlessMissing } from '../core/best-effort.js';
 
 /** Renders a run's cycle logs (of one item, when asked) as the text a person reads. */
 export type TranscriptRenderer = (files: ReadonlyArray<CycleLogFile & { text: string; transcript?: string }>) => string;
@@ -39,7 +40,7 @@ export async function latestActions(commonDir: string, fleet: Fleet): Promise<Ma
 }
 
 async function lastLine(file: string): Promise<string | undefined> {
-  const h = await open(file, 'r').catch(() => undefined);
+  const h = await open(file, 'r').catch(unlessMissing(undefined));
   if (!h) return undefined;
   try {
     const { size } = await h.stat();

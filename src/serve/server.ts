@@ -72,34 +72,12 @@ export async function startServer(o: ServeOptions): Promise<Served> {
       res.end();
       return;
     }
-    if (url.pathname === '/') return page(res);
+    if (url.pathname === '/') return page(res, views);
     if (url.pathname === '/events') return stream(req, res);
     const run = /^\/run\/([^/]+)$/.exec(url.pathname)?.[1];
-    if (run !== undefined) return transcript(res, decodedOrEmpty(run), url.searchParams.get('item') ?? undefined);
+    if (run !== undefined) return transcript(o, res, decodedOrEmpty(run), url.searchParams.get('item') ?? undefined);
     res.writeHead(404, { ...SECURITY_HEADERS, 'content-type': 'text/plain; charset=utf-8' });
     res.end('abcd serve: no such page\n');
-  }
-
-  async function page(res: ServerResponse): Promise<void> {
-    const body = await views.fresh();
-    const nonce = randomBytes(16).toString('base64');
-    res.writeHead(200, htmlHeaders(nonce));
-    res.end(pageHtml(new Html(body), nonce));
-  }
-
-  async function transcript(res: ServerResponse, runId: string, item?: string): Promise<void> {
-    const nonce = randomBytes(16).toString('base64');
-    const ok = RUN_ID.test(runId) && (item === undefined || ITEM.test(item));
-    const text = ok ? await o.transcript(runId, item) : undefined;
-    res.writeHead(text === undefined ? 404 : 200, htmlHeaders(nonce));
-    const title = `run ${runId}${item ? ` · ${item}` : ''}`;
-    res.end(
-      transcriptHtml(
-        title,
-        text ?? 'This clone keeps no logs of that run: its logs stay on the computer that ran it (abcd logs there).',
-        nonce,
-      ),
-    );
   }
 
   async function stream(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -192,6 +170,30 @@ function htmlHeaders(nonce: string): Record<string, string> {
     'content-type': 'text/html; charset=utf-8',
     'content-security-policy': `default-src 'none'; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
   };
+}
+
+/** The fleet's page, from the read shared by every viewer. */
+async function page(res: ServerResponse, views: ReturnType<typeof sharedView>): Promise<void> {
+  const body = await views.fresh();
+  const nonce = randomBytes(16).toString('base64');
+  res.writeHead(200, htmlHeaders(nonce));
+  res.end(pageHtml(new Html(body), nonce));
+}
+
+/** A run's transcript as this clone keeps it, or a 404 page saying where its logs are. */
+async function transcript(o: ServeOptions, res: ServerResponse, runId: string, item?: string): Promise<void> {
+  const nonce = randomBytes(16).toString('base64');
+  const ok = RUN_ID.test(runId) && (item === undefined || ITEM.test(item));
+  const text = ok ? await o.transcript(runId, item) : undefined;
+  res.writeHead(text === undefined ? 404 : 200, htmlHeaders(nonce));
+  const title = `run ${runId}${item ? ` · ${item}` : ''}`;
+  res.end(
+    transcriptHtml(
+      title,
+      text ?? 'This clone keeps no logs of that run: its logs stay on the computer that ran it (abcd logs there).',
+      nonce,
+    ),
+  );
 }
 
 /** A path segment decoded; '' (no run) when it is not valid percent-encoding. */

@@ -127,6 +127,11 @@ export function renderGithubWorkflow(o: LaneCiOptions): string {
   const cliVars = INSTALLED_RUNTIMES.map((r) => `${cliPackageVariable(r)}: ${expr(`vars.${cliPackageVariable(r)}`)}`).join('\n          ');
   const label = o.readyLabel ?? DEFAULT_READY_LABEL;
   const appConfig = appConfigLines('$RUNNER_TEMP').join('\n          ');
+  return `${workflowHead(o, label)}${gateJob(label)}${laneJob(o, { minutes, install, cli, lane, keys, cliVars, appConfig })}`;
+}
+
+/** The workflow's opening comment, its name, its triggers and its token's permissions. */
+function workflowHead(o: LaneCiOptions, label: string): string {
   return `${GENERATED_MARKER} --ci github\`; edit freely, \`--force\` rewrites it.
 #
 # Runs abcd's unattended lanes here rather than on the person's computer, where their own
@@ -177,7 +182,12 @@ on:
 permissions:
   contents: read
 
-jobs:
+`;
+}
+
+/** The gate job: which item, and whether whoever asked may start a lane. */
+function gateJob(label: string): string {
+  return `jobs:
   gate:
     # Before anything runs: which item, and whether whoever asked may start a lane.
     runs-on: ubuntu-latest
@@ -203,7 +213,16 @@ jobs:
           LANE_ASSOCIATIONS: ${expr('vars.LANE_AUTHOR_ASSOCIATIONS')}
         run: |
           ${GATE_SCRIPT.join('\n          ')}
-  lane:
+`;
+}
+
+/** The lane job: the deadline, the sandbox, abcd, the agent's CLI, the App's key, then the lane. */
+function laneJob(
+  o: LaneCiOptions,
+  v: { minutes: number; install: string; cli: string; lane: string; keys: string; cliVars: string; appConfig: string },
+): string {
+  const { minutes, install, cli, lane, keys, cliVars, appConfig } = v;
+  return `  lane:
     needs: gate
     if: ${expr("needs.gate.outputs.go == 'true'")}
     runs-on: ubuntu-latest

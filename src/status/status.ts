@@ -138,6 +138,42 @@ export async function status(repo: Repo, snapshot?: Snapshot): Promise<StatusDat
     steers: kept(read.steers),
     receipts: kept(read.receipts),
   };
+  const claims = await claimViews(repo, snap, { pruned, now, view });
+  const refused = [...snap.refused.values(), ...(snap.settingsIgnored ? [snap.settingsIgnored] : [])].map((r) => ({
+    ref: r.ref,
+    code: r.refusal.code,
+    exit: r.refusal.exit,
+    message: r.refusal.message,
+    data: r.refusal.data,
+  }));
+  const queue = queueViews(snap, now, view);
+  const announcements = announcementViews(repo, snap, pruned, now);
+  return {
+    remote: repo.store.remote,
+    readAt: snap.readAt,
+    session: formatHolder(repo.me),
+    claims,
+    queue,
+    announcements,
+    settings: snap.settings,
+    settingsTrust: snap.settingsTrust,
+    requestTrust: { protected: snap.requestTrust?.protected ?? false, signers: snap.requestTrust?.signers ?? '' },
+    refused,
+    unknown: [...snap.unknown],
+    pruned: pruned.size,
+    ...lanesNow(snap, now, claims),
+    ...steerViews(snap),
+    ...(skew ? { clockSkew: { writer: skew.writer, minMs: skew.lo, maxMs: skew.hi, limitMs: CLOCK_SKEW_LIMIT_MS } } : {}),
+  };
+}
+
+/** Every claim not pruned, as status shows it, by item in natural order; a stale one seen by this clone. */
+async function claimViews(
+  repo: Repo,
+  snap: Snapshot,
+  o: { pruned: ReadonlySet<string>; now: number; view: Awaited<ReturnType<typeof readClock>> },
+): Promise<ClaimView[]> {
+  const { pruned, now, view } = o;
   const claims: ClaimView[] = [];
   for (const e of snap.claims.values()) {
     if (pruned.has(e.ref)) continue;
@@ -173,13 +209,11 @@ export async function status(repo: Repo, snapshot?: Snapshot): Promise<StatusDat
     });
   }
   claims.sort((a, b) => compareNatural(a.item, b.item));
-  const refused = [...snap.refused.values(), ...(snap.settingsIgnored ? [snap.settingsIgnored] : [])].map((r) => ({
-    ref: r.ref,
-    code: r.refusal.code,
-    exit: r.refusal.exit,
-    message: r.refusal.message,
-    data: r.refusal.data,
-  }));
+  return claims;
+}
+
+/** The land queue in its order, each entry alive or skipped, with its batch. */
+function queueViews(snap: Snapshot, now: number, view: Awaited<ReturnType<typeof readClock>>): QueueView[] {
   const queue = queueOrder(snap.queue.values()).map((q, i) => ({
     position: i + 1,
     item: q.item,
@@ -193,6 +227,11 @@ export async function status(repo: Repo, snapshot?: Snapshot): Promise<StatusDat
     ...(entryState(q, snap, now, view) === 'unreadable' ? { skipped: skippedOf(q, snap) } : {}),
     ...batchOf(q, snap),
   }));
+  return queue;
+}
+
+/** The announcements not pruned nor expired, newest first. */
+function announcementViews(repo: Repo, snap: Snapshot, pruned: ReadonlySet<string>, now: number) {
   const announcements = [...snap.announcements.values()]
     .filter((a) => !pruned.has(a.ref) && !isPastExpiry(a.record, now))
     .map((a) => ({
@@ -207,23 +246,7 @@ export async function status(repo: Repo, snapshot?: Snapshot): Promise<StatusDat
       mine: sameSession(a.record.holder, repo.me),
     }))
     .sort((a, b) => b.at - a.at);
-  return {
-    remote: repo.store.remote,
-    readAt: snap.readAt,
-    session: formatHolder(repo.me),
-    claims,
-    queue,
-    announcements,
-    settings: snap.settings,
-    settingsTrust: snap.settingsTrust,
-    requestTrust: { protected: snap.requestTrust?.protected ?? false, signers: snap.requestTrust?.signers ?? '' },
-    refused,
-    unknown: [...snap.unknown],
-    pruned: pruned.size,
-    ...lanesNow(snap, now, claims),
-    ...steerViews(snap),
-    ...(skew ? { clockSkew: { writer: skew.writer, minMs: skew.lo, maxMs: skew.hi, limitMs: CLOCK_SKEW_LIMIT_MS } } : {}),
-  };
+  return announcements;
 }
 
 /** The lane runs, the lanes at work now, and what failed, each judged on the same clock and process view. */

@@ -9,6 +9,7 @@ import type { RefUpdate } from '../records/store.js';
 import { sanitizeLine } from '../core/sanitize.js';
 import type { Repo } from '../repo/repo.js';
 import type { Snapshot } from '../repo/snapshot.js';
+import { unlessRefusal } from '../core/best-effort.js';
 
 export interface SteerView {
   item: string;
@@ -82,7 +83,7 @@ export async function pruneSteerRecords(repo: Repo, snap: Snapshot): Promise<Set
   try {
     const r = await repo.store.push(doomed, { atomic: false });
     return new Set((r.ok ? doomed : doomed.filter((u) => r.remoteTips.get(u.ref) === null)).map((u) => u.ref));
-  } catch {
-    return new Set(); // the remote went away: pruning waits for the next reader
+  } catch (e) {
+    return unlessRefusal(new Set<string>())(e); // the remote went away: pruning waits for the next reader
   }
 }

@@ -9,6 +9,7 @@ import { TEAM_BUDGET_REF } from '../../records/refs.js';
 import { debitedTokens, safeUsd, type CycleUsage } from '../../machine/budget/usage.js';
 import { holdMore, type HoldAnswer } from './hold.js';
 import { chargeTeam, reserveTeamCycle, RESERVE_MARGIN_MS, settleTeamCycle, type HeldReservation } from './pool.js';
+import { unlessRefusal } from '../../core/best-effort.js';
 
 export interface TeamCycle {
   /** `seen`: the read the cycle's claim was taken on; without a team limit in it nothing more is read. */
@@ -115,7 +116,7 @@ export function teamCycle(lane: Repo, o: { runtime: string; item: string; ttlMs:
       const h = held;
       held = undefined;
       // Best effort: left open, another computer settles it at the same amount after its expiry.
-      if (h) await settleTeamCycle(lane, h, { tokens: h.tokens, usd: h.usd }).catch(() => undefined);
+      if (h) await settleTeamCycle(lane, h, { tokens: h.tokens, usd: h.usd }).catch(unlessRefusal(undefined));
     },
   };
 }

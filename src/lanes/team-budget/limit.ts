@@ -15,6 +15,7 @@ import { readTrustCache, writeTrustCache } from '../../repo/settings-trust/cache
 import { listGenerations, verifyGeneration, writeSshSigners } from '../../repo/settings-trust/verify.js';
 import { repositoryRoot } from '../../repo/settings-trust/repository.js';
 import type { TeamLimit } from './ledger.js';
+import { unlessRefusal } from '../../core/best-effort.js';
 
 // A reader looks this far back for a valid generation (each signed one costs a verify-commit).
 const MAX_GENERATIONS_WALKED = 200;
@@ -44,7 +45,7 @@ export async function judgeTeamLimit(repo: Repo, snap: Snapshot): Promise<LimitV
   const signers = list?.path ?? allowedSignersPath(repo.deps.config.configDir);
   const entry = snap.teamBudget;
   if (!entry) return { protected: Boolean(list), signers };
-  const root = await repositoryRoot(repo).catch(() => undefined);
+  const root = await repositoryRoot(repo).catch(unlessRefusal(undefined));
   const ours = (r: TeamBudgetRecord) => root !== undefined && r.repository === root;
   if (!list) {
     return ours(entry.record)

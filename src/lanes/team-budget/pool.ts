@@ -18,6 +18,7 @@ import { readCachedSnapshot, readSnapshot, type Snapshot } from '../../repo/snap
 import { poolUsd } from '../../machine/budget/usage.js';
 import { judgeTeamLimit, type LimitVerdict } from './limit.js';
 import { charged, exhaustedBy, ledgerFor, medianRecent, settled, withReservation, type Spent } from './ledger.js';
+import { unlessRefusal } from '../../core/best-effort.js';
 
 /** A reservation when there is no `lanes.cycleReserve` and no settled cycle to take the median of. */
 export const DEFAULT_RESERVE_TOKENS = 100_000;
@@ -92,7 +93,8 @@ export async function reserveTeamCycle(
     const ledger = await settleLapsed(repo, pool.snap, before);
     if (exhaustedBy(ledger, limit).length) {
       // What lapsed is settled even so: the next reader finds it counted.
-      if (ledger !== before) await writeLedger(repo, pool.ledger?.tip ?? null, ledger, 'settle lapsed reservations').catch(() => false);
+      if (ledger !== before)
+        await writeLedger(repo, pool.ledger?.tip ?? null, ledger, 'settle lapsed reservations').catch(unlessRefusal(false));
       throw exhausted(ledger, limit);
     }
     const median = medianRecent(ledger);
@@ -170,7 +172,7 @@ export async function settleTeamCycle(repo: Repo, held: HeldReservation, used: S
 export async function chargeTeam(repo: Repo, who: { runtime: string; item: string }, used: Spent): Promise<void> {
   if (used.tokens === 0 && used.usd === 0) return;
   for (let i = 0; i < MAX_CAS_TRIES; i++) {
-    const pool = await readTeamPool(repo).catch(() => undefined);
+    const pool = await readTeamPool(repo).catch(unlessRefusal(undefined));
     const limit = pool?.verdict.limit;
     if (!pool || !limit) return;
     const now = repo.deps.clock.now();
@@ -179,7 +181,8 @@ export async function chargeTeam(repo: Repo, who: { runtime: string; item: strin
       at: now,
       by: repo.me,
     };
-    if (await writeLedger(repo, pool.ledger?.tip ?? null, next, `charge ${used.tokens} tokens for ${who.item}`).catch(() => true)) return;
+    if (await writeLedger(repo, pool.ledger?.tip ?? null, next, `charge ${used.tokens} tokens for ${who.item}`).catch(unlessRefusal(true)))
+      return;
   }
 }
 

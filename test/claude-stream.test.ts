@@ -6,7 +6,7 @@ import { ClaudeStream } from '../src/lanes/runtimes/claude/claude-stream.js';
 import { checkClaudeConfig, claudeArgv } from '../src/lanes/runtimes/claude/claude-args.js';
 import type { AgentActivity } from '../src/lanes/runtimes/runtime.js';
 import { parseRepoConfig } from '../src/repo/config.js';
-import { laneSettings } from '../src/lanes/options.js';
+import { laneSettings } from '../src/lanes/run/options.js';
 
 const SID = '70533e85-c906-47a0-b1ee-ea608f806e2b';
 const line = (m: unknown) => JSON.stringify(m) + '\n';

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupTemp, git, isolatedEnv, tempDir } from './harness/git-env.js';
 import { makeRemote, type BareRemote } from './harness/remote.js';
 import { makeSession, type Session } from './harness/session.js';
-import { ITEM_FILES_CHECK } from '../src/land/item-checks.js';
+import { ITEM_FILES_CHECK } from '../src/land/checks/item-checks.js';
 
 afterAll(cleanupTemp);
 

@@ -2,7 +2,7 @@
 // many check rounds it takes. A "tree" here is the set of entries on main plus those tested;
 // a failure is known by its tree (the land keeps them so), so a retest of the same tree runs no check.
 import { describe, expect, it } from 'vitest';
-import { settleBatch, type Outcome } from '../src/land/bisect.js';
+import { settleBatch, type Outcome } from '../src/land/speculation/bisect.js';
 
 /** Bases are landings: '' is main, 'a+c' is main after a and c landed. */
 function scripted(fails: (tree: Set<string>) => boolean) {

@@ -4,8 +4,8 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { queueOrder } from '../src/land/queue-order.js';
-import { rankFor } from '../src/land/priority.js';
+import { queueOrder } from '../src/land/queue/queue-order.js';
+import { rankFor } from '../src/land/queue/priority.js';
 import type { QueueEntry } from '../src/repo/snapshot.js';
 import { cleanupTemp, git, tempDir } from './harness/git-env.js';
 import { remoteWithItems } from './harness/lanes.js';

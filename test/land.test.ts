@@ -436,7 +436,7 @@ describe('land', () => {
     const [{ openRepo }, { readSnapshot }, { ClaimKeeper }, { systemClock }] = await Promise.all([
       import('../src/repo/repo.js'),
       import('../src/repo/snapshot.js'),
-      import('../src/land/claim-keeper.js'),
+      import('../src/claims/claim-keeper.js'),
       import('../src/core/deps.js'),
     ]);
     const { envConfig } = await import('../src/cli/env-config.js');

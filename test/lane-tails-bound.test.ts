@@ -2,7 +2,7 @@
 // whatever the agent printed, and only the newest cycles keep theirs.
 import { describe, expect, it } from 'vitest';
 import { encodeLaneResult, MAX_RESULT_CYCLES, type LaneResultRecord } from '../src/records/lane-result.js';
-import { agentTail, keepNewestTails, MAX_TAIL_BYTES, MAX_TAILED_CYCLES, recordTail } from '../src/lanes/output-tail.js';
+import { agentTail, keepNewestTails, MAX_TAIL_BYTES, MAX_TAILED_CYCLES, recordTail } from '../src/lanes/logs/output-tail.js';
 
 describe('record tails', () => {
   it('a tail of wide, multi-byte, quote-heavy lines stays within its byte budget and the schema', () => {

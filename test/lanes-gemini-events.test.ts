@@ -2,7 +2,7 @@
 // continues, usage summed over runs, hostile lines kept as text, the transcript's lines, and the
 // config checks; and the registry: every name of the config has its spec, under its own name.
 import { describe, expect, it } from 'vitest';
-import { eventLines } from '../src/lanes/transcript-events.js';
+import { eventLines } from '../src/lanes/logs/transcript-events.js';
 import { RUNTIMES } from '../src/lanes/runtimes/index.js';
 import { checkGeminiConfig, geminiArgv, geminiEnvNames } from '../src/lanes/runtimes/gemini/gemini-args.js';
 import { GeminiEvents } from '../src/lanes/runtimes/gemini/gemini-events.js';

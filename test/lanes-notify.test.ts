@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupTemp } from './harness/git-env.js';
 import { COMMITTING_AGENT, laneRun, laneSession, processesWith, remoteWithItems } from './harness/lanes.js';
 import { ABCD_BIN } from './harness/session.js';
-import { NOTIFY_SETTLE_MS } from '../src/lanes/notify.js';
+import { NOTIFY_SETTLE_MS } from '../src/lanes/run/notify.js';
 
 afterAll(cleanupTemp);
 

@@ -1,7 +1,7 @@
 // Output streamed into a lane's log is scrubbed by whole lines: a token cut between two chunks
 // and a PEM block spread over many lines never reach the file.
 import { describe, expect, it } from 'vitest';
-import { lineScrubber } from '../src/lanes/scrub-lines.js';
+import { lineScrubber } from '../src/lanes/logs/scrub-lines.js';
 
 describe('lineScrubber', () => {
   it('blanks a token split between chunks and a PEM block over several chunks, keeping the text around them', () => {

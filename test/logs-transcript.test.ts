@@ -8,9 +8,9 @@ import { cleanupTemp } from './harness/git-env.js';
 import { laneSession, remoteWithItems } from './harness/lanes.js';
 import { AnthropicStub, answer, tool, toolStep, workingDirectory } from './harness/model-server-anthropic.js';
 import { ANSWERS } from '../src/cli/answers.js';
-import { renderTranscript } from '../src/lanes/transcript.js';
-import type { LogMark } from '../src/lanes/log-marks.js';
-import { steerIds } from '../src/lanes/log-marks.js';
+import { renderTranscript } from '../src/lanes/logs/transcript.js';
+import type { LogMark } from '../src/lanes/logs/log-marks.js';
+import { steerIds } from '../src/lanes/logs/log-marks.js';
 import { buildEnvelope } from '../src/steering/envelope.js';
 
 const CLAUDE = join(import.meta.dirname, '..', 'node_modules', '.bin', 'claude');

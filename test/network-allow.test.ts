@@ -11,12 +11,12 @@ import { sandboxArgv } from '../src/machine/sandbox/bwrap.js';
 import { matchAllow, parseAllowEntry, reachableByName, urlEndpoint, type AllowEntry } from '../src/machine/sandbox/network-allow.js';
 import { GATEWAY_ADDRESS, openSandboxNetwork, type NetworkEvent } from '../src/machine/sandbox/sandbox-network.js';
 import { startEgressProxy } from '../src/machine/sandbox/egress-proxy.js';
-import { readLandConfig } from '../src/land/checks.js';
+import { readLandConfig } from '../src/land/checks/checks.js';
 import { parseRepoConfig } from '../src/repo/config.js';
 import { UsageError } from '../src/core/refusals.js';
 import { cleanupTemp, tempDir } from './harness/git-env.js';
 import { decodeLaneResult, encodeLaneResult, type CycleRecord, type LaneResultRecord } from '../src/records/lane-result.js';
-import { keepNewestTails } from '../src/lanes/output-tail.js';
+import { keepNewestTails } from '../src/lanes/logs/output-tail.js';
 
 afterAll(cleanupTemp);
 

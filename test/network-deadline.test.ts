@@ -70,7 +70,7 @@ describe('network deadline', () => {
       await Promise.all([
         import('../src/repo/repo.js'),
         import('../src/repo/snapshot.js'),
-        import('../src/lanes/lane-repo.js'),
+        import('../src/lanes/run/lane-repo.js'),
         import('../src/land/land.js'),
         import('../src/claims/reserve.js'),
         import('../src/core/deps.js'),

@@ -2,7 +2,7 @@
 // retries with backoff until one answer is 2xx, and a webhook that never answers given up at
 // the bound and counted as failed. The end-to-end delivery is in test/lanes-notify.test.ts.
 import { describe, expect, it } from 'vitest';
-import { cycleEvent, makeNotifier, notifyEvents, type PostMessage } from '../src/lanes/notify.js';
+import { cycleEvent, makeNotifier, notifyEvents, type PostMessage } from '../src/lanes/run/notify.js';
 import type { CycleRecord } from '../src/records/lane-result.js';
 import { systemClock } from '../src/core/deps.js';
 

@@ -4,8 +4,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { forgetSecrets, rememberSecret } from '../src/core/known-secrets.js';
 import { scrubSecrets } from '../src/core/scrub.js';
-import { recordTail } from '../src/lanes/output-tail.js';
-import { lineScrubber } from '../src/lanes/scrub-lines.js';
+import { recordTail } from '../src/lanes/logs/output-tail.js';
+import { lineScrubber } from '../src/lanes/logs/scrub-lines.js';
 
 // A canary standing for the model key abcd holds: no real format, found by its exact value.
 const MODEL_KEY = 'canary-model-key-5e0a1f9c3b7d';

@@ -2,7 +2,7 @@
 // for this item that lists this very request lets a pending run skip. Pure: records decoded
 // from blobs as the snapshot read decodes them.
 import { describe, expect, it } from 'vitest';
-import { receiptCovers } from '../src/lanes/receipts.js';
+import { receiptCovers } from '../src/lanes/guards/receipts.js';
 import { encodeReceipt, type ReceiptRecord } from '../src/records/receipt.js';
 import { buildSnapshot } from '../src/repo/snapshot.js';
 import { unprotectedSettings } from '../src/repo/settings-trust/trust.js';

@@ -2,7 +2,7 @@
 // left in the agent's window; a re-invoked agent's time ends before the run's deadline less
 // what the cycle still needs. Pure: the clock is passed in.
 import { describe, expect, it } from 'vitest';
-import { reinvokeTimeout, whyNotSteer } from '../src/lanes/steer-settings.js';
+import { reinvokeTimeout, whyNotSteer } from '../src/lanes/guards/steer-settings.js';
 
 const settings = { max: 2, minRemainingMs: 300_000 };
 

@@ -17,19 +17,19 @@ const SRC = resolve(import.meta.dirname, '../src');
 /** Calls whose refusals the caller catches and answers otherwise: the one place the analysis is told. */
 const CAUGHT: readonly Caught[] = [
   {
-    from: 'lanes/cycle-landing.ts#landCycle',
+    from: 'lanes/cycle/cycle-landing.ts#landCycle',
     to: 'land/land.ts#land',
     because:
       "a cycle's land refusal is written into the cycle's record (or earns the agent another turn) and the lane goes on; the verb answers ok",
   },
   {
-    from: 'lanes/land-retry.ts#landAndResume',
-    to: 'lanes/keep-work.ts#keepWork',
+    from: 'lanes/cycle/land-retry.ts#landAndResume',
+    to: 'lanes/cycle/keep-work.ts#keepWork',
     because: "a refused push of the cycle's work branch is written into the cycle's record; the verb answers ok",
   },
   {
-    from: 'lanes/land-retry.ts#workAfterTurn',
-    to: 'lanes/keep-work.ts#keepWork',
+    from: 'lanes/cycle/land-retry.ts#workAfterTurn',
+    to: 'lanes/cycle/keep-work.ts#keepWork',
     because: "a refused push of the resolved work is written into the cycle's record; the verb answers ok",
   },
   {

@@ -4,7 +4,7 @@
 // read), and a warning, once, before checks run without the sandbox. The answer counts them.
 import type { Deps } from '../core/deps.js';
 import { sanitizeLine } from '../core/sanitize.js';
-import type { CheckWatch } from '../land/checks.js';
+import type { CheckWatch } from '../land/checks/checks.js';
 import { networkLine, NetworkTally, type NetworkCounts } from '../machine/sandbox/sandbox-network.js';
 
 export interface PersonLandWatch {

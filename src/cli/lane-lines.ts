@@ -3,8 +3,8 @@
 // latest tool call or message last, where the width cuts it), redrawn in place. Off a terminal:
 // a plain line per phase change only, so a CI log stays short. Under --json: nothing.
 import type { Deps } from '../core/deps.js';
-import type { LaneState } from '../lanes/progress.js';
-import type { ProgressListener } from '../lanes/run-progress.js';
+import type { LaneState } from '../lanes/run/progress.js';
+import type { ProgressListener } from '../lanes/run/run-progress.js';
 
 // The live lines' clock: elapsed times move on at this pace with no event.
 const TICK_MS = 1000;

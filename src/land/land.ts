@@ -7,12 +7,12 @@ import { claimRef } from '../records/refs.js';
 import { parseDuration } from '../core/duration.js';
 import { requireMineOnBranch } from '../claims/holding.js';
 import { withNetworkDeadline, withoutNetworkDeadline, type Repo } from '../repo/repo.js';
-import { landConfigReader, passedOnRetry, type LandConfig } from './checks.js';
+import { landConfigReader, passedOnRetry, type LandConfig } from './checks/checks.js';
 import type { IntegrationStrategy } from '../records/queue.js';
-import { ClaimKeeper } from './claim-keeper.js';
+import { ClaimKeeper } from '../claims/claim-keeper.js';
 import { explainEndedClaim } from './landed-proof.js';
 import { pruneDeadCycleFolders } from '../machine/owned-folders.js';
-import { refuseKnownSecrets } from './secret-guard.js';
+import { refuseKnownSecrets } from './checks/secret-guard.js';
 import { readWithMain, refuseNothingToLand, resolveLandTarget } from './target.js';
 import type { GateRunner, LandContext, LandInput, LandResult, LandStrategy } from './types.js';
 import type { ForgeLanding } from '../forges/forge.js';
@@ -31,9 +31,9 @@ export async function land(repo: Repo, input: LandInput, gate: GateRunner): Prom
 async function strategyFor(landing: ForgeLanding): Promise<LandStrategy<unknown>> {
   switch (landing.through) {
     case 'records-queue':
-      return (await import('./strategy-git.js')).gitStrategy as LandStrategy<unknown>;
+      return (await import('./strategies/strategy-git.js')).gitStrategy as LandStrategy<unknown>;
     case 'pull-request':
-      return (await import('./strategy-pull-request.js')).pullRequestStrategy(landing.pullRequests) as LandStrategy<unknown>;
+      return (await import('./strategies/strategy-pull-request.js')).pullRequestStrategy(landing.pullRequests) as LandStrategy<unknown>;
     default:
       return unhandled(landing);
   }

@@ -7,7 +7,7 @@
 import type { Git } from '../git/git.js';
 import { ClaimEnded, Fenced } from '../core/refusals.js';
 import { formatItem, type ItemKey } from '../records/item.js';
-import { ITEM_TRAILER } from './squash.js';
+import { ITEM_TRAILER } from './strategies/squash.js';
 
 // How far back main's first-parent line is searched: a landing older than this many commits
 // is not what a land that is still running waits for.

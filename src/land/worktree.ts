@@ -11,7 +11,7 @@ import { markItemDoneInWorktree } from '../items/mark-done.js';
 import { parseItem } from '../records/item.js';
 import { consumptionTrailers, type Consumption } from '../records/receipt.js';
 import type { IntegrationStrategy } from '../records/queue.js';
-import { squashOnto } from './squash.js';
+import { squashOnto } from './strategies/squash.js';
 
 /**
  * Runs `fn` in a fresh detached worktree at `commit`, removed on every exit path. The

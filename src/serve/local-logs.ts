@@ -3,11 +3,11 @@
 // their logs there: the page says so. Both are functions the server is given, so a richer
 // renderer (a transcript of tool calls and turns) replaces them without touching the server.
 import { open } from 'node:fs/promises';
-import { activityText } from '../lanes/output-tail.js';
-import type { AgentActivity } from '../lanes/progress.js';
+import { activityText } from '../lanes/logs/output-tail.js';
+import type { AgentActivity } from '../lanes/run/progress.js';
 import { RUNTIMES } from '../lanes/runtimes/index.js';
-import { cycleHeading, cycleLogs, readRunLogs, type CycleLogFile } from '../lanes/run-log-read.js';
-import { listRunLogs } from '../lanes/run-logs.js';
+import { cycleHeading, cycleLogs, readRunLogs, type CycleLogFile } from '../lanes/logs/run-log-read.js';
+import { listRunLogs } from '../lanes/logs/run-logs.js';
 import type { Fleet } from './fleet.js';
 import { unlessMissing } from '../core/best-effort.js';
 

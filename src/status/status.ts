@@ -4,7 +4,7 @@ import { compareNatural } from '../core/natural-order.js';
 import { formatHolder, sameSession } from '../records/holder.js';
 import type { Settings } from '../records/settings.js';
 import { isLive, standing } from '../claims/rules.js';
-import { entryState, queueOrder, skippedOf, type SkippedEntry } from '../land/queue-order.js';
+import { entryState, queueOrder, skippedOf, type SkippedEntry } from '../land/queue/queue-order.js';
 import { pruneBestEffort } from '../claims/prune.js';
 import { CLOCK_SKEW_LIMIT_MS, readClock } from '../repo/clock-view.js';
 import type { Repo } from '../repo/repo.js';

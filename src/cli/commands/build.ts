@@ -46,7 +46,7 @@ export const build: Command = {
   async run(args, deps) {
     const flags = laneFlags(args);
     const item = itemArg(args.item);
-    const [{ openRepo }, { runLane }] = await Promise.all([import('../../repo/repo.js'), import('../../lanes/lane-run.js')]);
+    const [{ openRepo }, { runLane }] = await Promise.all([import('../../repo/repo.js'), import('../../lanes/run/lane-run.js')]);
     const attended = Boolean(args.attended);
     const r = await runWithLines(deps, { json: args.json, attended }, async (quiet, extra) =>
       runLane(await openRepo(quiet), {

@@ -43,7 +43,7 @@ export const drain: Command = {
     if (lanes !== undefined && (!Number.isInteger(lanes) || (lanes as number) < 1 || (lanes as number) > MAX_LANES)) {
       throw new UsageError(`--lanes ${String(lanes)} is not a whole number from 1 to ${MAX_LANES}.`, 'argument');
     }
-    const [{ openRepo }, { runLane }] = await Promise.all([import('../../repo/repo.js'), import('../../lanes/lane-run.js')]);
+    const [{ openRepo }, { runLane }] = await Promise.all([import('../../repo/repo.js'), import('../../lanes/run/lane-run.js')]);
     const attended = Boolean(args.attended);
     // A drain's lanes run side by side: their agents' output is never streamed, only their lines.
     const r = await runWithLines(deps, { json: args.json, attended: false }, async (quiet, { onProgress, onWarning }) =>

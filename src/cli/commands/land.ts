@@ -7,7 +7,7 @@ import { formatDuration, jsonInstant } from '../render.js';
 import { machineGateContext } from '../../machine/gate/context.js';
 import type { IntegrationStrategy } from '../../records/queue.js';
 import type { ItemKey } from '../../records/item.js';
-import type { Priority } from '../../land/priority.js';
+import type { Priority } from '../../land/queue/priority.js';
 import { UsageError } from '../../core/refusals.js';
 import { landedPullRequest } from '../../forges/landed.js';
 
@@ -122,7 +122,7 @@ async function approveCommand(
     );
   const [{ openRepo }, { approveRun }, { personLandWatch }] = await Promise.all([
     import('../../repo/repo.js'),
-    import('../../lanes/approve.js'),
+    import('../../lanes/guards/approve.js'),
     import('../land-watch.js'),
   ]);
   const seen = personLandWatch(deps);

@@ -29,7 +29,7 @@ export const logs: Command = {
     const given = String(args.run ?? '').trim();
     if (args.follow && args.json) throw new UsageError('--follow prints the logs as they come; it has no --json answer.', 'argument');
     const item = args.item !== undefined ? shortItem(itemArg(args.item)) : undefined;
-    const read = await import('../../lanes/run-log-read.js');
+    const read = await import('../../lanes/logs/run-log-read.js');
     const commonDir = await read.logsCommonDir(deps);
     const runId = given === '' ? await read.latestRun(commonDir) : await read.resolveRun(commonDir, given);
     const raw = args.raw === true;

@@ -1,7 +1,7 @@
 // `abcd review`: the lane work that waits for the person, protected paths' diff first.
 import type { Command } from '../command.js';
 import { itemArg } from '../args.js';
-import type { ReviewView } from '../../lanes/review.js';
+import type { ReviewView } from '../../lanes/guards/review.js';
 
 export const review: Command = {
   command: 'review [item]',
@@ -15,7 +15,7 @@ export const review: Command = {
   builder: (y) => y.positional('item', { type: 'string', describe: 'only this item' }),
   async run(args, deps) {
     const item = args.item !== undefined ? itemArg(args.item) : undefined;
-    const [{ openRepo }, { listReviews }] = await Promise.all([import('../../repo/repo.js'), import('../../lanes/review.js')]);
+    const [{ openRepo }, { listReviews }] = await Promise.all([import('../../repo/repo.js'), import('../../lanes/guards/review.js')]);
     const r = await listReviews(await openRepo(deps), item ? { item } : {});
     return { json: { reviews: r.reviews }, text: r.reviews.length ? r.reviews.map(reviewText).join('\n') : 'nothing waits for review.' };
   },

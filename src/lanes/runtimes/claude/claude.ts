@@ -10,7 +10,7 @@ import type { Env } from '../../../core/deps.js';
 import { allowedEnv } from '../../../machine/sandbox/environment.js';
 import { urlEndpoint } from '../../../machine/sandbox/network-allow.js';
 import type { ClaudeConfig } from '../../../repo/config.js';
-import { startAgent, type AgentProcess, type AgentRun } from '../../run-agent.js';
+import { startAgent, type AgentProcess, type AgentRun } from '../../run/run-agent.js';
 import { CLAUDE_QUIET_ENV, claudeArgv, userMessageLine } from './claude-args.js';
 import { ClaudeStream } from './claude-stream.js';
 import type { AgentSession, CycleAgent, Runtime, TurnOptions, TurnResult } from '../runtime.js';

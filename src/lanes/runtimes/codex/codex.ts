@@ -10,7 +10,7 @@ import type { Env } from '../../../core/deps.js';
 import type { CodexConfig } from '../../../repo/config.js';
 import { checkEnvNames } from '../../../machine/sandbox/environment.js';
 import { urlEndpoint } from '../../../machine/sandbox/network-allow.js';
-import { startAgent } from '../../run-agent.js';
+import { startAgent } from '../../run/run-agent.js';
 import { CodexEvents } from './codex-events.js';
 import { makeCodexHome, type CodexHome } from './codex-home.js';
 import { linkGateway, PLACEHOLDER_KEY, type GatewayLink } from '../gateway-link.js';

@@ -4,8 +4,8 @@
 // A later turn runs the same command again in the same worktree; ABCD_TURN_KIND says why.
 import { writeFile } from 'node:fs/promises';
 import { readCommandUsage } from '../../../machine/budget/command-usage.js';
-import { agentFileSize, appendToAgentFile, readAgentFile } from '../../agent-files.js';
-import { runAgent } from '../../run-agent.js';
+import { agentFileSize, appendToAgentFile, readAgentFile } from '../../run/agent-files.js';
+import { runAgent } from '../../run/run-agent.js';
 import type { AgentSession, CycleAgent, Runtime, TurnOptions, TurnResult } from '../runtime.js';
 
 export function commandRuntime(command: string): Runtime {

@@ -6,7 +6,7 @@
 // (gemini-home.ts). Usage is the sum of every run's result stats.
 import { urlEndpoint } from '../../../machine/sandbox/network-allow.js';
 import type { GeminiConfig } from '../../../repo/config.js';
-import { startAgent } from '../../run-agent.js';
+import { startAgent } from '../../run/run-agent.js';
 import type { AgentSession, CycleAgent, Runtime, TurnOptions, TurnResult } from '../runtime.js';
 import { GEMINI_QUIET_ENV, geminiArgv } from './gemini-args.js';
 import { GeminiEvents } from './gemini-events.js';

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Installs the GitHub CLI from Debian when it is missing: test/login-check.test.ts runs the
+# Installs the GitHub CLI from Debian when it is missing: test/forges/login-check.test.ts runs the
 # real `gh auth status` rather than a fake. Does nothing when gh is already on PATH.
 set -eu
 

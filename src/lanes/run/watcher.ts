@@ -11,7 +11,14 @@ import type { Taken } from '../cycle/claim.js';
 import type { RunContext } from '../cycle/context.js';
 import { buildEnvelope } from '../../steering/envelope.js';
 import { reinvokeTimeout, whyNotSteer, type SteerSettings } from '../guards/steer-settings.js';
-import { itemBlob, itemChangeCandidate, pendingCandidate, requestKey, steerCandidates, type SteerCandidate } from '../../steering/requests.js';
+import {
+  itemBlob,
+  itemChangeCandidate,
+  pendingCandidate,
+  requestKey,
+  steerCandidates,
+  type SteerCandidate,
+} from '../../steering/requests.js';
 import { commentCandidates } from '../../steering/comments.js';
 
 // Steers spent per run and item: the cap bounds a run across all its cycles (and re-invocations).

@@ -1,0 +1,96 @@
+// The fast path (ADR 0038) hands each verb exactly what yargs would, or hands the call to yargs.
+import yargs from 'yargs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parseFast } from '../../src/cli/fast-verbs.js';
+import { buildParser } from '../../src/cli/parser.js';
+import { cleanupTemp } from '../harness/git-env.js';
+import { makeRemote } from '../harness/remote.js';
+import { makeSession } from '../harness/session.js';
+
+/** What abcd's yargs parser (the one main.ts runs) hands the verb's run for these arguments. */
+async function viaYargs(argv: string[]): Promise<Record<string, unknown>> {
+  let got: Record<string, unknown> = {};
+  const parser = buildParser(yargs(argv), {
+    verb: argv[0],
+    gate: false,
+    columns: 100,
+    onVerb: (_c, a) => {
+      got = a;
+    },
+  });
+  await parser.parseAsync();
+  return got;
+}
+
+const same = [
+  ['reserve', 'fix-login'],
+  ['reserve', 'github:issue:123', '--ttl', '45m', '--note', 'login bug', '--json'],
+  ['reserve', '007', '--wait=90s', '--remote', 'upstream', '--debug'],
+  ['renew', 'a', '--ttl', '2h'],
+  ['reserve', 'a', '--reopen', '--json'],
+  ['release', 'a', '--json'],
+  ['push', 'a', 'feature/x'],
+  ['status', '--json'],
+  ['status', '--watch', '2s'],
+  ['land', 'a', 'work', '--strategy', 'merge', '--keep', '--wait', '5m'],
+  ['land', 'a', '--strategy', 'squash'],
+  ['items', '--json'],
+];
+
+const toYargs = [
+  [],
+  ['--help'],
+  ['reserve', '--help'],
+  ['reserve'],
+  ['reserve', 'a', 'b'],
+  ['reserve', 'a', '--ttl'],
+  ['reserve', 'a', '--ttl', '--json'],
+  ['reserve', '-odd'],
+  ['reserve', 'a', '--unknown'],
+  ['reserve', 'a', '--json', '--json'],
+  ['reserve', 'a', '--no-json'],
+  ['reserve', 'a', '--json=false'],
+  ['reserve', 'a', '--', 'b'],
+  ['--json', 'reserve', 'a'],
+  ['push', 'a', '--tag', 'v1'],
+  ['land', 'a', '--strategy', 'octopus'],
+  ['settings', 'reservation-cap', '3'],
+  ['gate', '--', 'true'],
+  ['reserve', 'help'],
+  ['reserve', 'a', '--version'],
+  ['items', '--remote'],
+];
+
+describe('the fast path', () => {
+  afterAll(cleanupTemp);
+
+  for (const argv of same) {
+    it(`reads "${argv.join(' ')}" as yargs does`, async () => {
+      const fast = parseFast(argv);
+      expect(fast).toBeDefined();
+      const y = await viaYargs(argv);
+      for (const [k, v] of Object.entries(fast!.args)) if (k !== '$0') expect([k, y[k]]).toEqual([k, v]);
+      for (const [k, v] of Object.entries(y)) if (k !== '$0' && v !== undefined) expect([k, fast!.args[k]]).toEqual([k, v]);
+    });
+  }
+
+  it('hands everything else to yargs', () => {
+    for (const argv of toYargs) expect([argv, parseFast(argv)]).toEqual([argv, undefined]);
+  });
+
+  it('runs a verb and refuses bad input the same way on either path', async () => {
+    const remote = await makeRemote();
+    const s = await makeSession(remote.url, 'fast');
+    const ok = await s.abcd(['reserve', 'quick', '--json', '--note', 'n']);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect((await remote.refs()).get('refs/heads/abcd/claims/local/item/quick')).toBe(ok.json.claimTip);
+    // The same refusal whether the fast path (first) or yargs (options first) read the call.
+    const bad = await s.abcd(['reserve', 'Bad Item!', '--json']);
+    const badFull = await s.abcd(['--json', 'reserve', 'Bad Item!']);
+    expect(bad.code).toBe(2);
+    expect(bad.json).toEqual(badFull.json);
+    const help = await s.abcd(['reserve', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/--ttl/);
+  });
+});

@@ -1,0 +1,254 @@
+// The gemini runtime with the real Gemini CLI (the devDependency) in real lanes, inside
+// bubblewrap, against the Gemini API stub: a drain lands what the scripted model wrote through
+// run_shell_command, with exactly the usage the stub reported debited; a steer sent while the
+// CLI works reaches it by resuming the same session (`-r`), the agent acts on it, and the
+// landing's receipt lists it; a budget the first cycle crosses stops the drain before the next.
+import { constants } from 'node:fs';
+import { access, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { afterAll, describe, expect, it } from 'vitest';
+import { STEER_ENVELOPE_FIRST_LINE } from '../../../src/steering/envelope.js';
+import { cleanupTemp } from '../../harness/git-env.js';
+import { itemStatus, laneRun, laneSession, remoteWithItems } from '../../harness/lanes.js';
+import { GeminiModelServer } from '../../harness/model-server-gemini.js';
+import { makeSession } from '../../harness/session.js';
+import { refsUnder, remoteRecord, until } from '../../harness/steer.js';
+
+const BIN = join(import.meta.dirname, '..', '..', '..', 'node_modules', '.bin');
+const KEY = 'stub-gemini-key';
+// A model named: without one the CLI routes ("auto") through a classifier request of its own first.
+const GEMINI = { gemini: { model: 'gemini-stub' } };
+
+/** The lane's environment for Gemini CLI against the stub. */
+function geminiEnv(server: GeminiModelServer): Record<string, string> {
+  return { GEMINI_API_KEY: KEY, GOOGLE_GEMINI_BASE_URL: server.baseUrl, PATH: `${BIN}:${process.env.PATH ?? '/usr/bin:/bin'}` };
+}
+
+/** The first of `places` this process may write in. */
+async function writableFolder(places: string[]): Promise<string> {
+  for (const p of places)
+    if (
+      await access(p, constants.W_OK).then(
+        () => true,
+        () => false,
+      )
+    )
+      return p;
+  throw new Error(`none of ${places.join(', ')} is writable`);
+}
+
+async function mainFile(remote: { dir: string }, path: string): Promise<string> {
+  return (await execa('git', ['-C', remote.dir, 'show', `main:${path}`])).stdout;
+}
+
+describe('the gemini runtime', () => {
+  afterAll(cleanupTemp);
+
+  it("a drain lands what Gemini CLI wrote through run_shell_command; usage and the budget are what the model reported; a team's GEMINI_CLI_HOME stays hidden", async () => {
+    // A folder no sandbox empties on its own (/tmp, /var/tmp and HOME are): only naming it in GEMINI_CLI_HOME hides it.
+    const team = await mkdtemp(join(await writableFolder(['/var/cache', join(import.meta.dirname, '../../..')]), 'abcd-gemini-team-'));
+    await writeFile(join(team, 'canary.txt'), 'canary-team-settings');
+    const server = await GeminiModelServer.start([
+      {
+        exec:
+          `{ printf "written by gemini\\n"; cat ${join(team, 'canary.txt')} 2>&1; } > gemini.txt && ` +
+          'git add gemini.txt && git commit -qm "gemini: write"',
+        usage: { input: 1200, cached: 200, output: 30 },
+      },
+      { say: 'gemini.txt is written and committed', usage: { input: 1500, cached: 1000, output: 12 } },
+    ]);
+    try {
+      const remote = await remoteWithItems([{ slug: 'write-file' }], { lanes: GEMINI });
+      const lane = await laneSession(remote, 'lane', { ...geminiEnv(server), GEMINI_CLI_HOME: team });
+      const r = await lane.abcd(['drain', '--runtime', 'gemini', '--json', '--agent-timeout', '120s'], { timeoutMs: 150_000 });
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      expect(r.json).toMatchObject({ outcome: 'landed', sandbox: 'bwrap' });
+      const written = await mainFile(remote, 'gemini.txt');
+      expect(written).toContain('written by gemini');
+      expect(written).toContain(`cat: ${join(team, 'canary.txt')}: No such file or directory`);
+      expect(written).not.toContain('canary-team-settings');
+      expect(await itemStatus(remote, 'write-file')).toBe('done');
+
+      expect(server.reported()).toEqual({ input: 2700, cached: 1200, output: 42, requests: 2 });
+      // The cycle's tokens are what was sent and answered: input (cached included) plus output.
+      const [cycle] = laneRun(r).record.cycles;
+      expect(cycle).toMatchObject({ item: 'write-file', outcome: 'landed', usage: 2742 });
+      expect((await lane.abcd(['budget', '--json'])).json).toMatchObject({ spent: 2742, debits: 1 });
+
+      // What Gemini CLI sent: the lane's prompt with the item, the key, and the command's output back.
+      const [first, second] = server.requests;
+      expect(first!.key).toBe(KEY);
+      expect(server.requests.map((q) => q.model)).toEqual(['gemini-stub', 'gemini-stub']);
+      expect(first!.userTexts.at(-1)).toContain('You are an unattended agent in an abcd lane');
+      expect(first!.userTexts.at(-1)).toContain('local:item:write-file');
+      expect(second!.outputs).toHaveLength(1);
+      // The transcript: the command the CLI ran, its message, its usage; no JSON.
+      const t = (await lane.abcd(['logs'])).stdout.split('\n');
+      expect(t).toContain('── prompt (gemini) ──');
+      expect(
+        t.some((l) => l.startsWith('→ run_shell_command ') && l.includes('gemini.txt')),
+        t.join('\n'),
+      ).toBe(true);
+      expect(t).toContain('  gemini.txt is written and committed');
+      expect(
+        t.some((l) => /^result: success, 2700 in \(1200 cached\), 42 out tokens, 1 tool call\(s\), [\d.]+s$/.test(l)),
+        t.join('\n'),
+      ).toBe(true);
+      expect(t.filter((l) => l.trimStart().startsWith('{'))).toEqual([]);
+      server.verify({ allStepsUsed: true });
+    } finally {
+      await server.stop();
+      await rm(team, { recursive: true, force: true });
+    }
+  }, 180_000);
+
+  it('a steer sent while Gemini CLI works resumes the same session with the envelope; the agent acts on it; the receipt lists it', async () => {
+    let release!: () => void;
+    const steered = new Promise<void>((r) => (release = r));
+    const server = await GeminiModelServer.start([
+      async () => {
+        await steered;
+        return { exec: 'printf "first\\n" > notes.txt && git add notes.txt && git commit -qm "gemini: first"' };
+      },
+      { say: 'first part done' },
+      (req) => {
+        const envelope = req.userTexts.at(-1) ?? '';
+        if (!envelope.startsWith(STEER_ENVELOPE_FIRST_LINE)) throw new Error(`the resumed turn is no envelope: ${envelope.slice(0, 200)}`);
+        const asked = /^\| (.*)$/m.exec(envelope)?.[1] ?? 'nothing';
+        return { exec: `printf '%s\\n' '${asked}' >> notes.txt && git commit -qam "gemini: steer"` };
+      },
+      { say: 'the steer is done' },
+    ]);
+    try {
+      const remote = await remoteWithItems([{ slug: 'notes' }], { lanes: { runtime: 'gemini', ...GEMINI, steer: { poll: '500ms' } } });
+      const lane = await laneSession(remote, 'lane', { ABCD_SESSION: 'lane', ...geminiEnv(server) });
+      const run = lane.abcd(['build', 'notes', '--json', '--agent-timeout', '120s'], { timeoutMs: 170_000 });
+      await until('Gemini CLI to ask the model', () => server.requests.length >= 1, 120_000);
+
+      const asker = await makeSession(remote.url, 'asker', { person: 'lane@example.com' });
+      const steer = await asker.abcd(['steer', 'notes', 'add a line saying steered', '--json']);
+      expect(steer.code, steer.stdout + steer.stderr).toBe(0);
+      expect(steer.json).toMatchObject({ item: 'notes', as: 'amendment' });
+      release();
+
+      const r = await run;
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      expect(r.json).toMatchObject({ outcome: 'landed' });
+      expect(await mainFile(remote, 'notes.txt')).toBe('first\nadd a line saying steered');
+      // Both runs' requests, once each: each run's result counts its own, and the cycle sums them.
+      const reported = server.reported();
+      expect(reported.requests).toBe(4);
+      expect(laneRun(r).record.cycles[0].usage).toBe(reported.input + reported.output);
+
+      // One conversation: the resumed request carries the first turn's prompt and answer before the envelope.
+      const resumed = server.requests[2]!;
+      expect(resumed.userTexts.findIndex((t) => t.includes('You are an unattended agent in an abcd lane'))).toBeLessThan(
+        resumed.userTexts.length - 1,
+      );
+      expect(JSON.stringify(resumed.body.contents)).toContain('first part done');
+      expect(resumed.userTexts.at(-1)!.split('\n')[0]).toBe(STEER_ENVELOPE_FIRST_LINE);
+      expect(resumed.userTexts.at(-1)).toMatch(new RegExp(`--- amendment 1/1: steer ${steer.json.id} by lane@example\\.com/`));
+
+      const receipt = await remoteRecord(remote, 'refs/heads/abcd/receipts/local/item/notes');
+      expect(receipt).toMatchObject({ abcd: 'receipt', item: 'local:item:notes', runId: r.json.runId });
+      expect(receipt.consumed).toEqual([expect.objectContaining({ kind: 'steer', id: steer.json.id })]);
+      expect(await refsUnder(remote, 'refs/heads/abcd/steer/')).toEqual([]);
+      server.verify({ allStepsUsed: true });
+    } finally {
+      release();
+      await server.stop();
+    }
+  }, 200_000);
+
+  it('a budget the first cycle crosses: that cycle lands, the drain ends budget-exhausted, the next item never starts', async () => {
+    const server = await GeminiModelServer.start([
+      { exec: 'echo one > one.txt && git add one.txt && git commit -qm "gemini: one"', usage: { input: 300, output: 20 } },
+      { say: 'done', usage: { input: 400, output: 10 } },
+    ]);
+    try {
+      const remote = await remoteWithItems([{ slug: 'a-crosses' }, { slug: 'b-waits' }], { lanes: GEMINI });
+      const lane = await laneSession(remote, 'lane', geminiEnv(server));
+      expect((await lane.abcd(['budget', 'set', '500'])).code).toBe(0);
+      const r = await lane.abcd(['drain', '--runtime', 'gemini', '--json', '--lanes', '1', '--agent-timeout', '120s'], {
+        timeoutMs: 150_000,
+      });
+      expect(r.code, r.stdout + r.stderr).toBe(3);
+      expect(r.json.refusal.code).toBe('budget-exhausted');
+      expect(r.json.refusal.data).toMatchObject({ exhausted: ['tokens'], remaining: 0, pool: 500, spent: 730 });
+      const record = r.json.refusal.data.result.record;
+      expect(record.cycles).toMatchObject([{ item: 'a-crosses', outcome: 'landed', usage: 730 }]);
+      expect(record.cycles).toHaveLength(1);
+      expect(await itemStatus(remote, 'a-crosses')).toBe('done');
+      expect(await itemStatus(remote, 'b-waits')).toBe('ready');
+      // The second item's agent never asked the model.
+      expect(server.requests).toHaveLength(2);
+      expect((await lane.abcd(['budget'])).stdout).toMatch(/per runtime: gemini 730 tokens/);
+      server.verify({ allStepsUsed: true });
+    } finally {
+      await server.stop();
+    }
+  }, 180_000);
+
+  it('Gemini CLI installed under HOME (hidden by the sandbox): its folder is shown, and it runs', async () => {
+    const server = await GeminiModelServer.start([
+      { exec: 'echo home > home.txt && git add home.txt && git commit -qm "gemini: home"' },
+      { say: 'done' },
+    ]);
+    try {
+      const remote = await remoteWithItems([{ slug: 'from-home' }], { lanes: GEMINI });
+      const env = geminiEnv(server);
+      const lane = await laneSession(remote, 'lane', env);
+      // An npm install under HOME, as hard links, and no other on PATH.
+      const modules = join(lane.env.HOME!, 'tools', 'node_modules');
+      await mkdir(join(modules, '.bin'), { recursive: true });
+      await execa('cp', ['-al', join(BIN, '..', '@google'), join(modules, '@google')]);
+      await symlink('../@google/gemini-cli/bundle/gemini.js', join(modules, '.bin', 'gemini'));
+      const r = await lane.abcd(['drain', '--runtime', 'gemini', '--json', '--agent-timeout', '120s'], {
+        env: { PATH: [join(modules, '.bin'), ...env.PATH!.split(':').filter((d) => !d.endsWith('node_modules/.bin'))].join(':') },
+        timeoutMs: 150_000,
+      });
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      expect(r.json).toMatchObject({ outcome: 'landed', sandbox: 'bwrap' });
+      expect(await mainFile(remote, 'home.txt')).toBe('home');
+      server.verify({ allStepsUsed: true });
+    } finally {
+      await server.stop();
+    }
+  }, 180_000);
+
+  it('a model that refuses: the cycle fails with what Gemini CLI said, not its raw JSON, and nothing lands', async () => {
+    const server = await GeminiModelServer.start([]);
+    try {
+      const remote = await remoteWithItems([{ slug: 'refused' }], { lanes: GEMINI });
+      const lane = await laneSession(remote, 'lane', geminiEnv(server));
+      const r = await lane.abcd(['drain', '--runtime', 'gemini', '--json', '--agent-timeout', '120s'], { timeoutMs: 150_000 });
+      expect(r.code, r.stdout + r.stderr).toBe(3);
+      const [cycle] = laneRun(r).record.cycles;
+      expect(cycle).toMatchObject({ item: 'refused', outcome: 'failed', code: 'agent-failed' });
+      expect(cycle.reason).toMatch(/^the agent exited \d+: .*model stub: request 0 is past the script/);
+      expect(cycle.reason).not.toMatch(/"type":"|session_id/);
+      expect(await itemStatus(remote, 'refused')).toBe('ready');
+      // A 400 is not retried.
+      expect(server.requests).toHaveLength(1);
+    } finally {
+      await server.stop();
+    }
+  }, 180_000);
+
+  it('past its timeout, Gemini CLI is killed with what it started: its request to the model is dropped, nothing lands', async () => {
+    const server = await GeminiModelServer.start([() => new Promise(() => undefined)]);
+    try {
+      const remote = await remoteWithItems([{ slug: 'slow' }], { lanes: GEMINI });
+      const lane = await laneSession(remote, 'lane', geminiEnv(server));
+      const r = await lane.abcd(['drain', '--runtime', 'gemini', '--json', '--agent-timeout', '8s'], { timeoutMs: 150_000 });
+      expect(r.code, r.stdout + r.stderr).toBe(3);
+      expect(laneRun(r).record.cycles[0]).toMatchObject({ item: 'slow', outcome: 'timeout' });
+      expect(server.requests).toHaveLength(1);
+      await until('the killed agent to drop its request', () => server.inFlight() === 0, 10_000);
+      expect(await itemStatus(remote, 'slow')).toBe('ready');
+    } finally {
+      await server.stop();
+    }
+  }, 180_000);
+});

@@ -126,7 +126,7 @@ describe('the network config keys', () => {
 
   it('land.network false keeps a check off every network; true (older configs) and absent mean the allow-list, empty', async () => {
     const read = async (land: unknown) => {
-      const git = { run: () => Promise.resolve({ exitCode: 0, stdout: Buffer.from(JSON.stringify({ land })), stderr: Buffer.alloc(0) }) };
+      const git = { objects: { readBlobAt: () => Promise.resolve(Buffer.from(JSON.stringify({ land }))) } };
       return (await readLandConfig(git as never, 'tip', () => 0)).network;
     };
     expect(await read({ network: false })).toBe(false);

@@ -94,6 +94,24 @@ describe('the model gateway, Gemini dialect', () => {
     }
   });
 
+  it('sends a whole-answer request (the routing classifier’s) and reads the usage from its JSON body', async () => {
+    const server = await GeminiModelServer.start([{ say: '{"model_choice": "flash"}', usage: { input: 400, output: 9 } }]);
+    try {
+      const { g, events } = await gateway({ dialect: 'gemini', upstream: new URL(server.baseUrl) });
+      const r = await ask(g.socketPath, {
+        method: 'POST',
+        path: '/v1beta/models/gemini-3.5-flash-lite:generateContent',
+        headers: { 'content-type': 'application/json', 'x-goog-api-key': PLACEHOLDER },
+        body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'route this' }] }] }),
+      });
+      expect(r.status, r.body).toBe(200);
+      expect(server.requests.map((q) => [q.model, q.key])).toEqual([['gemini-3.5-flash-lite', REAL_KEY]]);
+      expect(events.map((e) => [e.outcome, e.usage?.inputTokens, e.usage?.outputTokens])).toEqual([['forwarded', 400, 9]]);
+    } finally {
+      await server.stop();
+    }
+  });
+
   it('refuses every path that is not a Gemini model endpoint with 403 in the API’s shape, reports it, and the server never sees it', async () => {
     const server = await GeminiModelServer.start([]);
     try {

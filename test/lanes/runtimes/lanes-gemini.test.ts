@@ -234,6 +234,29 @@ describe('the gemini runtime', () => {
     }
   }, 180_000);
 
+  it('without a model the CLI routes: its classifier request goes through the gateway too, and its tokens count', async () => {
+    const server = await GeminiModelServer.start([
+      { say: '{"reasoning": "a small task", "model_choice": "flash"}', usage: { input: 300, output: 8 } },
+      { say: 'nothing to do', usage: { input: 900, output: 4 } },
+    ]);
+    try {
+      const remote = await remoteWithItems([{ slug: 'routed' }]);
+      const lane = await laneSession(remote, 'lane', geminiEnv(server));
+      const r = await lane.abcd(['drain', '--runtime', 'gemini', '--json', '--agent-timeout', '120s'], { timeoutMs: 150_000 });
+      const log = (await lane.abcd(['logs'])).stdout;
+      const asked = log.split('\n').filter((l) => l.startsWith('[abcd] model: '));
+      expect(asked[0], log).toMatch(/^\[abcd\] model: forwarded POST \/v1beta\/models\/[\w.-]+:generateContent 200 /);
+      expect(
+        asked.slice(1).every((l) => /:streamGenerateContent 200 /.test(l)),
+        log,
+      ).toBe(true);
+      expect(laneRun(r).record.cycles[0].spend).toMatchObject({ source: 'api', inputTokens: 1200, outputTokens: 12, turns: 2 });
+      server.verify({ allStepsUsed: true });
+    } finally {
+      await server.stop();
+    }
+  }, 180_000);
+
   it('naming the key for the agent is refused before anything is claimed: the gateway passes it', async () => {
     for (const name of ['GEMINI_API_KEY', 'GOOGLE_API_KEY']) {
       const remote = await remoteWithItems([{ slug: 'named' }], { lanes: { gemini: { env: [name] } } });

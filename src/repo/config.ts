@@ -118,7 +118,7 @@ export const GeminiSectionSchema = z.strictObject({
   model: z.string().min(1).max(200).optional(),
   /** Extra arguments for every run, after the runtime's own (never the ones it sets itself). */
   args: z.array(z.string().max(4096)).max(64).optional(),
-  /** Names of variables Gemini CLI gets on top of GEMINI_API_KEY and GOOGLE_GEMINI_BASE_URL (proxies, CA files). */
+  /** Names of variables Gemini CLI gets on top of GOOGLE_GEMINI_BASE_URL, and of GEMINI_API_KEY where no gateway holds it (proxies, CA files). */
   env: z.array(EnvName).optional(),
 });
 

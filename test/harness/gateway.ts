@@ -49,9 +49,12 @@ export async function gateway(
 ): Promise<{ g: ModelGateway; events: GatewayEvent[] }> {
   const events: GatewayEvent[] = [];
   const dir = await mkdtemp(join(tmpdir(), 'abcd-gw-'));
-  const credential = o.credential ?? {
-    headers: o.dialect === 'messages' ? { 'x-api-key': REAL_KEY } : { authorization: `Bearer ${REAL_KEY}` },
+  const own = {
+    messages: { 'x-api-key': REAL_KEY },
+    responses: { authorization: `Bearer ${REAL_KEY}` },
+    gemini: { 'x-goog-api-key': REAL_KEY },
   };
+  const credential = o.credential ?? { headers: own[o.dialect] };
   const g = await startModelGateway({ ...o, dir, credential, onEvent: (e) => events.push(e) });
   started.push(g);
   return { g, events };

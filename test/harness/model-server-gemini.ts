@@ -1,6 +1,6 @@
 // A model server for the Gemini API, so the real `gemini` CLI runs with no network: a node:http
 // server on 127.0.0.1 that answers `POST /v1beta/models/<model>:streamGenerateContent?alt=sse`
-// with server-sent events, step by step from a script. A step is a shell command through Gemini
+// with server-sent events (and `:generateContent` with one JSON answer), step by step from a script. A step is a shell command through Gemini
 // CLI's `run_shell_command` tool, or a message that ends the turn; each answer carries the
 // `usageMetadata` the step reports. Every request is recorded so a test can assert what the
 // agent sent. Anything unexpected (another path, a request past the script, a step that throws)
@@ -48,7 +48,7 @@ export type ScriptStep = ModelStep | ((req: GeminiRequest) => ModelStep | Promis
 
 // A step with no usage of its own reports this.
 const DEFAULT_USAGE: StepUsage = { input: 100, cached: 0, output: 10 };
-const PATH = /^\/v1beta\/models\/([A-Za-z0-9._-]+):streamGenerateContent\?alt=sse$/;
+const PATH = /^\/v1beta\/models\/([A-Za-z0-9._-]+):(streamGenerateContent\?alt=sse|generateContent)$/;
 
 export class GeminiModelServer {
   readonly requests: GeminiRequest[] = [];
@@ -133,12 +133,11 @@ export class GeminiModelServer {
       return refuse(`the script's step ${record.index} failed: ${(e as Error).message}`);
     }
     record.usage = { ...DEFAULT_USAGE, ...step.usage };
-    sendStream(res, step, record.usage);
+    sendAnswer(res, step, record.usage, path[2] !== 'generateContent');
   }
 }
 
-function sendStream(res: ServerResponse, step: ModelStep, usage: StepUsage): void {
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+function sendAnswer(res: ServerResponse, step: ModelStep, usage: StepUsage, streamed: boolean): void {
   const part =
     'exec' in step
       ? { functionCall: { name: 'run_shell_command', args: { command: step.exec, description: 'a step of the script' } } }
@@ -153,6 +152,8 @@ function sendStream(res: ServerResponse, step: ModelStep, usage: StepUsage): voi
     },
     modelVersion: 'gemini-stub',
   };
+  if (!streamed) return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(chunk));
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   res.end(`data: ${JSON.stringify(chunk)}\r\n\r\n`);
 }
 

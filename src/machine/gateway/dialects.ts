@@ -5,8 +5,11 @@
 // model server's: its numbers are made safe (usage.ts), never trusted to be sane.
 import { safeCount, type CycleUsage } from '../budget/usage.js';
 
-/** `messages`: Anthropic's Messages API (Claude Code). `responses`: OpenAI's Responses API (Codex). */
-export type DialectName = 'messages' | 'responses';
+/**
+ * `messages`: Anthropic's Messages API (Claude Code). `responses`: OpenAI's Responses API (Codex).
+ * `gemini`: Google's Gemini API (Gemini CLI).
+ */
+export type DialectName = 'messages' | 'responses' | 'gemini';
 
 export interface GatewayError {
   status: number;
@@ -20,6 +23,8 @@ export interface Dialect {
   /** The API's name in messages. */
   readonly title: string;
   readonly endpoints: readonly { method: string; path: RegExp }[];
+  /** Query parameters that carry a credential the agent brought: never passed on. */
+  readonly droppedQuery?: readonly string[];
   /** An error body in the API's own shape. */
   errorBody(e: GatewayError): object;
   /** Reads one streamed event's JSON into `u`; true when it carried usage. */
@@ -72,7 +77,39 @@ const responses: Dialect = {
   },
 };
 
-export const DIALECTS: Readonly<Record<DialectName, Dialect>> = { messages, responses };
+// The Gemini API names its errors by their gRPC status; its clients read `error.status`.
+const GOOGLE_STATUS: Readonly<Record<number, string>> = {
+  400: 'INVALID_ARGUMENT',
+  403: 'PERMISSION_DENIED',
+  502: 'UNAVAILABLE',
+};
+
+const gemini: Dialect = {
+  name: 'gemini',
+  title: 'Gemini API',
+  endpoints: [
+    // A turn's answers stream (`?alt=sse`); a routing classifier asks for a whole one; a long
+    // conversation is measured before it is compressed.
+    { method: 'POST', path: /^\/v1beta\/models\/[A-Za-z0-9._-]+:streamGenerateContent$/ },
+    { method: 'POST', path: /^\/v1beta\/models\/[A-Za-z0-9._-]+:generateContent$/ },
+    { method: 'POST', path: /^\/v1beta\/models\/[A-Za-z0-9._-]+:countTokens$/ },
+  ],
+  // The API also takes its key as `?key=`: the agent's is dropped, the real one goes as a header.
+  droppedQuery: ['key'],
+  errorBody: (e) => ({
+    error: {
+      code: e.status,
+      message: e.message,
+      status: GOOGLE_STATUS[e.status] ?? 'UNKNOWN',
+      details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: e.code, domain: 'abcd' }],
+    },
+  }),
+  // Every streamed chunk carries the answer's usage so far; the last one is the whole answer's.
+  readEvent: (v, u) => fromGemini(v, u),
+  readBody: (v, u) => fromGemini(v, u),
+};
+
+export const DIALECTS: Readonly<Record<DialectName, Dialect>> = { messages, responses, gemini };
 
 /**
  * Messages API: `message_start` carries the input side and a first output count;
@@ -95,6 +132,23 @@ function fromResponses(usage: unknown, u: CycleUsage): boolean {
   u.cacheReadTokens = Math.min(cached, input);
   u.inputTokens = input - u.cacheReadTokens;
   u.outputTokens = count(usage.output_tokens);
+  return true;
+}
+
+/**
+ * Gemini API: `promptTokenCount` holds the cached part (`cachedContentTokenCount`) and the
+ * prompt a tool's use added is counted apart (`toolUsePromptTokenCount`); the model's thinking
+ * (`thoughtsTokenCount`) is not in `candidatesTokenCount` and is billed as output, so it counts
+ * as output here. Each chunk's numbers replace the last's: they are the answer's so far.
+ */
+function fromGemini(v: Record<string, unknown>, u: CycleUsage): boolean {
+  const usage = v.usageMetadata;
+  if (!isObject(usage)) return false;
+  if (typeof v.modelVersion === 'string') u.model = v.modelVersion;
+  const prompt = count(usage.promptTokenCount);
+  u.cacheReadTokens = Math.min(count(usage.cachedContentTokenCount), prompt);
+  u.inputTokens = safeCount(prompt - u.cacheReadTokens + count(usage.toolUsePromptTokenCount));
+  u.outputTokens = safeCount(count(usage.candidatesTokenCount) + count(usage.thoughtsTokenCount));
   return true;
 }
 

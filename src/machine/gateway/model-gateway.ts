@@ -6,7 +6,7 @@
 // agent sent, and the answer streams back unchanged while its usage is read from it
 // (usage-tap.ts). Any other path is refused and reported; once the budget says no, the next
 // request is answered with an API error the CLIs do not retry, so a turn cannot outrun its pool.
-// What differs between the APIs it carries (Messages, Responses) is their dialect (dialects.ts).
+// What differs between the APIs it carries (Messages, Responses, Gemini) is their dialect (dialects.ts).
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
@@ -85,6 +85,7 @@ const DROPPED_HEADERS = new Set([
   'upgrade',
   'authorization',
   'x-api-key',
+  'x-goog-api-key',
   'api-key',
   'openai-organization',
   'openai-project',
@@ -141,6 +142,7 @@ function forward(
   const target = new URL(o.upstream.origin);
   target.pathname = url.pathname;
   target.search = url.search;
+  for (const name of dialect.droppedQuery ?? []) target.searchParams.delete(name);
   const headers: Record<string, string | string[]> = {};
   for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !DROPPED_HEADERS.has(k)) headers[k] = v;
   // A forwarding intermediary says so (RFC 9110 Via), as the egress proxy does.

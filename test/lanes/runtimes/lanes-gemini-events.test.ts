@@ -75,12 +75,12 @@ describe("the gemini runtime's reading of its stream", () => {
     ]);
   });
 
-  it('its config: a flag it sets itself is refused, the key and the endpoint are always passed', () => {
+  it('its config: a flag it sets itself is refused, the endpoint is always passed (the key by the install rule)', () => {
     expect(() => checkGeminiConfig({ args: ['--approval-mode=default'] })).toThrow(/lanes.gemini.args sets --approval-mode/);
     expect(() => checkGeminiConfig({ args: ['-m', 'x'] })).toThrow(/use lanes.gemini.model instead/);
     expect(() => checkGeminiConfig({ args: ['--include-directories', '/x'] })).not.toThrow();
     expect(() => geminiEnvNames({ env: ['GH_TOKEN'] })).toThrow(/lanes.gemini.env names GH_TOKEN/);
-    expect(geminiEnvNames({ env: ['HTTPS_PROXY'] })).toEqual(['GEMINI_API_KEY', 'GOOGLE_GEMINI_BASE_URL', 'HTTPS_PROXY']);
+    expect(geminiEnvNames({ env: ['HTTPS_PROXY'] })).toEqual(['GOOGLE_GEMINI_BASE_URL', 'HTTPS_PROXY']);
     expect(geminiArgv({ model: 'm', args: ['--debug'] }, { resume: 's-1' })).toEqual([
       'gemini',
       '-p',

@@ -1,13 +1,16 @@
 // The gemini runtime with the real Gemini CLI (the devDependency) in real lanes, inside
-// bubblewrap, against the Gemini API stub: a drain lands what the scripted model wrote through
-// run_shell_command, with exactly the usage the stub reported debited; a steer sent while the
-// CLI works reaches it by resuming the same session (`-r`), the agent acts on it, and the
-// landing's receipt lists it; a budget the first cycle crosses stops the drain before the next.
+// bubblewrap, against the Gemini API stub through abcd's model gateway: a drain lands what the
+// scripted model wrote through run_shell_command, the stub gets the real key while the agent's
+// env holds only a placeholder, and exactly the usage the API answered is debited; a steer sent
+// while the CLI works reaches it by resuming the same session (`-r`), the agent acts on it, and
+// the landing's receipt lists it; a budget the first cycle crosses stops the drain before the
+// next, and one the first answer crosses is stopped by the gateway in flight.
 import { constants } from 'node:fs';
 import { access, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
+import { PLACEHOLDER_KEY } from '../../../src/lanes/runtimes/gateway-link.js';
 import { STEER_ENVELOPE_FIRST_LINE } from '../../../src/steering/envelope.js';
 import { cleanupTemp } from '../../harness/git-env.js';
 import { itemStatus, laneRun, laneSession, remoteWithItems } from '../../harness/lanes.js';
@@ -52,8 +55,8 @@ describe('the gemini runtime', () => {
     const server = await GeminiModelServer.start([
       {
         exec:
-          `{ printf "written by gemini\\n"; cat ${join(team, 'canary.txt')} 2>&1; } > gemini.txt && ` +
-          'git add gemini.txt && git commit -qm "gemini: write"',
+          `{ printf "written by gemini\\n"; cat ${join(team, 'canary.txt')} 2>&1; } > gemini.txt; env > agent-env.txt && ` +
+          'git add gemini.txt agent-env.txt && git commit -qm "gemini: write"',
         usage: { input: 1200, cached: 200, output: 30 },
       },
       { say: 'gemini.txt is written and committed', usage: { input: 1500, cached: 1000, output: 12 } },
@@ -68,12 +71,22 @@ describe('the gemini runtime', () => {
       expect(written).toContain('written by gemini');
       expect(written).toContain(`cat: ${join(team, 'canary.txt')}: No such file or directory`);
       expect(written).not.toContain('canary-team-settings');
+      // The agent held the gateway's address and a placeholder, never the key or the real endpoint.
+      const agentEnv = await mainFile(remote, 'agent-env.txt');
+      expect(agentEnv).not.toContain(KEY);
+      expect(agentEnv).not.toContain(server.baseUrl);
+      expect(agentEnv.split('\n')).toEqual(
+        expect.arrayContaining([`GEMINI_API_KEY=${PLACEHOLDER_KEY}`, 'GOOGLE_GEMINI_BASE_URL=http://127.0.0.2:4141', 'NO_PROXY=127.0.0.2']),
+      );
+      // The CLI had the egress proxy too (it tunnels even http:// through one), and NO_PROXY took it past it to the gateway.
+      expect(agentEnv).toMatch(/^HTTPS_PROXY=http:\/\//m);
       expect(await itemStatus(remote, 'write-file')).toBe('done');
 
       expect(server.reported()).toEqual({ input: 2700, cached: 1200, output: 42, requests: 2 });
       // The cycle's tokens are what was sent and answered: input (cached included) plus output.
       const [cycle] = laneRun(r).record.cycles;
       expect(cycle).toMatchObject({ item: 'write-file', outcome: 'landed', usage: 2742 });
+      expect(cycle.spend).toMatchObject({ source: 'api', inputTokens: 1500, cacheReadTokens: 1200, outputTokens: 42, turns: 2 });
       expect((await lane.abcd(['budget', '--json'])).json).toMatchObject({ spent: 2742, debits: 1 });
 
       // What Gemini CLI sent: the lane's prompt with the item, the key, and the command's output back.
@@ -85,6 +98,11 @@ describe('the gemini runtime', () => {
       expect(second!.outputs).toHaveLength(1);
       // The transcript: the command the CLI ran, its message, its usage; no JSON.
       const t = (await lane.abcd(['logs'])).stdout.split('\n');
+      // Every request went through the gateway, and none was refused.
+      expect(t.filter((l) => l.startsWith('[abcd] model: ')).map((l) => l.split(' (')[0])).toEqual([
+        '[abcd] model: forwarded POST /v1beta/models/gemini-stub:streamGenerateContent 200',
+        '[abcd] model: forwarded POST /v1beta/models/gemini-stub:streamGenerateContent 200',
+      ]);
       expect(t).toContain('── prompt (gemini) ──');
       expect(
         t.some((l) => l.startsWith('→ run_shell_command ') && l.includes('gemini.txt')),
@@ -185,6 +203,84 @@ describe('the gemini runtime', () => {
       expect(server.requests).toHaveLength(2);
       expect((await lane.abcd(['budget'])).stdout).toMatch(/per runtime: gemini 730 tokens/);
       server.verify({ allStepsUsed: true });
+    } finally {
+      await server.stop();
+    }
+  }, 180_000);
+
+  it('a pool smaller than the first answer: the gateway stops the next request, the cycle ends budget-exhausted, the debit is what was answered', async () => {
+    const server = await GeminiModelServer.start([
+      { exec: 'echo part > part.txt && git add part.txt && git commit -qm "gemini: part"', usage: { input: 1200, cached: 0, output: 40 } },
+      { say: 'never asked for', usage: { input: 5000, output: 5000 } },
+    ]);
+    try {
+      const remote = await remoteWithItems([{ slug: 'long' }], { lanes: GEMINI });
+      const lane = await laneSession(remote, 'spender', geminiEnv(server));
+      expect((await lane.abcd(['budget', 'set', '1000'])).code).toBe(0);
+      const r = await lane.abcd(['drain', '--runtime', 'gemini', '--json', '--agent-timeout', '120s'], { timeoutMs: 150_000 });
+      expect(r.code, r.stdout + r.stderr).toBe(3);
+      const [cycle] = laneRun(r).record.cycles;
+      expect(cycle, JSON.stringify(r.json)).toMatchObject({ item: 'long', outcome: 'failed', code: 'budget-exhausted' });
+      expect(cycle.reason).toContain('model gateway stopped');
+      // One answer was sent (the 400 is not retried), and only what it reported was debited.
+      expect(server.requests).toHaveLength(1);
+      expect(cycle.usage).toBe(1240);
+      expect(cycle.spend).toMatchObject({ source: 'api', inputTokens: 1200, outputTokens: 40 });
+      expect((await lane.abcd(['budget', '--json'])).json).toMatchObject({ spent: 1240, remaining: 0 });
+      await expect(mainFile(remote, 'part.txt')).rejects.toThrow();
+      expect(await itemStatus(remote, 'long')).toBe('ready');
+    } finally {
+      await server.stop();
+    }
+  }, 180_000);
+
+  it('without a model the CLI routes: its classifier request goes through the gateway too, and its tokens count', async () => {
+    const server = await GeminiModelServer.start([
+      { say: '{"reasoning": "a small task", "model_choice": "flash"}', usage: { input: 300, output: 8 } },
+      { say: 'nothing to do', usage: { input: 900, output: 4 } },
+    ]);
+    try {
+      const remote = await remoteWithItems([{ slug: 'routed' }]);
+      const lane = await laneSession(remote, 'lane', geminiEnv(server));
+      const r = await lane.abcd(['drain', '--runtime', 'gemini', '--json', '--agent-timeout', '120s'], { timeoutMs: 150_000 });
+      const log = (await lane.abcd(['logs'])).stdout;
+      const asked = log.split('\n').filter((l) => l.startsWith('[abcd] model: '));
+      expect(asked[0], log).toMatch(/^\[abcd\] model: forwarded POST \/v1beta\/models\/[\w.-]+:generateContent 200 /);
+      expect(
+        asked.slice(1).every((l) => /:streamGenerateContent 200 /.test(l)),
+        log,
+      ).toBe(true);
+      expect(laneRun(r).record.cycles[0].spend).toMatchObject({ source: 'api', inputTokens: 1200, outputTokens: 12, turns: 2 });
+      server.verify({ allStepsUsed: true });
+    } finally {
+      await server.stop();
+    }
+  }, 180_000);
+
+  it('naming the key for the agent is refused before anything is claimed: the gateway passes it', async () => {
+    for (const name of ['GEMINI_API_KEY', 'GOOGLE_API_KEY']) {
+      const remote = await remoteWithItems([{ slug: 'named' }], { lanes: { gemini: { env: [name] } } });
+      const lane = await laneSession(remote, 'lane', { GEMINI_API_KEY: KEY, PATH: `${BIN}:${process.env.PATH ?? '/usr/bin:/bin'}` });
+      const r = await lane.abcd(['drain', '--runtime', 'gemini', '--json']);
+      expect(r.code, r.stdout + r.stderr).toBe(2);
+      expect(r.json.refusal).toMatchObject({ data: { name, key: 'lanes.gemini.env' } });
+      expect(r.json.refusal.message).toContain("abcd's model gateway adds the key");
+      expect(await itemStatus(remote, 'named')).toBe('ready');
+    }
+  }, 60_000);
+
+  it('unsandboxed there is no gateway: Gemini CLI is passed GEMINI_API_KEY, and usage is its own report', async () => {
+    const server = await GeminiModelServer.start([{ say: 'nothing to do', usage: { input: 70, output: 5 } }]);
+    try {
+      const remote = await remoteWithItems([{ slug: 'plain' }], { lanes: GEMINI });
+      const lane = await laneSession(remote, 'lane', geminiEnv(server));
+      const r = await lane.abcd(['drain', '--runtime', 'gemini', '--sandbox', 'none', '--json', '--agent-timeout', '120s'], {
+        timeoutMs: 150_000,
+      });
+      expect(laneRun(r).sandbox, r.stdout + r.stderr).toBe('none');
+      expect(server.requests.map((q) => q.key)).toEqual([KEY]);
+      expect(laneRun(r).record.cycles[0].spend).toMatchObject({ source: 'runtime', inputTokens: 70, outputTokens: 5 });
+      expect((await lane.abcd(['logs', laneRun(r).runId])).stdout).not.toContain('[abcd] model:');
     } finally {
       await server.stop();
     }

@@ -9,8 +9,11 @@ import { CONFIG_PATH, type GeminiConfig } from '../../../repo/config.js';
 
 export const DEFAULT_GEMINI_PROGRAM = 'gemini';
 
-/** What Gemini CLI takes from the lane's environment whatever the config says: its key and its endpoint. */
-const GEMINI_ENV = ['GEMINI_API_KEY', 'GOOGLE_GEMINI_BASE_URL'] as const;
+/**
+ * What Gemini CLI takes from the lane's environment whatever the config says: its endpoint. Its
+ * key (GEMINI_API_KEY) is passed too only where no model gateway holds it (installs.ts `passedByDefault`).
+ */
+const GEMINI_ENV = ['GOOGLE_GEMINI_BASE_URL'] as const;
 
 // The flags the runtime sets itself: a config that set them too would break the stream abcd
 // reads, resume another session, or let the agent ask a person who is not there.

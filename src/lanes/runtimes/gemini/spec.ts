@@ -1,7 +1,7 @@
 // The `gemini` runtime's spec: Gemini CLI headless (gemini.ts), read from `lanes.gemini`. Its
-// key reaches the agent through `GEMINI_API_KEY` (abcd's model gateway does not speak the Gemini
-// API); a team's GEMINI_CLI_HOME may hold MCP servers' env and keys, so every sandbox hides it
-// and the agent gets a private one (gemini-home.ts).
+// key (`GEMINI_API_KEY`) stays in abcd's model gateway in a sandbox, and is passed to the agent
+// only where there is none; a team's GEMINI_CLI_HOME may hold MCP servers' env and keys, so
+// every sandbox hides it and the agent gets a private one (gemini-home.ts).
 import { install } from '../installs.js';
 import type { RuntimeSpec } from '../spec.js';
 import { refuseAgentFlag } from '../spec.js';
@@ -20,8 +20,8 @@ export const geminiSpec: RuntimeSpec = {
     keyVariable: 'GEMINI_API_KEY',
     envKey: 'lanes.gemini.env',
     keyVariables: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'],
-    gateway: false,
-    passedByDefault: false,
+    gateway: true,
+    passedByDefault: true,
   }),
   homeVariables: ['GEMINI_CLI_HOME'],
   setup: (lanes, o) => {
@@ -29,7 +29,13 @@ export const geminiSpec: RuntimeSpec = {
     const cfg = lanes.gemini ?? {};
     checkGeminiConfig(cfg);
     const names = geminiEnvNames(cfg);
-    return { agent: '', program: cfg.program ?? DEFAULT_GEMINI_PROGRAM, passed: names, envNames: names, runtime: () => geminiRuntime(cfg) };
+    return {
+      agent: '',
+      program: cfg.program ?? DEFAULT_GEMINI_PROGRAM,
+      passed: names,
+      envNames: names,
+      runtime: (laneEnv) => geminiRuntime(cfg, laneEnv),
+    };
   },
   initBlock: (lanes) => ({ gemini: lanes.gemini ?? {} }),
   transcriptLines: geminiLines,

@@ -26,10 +26,10 @@ export function ignoredRequesters(cfg: { requesters?: string[] | undefined }): s
   );
 }
 
-/** Unsandboxed, the agent has the host's network: no egress proxy stands between, and the lane says so. */
+/** Unsandboxed, the agent has the host's network and files: no sandbox or egress proxy stands between, and the lane says so. */
 export function unfilteredNetwork(sandbox: 'bwrap' | 'none', cfg: LanesConfig): string | undefined {
   if (sandbox !== 'none') return undefined;
-  return `The agent runs unsandboxed: it reaches the network as you do, with no egress proxy${cfg.network?.allow ? ' (lanes.network.allow does not apply)' : ''}.`;
+  return `The agent runs unsandboxed: it has this computer's network and files as you do, with no sandbox and no egress proxy${cfg.network?.allow ? ' (lanes.network.allow does not apply)' : ''}.`;
 }
 
 export function warningOf(parts: (string | undefined)[]): { warning: string } | undefined {

@@ -58,8 +58,8 @@ export async function chooseCheckSandbox(mode: SandboxMode, repo: Repo, caller: 
   if (mode === 'bwrap' || caller.lane) {
     throw new UnsafeEnvironment(
       `${why}, and ${caller.lane ? "a lane's checks run its agent's code" : 'land.sandbox is "bwrap"'}: abcd does not run them ` +
-        'unsandboxed; nothing landed. Install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; it needs unprivileged user ' +
-        'namespaces), or set land.sandbox to "none" in .abcd/config.json to run checks as yourself knowingly.',
+        'unsandboxed; nothing landed. Install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap socat; bubblewrap needs ' +
+        'unprivileged user namespaces, socat relays the checks\' network out), or set land.sandbox to "none" in .abcd/config.json to run checks as yourself knowingly.',
       { reason: 'no-check-sandbox', why, sandbox: mode === 'bwrap' ? 'bwrap' : 'auto' },
     );
   }

@@ -13,6 +13,7 @@ import { UnsafeEnvironment } from '../../core/refusals.js';
 import { Git as GitClient, type Git } from '../../git/git.js';
 import { probeBwrap, sandboxArgv, type Sandbox, type SandboxMode, type SandboxPlan } from '../../machine/sandbox/bwrap.js';
 import { allowedEnv } from '../../machine/sandbox/environment.js';
+import { keyFilesOf } from '../../machine/gateway/key-file.js';
 import { secretPlaces } from '../../machine/sandbox/places.js';
 import { openSandboxNetwork, type NetworkEvent, type SandboxNetwork } from '../../machine/sandbox/sandbox-network.js';
 import { fillLaneStore } from '../../repo/lane-objects.js';
@@ -100,6 +101,8 @@ export async function prepareCheckJail(
     sandbox: Sandbox;
     envNames: readonly string[];
     network: LandConfig['network'];
+    /** The runtimes' keyFile settings: the files are hidden too. */
+    keyFiles?: readonly string[];
     vars: CheckVars;
     scope: CheckScope;
     onNetwork?: (e: NetworkEvent) => void;
@@ -139,7 +142,7 @@ export async function prepareCheckJail(
       now: repo.deps.clock.now(),
     });
     const plan = {
-      hide: [...secretPlaces(env, config), repo.commonDir, dirname(repo.commonDir), cwd],
+      hide: [...secretPlaces(env, config), ...keyFilesOf(o.keyFiles ?? [], config.home), repo.commonDir, dirname(repo.commonDir), cwd],
       binds: [
         { path: wt.dir, writable: true },
         { path: join(wt.dir, '.git'), from: own.dotgit },
@@ -228,6 +231,7 @@ export async function runJailedChecks(
     sandbox: o.sandbox,
     envNames: o.config.envNames,
     network: o.config.network,
+    keyFiles: o.config.keyFiles,
     vars: o.vars,
     ...(o.watch?.network ? { onNetwork: (e: NetworkEvent) => o.watch!.network!(e) } : {}),
     scope: { main: o.main, caller: o.caller, checks: o.config.checks },

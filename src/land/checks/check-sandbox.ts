@@ -15,7 +15,7 @@ import { probeBwrap, sandboxArgv, type Sandbox, type SandboxMode, type SandboxPl
 import { allowedEnv } from '../../machine/sandbox/environment.js';
 import { keyFilesOf } from '../../machine/gateway/key-file.js';
 import { secretPlaces } from '../../machine/sandbox/places.js';
-import { openSandboxNetwork, type NetworkEvent, type SandboxNetwork } from '../../machine/sandbox/sandbox-network.js';
+import { openSandboxNetwork, type NetworkEvent, type RelayKind, type SandboxNetwork } from '../../machine/sandbox/sandbox-network.js';
 import { fillLaneStore } from '../../repo/lane-objects.js';
 import type { Repo } from '../../repo/repo.js';
 import { treeCheckCache } from './check-cache.js';
@@ -106,6 +106,7 @@ export async function prepareCheckJail(
     vars: CheckVars;
     scope: CheckScope;
     onNetwork?: (e: NetworkEvent) => void;
+    onRelay?: (relay: RelayKind) => void;
   },
 ): Promise<CheckJail> {
   const { env, config, cwd } = repo.deps;
@@ -128,6 +129,7 @@ export async function prepareCheckJail(
           ...(o.onNetwork ? { onEvent: o.onNetwork } : {}),
         })
       : undefined;
+    if (net) o.onRelay?.(net.relay);
     const home = join(jail, 'home');
     const tmp = join(jail, 'tmp');
     await Promise.all([mkdir(home), mkdir(tmp)]);
@@ -234,6 +236,7 @@ export async function runJailedChecks(
     keyFiles: o.config.keyFiles,
     vars: o.vars,
     ...(o.watch?.network ? { onNetwork: (e: NetworkEvent) => o.watch!.network!(e) } : {}),
+    ...(o.watch?.relay ? { onRelay: (relay: RelayKind) => o.watch!.relay!(relay) } : {}),
     scope: { main: o.main, caller: o.caller, checks: o.config.checks },
   });
   try {

@@ -6,7 +6,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { spawnProcess } from '../../core/spawn.js';
 import { formatDuration } from '../../core/duration.js';
 import type { SandboxMode } from '../../machine/sandbox/bwrap.js';
-import type { NetworkEvent } from '../../machine/sandbox/sandbox-network.js';
+import type { NetworkEvent, RelayKind } from '../../machine/sandbox/sandbox-network.js';
 import { checkEnvNames } from '../../machine/sandbox/environment.js';
 import { keyFileSettings } from '../../machine/gateway/key-file.js';
 import { DEFAULT_PRIORITY_AGE_MS } from '../queue/priority.js';
@@ -90,6 +90,8 @@ export interface CheckWatch {
   output?(text: string): void;
   /** A connection a check's sandbox asked for, allowed or refused. */
   network?(e: NetworkEvent): void;
+  /** Which relay a check's sandbox carries its network out with, as each test's sandbox opens. */
+  relay?(relay: RelayKind): void;
   /** Said before checks run without the sandbox (land.sandbox "none", or no bubblewrap). */
   warning?(text: string): void;
 }

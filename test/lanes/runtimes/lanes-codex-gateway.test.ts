@@ -174,6 +174,9 @@ describe('the codex runtime through the model gateway', () => {
       expect(server.requests).toEqual([]);
       // The cycle stopped before the agent started: the item is as it was, for a lane that can ask its provider.
       expect(await itemStatus(remote, 'chatty')).toBe(status);
+      // It was claimed with the cycle (the team's config is read with the cycle's Codex home) and released.
+      const claim = await execa('git', ['-C', remote.dir, 'log', '-1', '--format=%s', 'refs/heads/abcd/claims/local/item/chatty']);
+      expect(claim.stdout).toBe('lane releases chatty: the cycle did not land');
     } finally {
       await server.stop();
     }

@@ -1,11 +1,11 @@
 // What a person's own land shows of its checks as they run: each connection their sandbox asked
 // the egress proxy for, allowed or refused, one line on stderr as it happens (where a lane's
 // phase lines and the gate's wait line go: a person's land has no run log for `abcd logs` to
-// read), and a warning, once, before checks run without the sandbox. The answer counts them.
+// read), which relay carries that network out (socat, or abcd's node), and a warning, once, before checks run without the sandbox. The answer counts them.
 import type { Deps } from '../core/deps.js';
 import { sanitizeLine } from '../core/sanitize.js';
 import type { CheckWatch } from '../land/checks/checks.js';
-import { networkLine, NetworkTally, type NetworkCounts } from '../machine/sandbox/sandbox-network.js';
+import { networkLine, NetworkTally, relayLine, type NetworkCounts } from '../machine/sandbox/sandbox-network.js';
 
 export interface PersonLandWatch {
   watch: CheckWatch;
@@ -27,6 +27,15 @@ export function personLandWatch(deps: Deps): PersonLandWatch {
             .replace(/^\[abcd\] /, '')
             .trimEnd(),
         );
+      },
+      // Which relay carries the checks' network out: said once, unless it changes.
+      relay(kind) {
+        const line = relayLine(kind)
+          .replace(/^\[abcd\] /, '')
+          .trimEnd();
+        if (said.has(line)) return;
+        said.add(line);
+        say(line);
       },
       warning(text) {
         if (said.has(text)) return;

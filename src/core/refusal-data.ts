@@ -90,6 +90,24 @@ export type UsageKinds = {
   argv: { argv: string[] };
   /** A variable name in lanes.env that is none, or is never passed. */
   variable: { name: string; key?: string };
+  /** A runtime's `keyFile` that abcd will not read: where it is, or why not (never its content). */
+  'key-file': {
+    key: string;
+    path: string;
+    reason:
+      | 'not-absolute'
+      | 'missing'
+      | 'not-a-file'
+      | 'unreadable'
+      | 'empty'
+      | 'too-large'
+      | 'several-lines'
+      | 'too-loose'
+      | 'not-owned'
+      | 'no-gateway';
+  };
+  /** A Codex provider abcd's model gateway cannot carry: it speaks another API than the Responses API. */
+  'model-provider': { provider: string; wireApi: string };
   /** A steer text over the limit. */
   text: { chars: number };
   /** A --from-file that cannot be read. */

@@ -108,6 +108,11 @@ export const CodexSectionSchema = z.strictObject({
   args: z.array(z.string().max(4096)).max(64).optional(),
   /** Names of variables Codex gets on top of OPENAI_BASE_URL and CODEX_HOME, and OPENAI_API_KEY unsandboxed (proxies, CA files). */
   env: z.array(EnvName).optional(),
+  /**
+   * A file on the lane's machine holding the model key (an absolute or ~/ path; the user's own,
+   * mode 600): abcd reads it, its model gateway holds the key, and every sandbox hides the file.
+   */
+  keyFile: z.string().min(1).max(4096).optional(),
 });
 
 /** The `gemini` runtime: Gemini CLI headless (`-p`, `-o stream-json`), resumed per turn with `-r`. */
@@ -137,6 +142,11 @@ export const ClaudeSectionSchema = z.strictObject({
   args: z.array(z.string().max(4096)).max(64).optional(),
   /** Names of variables the agent gets on top of lanes.env (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, a proxy...). */
   env: z.array(EnvName).optional(),
+  /**
+   * A file on the lane's machine holding the model key (an absolute or ~/ path; the user's own,
+   * mode 600): abcd reads it, its model gateway holds the key, and every sandbox hides the file.
+   */
+  keyFile: z.string().min(1).max(4096).optional(),
 });
 
 export const LanesSectionSchema = z.strictObject({

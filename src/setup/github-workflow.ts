@@ -57,10 +57,13 @@ export function appConfigLines(parentDir: string): string[] {
 // its clock stands in for the job's start, so the deadline is moved this much earlier.
 const JOB_SETUP_MARGIN_SECONDS = 120;
 
-/** The sandbox step's commands: bubblewrap, and the AppArmor restriction lifted where there is one. */
+/**
+ * The sandbox step's commands: bubblewrap and socat (the relay that carries the sandbox's network
+ * out; without it a slower one in Node does), and the AppArmor restriction lifted where there is one.
+ */
 export const SANDBOX_SETUP: readonly string[] = [
   'sudo apt-get update -q',
-  'sudo apt-get install -y -q bubblewrap',
+  'sudo apt-get install -y -q bubblewrap socat',
   'if [ -e /proc/sys/kernel/apparmor_restrict_unprivileged_userns ]; then',
   '  sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0',
   'fi',
@@ -251,9 +254,10 @@ function laneJob(
           node-version: ${CI_NODE_MAJOR}
       - name: Let the lane's sandbox start
         # A lane runs its agent in bubblewrap (the default --sandbox auto) and refuses to run it
-        # unsandboxed. The runner image has no bubblewrap, and on Ubuntu 24.04 AppArmor refuses
-        # unprivileged user namespaces ("bwrap: setting up uid map: Permission denied") until
-        # this sysctl lifts the restriction on the job's own machine (older images have no such knob).
+        # unsandboxed; socat relays its network out. The runner image has neither, and on Ubuntu
+        # 24.04 AppArmor refuses unprivileged user namespaces ("bwrap: setting up uid map:
+        # Permission denied") until this sysctl lifts the restriction on the job's own machine
+        # (older images have no such knob).
         run: |
           ${SANDBOX_SETUP.join('\n          ')}
       - name: Install abcd

@@ -79,11 +79,11 @@ abcd-lane:
     - started=$(date -u -d "$CI_JOB_STARTED_AT" +%s)
     - export ABCD_JOB_DEADLINE="$(date -u -d "@$(( started + CI_JOB_TIMEOUT ))" +%Y-%m-%dT%H:%M:%SZ)"
     # A lane runs its agent in bubblewrap (the default --sandbox auto) and refuses to run it
-    # unsandboxed; the node image has no bubblewrap. In a Docker executor bwrap also needs the
-    # runner to let it mount /proc in a user namespace: \`privileged = true\`, or security_opt
+    # unsandboxed, and socat relays its network out; the node image has neither. In a Docker
+    # executor bwrap also needs the runner to let it mount /proc in a user namespace: \`privileged = true\`, or security_opt
     # ["seccomp=unconfined", "apparmor=unconfined", "systempaths=unconfined"], in the runner's
     # config.toml. Without that the lane refuses (exit 7) with bwrap's own error.
-    - apt-get update -q && apt-get install -y -q bubblewrap
+    - apt-get update -q && apt-get install -y -q bubblewrap socat
     # abcd: ${o.abcd.vendored ? 'the tarball committed under .abcd/vendor, unless ABCD_PACKAGE names another' : 'what the CI/CD variable ABCD_PACKAGE names'}.
     - |
       ${install}

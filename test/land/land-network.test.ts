@@ -45,8 +45,17 @@ async function ownWork(s: Session, item: string): Promise<void> {
   await s.commit(`${item}.txt`, `${item}\n`);
 }
 
+function onPath(program: string): boolean {
+  try {
+    execFileSync('sh', ['-c', `command -v ${program}`], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 describe.skipIf(UNABLE)("the person's own land", () => {
-  it('each connection of its sandboxed checks is one line on stderr and counted in the answer', async () => {
+  it('each connection of its sandboxed checks is one line on stderr and counted in the answer, after the relay that carried it', async () => {
     const [a, b] = await Promise.all([hostServer('from-a'), hostServer('from-b')]);
     try {
       // The check passes only when A answers through the proxy and B is refused.
@@ -67,6 +76,11 @@ describe.skipIf(UNABLE)("the person's own land", () => {
       const lines = r.stderr.split('\n');
       expect(lines).toContain(`abcd: network: allowed GET 127.0.0.1:${a.port}`);
       expect(lines).toContain(`abcd: network: refused GET 127.0.0.1:${b.port} (not in land.network.allow)`);
+      // Which relay the checks' sandbox started, said once: socat where it is on PATH.
+      const socat = onPath('socat');
+      const relay = `abcd: network: relay ${socat ? 'socat' : 'node (socat is not installed)'}`;
+      expect(lines.filter((l) => l.startsWith('abcd: network: relay'))).toEqual([relay]);
+      expect(lines.indexOf(relay)).toBeLessThan(lines.indexOf(`abcd: network: allowed GET 127.0.0.1:${a.port}`));
       expect([a.hits(), b.hits()]).toEqual([1, 0]);
       // The text answer says the counts with the checks.
       await s.git(['checkout', '-q', 'main']);
@@ -75,7 +89,11 @@ describe.skipIf(UNABLE)("the person's own land", () => {
       const text = await s.abcd(['land', 'again'], { timeoutMs: 90_000 });
       expect(text.code, text.stdout + text.stderr).toBe(0);
       expect(text.stdout).toContain(`network: 1 allowed, 1 refused (127.0.0.1:${a.port}, 127.0.0.1:${b.port})`);
-      expect(text.stderr.split('\n').filter((l) => l.startsWith('abcd: network: '))).toHaveLength(2);
+      expect(text.stderr.split('\n').filter((l) => l.startsWith('abcd: network: '))).toEqual([
+        relay,
+        `abcd: network: allowed GET 127.0.0.1:${a.port}`,
+        `abcd: network: refused GET 127.0.0.1:${b.port} (not in land.network.allow)`,
+      ]);
     } finally {
       await Promise.all([a.close(), b.close()]);
     }

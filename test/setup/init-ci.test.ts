@@ -281,9 +281,9 @@ describe('generated CI files call only what abcd has', () => {
       expect(all).not.toMatch(/ABCD_APP_ID|ABCD_APP_PRIVATE_KEY/);
     });
 
-    it(`${kind}: gets bubblewrap before the lane, which runs with the default --sandbox auto`, async () => {
+    it(`${kind}: gets bubblewrap and socat before the lane, which runs with the default --sandbox auto`, async () => {
       const all = (await generatedSteps(kind)).map((s) => s.run).join('\n');
-      expect(all).toMatch(/(^\s*|&& )(sudo )?apt-get install -y -q bubblewrap$/m);
+      expect(all).toMatch(/(^\s*|&& )(sudo )?apt-get install -y -q bubblewrap socat$/m);
       expect(all.indexOf('install -y -q bubblewrap')).toBeLessThan(all.indexOf('abcd drain'));
       // GitHub's Ubuntu 24.04 runners refuse unprivileged user namespaces until this is lifted.
       if (kind === 'github') expect(all).toMatch(/^\s*sudo sysctl -w kernel\.apparmor_restrict_unprivileged_userns=0$/m);
@@ -557,7 +557,7 @@ describe('the generated GitHub lane job, run locally', () => {
     const knob = existsSync('/proc/sys/kernel/apparmor_restrict_unprivileged_userns');
     expect(sandbox.stubbed).toEqual([
       'apt-get update -q',
-      'apt-get install -y -q bubblewrap',
+      'apt-get install -y -q bubblewrap socat',
       ...(knob ? ['sysctl -w kernel.apparmor_restrict_unprivileged_userns=0'] : []),
     ]);
     // What it runs for real: bubblewrap is there for the lane's default --sandbox auto.

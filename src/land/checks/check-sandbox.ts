@@ -13,8 +13,9 @@ import { UnsafeEnvironment } from '../../core/refusals.js';
 import { Git as GitClient, type Git } from '../../git/git.js';
 import { probeBwrap, sandboxArgv, type Sandbox, type SandboxMode, type SandboxPlan } from '../../machine/sandbox/bwrap.js';
 import { allowedEnv } from '../../machine/sandbox/environment.js';
+import { keyFilesOf } from '../../machine/gateway/key-file.js';
 import { secretPlaces } from '../../machine/sandbox/places.js';
-import { openSandboxNetwork, type NetworkEvent, type SandboxNetwork } from '../../machine/sandbox/sandbox-network.js';
+import { openSandboxNetwork, type NetworkEvent, type RelayKind, type SandboxNetwork } from '../../machine/sandbox/sandbox-network.js';
 import { fillLaneStore } from '../../repo/lane-objects.js';
 import type { Repo } from '../../repo/repo.js';
 import { treeCheckCache } from './check-cache.js';
@@ -58,8 +59,8 @@ export async function chooseCheckSandbox(mode: SandboxMode, repo: Repo, caller: 
   if (mode === 'bwrap' || caller.lane) {
     throw new UnsafeEnvironment(
       `${why}, and ${caller.lane ? "a lane's checks run its agent's code" : 'land.sandbox is "bwrap"'}: abcd does not run them ` +
-        'unsandboxed; nothing landed. Install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; it needs unprivileged user ' +
-        'namespaces), or set land.sandbox to "none" in .abcd/config.json to run checks as yourself knowingly.',
+        'unsandboxed; nothing landed. Install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap socat; bubblewrap needs ' +
+        'unprivileged user namespaces, socat relays the checks\' network out), or set land.sandbox to "none" in .abcd/config.json to run checks as yourself knowingly.',
       { reason: 'no-check-sandbox', why, sandbox: mode === 'bwrap' ? 'bwrap' : 'auto' },
     );
   }
@@ -100,9 +101,12 @@ export async function prepareCheckJail(
     sandbox: Sandbox;
     envNames: readonly string[];
     network: LandConfig['network'];
+    /** The runtimes' keyFile settings: the files are hidden too. */
+    keyFiles?: readonly string[];
     vars: CheckVars;
     scope: CheckScope;
     onNetwork?: (e: NetworkEvent) => void;
+    onRelay?: (relay: RelayKind) => void;
   },
 ): Promise<CheckJail> {
   const { env, config, cwd } = repo.deps;
@@ -125,6 +129,7 @@ export async function prepareCheckJail(
           ...(o.onNetwork ? { onEvent: o.onNetwork } : {}),
         })
       : undefined;
+    if (net) o.onRelay?.(net.relay);
     const home = join(jail, 'home');
     const tmp = join(jail, 'tmp');
     await Promise.all([mkdir(home), mkdir(tmp)]);
@@ -139,7 +144,7 @@ export async function prepareCheckJail(
       now: repo.deps.clock.now(),
     });
     const plan = {
-      hide: [...secretPlaces(env, config), repo.commonDir, dirname(repo.commonDir), cwd],
+      hide: [...secretPlaces(env, config), ...keyFilesOf(o.keyFiles ?? [], config.home), repo.commonDir, dirname(repo.commonDir), cwd],
       binds: [
         { path: wt.dir, writable: true },
         { path: join(wt.dir, '.git'), from: own.dotgit },
@@ -228,8 +233,10 @@ export async function runJailedChecks(
     sandbox: o.sandbox,
     envNames: o.config.envNames,
     network: o.config.network,
+    keyFiles: o.config.keyFiles,
     vars: o.vars,
     ...(o.watch?.network ? { onNetwork: (e: NetworkEvent) => o.watch!.network!(e) } : {}),
+    ...(o.watch?.relay ? { onRelay: (relay: RelayKind) => o.watch!.relay!(relay) } : {}),
     scope: { main: o.main, caller: o.caller, checks: o.config.checks },
   });
   try {

@@ -6,8 +6,9 @@ import { StringDecoder } from 'node:string_decoder';
 import { spawnProcess } from '../../core/spawn.js';
 import { formatDuration } from '../../core/duration.js';
 import type { SandboxMode } from '../../machine/sandbox/bwrap.js';
-import type { NetworkEvent } from '../../machine/sandbox/sandbox-network.js';
+import type { NetworkEvent, RelayKind } from '../../machine/sandbox/sandbox-network.js';
 import { checkEnvNames } from '../../machine/sandbox/environment.js';
+import { keyFileSettings } from '../../machine/gateway/key-file.js';
 import { DEFAULT_PRIORITY_AGE_MS } from '../queue/priority.js';
 import type { IntegrationStrategy } from '../../records/queue.js';
 
@@ -33,6 +34,8 @@ export interface LandConfig {
   network: false | { allow: string[] };
   /** A failing check runs again this many times on the same tree before it counts as failed. */
   retries: number;
+  /** The runtimes' `keyFile` settings (model keys on the lane's machine): hidden from every check. */
+  keyFiles: string[];
   /** How far a priority moves a queue entry (land/priority.ts). */
   priorityAgeMs: number;
   /** How the work comes onto main unless `--strategy` says (absent: the caller's default). */
@@ -44,7 +47,8 @@ export interface LandConfig {
  * A config the one schema refuses (a typo such as `land.check`) is a UsageError naming the key.
  */
 export async function readLandConfig(git: Git, mainTip: string, parseDuration: (t: string) => number): Promise<LandConfig> {
-  const land = (await readRepoConfig(git, mainTip)).land;
+  const repoConfig = await readRepoConfig(git, mainTip);
+  const land = repoConfig.land;
   const c = land?.checks;
   return {
     checks: (Array.isArray(c) ? c : c ? [c] : []).filter((x) => x.trim() !== ''),
@@ -57,6 +61,7 @@ export async function readLandConfig(git: Git, mainTip: string, parseDuration: (
     // `true`, from before checks had an allow-list, means what leaving it out means: the list, empty by default.
     network: land?.network === false ? false : { allow: typeof land?.network === 'object' ? (land.network.allow ?? []) : [] },
     retries: land?.retries ?? 0,
+    keyFiles: keyFileSettings(repoConfig.lanes),
     priorityAgeMs: land?.priorityAge ? parseDuration(land.priorityAge) : DEFAULT_PRIORITY_AGE_MS,
     ...(land?.strategy ? { strategy: land.strategy } : {}),
   };
@@ -85,6 +90,8 @@ export interface CheckWatch {
   output?(text: string): void;
   /** A connection a check's sandbox asked for, allowed or refused. */
   network?(e: NetworkEvent): void;
+  /** Which relay a check's sandbox carries its network out with, as each test's sandbox opens. */
+  relay?(relay: RelayKind): void;
   /** Said before checks run without the sandbox (land.sandbox "none", or no bubblewrap). */
   warning?(text: string): void;
 }

@@ -15,6 +15,7 @@ import { readSnapshot, type Snapshot } from '../../repo/snapshot.js';
 import { standing } from '../../claims/rules.js';
 import type { RunContext } from '../cycle/context.js';
 import { resolveMain } from '../../claims/main-branch.js';
+import { heldKeyOf } from './held-key.js';
 import { laneSettings, withKeyPassed, type LaneFlags, type LaneSettings } from './options.js';
 import { RunRecorder } from '../logs/recorder.js';
 import { requestFollowUp, type PendingOutcome } from '../guards/request.js';
@@ -22,6 +23,7 @@ import { runLanes } from './run-loop.js';
 import { runtimeSpec } from '../runtimes/index.js';
 import { agentProgramView, chooseSandbox, laneHidden, requireAgentProgram } from './sandbox.js';
 import { probeBwrap } from '../../machine/sandbox/bwrap.js';
+import { keyFileSettings, keyFilesOf } from '../../machine/gateway/key-file.js';
 import { secretPlaces } from '../../machine/sandbox/places.js';
 import { chooseCheckSandbox } from '../../land/checks/check-sandbox.js';
 import { checkModelKeyPassed, gatewayCarriesKey, keyPassedByDefault } from '../runtimes/installs.js';
@@ -122,9 +124,10 @@ export async function runLane(repo: Repo, input: LaneRunInput): Promise<LaneRunR
   const gateway = gatewayCarriesKey(install, sandbox);
   const s = withKeyPassed(asked, keyPassedByDefault(install, gateway));
   checkModelKeyPassed(install, env, s.passed, { gateway });
+  const held = await heldKeyOf(s.setup, { gateway, home: repo.deps.config.home });
   // A lane whose checks could not run sandboxed refuses before it claims or pays for anything.
   if (config.land?.checks?.length) await chooseCheckSandbox(config.land.sandbox ?? 'auto', repo, { lane: { attended: input.attended } });
-  const hide = secretPlaces(env, repo.deps.config);
+  const hide = [...secretPlaces(env, repo.deps.config), ...keyFilesOf(keyFileSettings(config.lanes), repo.deps.config.home)];
   const program = sandbox === 'bwrap' ? await programOf(repo, s, hide, cfg) : await unsandboxedProgram(repo, s);
   return runWith(repo, input, s, {
     main,
@@ -132,6 +135,7 @@ export async function runLane(repo: Repo, input: LaneRunInput): Promise<LaneRunR
     hide,
     program,
     login,
+    ...(held ? { heldKey: held.key } : {}),
     first: snap,
     ...(firstListing ? { firstListing } : {}),
     cfg: { tip: mainTip, config },
@@ -145,6 +149,8 @@ interface RunOptions {
   hide: string[];
   program: RunContext['program'];
   login: string;
+  /** The model key read from the runtime's keyFile, which the gateway holds. */
+  heldKey?: string;
   first: Snapshot;
   firstListing?: ItemListing;
   cfg: { tip: string; config: RepoConfig };
@@ -246,7 +252,7 @@ function runContext(repo: Repo, input: LaneRunInput, s: LaneSettings, o: RunOpti
     configAt: configReader(repo, o.cfg),
     main: o.main,
     gate: input.gate,
-    runtime: s.setup.runtime(repo.deps.env),
+    runtime: s.setup.runtime(repo.deps.env, o.heldKey),
     sandbox: o.sandbox,
     program: o.program,
     attended: input.attended,

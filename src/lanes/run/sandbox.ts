@@ -28,7 +28,8 @@ export async function chooseSandbox(
   if (mode === 'auto' && o.attended) return { sandbox: 'none', warning: `${why}: the attended lane runs its agent unsandboxed` };
   throw new UnsafeEnvironment(
     `${why}, and a lane does not run an agent unsandboxed by default. Install bubblewrap ` +
-      '(Debian/Ubuntu: apt-get install bubblewrap; it needs unprivileged user namespaces), ' +
+      '(Debian/Ubuntu: apt-get install bubblewrap socat; bubblewrap needs unprivileged user namespaces, ' +
+      "socat relays the agent's network out), " +
       'or pass --sandbox none to run the agent as yourself knowingly.',
     { sandbox: mode, reason: why },
   );

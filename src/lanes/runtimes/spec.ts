@@ -21,8 +21,13 @@ export interface RuntimeSetup {
   passed: readonly string[];
   /** The names the cycle's environment takes besides lanes.env (a runtime may pick its own instead). */
   envNames: readonly string[];
-  /** The runtime this lane run opens its sessions with; `laneEnv` is abcd's own environment. */
-  runtime(laneEnv: Env): Runtime;
+  /** The config key and value of a file that holds the model key (`lanes.<runtime>.keyFile`), when one is set. */
+  keyFile?: { key: string; setting: string };
+  /**
+   * The runtime this lane run opens its sessions with; `laneEnv` is abcd's own environment, and
+   * `heldKey` the key read from `keyFile`, which the model gateway holds in place of the variable's.
+   */
+  runtime(laneEnv: Env, heldKey?: string): Runtime;
 }
 
 /** A reader of a runtime's stream that tells what the agent does, line by line. */

@@ -8,6 +8,7 @@
 import { execFile } from 'node:child_process';
 import { lstatSync, statSync } from 'node:fs';
 import type { Env } from '../../core/deps.js';
+import { isInside } from './places.js';
 
 export type SandboxMode = 'auto' | 'bwrap' | 'none';
 export type Sandbox = 'bwrap' | 'none';
@@ -58,7 +59,7 @@ export interface Bind {
 
 /** What the sandbox hides and exposes for one run. */
 export interface SandboxPlan {
-  /** Folders that must look empty inside (the person's home, config, the clone). */
+  /** Folders that must look empty inside (the person's home, config, the clone), and files that must (a key file). */
   hide: readonly string[];
   /** What is visible inside the hidden folders (and /tmp): the run's own folder, read-only programs. */
   binds: readonly Bind[];
@@ -83,6 +84,9 @@ export function bwrapArgs(plan: SandboxPlan): string[] {
   for (const p of EMPTIED) if (isRealDirectory(p)) args.push('--tmpfs', p);
   for (const p of hide) args.push('--tmpfs', p);
   args.push('--tmpfs', '/tmp');
+  // A hidden file outside every hidden folder reads as empty; inside one it is gone already.
+  const files = [...new Set(plan.hide)].filter((p) => isFile(p) && !hide.some((d) => isInside(p, d)) && !p.startsWith('/tmp/'));
+  for (const p of files) args.push('--ro-bind', '/dev/null', p);
   // A bind inside another bind comes after it: the worktree's .git file over the worktree.
   const binds = [...plan.binds].sort((a, b) => byLength(a.path, b.path));
   for (const b of binds) args.push(b.writable ? '--bind' : '--ro-bind', b.from ?? b.path, b.path);
@@ -103,6 +107,14 @@ function byLength(a: string, b: string): number {
 function isRealDirectory(p: string): boolean {
   try {
     return lstatSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function isFile(p: string): boolean {
+  try {
+    return statSync(p).isFile();
   } catch {
     return false;
   }

@@ -2,13 +2,14 @@
 // Responses-API stub receives the real key on every request while the agent's environment and
 // its CODEX_HOME config hold only a placeholder and the gateway's address; the cycle's usage is
 // what the stub's `response.completed` answers said; a pool smaller than the first answer stops
-// the next request and the cycle ends budget-exhausted.
+// the next request and the cycle ends budget-exhausted. A provider that speaks another API than
+// the Responses API is refused before its agent starts.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupTemp, tempDir } from '../../harness/git-env.js';
-import { laneRun, laneSession, remoteWithItems } from '../../harness/lanes.js';
+import { itemStatus, laneRun, laneSession, remoteWithItems } from '../../harness/lanes.js';
 import { OpenAiModelServer } from '../../harness/model-server-openai.js';
 
 const BIN = join(import.meta.dirname, '..', '..', '..', 'node_modules', '.bin');
@@ -154,4 +155,30 @@ describe('the codex runtime through the model gateway', () => {
       await server.stop();
     }
   }, 180_000);
+
+  it('a Codex provider that speaks chat completions is refused under the gateway, naming it; the model is never asked', async () => {
+    const server = await OpenAiModelServer.start([{ say: 'never asked' }]);
+    try {
+      const team = await tempDir('codex-team');
+      const chat = server
+        .codexConfig({ model: 'stub-codex', envKey: 'TEAM_OPENAI_KEY' })
+        .replace('wire_api = "responses"', 'wire_api = "chat"');
+      await writeFile(join(team, 'config.toml'), chat);
+      const remote = await remoteWithItems([{ slug: 'chatty' }]);
+      const lane = await laneSession(remote, 'lane', { CODEX_HOME: team, TEAM_OPENAI_KEY: 'sk-team', PATH });
+      const status = await itemStatus(remote, 'chatty');
+      const r = await lane.abcd(['drain', '--runtime', 'codex', '--json', '--agent-timeout', '60s'], { timeoutMs: 120_000 });
+      expect(r.code, r.stdout + r.stderr).toBe(2);
+      expect(r.json.refusal).toMatchObject({ code: 'usage', data: { provider: 'stub', wireApi: 'chat' } });
+      expect(r.json.refusal.message).toContain('set wire_api = "responses"');
+      expect(server.requests).toEqual([]);
+      // The cycle stopped before the agent started: the item is as it was, for a lane that can ask its provider.
+      expect(await itemStatus(remote, 'chatty')).toBe(status);
+      // It was claimed with the cycle (the team's config is read with the cycle's Codex home) and released.
+      const claim = await execa('git', ['-C', remote.dir, 'log', '-1', '--format=%s', 'refs/heads/abcd/claims/local/item/chatty']);
+      expect(claim.stdout).toBe('lane releases chatty: the cycle did not land');
+    } finally {
+      await server.stop();
+    }
+  }, 150_000);
 });

@@ -33,7 +33,15 @@ export const claudeSpec: RuntimeSpec = {
       // Claude Code takes its own names from the lane's environment (claude.ts), so the cycle's list has none of them.
       passed: cfg.env ?? [],
       envNames: [],
-      runtime: (laneEnv) => claudeRuntime(cfg, laneEnv),
+      ...(cfg.keyFile ? { keyFile: { key: 'lanes.claude.keyFile', setting: cfg.keyFile } } : {}),
+      // The file's key is the API key, and the only credential the gateway carries.
+      runtime: (laneEnv, heldKey) =>
+        claudeRuntime(
+          cfg,
+          heldKey
+            ? { ...laneEnv, ANTHROPIC_API_KEY: heldKey, ANTHROPIC_AUTH_TOKEN: undefined, CLAUDE_CODE_OAUTH_TOKEN: undefined }
+            : laneEnv,
+        ),
     };
   },
   initBlock: (lanes) => ({ claude: lanes.claude ?? {} }),

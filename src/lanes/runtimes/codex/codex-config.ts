@@ -88,6 +88,8 @@ export interface CodexRoute {
   baseUrl?: string;
   /** The variable the provider's key is read from (`env_key`; `OPENAI_API_KEY` for the built-in one). */
   envKey: string;
+  /** The provider's `wire_api`, when its table names one: the API it speaks. */
+  wireApi?: string;
 }
 
 /**
@@ -104,7 +106,8 @@ export function codexRoute(kept: Record<string, unknown>): CodexRoute | undefine
   // not overridden): abcd names one of its own, asking where Codex would.
   if (chosen === 'openai') return { provider: GATEWAY_PROVIDER, envKey: 'OPENAI_API_KEY' };
   if (typeof table?.env_key !== 'string' || HELD_BY_ABCD.has(table.env_key)) return undefined;
-  return { provider: chosen, envKey: table.env_key, ...baseUrl };
+  const wire = typeof table.wire_api === 'string' ? { wireApi: table.wire_api } : {};
+  return { provider: chosen, envKey: table.env_key, ...baseUrl, ...wire };
 }
 
 // Variables the agent's environment needs for itself: an env_key naming one is no key to hold

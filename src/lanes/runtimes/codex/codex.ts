@@ -7,11 +7,13 @@
 // gateway and the agent's config names the gateway (ADR 0123): usage is then the API's answers';
 // otherwise it is the thread's latest running total (ADR 0088).
 import type { Env } from '../../../core/deps.js';
+import { UsageError } from '../../../core/refusals.js';
 import type { CodexConfig } from '../../../repo/config.js';
 import { checkEnvNames } from '../../../machine/sandbox/environment.js';
 import { urlEndpoint } from '../../../machine/sandbox/network-allow.js';
 import { startAgent } from '../../run/run-agent.js';
 import { CodexEvents } from './codex-events.js';
+import type { CodexRoute } from './codex-config.js';
 import { makeCodexHome, type CodexHome } from './codex-home.js';
 import { linkGateway, PLACEHOLDER_KEY, type GatewayLink } from '../gateway-link.js';
 import type { AgentSession, CycleAgent, Runtime, TurnOptions, TurnResult } from '../runtime.js';
@@ -37,7 +39,7 @@ export function codexProgram(cfg: CodexConfig | undefined): string {
   return cfg?.program ?? 'codex';
 }
 
-export function codexRuntime(cfg: CodexConfig = {}, laneEnv: Env = {}): Runtime {
+export function codexRuntime(cfg: CodexConfig = {}, laneEnv: Env = {}, heldKey?: string): Runtime {
   return {
     name: 'codex',
     open: async (agent) => {
@@ -45,10 +47,12 @@ export function codexRuntime(cfg: CodexConfig = {}, laneEnv: Env = {}): Runtime 
       const network = agent.network;
       // Sandboxed with the provider's key in abcd's own environment: the gateway holds it, and
       // the agent's config names the gateway (the team's base_url, or OPENAI_BASE_URL, is the
-      // gateway's upstream and is not in the agent's copy).
-      const gateway = async (route: { baseUrl?: string; envKey: string }) => {
-        const key = laneEnv[route.envKey];
+      // gateway's upstream and is not in the agent's copy). A key read from lanes.codex.keyFile
+      // is the chosen provider's, whatever its env_key names.
+      const gateway = async (route: CodexRoute) => {
+        const key = heldKey ?? laneEnv[route.envKey];
         if (!network || !key) return undefined;
+        refuseOtherWire(route);
         const upstream = new URL(route.baseUrl ?? laneEnv.OPENAI_BASE_URL ?? OPENAI_API);
         link = await linkGateway(agent, { dialect: 'responses', upstream, credential: { headers: { authorization: `Bearer ${key}` } } });
         return link.baseUrl;
@@ -66,6 +70,21 @@ export function codexRuntime(cfg: CodexConfig = {}, laneEnv: Env = {}): Runtime 
       return new CodexSession(cfg, agent, home, link);
     },
   };
+}
+
+/**
+ * The gateway carries the Responses API only: a provider that speaks another (`wire_api = "chat"`)
+ * would be asked in a dialect it does not know, so its lane refuses before the agent starts.
+ */
+function refuseOtherWire(route: CodexRoute): void {
+  if (route.wireApi === undefined || route.wireApi === 'responses') return;
+  throw new UsageError(
+    `Codex's provider ${route.provider} has wire_api = "${route.wireApi}", but abcd's model gateway, which holds its key in a sandbox, ` +
+      'carries only the Responses API: set wire_api = "responses" for it in CODEX_HOME\'s config.toml if the provider serves ' +
+      '/responses, or choose a provider that does; the agent did not start.',
+    'model-provider',
+    { provider: route.provider, wireApi: route.wireApi },
+  );
 }
 
 class CodexSession implements AgentSession {

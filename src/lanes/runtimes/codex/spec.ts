@@ -31,7 +31,8 @@ export const codexSpec: RuntimeSpec = {
       program: codexProgram(lanes.codex),
       passed: names,
       envNames: names,
-      runtime: (laneEnv) => codexRuntime(lanes.codex ?? {}, laneEnv),
+      ...(lanes.codex?.keyFile ? { keyFile: { key: 'lanes.codex.keyFile', setting: lanes.codex.keyFile } } : {}),
+      runtime: (laneEnv, heldKey) => codexRuntime(lanes.codex ?? {}, laneEnv, heldKey),
     };
   },
   programBinds: codexPlatformBinds,

@@ -3,8 +3,9 @@
 import { readRefsFromFiles } from '../git/files/refs-read.js';
 import type { Git } from '../git/git.js';
 import { readRecords } from './store-blobs.js';
-import type { RawRecord } from './store-types.js';
-import { loadTips, saveTips, tipsChanged } from './tip-cache.js';
+import type { RawRecord, RefUpdate } from './store-types.js';
+import { addTips, loadTips, saveTips, tipsChanged } from './tip-cache.js';
+import { recordBlobOf } from './tip-seed.js';
 
 /** The refs under `prefix` and the `also` refs that exist, with their tips, as for-each-ref lists them. */
 export async function listCacheRefs(
@@ -37,4 +38,25 @@ export async function readWithTips(
   // A cache that cannot be written only means the next read asks git again.
   if (tipsChanged(kept, records)) await saveTips(file, records).catch(() => undefined);
   return records;
+}
+
+/**
+ * Keeps the records a push just sent in the tip cache, called only after the remote took them
+ * (a tip learned early would be a record nobody has). A tip whose objects are not plain loose
+ * files in `objectsDir` is left for the next read to ask git, as without this.
+ */
+export async function learnPushed(
+  files: { readonly tipCache: string; readonly objectsDir?: string },
+  updates: readonly RefUpdate[],
+): Promise<void> {
+  const { objectsDir } = files;
+  if (!objectsDir) return;
+  const read = await Promise.all(
+    updates.map(async (u) => (u.newOid ? { tip: u.newOid, blob: await recordBlobOf(objectsDir, u.newOid) } : undefined)),
+  );
+  const learned = read.flatMap((l) => (l?.blob ? [{ tip: l.tip, blob: l.blob }] : []));
+  const replaced = updates.flatMap((u) => (typeof u.lease === 'string' ? [u.lease] : []));
+  if (learned.length === 0 && replaced.length === 0) return;
+  // A cache that cannot be written only means the next read asks git.
+  await addTips(files.tipCache, learned, replaced).catch(() => undefined);
 }

@@ -80,3 +80,17 @@ export function tipsChanged(kept: ReadonlyMap<string, TipRead>, records: readonl
   for (const t of now) if (!kept.has(t)) return true;
   return false;
 }
+
+/**
+ * Keeps `learned` tips beside those kept at `path`, dropping `replaced` (the tips a push moved
+ * its refs from): what the next read would keep, learned without a git process.
+ */
+export async function addTips(path: string, learned: readonly { tip: string; blob: Buffer }[], replaced: readonly string[]): Promise<void> {
+  const kept = loadTips(path);
+  for (const t of replaced) kept.delete(t);
+  for (const { tip, blob } of learned) kept.set(tip, { blob });
+  await saveTips(
+    path,
+    [...kept].map(([tip, read]) => ({ ref: '', tip, ...read })),
+  );
+}

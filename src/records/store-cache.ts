@@ -4,7 +4,7 @@ import { readRefsFromFiles } from '../git/files/refs-read.js';
 import type { Git } from '../git/git.js';
 import { readRecords } from './store-blobs.js';
 import type { RawRecord, RefUpdate } from './store-types.js';
-import { addTips, loadTips, saveTips, tipsChanged } from './tip-cache.js';
+import { addTips, loadTips, saveTips, tipsChanged, type TipRead } from './tip-cache.js';
 import { recordBlobOf } from './tip-seed.js';
 
 /** The refs under `prefix` and the `also` refs that exist, with their tips, as for-each-ref lists them. */
@@ -35,9 +35,21 @@ export async function readWithTips(
     const got = read.get(r.ref);
     return got ? [got] : [];
   });
+  // The tips no ref lists now stay a while: a record this clone pushed is learned before
+  // its cache ref moves there (the next fetch moves it), and a read between lists the old tip.
   // A cache that cannot be written only means the next read asks git again.
-  if (tipsChanged(kept, records)) await saveTips(file, records).catch(() => undefined);
+  const tooMany = kept.size > records.length + UNLISTED_KEPT;
+  if (tooMany || tipsChanged(kept, records)) await saveTips(file, [...records, ...unlisted(kept, records)]).catch(() => undefined);
   return records;
+}
+
+// How many kept tips that no ref lists now are kept on, the latest learned last.
+const UNLISTED_KEPT = 256;
+
+function unlisted(kept: ReadonlyMap<string, TipRead>, records: readonly RawRecord[]): RawRecord[] {
+  const listed = new Set(records.map((r) => r.tip));
+  const rest = [...kept].filter(([tip]) => !listed.has(tip));
+  return rest.slice(-UNLISTED_KEPT).map(([tip, read]) => ({ ref: '', tip, ...read }));
 }
 
 /**
@@ -55,8 +67,7 @@ export async function learnPushed(
     updates.map(async (u) => (u.newOid ? { tip: u.newOid, blob: await recordBlobOf(objectsDir, u.newOid) } : undefined)),
   );
   const learned = read.flatMap((l) => (l?.blob ? [{ tip: l.tip, blob: l.blob }] : []));
-  const replaced = updates.flatMap((u) => (typeof u.lease === 'string' ? [u.lease] : []));
-  if (learned.length === 0 && replaced.length === 0) return;
+  if (learned.length === 0) return;
   // A cache that cannot be written only means the next read asks git.
-  await addTips(files.tipCache, learned, replaced).catch(() => undefined);
+  await addTips(files.tipCache, learned).catch(() => undefined);
 }

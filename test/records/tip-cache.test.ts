@@ -103,6 +103,24 @@ describe('the tip cache', () => {
     expect(await cached.readCached()).toEqual(want);
   });
 
+  it('keeps a tip no ref lists yet beside the old one, so neither read between a push and the next fetch asks git', async () => {
+    const c = await clone();
+    const tipCache = join(c.gitDir, 'abcd', 'record-tips');
+    const ref = `${P}claims/local/item/a`;
+    const old = await record(c.dir, c.env, ref, { 'record.json': '{"a":1}' });
+    await stores(c).files.readCached();
+    // The pushed record's commit exists, and the cache ref still names the old tip.
+    const pushed = await record(c.dir, c.env, `${P}scratch`, { 'record.json': '{"a":2}' });
+    await git(c.dir, ['update-ref', '-d', `${P}scratch`], c.env);
+    await learnPushed({ tipCache, objectsDir: join(c.gitDir, 'objects') }, [
+      { ref: 'refs/heads/abcd/claims/local/item/a', newOid: pushed, lease: old },
+    ]);
+    const cached = stores(c, await noCatFile(c.root, c.env)).files;
+    expect((await cached.readCached()).map((r) => r.blob?.toString())).toEqual(['{"a":1}']);
+    await git(c.dir, ['update-ref', ref, pushed], c.env);
+    expect(await cached.readCached()).toEqual(await stores(c).plain.readCached());
+  });
+
   it('reads every tip from git when the kept file is damaged, and skips a ref whose commit is missing as for-each-ref does', async () => {
     const c = await clone();
     await record(c.dir, c.env, `${P}claims/local/item/a`, { 'record.json': '{"a":1}' });

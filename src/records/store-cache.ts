@@ -3,8 +3,9 @@
 import { readRefsFromFiles } from '../git/files/refs-read.js';
 import type { Git } from '../git/git.js';
 import { readRecords } from './store-blobs.js';
-import type { RawRecord } from './store-types.js';
-import { loadTips, saveTips, tipsChanged } from './tip-cache.js';
+import type { RawRecord, RefUpdate } from './store-types.js';
+import { addTips, loadTips, saveTips, tipsChanged, type TipRead } from './tip-cache.js';
+import { recordBlobOf } from './tip-seed.js';
 
 /** The refs under `prefix` and the `also` refs that exist, with their tips, as for-each-ref lists them. */
 export async function listCacheRefs(
@@ -34,7 +35,39 @@ export async function readWithTips(
     const got = read.get(r.ref);
     return got ? [got] : [];
   });
+  // The tips no ref lists now stay a while: a record this clone pushed is learned before
+  // its cache ref moves there (the next fetch moves it), and a read between lists the old tip.
   // A cache that cannot be written only means the next read asks git again.
-  if (tipsChanged(kept, records)) await saveTips(file, records).catch(() => undefined);
+  const tooMany = kept.size > records.length + UNLISTED_KEPT;
+  if (tooMany || tipsChanged(kept, records)) await saveTips(file, [...records, ...unlisted(kept, records)]).catch(() => undefined);
   return records;
+}
+
+// How many kept tips that no ref lists now are kept on, the latest learned last.
+const UNLISTED_KEPT = 256;
+
+function unlisted(kept: ReadonlyMap<string, TipRead>, records: readonly RawRecord[]): RawRecord[] {
+  const listed = new Set(records.map((r) => r.tip));
+  const rest = [...kept].filter(([tip]) => !listed.has(tip));
+  return rest.slice(-UNLISTED_KEPT).map(([tip, read]) => ({ ref: '', tip, ...read }));
+}
+
+/**
+ * Keeps the records a push just sent in the tip cache, called only after the remote took them
+ * (a tip learned early would be a record nobody has). A tip whose objects are not plain loose
+ * files in `objectsDir` is left for the next read to ask git, as without this.
+ */
+export async function learnPushed(
+  files: { readonly tipCache: string; readonly objectsDir?: string },
+  updates: readonly RefUpdate[],
+): Promise<void> {
+  const { objectsDir } = files;
+  if (!objectsDir) return;
+  const read = await Promise.all(
+    updates.map(async (u) => (u.newOid ? { tip: u.newOid, blob: await recordBlobOf(objectsDir, u.newOid) } : undefined)),
+  );
+  const learned = read.flatMap((l) => (l?.blob ? [{ tip: l.tip, blob: l.blob }] : []));
+  if (learned.length === 0) return;
+  // A cache that cannot be written only means the next read asks git.
+  await addTips(files.tipCache, learned).catch(() => undefined);
 }

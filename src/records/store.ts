@@ -2,7 +2,7 @@
 import { RemoteUnavailable, UnsafeEnvironment, type Outcome } from '../core/refusals.js';
 import { formatDuration } from '../core/duration.js';
 import { cachePrefix, fromCacheRef, RECORD_PREFIX } from './refs.js';
-import { listCacheRefs, readWithTips } from './store-cache.js';
+import { learnPushed, listCacheRefs, readWithTips } from './store-cache.js';
 import type { CallOptions, Git, RunResult } from '../git/git.js';
 import { isRejected, parsePushPorcelain, type PorcelainRef } from '../git/porcelain.js';
 import { BEFORE_READS_TO_SETTLE, judgePush, REREAD_DELAYS_MS, type PushSeen } from './push-outcome.js';
@@ -38,9 +38,10 @@ export interface NetworkBounds {
   readonly auth?: NetworkAuth;
   /**
    * The clone's files, read in process: the cached record refs from its common dir (git when
-   * they are anything but plain files), and each tip's record kept in `tipCache` (tip-cache.ts).
+   * they are anything but plain files), and each tip's record kept in `tipCache` (tip-cache.ts),
+   * which learns the records this process pushed from the loose objects in `objectsDir`.
    */
-  readonly files?: { readonly commonDir: string; readonly tipCache: string };
+  readonly files?: { readonly commonDir: string; readonly tipCache: string; readonly objectsDir?: string };
 }
 
 // The last network calls of a wait (a push found possible just at the deadline, the re-read
@@ -193,7 +194,11 @@ export class RecordStore {
     // A guarded push runs abcd's own pre-push hook only (push-guard.ts); others run no hook.
     const push = { atomic: opts.atomic, ...(opts.guard ? { config: opts.guard.args } : {}) };
     const r = await this.net((o) => this.git.transport.push(this.remote, updates, { ...o, ...push }), 'push to', opts.guard?.env);
-    if (r.exitCode === 0) return { ok: true };
+    if (r.exitCode === 0) {
+      // The tip cache learns what the remote took, so the next read need not ask git for it.
+      if (this.bounds.files) await learnPushed(this.bounds.files, updates);
+      return { ok: true };
+    }
     // The guard stopped it before anything was sent: the caller reads the records and decides again.
     if (opts.guard?.declined()) return { ok: false, rejected: [], remoteTips: new Map(), declined: true };
     const porcelain = parsePushPorcelain(r.stdout.toString());

@@ -73,10 +73,20 @@ export async function saveTips(path: string, records: readonly RawRecord[]): Pro
   }
 }
 
-/** Whether the kept tips differ from those just read (a tip new, or one gone). */
+/** Whether a tip just read is not kept yet (kept tips no ref lists any more are no change). */
 export function tipsChanged(kept: ReadonlyMap<string, TipRead>, records: readonly RawRecord[]): boolean {
-  const now = new Set(records.map((r) => r.tip));
-  if (now.size !== kept.size) return true;
-  for (const t of now) if (!kept.has(t)) return true;
-  return false;
+  return records.some((r) => !kept.has(r.tip));
+}
+
+/**
+ * Keeps `learned` tips beside those kept at `path`: the records a push just sent, learned
+ * without a git process. The tips they replace stay until a read finds no ref lists them.
+ */
+export async function addTips(path: string, learned: readonly { tip: string; blob: Buffer }[]): Promise<void> {
+  const kept = loadTips(path);
+  for (const { tip, blob } of learned) kept.set(tip, { blob });
+  await saveTips(
+    path,
+    [...kept].map(([tip, read]) => ({ ref: '', tip, ...read })),
+  );
 }

@@ -240,17 +240,41 @@ export function renderRepoConfig(config: RepoConfig): string {
   return JSON.stringify(parseValue(RepoConfigSchema, config), null, 2) + '\n';
 }
 
+/** The names a tree's body lists ("<mode> <name>\0<raw id>" each). */
+function treeNames(body: Buffer, idBytes: number): Set<string> {
+  const names = new Set<string>();
+  for (let pos = 0; pos < body.length;) {
+    const nul = body.indexOf(0, pos);
+    if (nul < 0) break;
+    names.add(body.toString('utf8', body.indexOf(32, pos) + 1, nul));
+    pos = nul + 1 + idBytes;
+  }
+  return names;
+}
+
 /**
  * The config on main at `commit` (never a work branch's copy, which the lander controls).
  * Missing: {}. Only a file main does not have means "no config": any other failure (an object
  * git cannot read, a folder at the path) is git's (GitFailed), never a land without its checks.
  */
 export async function readRepoConfig(git: Git, commit: string): Promise<RepoConfig> {
+  const where = `${CONFIG_PATH} on main at ${commit.slice(0, 12)}`;
+  // One process answers the file and, when it is absent, the trees that show it truly is.
+  const [dir, name] = CONFIG_PATH.split('/') as [string, string];
+  const read = await git.objects.readObjects([`${commit}:${CONFIG_PATH}`, `${commit}^{tree}`, `${commit}:${dir}`]);
+  if (read.ok) {
+    const [file, root, folder] = read.value;
+    if (file?.type === 'blob') return parseRepoConfig(file.content.toString(), where);
+    const idBytes = commit.length / 2;
+    if (!file && root?.type === 'tree' && !treeNames(root.content, idBytes).has(dir)) return {};
+    if (!file && folder?.type === 'tree' && !treeNames(folder.content, idBytes).has(name)) return {};
+  }
+  // Anything else (a folder at the path, a commit git cannot read): asked again the long way, whose failures are git's.
   const blob = await git.objects.readBlobAt(commit, CONFIG_PATH);
   let text = blob?.toString() ?? '';
   if (!blob) {
     if ((await git.objects.mustLsTree(commit, { paths: [CONFIG_PATH] })).length === 0) return {};
     text = await git.objects.mustReadText(`${commit}:${CONFIG_PATH}`);
   }
-  return parseRepoConfig(text, `${CONFIG_PATH} on main at ${commit.slice(0, 12)}`);
+  return parseRepoConfig(text, where);
 }

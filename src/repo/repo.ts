@@ -89,7 +89,7 @@ export async function openRepo(deps: Deps, o: { prefetch?: boolean } = {}): Prom
     now: () => deps.clock.now(),
     sleep: (ms) => deps.clock.sleep(ms),
     ...(auth ? { auth } : {}),
-    files: { commonDir, tipCache: join(abcdDir, 'record-tips') },
+    files: { commonDir, tipCache: join(abcdDir, 'record-tips'), objectsDir },
   });
   if (o.prefetch) store.prefetch();
   return {

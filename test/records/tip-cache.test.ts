@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Git } from '../../src/git/git.js';
 import { RecordStore } from '../../src/records/store.js';
 import { MAX_RECORD_BYTES } from '../../src/records/envelope.js';
+import { learnPushed } from '../../src/records/store-cache.js';
 import { cleanupTemp, git, isolatedEnv, QUIET_CONFIG, tempDir } from '../harness/git-env.js';
 
 const P = 'refs/abcd-cache/origin/';
@@ -79,6 +80,45 @@ describe('the tip cache', () => {
     await expect(cached.readCached()).rejects.toThrow(/cat-file/);
     expect(await files.readCached()).toEqual(await plain.readCached());
     expect(await cached.readCached()).toEqual(await plain.readCached());
+  });
+
+  it('learns a pushed record from the loose objects it wrote, the same record git reads, and leaves any other shape to git', async () => {
+    const c = await clone();
+    const tipCache = join(c.gitDir, 'abcd', 'record-tips');
+    const objectsDir = join(c.gitDir, 'objects');
+    const old = await record(c.dir, c.env, `${P}claims/local/item/a`, { 'record.json': '{"a":1}' });
+    await stores(c).files.readCached();
+    const tip = await record(c.dir, c.env, `${P}claims/local/item/a`, { 'record.json': '{"a":2}' });
+    const extra = await record(c.dir, c.env, `${P}claims/local/item/b`, { 'record.json': '{"b":1}', 'other.txt': 'x' });
+    await learnPushed({ tipCache, objectsDir }, [
+      { ref: 'refs/heads/abcd/claims/local/item/a', newOid: tip, lease: old },
+      { ref: 'refs/heads/abcd/claims/local/item/b', newOid: extra, lease: null },
+    ]);
+    // The record of two files is not learned: reading it starts a cat-file, and only it.
+    const cached = stores(c, await noCatFile(c.root, c.env)).files;
+    await expect(cached.readCached()).rejects.toThrow(/cat-file/);
+    await git(c.dir, ['update-ref', '-d', `${P}claims/local/item/b`], c.env);
+    const want = await stores(c).plain.readCached();
+    expect(want.map((r) => r.blob?.toString())).toEqual(['{"a":2}']);
+    expect(await cached.readCached()).toEqual(want);
+  });
+
+  it('keeps a tip no ref lists yet beside the old one, so neither read between a push and the next fetch asks git', async () => {
+    const c = await clone();
+    const tipCache = join(c.gitDir, 'abcd', 'record-tips');
+    const ref = `${P}claims/local/item/a`;
+    const old = await record(c.dir, c.env, ref, { 'record.json': '{"a":1}' });
+    await stores(c).files.readCached();
+    // The pushed record's commit exists, and the cache ref still names the old tip.
+    const pushed = await record(c.dir, c.env, `${P}scratch`, { 'record.json': '{"a":2}' });
+    await git(c.dir, ['update-ref', '-d', `${P}scratch`], c.env);
+    await learnPushed({ tipCache, objectsDir: join(c.gitDir, 'objects') }, [
+      { ref: 'refs/heads/abcd/claims/local/item/a', newOid: pushed, lease: old },
+    ]);
+    const cached = stores(c, await noCatFile(c.root, c.env)).files;
+    expect((await cached.readCached()).map((r) => r.blob?.toString())).toEqual(['{"a":1}']);
+    await git(c.dir, ['update-ref', ref, pushed], c.env);
+    expect(await cached.readCached()).toEqual(await stores(c).plain.readCached());
   });
 
   it('reads every tip from git when the kept file is damaged, and skips a ref whose commit is missing as for-each-ref does', async () => {

@@ -47,15 +47,7 @@ export async function reserve(opened: Repo, input: ReserveInput): Promise<Reserv
     const now = clock.now();
     const seen = await watch(repo, entry, now);
     const st = standing(entry, repo.me, now, snap.settings, seen, view);
-    if (st.kind === 'clock-unsafe') {
-      const c = st.entry.claim;
-      throw refuseSkewed(st.bracket, `judge whether ${item}'s claim by ${formatHolder(c.holder)} expired`, {
-        item,
-        ref,
-        holder: formatHolder(c.holder),
-        gen: c.gen,
-      });
-    }
+    if (st.kind === 'clock-unsafe') throw refuseUnsafeClock(st, item, ref);
     if (st.kind === 'free' || st.kind === 'mine' || st.kind === 'takeable') {
       if (st.kind !== 'mine') checkCap(repo, snap, { ref, now, view });
       const lease = st.kind === 'takeable' ? st.entry.tip : st.lease;
@@ -77,21 +69,8 @@ export async function reserve(opened: Repo, input: ReserveInput): Promise<Reserv
       if (r.ok) {
         await repo.held.remember(ref, r.tip);
         await pruneIfMany(repo, snap, now, view);
-        return {
-          item,
-          ref,
-          tip: r.tip,
-          gen,
-          holder: formatHolder(repo.me),
-          expiresAt: expiresAt(claim),
-          ttlMs: claim.ttl,
-          state: 'held',
-          renewed: st.kind === 'mine',
-          reopened: entry?.claim.state === 'done',
-          ...(st.kind === 'takeable' ? { tookOverFrom: formatHolder(st.entry.claim.holder) } : {}),
-          // Only time spent waiting on a holder counts: a reserve that took the item at once waited 0.
-          waitedMs: waited ? clock.now() - started : 0,
-        };
+        // Only time spent waiting on a holder counts: a reserve that took the item at once waited 0.
+        return heldResult(repo, { item, ref, tip: r.tip, gen, claim, st, entry, waitedMs: waited ? clock.now() - started : 0 });
       }
       if (!r.claimMoved) throw refusePush(item, ref, lease, r);
       if (++lost > MAX_LOST_RACES && clock.now() >= deadline) throw refuseBusy(item, ref, st, started, clock.now(), input.waitMs);
@@ -101,13 +80,60 @@ export async function reserve(opened: Repo, input: ReserveInput): Promise<Reserv
     if (t >= deadline) throw refuseBusy(item, ref, st, started, t, input.waitMs);
     const wakeAt = st.kind === 'held' ? st.expiresAt + snap.settings.takeoverDelay : st.takeableAt;
     waited = true;
-    repo.deps.progress?.(
-      st.kind === 'held'
-        ? `waiting for ${item}, held by ${formatHolder(st.entry.claim.holder)} (expires in ${formatDuration(st.expiresAt - t)}), ${formatDuration(deadline - t)} left`
-        : `waiting to take over ${item} from ${formatHolder(st.entry.claim.holder)} (takeable in ${formatDuration(st.takeableAt - t)}), ${formatDuration(deadline - t)} left`,
-    );
+    repo.deps.progress?.(waitingLine(st, item, t, deadline));
     await clock.sleep(Math.max(10, Math.min(jitter(WAIT_POLL_MS), wakeAt - t, deadline - t)));
   }
+}
+
+type Judged = ClaimStanding;
+
+/** A holder's claim whose expiry this computer's clock cannot judge. */
+function refuseUnsafeClock(st: Extract<Judged, { kind: 'clock-unsafe' }>, item: string, ref: string) {
+  const c = st.entry.claim;
+  return refuseSkewed(st.bracket, `judge whether ${item}'s claim by ${formatHolder(c.holder)} expired`, {
+    item,
+    ref,
+    holder: formatHolder(c.holder),
+    gen: c.gen,
+  });
+}
+
+/** What a reserve that took or renewed the claim answers. */
+function heldResult(
+  repo: Repo,
+  o: {
+    item: string;
+    ref: string;
+    tip: string;
+    gen: number;
+    claim: Claim;
+    st: Extract<Judged, { kind: 'free' | 'mine' | 'takeable' }>;
+    entry: ClaimEntry | undefined;
+    waitedMs: number;
+  },
+): ReserveResult {
+  const { item, ref, tip, gen, claim, st, entry, waitedMs } = o;
+  return {
+    item,
+    ref,
+    tip,
+    gen,
+    holder: formatHolder(repo.me),
+    expiresAt: expiresAt(claim),
+    ttlMs: claim.ttl,
+    state: 'held',
+    renewed: st.kind === 'mine',
+    reopened: entry?.claim.state === 'done',
+    ...(st.kind === 'takeable' ? { tookOverFrom: formatHolder(st.entry.claim.holder) } : {}),
+    waitedMs,
+  };
+}
+
+/** The progress line of a reserve that waits for a holder. */
+function waitingLine(st: Extract<Judged, { kind: 'held' | 'expired' }>, item: string, t: number, deadline: number): string {
+  return st.kind === 'held'
+    ? `waiting for ${item}, held by ${formatHolder(st.entry.claim.holder)} (expires in ${formatDuration(st.expiresAt - t)}), ${formatDuration(deadline - t)} left`
+    : `waiting to take over ${item} from ${formatHolder(st.entry.claim.holder)} (takeable in ${formatDuration(st.takeableAt - t)}), ${formatDuration(deadline - t)} left`;
 }
 
 // A reserve prunes only when this many records are due: the extra round trip is then worth it,

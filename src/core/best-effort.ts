@@ -21,3 +21,20 @@ export function unlessMissing<T>(fallback: T): (e: unknown) => T {
     throw e;
   };
 }
+
+/**
+ * For a write of this computer's own memory (a cache, a mark) that the next run can do without:
+ * a failure of the system call (a full disk, a read-only or vanished folder: an error with a
+ * code) becomes `fallback`; a bug (a TypeError, no code) is thrown on.
+ */
+export function unlessSystemError<T>(fallback: T): (e: unknown) => T {
+  return (e) => {
+    if (e instanceof Error && 'code' in e && typeof e.code === 'string' && 'syscall' in e) return fallback;
+    throw e;
+  };
+}
+
+/** For a step that reads the remote, then keeps what it read in a file: a refusal or a failed system call becomes `fallback`. */
+export function unlessRefusalOrSystemError<T>(fallback: T): (e: unknown) => T {
+  return (e) => (isRefusal(e) ? fallback : unlessSystemError(fallback)(e));
+}

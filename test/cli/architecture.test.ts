@@ -201,6 +201,33 @@ function providerReaches(graph: Graph): string[] {
   );
 }
 
+// Outside the runtimes (and the config that reads a runtime's name) nothing decides by a
+// runtime's name: what differs between runtimes is a field or a method of its spec.
+const RUNTIME_NAMES = new Set(['command', 'claude', 'codex', 'gemini']);
+const RUNTIME_NAME_ALLOWED = (f: string) => f.startsWith('lanes/runtimes/') || f === 'repo/config.ts';
+const EQUALITY = new Set([
+  ts.SyntaxKind.EqualsEqualsEqualsToken,
+  ts.SyntaxKind.ExclamationEqualsEqualsToken,
+  ts.SyntaxKind.EqualsEqualsToken,
+  ts.SyntaxKind.ExclamationEqualsToken,
+]);
+
+/** Comparisons against a runtime's name: `x === 'codex'`, `'claude' !== x`, `case 'gemini':`. */
+function runtimeNameChecks(text: string, fileName = 'file.ts'): string[] {
+  const file = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true);
+  const out: string[] = [];
+  const named = (n: ts.Node) => ts.isStringLiteralLike(n) && RUNTIME_NAMES.has(n.text);
+  const at = (n: ts.Node) =>
+    `${fileName}:${file.getLineAndCharacterOfPosition(n.getStart(file)).line + 1}: ${n.getText(file).slice(0, 80)}`;
+  const visit = (node: ts.Node): void => {
+    if (ts.isBinaryExpression(node) && EQUALITY.has(node.operatorToken.kind) && (named(node.left) || named(node.right))) out.push(at(node));
+    else if (ts.isCaseClause(node) && named(node.expression)) out.push(at(node));
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  return out;
+}
+
 describe('architecture of src/', () => {
   const graph = importGraph();
 
@@ -264,6 +291,23 @@ describe('architecture of src/', () => {
       ['forges/registry.ts', ['forges/github/provider.ts']],
     ]);
     expect(providerReaches(toy)).toEqual(['land/a.ts -> forges/github/merge.ts']);
+  });
+
+  it("finds a decision by a runtime's name in a comparison and in a switch's case", () => {
+    const text = [
+      "if (runtime.name === 'codex') x();",
+      "const plain = 'claude' !== name;",
+      "switch (r) { case 'gemini': break; }",
+      "const label = 'command';",
+      "if (kind === 'commander') y();",
+      "const names = ['claude', 'codex'];",
+    ].join('\n');
+    expect(runtimeNameChecks(text).map((l) => l.split(':')[1])).toEqual(['1', '2', '3']);
+  });
+
+  it("decides by a runtime's name only inside the runtimes", () => {
+    const outside = [...graph.keys()].filter((f) => !RUNTIME_NAME_ALLOWED(f));
+    expect(outside.flatMap((f) => runtimeNameChecks(readFileSync(join(SRC, f), 'utf8'), f))).toEqual([]);
   });
 
   it('opens every file with a comment that says what it is', () => {

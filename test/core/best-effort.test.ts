@@ -1,10 +1,10 @@
 // The catch handlers of best-effort steps: the failure each expects becomes the fallback, and
 // anything else, a bug among it, is thrown on.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { unlessMissing, unlessRefusal } from '../../src/core/best-effort.js';
+import { unlessMissing, unlessRefusal, unlessRefusalOrSystemError, unlessSystemError } from '../../src/core/best-effort.js';
 import { RemoteUnavailable } from '../../src/core/refusals.js';
 
 const dirs: string[] = [];
@@ -35,5 +35,35 @@ describe('unlessMissing', () => {
     dirs.push(dir);
     await expect(readFile(dir, 'utf8').catch(unlessMissing(''))).rejects.toMatchObject({ code: 'EISDIR' });
     await expect(Promise.reject(new TypeError('not a string')).catch(unlessMissing(''))).rejects.toBeInstanceOf(TypeError);
+  });
+});
+
+describe('unlessSystemError', () => {
+  it('a write the file system refuses becomes the fallback: a read-only folder, a vanished one', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'abcd-best-effort-'));
+    dirs.push(dir);
+    const locked = join(dir, 'locked');
+    await mkdir(locked, { mode: 0o500 });
+    await chmod(locked, 0o500);
+    // root writes through a 0500 folder: the refusal is then a missing parent instead.
+    const target = process.getuid?.() === 0 ? join(dir, 'gone', 'f') : join(locked, 'f');
+    await expect(
+      writeFile(target, 'x')
+        .then(() => 'written')
+        .catch(unlessSystemError('skipped')),
+    ).resolves.toBe('skipped');
+    await expect(writeFile(join(dir, 'gone', 'f'), 'x').catch(unlessSystemError('skipped'))).resolves.toBe('skipped');
+  });
+
+  it('a bug is thrown on, and so is an error that only looks like one', async () => {
+    await expect(Promise.reject(new TypeError('not a string')).catch(unlessSystemError(''))).rejects.toBeInstanceOf(TypeError);
+    const coded = Object.assign(new Error('made up'), { code: 'EACCES' });
+    await expect(Promise.reject(coded).catch(unlessSystemError(''))).rejects.toBe(coded);
+  });
+
+  it('with a refusal too: a remote that went away becomes the fallback, a bug does not', async () => {
+    const gone = Promise.reject(new RemoteUnavailable('the remote went away', { outcome: 'unchanged' }));
+    await expect(gone.catch(unlessRefusalOrSystemError('fallback'))).resolves.toBe('fallback');
+    await expect(Promise.reject(new RangeError('bad')).catch(unlessRefusalOrSystemError(''))).rejects.toBeInstanceOf(RangeError);
   });
 });

@@ -30,7 +30,6 @@ export async function pushSettled(
   last?: Snapshot,
 ): Promise<'ok' | 'main-moved' | 'changed'> {
   const { repo, target, keeper, item, input } = ctx;
-  const { clock } = repo.deps;
   const landedRefs = new Set(s.pieces.flatMap((p) => p.members.map((m) => m.ref)));
   const pieceOf = (ref: string) => s.pieces.find((p) => p.members.some((m) => m.ref === ref))!;
   const size = landedRefs.size;
@@ -41,39 +40,10 @@ export async function pushSettled(
     const snap = known ?? (await target.read(repo));
     if (!known && (await target.mainTip()) !== base) return 'main-moved';
     known = undefined;
-    const records: RecordWrite[] = [];
-    const extra: RefUpdate[] = [];
-    for (const m of s.pieces.flatMap((p) => p.members)) {
-      if (m.ref === q.qref) continue;
-      const now = snap.queue.get(m.ref);
-      const cref = claimRef(classifyRef(m.ref)!.item!);
-      const claim = snap.claims.get(cref);
-      if (!now || now.tip !== m.tip || !claim || claim.claim.state !== 'held' || !sameSession(claim.claim.holder, m.entry.holder))
-        return 'changed';
-      const run = ConsumptionSchema.safeParse((m.entry as Record<string, unknown>).consumed);
-      const landed = {
-        main: target.main,
-        tip: pieceOf(m.ref).landing,
-        batch: { by: item, size },
-        ...(run.success ? { run: run.data.runId } : {}),
-      };
-      const next = { ...claim.claim, gen: claim.claim.gen + 1, at: clock.now(), state: 'done' as const, landed };
-      records.push({ ref: cref, lease: claim.tip, content: encodeClaim(next), message: `land ${m.item} in ${item}'s batch` });
-      records.push({ ref: m.ref, lease: m.tip, content: null, message: `dequeue ${m.item}: landed in ${item}'s batch` });
-      extra.push({ ref: `refs/heads/${m.entry.branch}`, newOid: null, lease: m.entry.head });
-    }
-    for (const r of s.refused) {
-      if (r.member.ref === q.qref) continue;
-      const now = snap.queue.get(r.member.ref);
-      if (!now || now.tip !== r.member.tip) continue; // it left on its own: nothing to tell it
-      const entry: QueueRecord = { ...now.entry, verdict: verdictOf(item, r.failure) };
-      records.push({
-        ref: r.member.ref,
-        lease: r.member.tip,
-        content: encodeQueue(entry),
-        message: `refuse ${r.member.item} in ${item}'s batch`,
-      });
-    }
+    const writes = landedMemberWrites(ctx, q, s, snap);
+    if (writes === 'changed') return 'changed';
+    const { records, extra } = writes;
+    records.push(...refusedMemberWrites(item, q, s, snap));
     records.push({ ref: q.qref, lease: q.myEntryTip, content: null, message: `dequeue ${q.entry.item}: batch settled` });
     if (meLanded) records.push(...(input.alsoWrite?.(pieceOf(q.qref).landing) ?? []));
     if (s.pieces.length) extra.push({ ref: `refs/heads/${target.main}`, newOid: s.top, lease: base });
@@ -104,6 +74,59 @@ export async function pushSettled(
     // A member renewed its claim between the read and the push: read again and lease its new tip.
     if (tries >= SETTLE_TRIES) return 'changed';
   }
+}
+
+/** Each landed member's claim done and its entry and work branch removed; 'changed' when one is not what was tested. */
+function landedMemberWrites(
+  ctx: LandContext,
+  q: HeadEntry,
+  s: Settled<QueueEntry, Failure>,
+  snap: Snapshot,
+): { records: RecordWrite[]; extra: RefUpdate[] } | 'changed' {
+  const { repo, target, item } = ctx;
+  const { clock } = repo.deps;
+  const size = new Set(s.pieces.flatMap((p) => p.members.map((m) => m.ref))).size;
+  const pieceOf = (ref: string) => s.pieces.find((p) => p.members.some((m) => m.ref === ref))!;
+  const records: RecordWrite[] = [];
+  const extra: RefUpdate[] = [];
+  for (const m of s.pieces.flatMap((p) => p.members)) {
+    if (m.ref === q.qref) continue;
+    const now = snap.queue.get(m.ref);
+    const cref = claimRef(classifyRef(m.ref)!.item!);
+    const claim = snap.claims.get(cref);
+    if (!now || now.tip !== m.tip || !claim || claim.claim.state !== 'held' || !sameSession(claim.claim.holder, m.entry.holder))
+      return 'changed';
+    const run = ConsumptionSchema.safeParse((m.entry as Record<string, unknown>).consumed);
+    const landed = {
+      main: target.main,
+      tip: pieceOf(m.ref).landing,
+      batch: { by: item, size },
+      ...(run.success ? { run: run.data.runId } : {}),
+    };
+    const next = { ...claim.claim, gen: claim.claim.gen + 1, at: clock.now(), state: 'done' as const, landed };
+    records.push({ ref: cref, lease: claim.tip, content: encodeClaim(next), message: `land ${m.item} in ${item}'s batch` });
+    records.push({ ref: m.ref, lease: m.tip, content: null, message: `dequeue ${m.item}: landed in ${item}'s batch` });
+    extra.push({ ref: `refs/heads/${m.entry.branch}`, newOid: null, lease: m.entry.head });
+  }
+  return { records, extra };
+}
+
+/** Each refused member's entry rewritten with its verdict, unless it left on its own. */
+function refusedMemberWrites(item: string, q: HeadEntry, s: Settled<QueueEntry, Failure>, snap: Snapshot): RecordWrite[] {
+  const records: RecordWrite[] = [];
+  for (const r of s.refused) {
+    if (r.member.ref === q.qref) continue;
+    const now = snap.queue.get(r.member.ref);
+    if (!now || now.tip !== r.member.tip) continue; // it left on its own: nothing to tell it
+    const entry: QueueRecord = { ...now.entry, verdict: verdictOf(item, r.failure) };
+    records.push({
+      ref: r.member.ref,
+      lease: r.member.tip,
+      content: encodeQueue(entry),
+      message: `refuse ${r.member.item} in ${item}'s batch`,
+    });
+  }
+  return records;
 }
 
 function verdictOf(by: string, f: Failure): Verdict {

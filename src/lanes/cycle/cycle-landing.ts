@@ -21,6 +21,7 @@ import { rememberDelivered } from '../../repo/settings-trust/delivered.js';
 import type { AgentSession } from '../runtimes/runtime.js';
 import type { SteerWatcher } from '../run/watcher.js';
 import type { CycleWatch } from './cycle-watch.js';
+import { unlessSystemError } from '../../core/best-effort.js';
 
 // A land inside a cycle waits in the queue at most this long (land's own default).
 const LAND_WAIT_MS = 30 * 60_000;
@@ -78,11 +79,12 @@ export async function landCycle(
         checkWatch: o.watch.checks,
       };
       landed = await land(lane, { ...input, ...(consumed ? { consumed } : {}), ...(note ? { pullRequestNote: note } : {}) }, ctx.gate);
-      // The landing deleted these records; the same commits pushed again are never delivered again.
+      // The landing deleted these records; the same commits pushed again are never delivered
+      // again. A write the disk refuses leaves the landing standing; a bug is thrown on.
       await rememberDelivered(
         lane.commonDir,
         watcher.delivered.flatMap((c) => (c.record ? [c.record.tip] : [])),
-      ).catch(() => undefined);
+      ).catch(unlessSystemError(undefined));
       return landed;
     },
     collect: o.collect,

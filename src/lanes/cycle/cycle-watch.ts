@@ -33,8 +33,8 @@ export interface CycleWatch {
 }
 
 export function watchCycle(ctx: RunContext, item: string, log: CycleLog | undefined): CycleWatch {
-  // Claude Code and Codex say what they do in their own messages; their raw output is JSON.
-  const reportsOwnActivity = ctx.runtime.name !== 'command';
+  // A runtime that reads its own stream says what its agent does in its messages; raw output is its JSON.
+  const reportsOwnActivity = ctx.runtime.activityInOutput !== true;
   let partial = '';
   const tally = new NetworkTally();
   const network = (e: NetworkEvent) => {

@@ -11,6 +11,7 @@ import { taskPrompt } from './prompt.js';
 import type { AgentSession, TurnKind, TurnResult } from '../runtimes/runtime.js';
 import { steerSettings } from '../guards/steer-settings.js';
 import { SteerWatcher } from '../run/watcher.js';
+import { unlessRefusalOrSystemError } from '../../core/best-effort.js';
 
 /** What `collect` gave or threw, taken while the watcher's last look ran. */
 export type Collected<T> = { ok: true; value: T } | { ok: false; error: unknown };
@@ -37,7 +38,7 @@ export async function runSteeredAgent<T>(
   const settings = steerSettings(await ctx.configAt(o.runHead), o.timeoutMs);
   const watcher = new SteerWatcher(ctx, lane, { item: o.item, taken: o.taken, runHead: o.runHead, settings });
   // Fails open: a first read that fails steers nothing now, and the requests stay open.
-  const primed = await watcher.prime(o.taken.seen).catch(() => undefined);
+  const primed = await watcher.prime(o.taken.seen).catch(unlessRefusalOrSystemError(undefined));
   let text = taskPrompt({ item: o.item, ...(o.followUp ? { followUp: o.followUp } : {}), ...(primed ? { envelope: primed } : {}) });
   let turn: { kind: TurnKind; timeoutMs: number; envelope?: string; onTaken?: () => void } = {
     kind: 'task',
@@ -57,7 +58,7 @@ export async function runSteeredAgent<T>(
     // requests (a round trip); when some start another turn, that take is dropped unused.
     const [next, collected] = await Promise.all([
       // Fails open: a late look that fails starts nothing, and its requests stay open.
-      watcher.afterExit().catch(() => undefined),
+      watcher.afterExit().catch(unlessRefusalOrSystemError(undefined)),
       o.collect().then(
         (value): Collected<T> => ({ ok: true, value }),
         (error: unknown): Collected<T> => ({ ok: false, error }),

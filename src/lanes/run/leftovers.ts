@@ -10,7 +10,7 @@ import { pruneDeadWorktrees } from '../../land/worktree.js';
 import { ownerOf, pruneDeadCycleFolders, pruneDeadOwners, removeTree, SELF_NAME } from '../../machine/owned-folders.js';
 import { readPidSpace } from '../../machine/gate/process.js';
 import type { Repo } from '../../repo/repo.js';
-import { unlessMissing } from '../../core/best-effort.js';
+import { unlessMissing, unlessRefusalOrSystemError } from '../../core/best-effort.js';
 
 // A run id as lane-run.ts makes it (a UTC timestamp and random hex): nothing else is swept.
 const RUN_ID = /^[0-9A-Za-z]+-[0-9a-f]+$/;
@@ -47,7 +47,8 @@ async function heldOf(repo: Repo, runId: string): Promise<string[]> {
 export async function sweepDeadRuns(repo: Repo, onLost?: (runId: string) => void): Promise<void> {
   await Promise.all([
     pruneDeadCycleFolders(repo.deps.config.tmpDir),
-    pruneDeadWorktrees(repo).catch(() => []),
+    // A prune git or the disk refuses is tried again by the next run's sweep; a bug is thrown on.
+    pruneDeadWorktrees(repo).catch(unlessRefusalOrSystemError([])),
     pruneDeadOwners(runsDir(repo), '', (path) => forgetRun(repo, path, onLost)),
   ]);
 }

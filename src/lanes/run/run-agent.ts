@@ -4,7 +4,7 @@
 // with the lane, --die-with-parent), else unshare's. Where neither can be had, the processes
 // carrying the cycle's marker in their environment are swept once it ends. Runtimes build on
 // it: the `command` runtime runs a shell command, Claude Code keeps its stdin open for turns.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import type { Writable } from 'node:stream';
 import { sandboxArgv, type Sandbox, type SandboxPlan } from '../../machine/sandbox/bwrap.js';
 import { pidNamespacePrefix, sweepByEnvironment } from '../../machine/sandbox/pid-namespace.js';
@@ -71,29 +71,9 @@ export async function startAgent(o: AgentProcessOptions): Promise<AgentProcess> 
   const child = spawn(file, args, { cwd: o.plan.chdir, env: o.env, stdio: [o.stdin ?? 'ignore', 'pipe', 'pipe'], detached: true });
   // A write to a stdin whose reader is gone is the runtime's to notice, never a crash.
   child.stdin?.on('error', () => undefined);
-  let tail = '';
-  const keep = (d: Buffer) => {
-    const s = d.toString();
-    o.onOutput?.(s);
-    tail = (tail + s).slice(-OUTPUT_TAIL_CHARS);
-  };
-  child.stdout?.on('data', (d: Buffer) => {
-    keep(d);
-    o.onStdout?.(d.toString());
-  });
-  child.stderr?.on('data', (d: Buffer) => {
-    keep(d);
-    o.onStderr?.(d.toString());
-  });
+  const output = collectOutput(child, o);
   let fired: 'timeout' | 'stop' | undefined;
-  const killGroup = () => {
-    if (child.pid === undefined) return;
-    try {
-      process.kill(-child.pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  };
+  const killGroup = () => killGroupOf(child);
   const kill = (why: 'timeout' | 'stop') => {
     fired ??= why;
     killGroup();
@@ -117,11 +97,11 @@ export async function startAgent(o: AgentProcessOptions): Promise<AgentProcess> 
         timedOut: fired === 'timeout',
         stopped: fired === 'stop',
         durationMs: o.now() - t0,
-        outputTail: tail,
+        outputTail: output.tail,
       });
     };
     child.on('error', (e) => {
-      tail += `\n${e.message}`;
+      output.tail += `\n${e.message}`;
       finish(127);
     });
     child.on('exit', (code) => {
@@ -145,4 +125,33 @@ export async function startAgent(o: AgentProcessOptions): Promise<AgentProcess> 
       timer = setTimeout(() => kill('timeout'), Math.max(0, ms));
     },
   };
+}
+
+/** The agent's output to the hooks, and its last OUTPUT_TAIL_CHARS kept in `tail`. */
+function collectOutput(child: ChildProcess, o: AgentProcessOptions): { tail: string } {
+  const output = { tail: '' };
+  const keep = (d: Buffer) => {
+    const s = d.toString();
+    o.onOutput?.(s);
+    output.tail = (output.tail + s).slice(-OUTPUT_TAIL_CHARS);
+  };
+  child.stdout?.on('data', (d: Buffer) => {
+    keep(d);
+    o.onStdout?.(d.toString());
+  });
+  child.stderr?.on('data', (d: Buffer) => {
+    keep(d);
+    o.onStderr?.(d.toString());
+  });
+  return output;
+}
+
+/** Kills the agent's whole process group; one already gone is fine. */
+function killGroupOf(child: ChildProcess): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
 }

@@ -96,13 +96,7 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
       }
       const { listing, now, ready } = await readyWork(ctx, snap, preListed, { bound, reopen: o.reopen });
       if (o.lifecycle === 'once') found ??= discovered(listing.items, ready, bound);
-      const cands = ready.filter((i) => {
-        const k = formatItem(i.key);
-        if (inFlight.has(k) || (bound && k !== bound)) return false;
-        if (found) return found.has(k) && !tried.has(k) && !((later.get(k) ?? 0) > now);
-        return (attempts.get(k) ?? 0) < o.maxCycles;
-      });
-      const next = cands[0];
+      const next = firstTakeable(ready, o, { now, bound, inFlight, found, tried, later, attempts });
       if (!next) {
         if (await nothingToTake(ctx, rec, o, { ready, attempts, later, tried, inFlight, lastWork })) return;
         continue;
@@ -118,28 +112,10 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
         await judgeConfig(snap);
         const taken = await takeClaim(lane, snap, next.key, ctx.ttlMs);
         if (!taken || !('tip' in taken)) {
-          // once: a lapsed claim this clone has not watched for the takeover delay yet is still
-          // work found at the start; it is tried again once it may be taken, if that comes soon.
-          if (taken && found && waitsForTakeover(taken.takeableAt, clock.now(), snap.settings.takeoverDelay, ctx.deadline)) {
-            tried.delete(k);
-            later.set(k, taken.takeableAt);
-          } else if (taken && found)
-            rec.defer(shortItem(next.key), 'its lapsed claim may be taken over only later: the next build or drain takes it');
-          // Another session has it, won the race, or its lapsed claim is not takeable yet: look again shortly.
-          await clock.sleep(CHECK_EVERY_MS * (0.8 + Math.random() * 0.4), ctx.signal);
+          await missedClaim(ctx, rec, { next, taken, snap, found, tried, later });
           continue;
         }
-        attempts.set(k, (attempts.get(k) ?? 0) + 1);
-        rec.working(shortItem(next.key), true);
-        const cycle = await runCycle(ctx, lane, next, taken, ++cycleNo);
-        rec.working(shortItem(next.key), false);
-        // Turns that resolved a land conflict were cycles' worth of work: they count against the cap.
-        if (cycle.resumed?.conflict) attempts.set(k, (attempts.get(k) ?? 0) + cycle.resumed.conflict);
-        cycles.push(cycle);
-        rec.addCycle(cycle);
-        // Where the item lives hears how the cycle ended (a landing reported itself); best
-        // effort: the result stands in abcd status whatever the forge answers.
-        if (cycle.outcome !== 'landed') await ctx.source.reportOutcome(next.key, { ...cycle, runId: ctx.runId });
+        await runTakenCycle(ctx, rec, { lane, next, taken, cycleNo: ++cycleNo, attempts, cycles });
         lastWork = clock.now();
       } finally {
         inFlight.delete(k);
@@ -159,6 +135,87 @@ export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions
   // once leaves a follow-up asked for during its cycles to the next build or drain: say so.
   if (o.lifecycle === 'once' && cycles.length && !stop) await deferFollowUps(ctx, rec, tried);
   return { cycles, ...(stop ? { stop } : {}) };
+}
+
+type Taken = NonNullable<Awaited<ReturnType<typeof takeClaim>>>;
+
+/** The first ready item this lane may take now: none in flight, within the bound, once's or the cap's rule. */
+function firstTakeable(
+  ready: ItemDoc[],
+  o: LoopOptions,
+  w: {
+    now: number;
+    bound: string | undefined;
+    inFlight: Set<string>;
+    found: Set<string> | undefined;
+    tried: Set<string>;
+    later: Map<string, number>;
+    attempts: Map<string, number>;
+  },
+): ItemDoc | undefined {
+  const { now, bound, inFlight, found, tried, later, attempts } = w;
+  const cands = ready.filter((i) => {
+    const k = formatItem(i.key);
+    if (inFlight.has(k) || (bound && k !== bound)) return false;
+    if (found) return found.has(k) && !tried.has(k) && !((later.get(k) ?? 0) > now);
+    return (attempts.get(k) ?? 0) < o.maxCycles;
+  });
+  return cands[0];
+}
+
+/** The claim could not be taken: once may wait for a lapsed claim to become takeable; then the lane looks again shortly. */
+async function missedClaim(
+  ctx: RunContext,
+  rec: RunRecorder,
+  w: {
+    next: ItemDoc;
+    taken: Taken | undefined;
+    snap: Snapshot;
+    found: Set<string> | undefined;
+    tried: Set<string>;
+    later: Map<string, number>;
+  },
+): Promise<void> {
+  const { clock } = ctx.repo.deps;
+  const { next, taken, snap, found, tried, later } = w;
+  const k = formatItem(next.key);
+  // once: a lapsed claim this clone has not watched for the takeover delay yet is still
+  // work found at the start; it is tried again once it may be taken, if that comes soon.
+  if (taken && !('tip' in taken) && found && waitsForTakeover(taken.takeableAt, clock.now(), snap.settings.takeoverDelay, ctx.deadline)) {
+    tried.delete(k);
+    later.set(k, taken.takeableAt);
+  } else if (taken && found)
+    rec.defer(shortItem(next.key), 'its lapsed claim may be taken over only later: the next build or drain takes it');
+  // Another session has it, won the race, or its lapsed claim is not takeable yet: look again shortly.
+  await clock.sleep(CHECK_EVERY_MS * (0.8 + Math.random() * 0.4), ctx.signal);
+}
+
+/** One cycle on a claim just taken, counted against the item's cap and recorded. */
+async function runTakenCycle(
+  ctx: RunContext,
+  rec: RunRecorder,
+  w: {
+    lane: ReturnType<typeof laneRepo>;
+    next: ItemDoc;
+    taken: Extract<Taken, { tip: unknown }>;
+    cycleNo: number;
+    attempts: Map<string, number>;
+    cycles: CycleRecord[];
+  },
+): Promise<void> {
+  const { lane, next, taken, cycleNo, attempts, cycles } = w;
+  const k = formatItem(next.key);
+  attempts.set(k, (attempts.get(k) ?? 0) + 1);
+  rec.working(shortItem(next.key), true);
+  const cycle = await runCycle(ctx, lane, next, taken, cycleNo);
+  rec.working(shortItem(next.key), false);
+  // Turns that resolved a land conflict were cycles' worth of work: they count against the cap.
+  if (cycle.resumed?.conflict) attempts.set(k, (attempts.get(k) ?? 0) + cycle.resumed.conflict);
+  cycles.push(cycle);
+  rec.addCycle(cycle);
+  // Where the item lives hears how the cycle ended (a landing reported itself); best
+  // effort: the result stands in abcd status whatever the forge answers.
+  if (cycle.outcome !== 'landed') await ctx.source.reportOutcome(next.key, { ...cycle, runId: ctx.runId });
 }
 
 /**

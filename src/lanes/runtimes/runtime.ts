@@ -97,5 +97,10 @@ export interface AgentSession {
 
 export interface Runtime {
   readonly name: RuntimeName;
+  /**
+   * True when its agent prints plain lines, the last of which says what it does (the command
+   * runtime); a runtime that reads its own stream reports activity through its session instead.
+   */
+  readonly activityInOutput?: boolean;
   open(agent: CycleAgent): Promise<AgentSession>;
 }

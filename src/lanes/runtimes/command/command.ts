@@ -11,6 +11,7 @@ import type { AgentSession, CycleAgent, Runtime, TurnOptions, TurnResult } from 
 export function commandRuntime(command: string): Runtime {
   return {
     name: 'command',
+    activityInOutput: true,
     open: (agent) => Promise.resolve(new CommandSession(command, agent)),
   };
 }

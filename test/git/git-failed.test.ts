@@ -29,6 +29,8 @@ describe('local git failures are refusals with data, not bugs', () => {
     await rm(file, { force: true });
     await writeFile(file, 'not a zlib stream');
     const tipBefore = (await remote.refs()).get(CLAIM);
+    // The tip cache learnt the record when this clone pushed it; without it the read meets the corrupt tree.
+    await rm(join(s.dir, '.git/abcd/record-tips'), { force: true });
 
     const r = await s.abcd(['reserve', 'fix-login', '--json']);
     expect(r.code).toBe(9);

@@ -218,7 +218,8 @@ describe('abcd items', () => {
       expect(r.code, r.stderr).toBe(0);
       expect(r.json.items).toHaveLength(n);
       const calls = (await readFile(log, 'utf8')).trim().split('\n');
-      expect(calls.filter((c) => c.includes('cat-file --batch'))).toHaveLength(1);
+      // One batch for main's config (the file and the trees that show it absent), one for every item.
+      expect(calls.filter((c) => c.includes('cat-file --batch'))).toHaveLength(2);
       // One read of .abcd/config.json (which item sources there are), never one per item.
       expect(calls.filter((c) => /cat-file (blob|-p)/.test(c) && !c.endsWith(':.abcd/config.json'))).toEqual([]);
       counts.push(calls.length);

@@ -126,7 +126,8 @@ describe('the network config keys', () => {
 
   it('land.network false keeps a check off every network; true (older configs) and absent mean the allow-list, empty', async () => {
     const read = async (land: unknown) => {
-      const git = { objects: { readBlobAt: () => Promise.resolve(Buffer.from(JSON.stringify({ land }))) } };
+      const content = Buffer.from(JSON.stringify({ land }));
+      const git = { objects: { readObjects: () => Promise.resolve({ ok: true, value: [{ type: 'blob', content }] }) } };
       return (await readLandConfig(git as never, 'tip', () => 0)).network;
     };
     expect(await read({ network: false })).toBe(false);

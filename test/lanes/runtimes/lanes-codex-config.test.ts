@@ -171,7 +171,7 @@ describe("the route of a config's provider through the model gateway", () => {
   it("a team provider keeps its id and env_key; only its base_url becomes the gateway's, and no websocket or login of Codex's own", () => {
     const k = kept(TEAM_CONFIG);
     const route = codexRoute(k)!;
-    expect(route).toEqual({ provider: 'team', envKey: 'TEAM_API_KEY', baseUrl: 'https://gateway.example.com/v1' });
+    expect(route).toEqual({ provider: 'team', envKey: 'TEAM_API_KEY', baseUrl: 'https://gateway.example.com/v1', wireApi: 'responses' });
     const written = parse(throughGateway(k, route, 'http://127.0.0.2:4141/v1'));
     expect(written.model_provider).toBe('team');
     expect((written.model_providers as Record<string, unknown>).team).toMatchObject({

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism, homedir, hostname, tmpdir } from 'node:os';
 import type { Env } from '../core/deps.js';
 import { readEnvConfig, type EnvConfig } from '../core/env.js';
-import { RUNTIME_HOME_VARIABLES } from '../lanes/runtimes/index.js';
+import { RUNTIME_HOME_VARIABLES } from '../lanes/runtimes/homes.js';
 
 /** abcd's configuration from this process's environment and this computer. */
 export function envConfig(env: Env): EnvConfig {

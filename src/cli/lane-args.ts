@@ -9,7 +9,7 @@ import { runRefusal } from '../lanes/run/run-refusal.js';
 import type { Deps } from '../core/deps.js';
 import type { Result } from './command.js';
 import { laneLines } from './lane-lines.js';
-import { RUNTIME_NAMES } from '../repo/config.js';
+import { RUNTIME_NAMES } from '../repo/runtime-names.js';
 
 export function laneOptions(y: Argv): Argv {
   return y

@@ -10,6 +10,9 @@ import { UsageError } from '../core/refusals.js';
 import { IntegrationStrategySchema } from '../records/queue.js';
 import { ALLOW_ENTRY_HINT, parseAllowEntry } from '../machine/sandbox/network-allow.js';
 import { FORGE_ITEMS_SHAPE } from '../forges/items-config.js';
+import { RUNTIME_NAMES } from './runtime-names.js';
+
+export { DEFAULT_RUNTIME, RUNTIME_NAMES, type RuntimeName } from './runtime-names.js';
 
 export const CONFIG_PATH = '.abcd/config.json';
 
@@ -82,15 +85,6 @@ export const LandSectionSchema = z.strictObject({
    */
   strategy: IntegrationStrategySchema.optional(),
 });
-
-/**
- * The runtimes a lane can run its agent with. Each has its folder under src/lanes/runtimes and
- * one line in its registry there; the registry's type fails the build while a name here has none.
- */
-export const RUNTIME_NAMES = ['command', 'claude', 'codex', 'gemini'] as const;
-export type RuntimeName = (typeof RUNTIME_NAMES)[number];
-/** What runs a lane's agent when neither --runtime nor lanes.runtime says: the agent command. */
-export const DEFAULT_RUNTIME: RuntimeName = 'command';
 
 /** The `codex` runtime: Codex's own `codex exec --json`, resumed per turn (it has no max-turns setting to offer). */
 export const CodexSectionSchema = z.strictObject({

@@ -1,7 +1,7 @@
 // `abcd init`: the repository's abcd config and a CI file for lanes.
 import type { Argv } from 'yargs';
 import type { Command } from '../command.js';
-import { RUNTIME_NAMES } from '../../repo/config.js';
+import { RUNTIME_NAMES } from '../../repo/runtime-names.js';
 
 /** `abcd init [--runtime r] [--ci github|gitlab [--vendor]] [--force]`: the repository's abcd config and a CI file for lanes. */
 export const init: Command = {

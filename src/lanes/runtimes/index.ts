@@ -19,6 +19,3 @@ export const RUNTIMES = {
 export function runtimeSpec(name: RuntimeName): RuntimeSpec {
   return RUNTIMES[name];
 }
-
-/** Every variable that names a config folder of a runtime's CLI: every sandbox hides what they name. */
-export const RUNTIME_HOME_VARIABLES: readonly string[] = Object.values(RUNTIMES).flatMap((r) => r.homeVariables);

@@ -2,6 +2,7 @@
 // key stays in abcd's model gateway in a sandbox; its HOME is the cycle's own, so it has no
 // folder of its own to hide.
 import { install } from '../installs.js';
+import { RUNTIME_HOMES } from '../homes.js';
 import type { RuntimeSpec } from '../spec.js';
 import { refuseAgentFlag } from '../spec.js';
 import { checkClaudeConfig, DEFAULT_CLAUDE_PROGRAM } from './claude-args.js';
@@ -22,7 +23,7 @@ export const claudeSpec: RuntimeSpec = {
     gateway: true,
     passedByDefault: false,
   }),
-  homeVariables: [],
+  homeVariables: RUNTIME_HOMES.claude,
   setup: (lanes, o) => {
     refuseAgentFlag('claude', o.agentFlag);
     const cfg = lanes.claude ?? {};

@@ -2,6 +2,7 @@
 // CODEX_HOME may hold provider tokens and MCP servers' env, so every sandbox hides it; the
 // agent gets a private copy of what is safe in it (codex-home.ts).
 import { install } from '../installs.js';
+import { RUNTIME_HOMES } from '../homes.js';
 import type { RuntimeSpec } from '../spec.js';
 import { refuseAgentFlag } from '../spec.js';
 import { codexEnvNames, codexProgram, codexRuntime } from './codex.js';
@@ -22,7 +23,7 @@ export const codexSpec: RuntimeSpec = {
     gateway: true,
     passedByDefault: true,
   }),
-  homeVariables: ['CODEX_HOME'],
+  homeVariables: RUNTIME_HOMES.codex,
   setup: (lanes, o) => {
     refuseAgentFlag('codex', o.agentFlag);
     const names = codexEnvNames(lanes.codex);

@@ -3,6 +3,7 @@
 // only where there is none; a team's GEMINI_CLI_HOME may hold MCP servers' env and keys, so
 // every sandbox hides it and the agent gets a private one (gemini-home.ts).
 import { install } from '../installs.js';
+import { RUNTIME_HOMES } from '../homes.js';
 import type { RuntimeSpec } from '../spec.js';
 import { refuseAgentFlag } from '../spec.js';
 import { checkGeminiConfig, DEFAULT_GEMINI_PROGRAM, geminiEnvNames } from './gemini-args.js';
@@ -23,7 +24,7 @@ export const geminiSpec: RuntimeSpec = {
     gateway: true,
     passedByDefault: true,
   }),
-  homeVariables: ['GEMINI_CLI_HOME'],
+  homeVariables: RUNTIME_HOMES.gemini,
   setup: (lanes, o) => {
     refuseAgentFlag('gemini', o.agentFlag);
     const cfg = lanes.gemini ?? {};

@@ -4,6 +4,7 @@ import { parseValue } from '../core/schema-parse.js';
 import { decodeRecord, encodeRecord } from './envelope.js';
 import { HolderSchema } from './holder.js';
 import { MAX_INSTANT_MS, MAX_TTL_MS, OID } from './limits.js';
+import { lazySchema } from '../core/lazy-schema.js';
 
 // Upper bounds: a setting past them is a typo or an attack, and would break time arithmetic.
 const MAX_RESERVATION_CAP = 10_000;
@@ -37,41 +38,43 @@ export const DEFAULT_SETTINGS = {
   protectedPaths: [] as readonly string[],
 } as const;
 
-export const SettingsSchema = z.object({
-  abcd: z.literal('settings'),
-  v: z.literal(1),
-  reservationCap: z.number().int().min(1).max(MAX_RESERVATION_CAP),
-  defaultTtl: z.number().int().min(1000).max(MAX_TTL_MS),
-  takeoverDelay: z.number().int().min(0).max(MAX_TAKEOVER_DELAY_MS),
-  doneRetention: z.number().int().min(0).max(MAX_DONE_RETENTION_MS),
-  requesters: z.array(z.string().regex(PRINCIPAL)).max(MAX_REQUESTERS).optional(),
-  protectedPaths: z.array(z.string().regex(PROTECTED_GLOB)).max(MAX_PROTECTED_GLOBS).optional(),
-  /**
-   * Set on a generation `abcd land --approve` writes: the person approved this lane run's work
-   * (its head and tree, and the .abcd/config.json blob in it, which lanes then trust: ADR 0104).
-   * Only this generation says so; the next one does not carry it.
-   */
-  approval: z
-    .object({
-      item: z.string().min(1).max(200),
-      run: z
-        .string()
-        .min(1)
-        .max(100)
-        .regex(/^[\x21-\x7e]+$/),
-      head: z.string().regex(OID),
-      tree: z.string().regex(OID),
-      config: z.string().regex(OID).optional(),
-    })
-    .optional(),
-  /**
-   * The repository the generation is for: the root commit of main's first-parent history
-   * (ADR 0067). A reader that keeps an allowed-signers list ignores a generation naming another.
-   */
-  repository: z.string().regex(OID).optional(),
-  at: z.number().int().nonnegative().max(MAX_INSTANT_MS),
-  by: HolderSchema,
-});
+export const SettingsSchema = lazySchema(() =>
+  z.object({
+    abcd: z.literal('settings'),
+    v: z.literal(1),
+    reservationCap: z.number().int().min(1).max(MAX_RESERVATION_CAP),
+    defaultTtl: z.number().int().min(1000).max(MAX_TTL_MS),
+    takeoverDelay: z.number().int().min(0).max(MAX_TAKEOVER_DELAY_MS),
+    doneRetention: z.number().int().min(0).max(MAX_DONE_RETENTION_MS),
+    requesters: z.array(z.string().regex(PRINCIPAL)).max(MAX_REQUESTERS).optional(),
+    protectedPaths: z.array(z.string().regex(PROTECTED_GLOB)).max(MAX_PROTECTED_GLOBS).optional(),
+    /**
+     * Set on a generation `abcd land --approve` writes: the person approved this lane run's work
+     * (its head and tree, and the .abcd/config.json blob in it, which lanes then trust: ADR 0104).
+     * Only this generation says so; the next one does not carry it.
+     */
+    approval: z
+      .object({
+        item: z.string().min(1).max(200),
+        run: z
+          .string()
+          .min(1)
+          .max(100)
+          .regex(/^[\x21-\x7e]+$/),
+        head: z.string().regex(OID),
+        tree: z.string().regex(OID),
+        config: z.string().regex(OID).optional(),
+      })
+      .optional(),
+    /**
+     * The repository the generation is for: the root commit of main's first-parent history
+     * (ADR 0067). A reader that keeps an allowed-signers list ignores a generation naming another.
+     */
+    repository: z.string().regex(OID).optional(),
+    at: z.number().int().nonnegative().max(MAX_INSTANT_MS),
+    by: HolderSchema,
+  }),
+);
 export type SettingsRecord = z.infer<typeof SettingsSchema>;
 export interface Settings extends Pick<SettingsRecord, 'reservationCap' | 'defaultTtl' | 'takeoverDelay' | 'doneRetention'> {
   requesters: readonly string[];

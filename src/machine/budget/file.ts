@@ -9,43 +9,48 @@ import { RecordInvalid, RecordTooNew } from '../../core/refusals.js';
 import { ownedName } from '../gate/paths.js';
 import type { ProcessId } from '../gate/process.js';
 import { MAX_COST_USD } from './usage.js';
+import { lazySchema } from '../../core/lazy-schema.js';
 
 // v2 added the dollar pool and floors what is left at 0. An abcd that knows only v1 refuses a
 // v2 file rather than rewriting it without the dollar limit.
 const BUDGET_VERSION = 2;
 export const BUDGET_FILE = 'budget.json';
 
-const Tokens = z.number().int().min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER);
-const Count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
-const Usd = z.number().min(0).max(MAX_COST_USD);
+const Tokens = lazySchema(() => z.number().int().min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER));
+const Count = lazySchema(() => z.number().int().min(0).max(Number.MAX_SAFE_INTEGER));
+const Usd = lazySchema(() => z.number().min(0).max(MAX_COST_USD));
 
-const V1Schema = z.object({
-  abcd: z.literal('budget'),
-  v: z.literal(1),
-  pool: Tokens.nullable(),
-  remaining: Tokens.nullable(),
-  spent: Tokens,
-  debits: z.number().int().nonnegative(),
-  setAt: z.number().nullable(),
-  updatedAt: z.number().nullable(),
-});
+const V1Schema = lazySchema(() =>
+  z.object({
+    abcd: z.literal('budget'),
+    v: z.literal(1),
+    pool: Tokens.nullable(),
+    remaining: Tokens.nullable(),
+    spent: Tokens,
+    debits: z.number().int().nonnegative(),
+    setAt: z.number().nullable(),
+    updatedAt: z.number().nullable(),
+  }),
+);
 
-const BudgetSchema = z.object({
-  abcd: z.literal('budget'),
-  v: z.literal(BUDGET_VERSION),
-  /** Tokens the pool was set to, and what is left; null: no token limit. */
-  pool: Count.nullable(),
-  remaining: Count.nullable(),
-  /** Dollars the pool was set to, and what is left; null: no dollar limit. */
-  poolUsd: Usd.nullable(),
-  remainingUsd: Usd.nullable(),
-  /** Debited since the pool was set (counted with no limit set too). */
-  spent: Count,
-  spentUsd: Usd,
-  debits: Count,
-  setAt: z.number().nullable(),
-  updatedAt: z.number().nullable(),
-});
+const BudgetSchema = lazySchema(() =>
+  z.object({
+    abcd: z.literal('budget'),
+    v: z.literal(BUDGET_VERSION),
+    /** Tokens the pool was set to, and what is left; null: no token limit. */
+    pool: Count.nullable(),
+    remaining: Count.nullable(),
+    /** Dollars the pool was set to, and what is left; null: no dollar limit. */
+    poolUsd: Usd.nullable(),
+    remainingUsd: Usd.nullable(),
+    /** Debited since the pool was set (counted with no limit set too). */
+    spent: Count,
+    spentUsd: Usd,
+    debits: Count,
+    setAt: z.number().nullable(),
+    updatedAt: z.number().nullable(),
+  }),
+);
 
 export type BudgetState = z.infer<typeof BudgetSchema>;
 

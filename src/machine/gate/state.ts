@@ -17,29 +17,34 @@ import { z } from 'zod';
 import { RecordInvalid, RecordTooNew } from '../../core/refusals.js';
 import { STATE_FILE, ownedName, parseOwnedName } from './paths.js';
 import type { ProcessId } from './process.js';
+import { lazySchema } from '../../core/lazy-schema.js';
 
 const GATE_VERSION = 1;
 // A waiter past its own deadline removes itself; others drop its entry only after this much
 // more, so a stopped (SIGSTOP) or wedged waiter cannot hold the queue past its deadline.
 export const STALE_WAITER_GRACE_MS = 2000;
 
-const ProcessIdSchema = z.object({ pid: z.number().int().positive(), start: z.string().nullable() });
-const EntrySchema = z.object({
-  ticket: z.number().int().positive(),
-  pid: z.number().int().positive(),
-  start: z.string().nullable(),
-  command: z.string(),
-  slots: z.number().int().positive(),
-  at: z.number(),
-  until: z.number(),
-  holding: z.object({ since: z.number(), child: ProcessIdSchema.optional() }).optional(),
-});
-const StateSchema = z.object({
-  abcd: z.literal('gate'),
-  v: z.literal(GATE_VERSION),
-  next: z.number().int().positive(),
-  entries: z.array(EntrySchema),
-});
+const ProcessIdSchema = lazySchema(() => z.object({ pid: z.number().int().positive(), start: z.string().nullable() }));
+const EntrySchema = lazySchema(() =>
+  z.object({
+    ticket: z.number().int().positive(),
+    pid: z.number().int().positive(),
+    start: z.string().nullable(),
+    command: z.string(),
+    slots: z.number().int().positive(),
+    at: z.number(),
+    until: z.number(),
+    holding: z.object({ since: z.number(), child: ProcessIdSchema.optional() }).optional(),
+  }),
+);
+const StateSchema = lazySchema(() =>
+  z.object({
+    abcd: z.literal('gate'),
+    v: z.literal(GATE_VERSION),
+    next: z.number().int().positive(),
+    entries: z.array(EntrySchema),
+  }),
+);
 
 export type GateEntry = z.infer<typeof EntrySchema>;
 export type GateState = z.infer<typeof StateSchema>;

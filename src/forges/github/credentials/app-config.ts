@@ -6,39 +6,42 @@ import { z } from 'zod';
 import type { GitHubOverrides } from '../../../core/env.js';
 import { UnsafeEnvironment } from '../../../core/refusals.js';
 import { readPrivateText } from './app-private-file.js';
+import { lazySchema } from '../../../core/lazy-schema.js';
 
 export const APP_FILE = 'app.json';
 export const KEY_FILE = 'app-key.pem';
 export const USER_TOKEN_FILE = 'user-token.json';
 
-export const AppConfigSchema = z.object({
-  v: z.literal(1),
-  appId: z.union([z.number().int().positive(), z.string().regex(/^\d+$/)]),
-  /**
-   * Needed for the person's own token (device flow, refresh); a CI job that only mints
-   * installation tokens from the key has none.
-   */
-  clientId: z.string().min(1).optional(),
-  /** Optional: tokens from the device flow refresh with the client id alone. */
-  clientSecret: z.string().min(1).optional(),
-  /** The App's private key (PEM); relative paths are inside the config directory. */
-  keyFile: z.string().min(1).default(KEY_FILE),
-  /** GitHub Enterprise: the REST root and the web root (for /login/...). */
-  apiUrl: z.url().optional(),
-  webUrl: z.url().optional(),
-  /**
-   * The repository permissions the person granted the App when registering it (GitHub does not
-   * report them for a user token): `{"workflows": "write"}` lets lanes push workflow changes.
-   */
-  permissions: z.record(z.string(), z.enum(['read', 'write'])).optional(),
-  /**
-   * The token git and the forge calls get. `user` (the default with a clientId): the person's
-   * own token through the App, minted by the device flow. `installation` (the default without
-   * one, as in a CI job that has only the key): the App's bot, limited to the one repository
-   * and the permissions a lane needs, minted from the key by each process.
-   */
-  token: z.enum(['user', 'installation']).optional(),
-});
+export const AppConfigSchema = lazySchema(() =>
+  z.object({
+    v: z.literal(1),
+    appId: z.union([z.number().int().positive(), z.string().regex(/^\d+$/)]),
+    /**
+     * Needed for the person's own token (device flow, refresh); a CI job that only mints
+     * installation tokens from the key has none.
+     */
+    clientId: z.string().min(1).optional(),
+    /** Optional: tokens from the device flow refresh with the client id alone. */
+    clientSecret: z.string().min(1).optional(),
+    /** The App's private key (PEM); relative paths are inside the config directory. */
+    keyFile: z.string().min(1).default(KEY_FILE),
+    /** GitHub Enterprise: the REST root and the web root (for /login/...). */
+    apiUrl: z.url().optional(),
+    webUrl: z.url().optional(),
+    /**
+     * The repository permissions the person granted the App when registering it (GitHub does not
+     * report them for a user token): `{"workflows": "write"}` lets lanes push workflow changes.
+     */
+    permissions: z.record(z.string(), z.enum(['read', 'write'])).optional(),
+    /**
+     * The token git and the forge calls get. `user` (the default with a clientId): the person's
+     * own token through the App, minted by the device flow. `installation` (the default without
+     * one, as in a CI job that has only the key): the App's bot, limited to the one repository
+     * and the permissions a lane needs, minted from the key by each process.
+     */
+    token: z.enum(['user', 'installation']).optional(),
+  }),
+);
 export type AppConfig = z.infer<typeof AppConfigSchema>;
 
 const APP_EXAMPLE = '{"v": 1, "appId": 123456, "clientId": "Iv23li...", "keyFile": "app-key.pem"}';

@@ -6,17 +6,20 @@ import { z } from 'zod';
 import { UnsafeEnvironment } from '../../../core/refusals.js';
 import { parseConfigFile } from './app-config.js';
 import { readPrivateText, writePrivateAtomic } from './app-private-file.js';
+import { lazySchema } from '../../../core/lazy-schema.js';
 
-export const UserTokenSchema = z.object({
-  v: z.literal(1),
-  token: z.string().min(1),
-  /** Milliseconds since the epoch, as every abcd time. */
-  expiresAt: z.number().int(),
-  refreshToken: z.string().min(1),
-  refreshTokenExpiresAt: z.number().int().optional(),
-  /** The person the token acts for, from GET /user; absent until resolved. */
-  login: z.string().min(1).optional(),
-});
+export const UserTokenSchema = lazySchema(() =>
+  z.object({
+    v: z.literal(1),
+    token: z.string().min(1),
+    /** Milliseconds since the epoch, as every abcd time. */
+    expiresAt: z.number().int(),
+    refreshToken: z.string().min(1),
+    refreshTokenExpiresAt: z.number().int().optional(),
+    /** The person the token acts for, from GET /user; absent until resolved. */
+    login: z.string().min(1).optional(),
+  }),
+);
 export type UserToken = z.infer<typeof UserTokenSchema>;
 
 const EXAMPLE = '{"v": 1, "token": "ghu_...", "expiresAt": 1767225600000, "refreshToken": "ghr_...", "login": "octocat"}';

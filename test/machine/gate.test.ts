@@ -3,7 +3,7 @@
 // Ordering with injected pids runs in this process; kill -9, status and the multi-process
 // race run real node processes that use the gate module as built in dist/ (npm run build).
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createInterface } from 'node:readline';
@@ -17,7 +17,8 @@ import { envConfig } from '../../src/cli/env-config.js';
 import { readEnvConfig } from '../../src/core/env.js';
 import { type GateDeps, isProcessAlive, readStartTime, systemGateDeps } from '../../src/machine/gate/process.js';
 import { runGated } from '../../src/machine/gate/run.js';
-import { DeadlineReached } from '../../src/core/refusals.js';
+import { watchGate } from '../../src/machine/gate/watch.js';
+import { DeadlineReached, UnsafeEnvironment } from '../../src/core/refusals.js';
 import { cleanupTemp, tempDir } from '../harness/git-env.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -315,6 +316,34 @@ describe('load gate: a slot that cannot name its command', () => {
     expect(existsSync(done)).toBe(true);
     expect(existsSync(join(dir, LOCK_DIR, blocker))).toBe(false);
     expect(readGate(dir, realDeps)).toEqual({ holders: [], waiters: [] });
+  });
+});
+
+describe('load gate: its folder', () => {
+  it('waits by polling alone where the folder cannot be watched', async () => {
+    const gone = join(await tempDir('gate'), 'absent');
+    const w = watchGate(gone);
+    let slept = 0;
+    const clock: Clock = { now: () => Date.now(), sleep: async () => void slept++ };
+    await w.wait(clock, 1);
+    await w.wait(clock, 1);
+    expect(slept).toBe(2);
+    w.close();
+  });
+
+  // A folder this user cannot write: /proc/sys is one even for root where /proc/sys is read-only.
+  const writable = (() => {
+    try {
+      accessSync('/proc/sys', constants.W_OK | constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  })();
+  it.skipIf(writable)('refuses a machine folder this user cannot write, naming it', async () => {
+    const err = await acquireGate({ dir: '/proc/sys/gate', slots: 1, waitMs: 100, label: 'x', deps: realDeps }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UnsafeEnvironment);
+    expect((err as UnsafeEnvironment).data).toMatchObject({ dir: '/proc/sys' });
   });
 });
 

@@ -91,7 +91,7 @@ export async function acquireGate(o: GateOptions): Promise<GateLease> {
       await watch.wait(deps.clock, Math.max(1, Math.min(until - deps.clock.now(), POLL_MS)));
     }
   } catch (e) {
-    // Fails safe if this cleanup fails too: a dead or expired waiter's entry is dropped by the next reader.
+    // cleanup: fails safe if it fails too, a dead or expired waiter's entry is dropped by the next reader.
     if (!(e instanceof DeadlineReached)) await locked((s) => write({ ...s, entries: s.entries.filter((x) => !isMine(x)) })).catch(() => {});
     throw e;
   } finally {

@@ -22,6 +22,16 @@ describe("the agent's program on PATH", () => {
     expect(view).toEqual({ binds: [{ path: real }], symlinks: [] });
   });
 
+  it('passes over a link to a folder of the same name, as the shell does, instead of reading the folder as a script', async () => {
+    const root = await tempDir('program');
+    const [linked, folder, real] = ['linked', 'folder', 'real'].map((d) => join(root, d)) as [string, string, string];
+    for (const d of [linked, folder, real]) await mkdir(d);
+    await symlink(folder, join(linked, 'agent'));
+    await writeFile(join(real, 'agent'), '#!/bin/sh\n', { mode: 0o755 });
+    const view = await programView('agent', { path: `${linked}:${real}`, cwd: root, places: { hidden: [root], secret: [], bound: [] } });
+    expect(view).toEqual({ binds: [{ path: real }], symlinks: [] });
+  });
+
   it('names a program found nowhere on PATH', async () => {
     const root = await tempDir('program');
     const path = [join(root, 'absent'), root].join(':');

@@ -5,7 +5,7 @@
 // a program whose folder is HOME itself, holds a secret place or sits inside one is not exposed,
 // and the caller refuses, naming it.
 import { constants, type Stats } from 'node:fs';
-import { access, lstat, open, readlink } from 'node:fs/promises';
+import { access, lstat, open, readlink, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { unlessSystemError } from '../../core/best-effort.js';
 import type { Bind } from './bwrap.js';
@@ -187,7 +187,8 @@ async function onPath(word: string, path: string): Promise<string | undefined> {
 async function executable(p: string): Promise<boolean> {
   try {
     await access(p, constants.X_OK);
-    return (await lstat(p).then((s) => s.isFile() || s.isSymbolicLink())) === true;
+    // Through its links: a folder (or a link to one) is no program, as the shell passes over it.
+    return (await stat(p)).isFile();
   } catch (e) {
     // Not there, or not executable by this user: the shell would pass over it too.
     return unlessSystemError(false)(e);

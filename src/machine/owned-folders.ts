@@ -5,6 +5,7 @@
 // the first. Without /proc a pid that exists counts as alive: the folder stays (fails safe).
 import { chmod, lstat, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { unlessSystemError } from '../core/best-effort.js';
 import { isProcessAlive, readStartTime, type ProcessId } from './gate/process.js';
 
 /** This process as a folder's name carries it: `<pid>-<start>`, start `x` where the system does not tell it. */
@@ -25,15 +26,11 @@ export function ownerOf(name: string, prefix = ''): ProcessId | undefined {
 /**
  * Removes each entry of `root` named after a process (`<prefix><pid>-<start>-…`) that no longer
  * runs, with `remove`. Best effort: a folder that cannot be removed (another user's) stays,
- * and nothing here throws. Returns the names it removed.
+ * and nothing here throws but a bug in listing `root`. Returns the names it removed.
  */
 export async function pruneDeadOwners(root: string, prefix: string, remove: (path: string) => Promise<void>): Promise<string[]> {
-  let names: string[];
-  try {
-    names = await readdir(root);
-  } catch {
-    return [];
-  }
+  // No such folder yet, or one this user cannot list: nothing to prune.
+  const names = await readdir(root).catch(unlessSystemError([] as string[]));
   const removed: string[] = [];
   for (const name of names) {
     const owner = ownerOf(name, prefix);
@@ -42,7 +39,8 @@ export async function pruneDeadOwners(root: string, prefix: string, remove: (pat
       await remove(join(root, name));
       removed.push(name);
     } catch {
-      // not ours to remove, or gone already: the next sweep tries again
+      // best effort: the caller's removal may refuse (another user's folder, git refusing, a run
+      // of another pid space) or find it gone already; the entry stays and the next sweep tries again
     }
   }
   return removed;
@@ -66,15 +64,18 @@ export function pruneDeadCycleFolders(tmpDir: string): Promise<string[]> {
 export async function removeTree(path: string): Promise<void> {
   try {
     await rm(path, { recursive: true, force: true });
-  } catch {
+  } catch (e) {
+    // A folder rm could not empty (no write permission): made writable below; a bug is thrown on.
+    unlessSystemError(undefined)(e);
     await makeWritable(path);
     await rm(path, { recursive: true, force: true });
   }
 }
 
 async function makeWritable(path: string): Promise<void> {
-  const st = await lstat(path).catch(() => undefined);
+  // Gone already, or not this user's to change: the rm after it says what is left.
+  const st = await lstat(path).catch(unlessSystemError(undefined));
   if (!st?.isDirectory()) return;
-  await chmod(path, 0o700).catch(() => undefined);
-  for (const name of await readdir(path).catch(() => [])) await makeWritable(join(path, name));
+  await chmod(path, 0o700).catch(unlessSystemError(undefined));
+  for (const name of await readdir(path).catch(unlessSystemError([] as string[]))) await makeWritable(join(path, name));
 }

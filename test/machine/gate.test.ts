@@ -3,21 +3,22 @@
 // Ordering with injected pids runs in this process; kill -9, status and the multi-process
 // race run real node processes that use the gate module as built in dist/ (npm run build).
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createInterface } from 'node:readline';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { gate as gateCommand } from '../../src/cli/commands/gate.js';
 import type { GlobalArgs } from '../../src/cli/command.js';
-import { type Deps, systemClock } from '../../src/core/deps.js';
+import { type Clock, type Deps, systemClock } from '../../src/core/deps.js';
 import { acquireGate, readGate } from '../../src/machine/gate/gate.js';
-import { gateDir } from '../../src/machine/gate/paths.js';
+import { gateDir, LOCK_DIR, ownedName } from '../../src/machine/gate/paths.js';
 import { envConfig } from '../../src/cli/env-config.js';
 import { readEnvConfig } from '../../src/core/env.js';
-import { type GateDeps, isProcessAlive, systemGateDeps } from '../../src/machine/gate/process.js';
+import { type GateDeps, isProcessAlive, readStartTime, systemGateDeps } from '../../src/machine/gate/process.js';
 import { runGated } from '../../src/machine/gate/run.js';
-import { DeadlineReached } from '../../src/core/refusals.js';
+import { watchGate } from '../../src/machine/gate/watch.js';
+import { DeadlineReached, UnsafeEnvironment } from '../../src/core/refusals.js';
 import { cleanupTemp, tempDir } from '../harness/git-env.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -266,6 +267,83 @@ describe('load gate: deadlines', () => {
     const { waitedMs } = (waiter.lines[0] as { data: { waitedMs: number } }).data;
     expect(waitedMs).toBeGreaterThanOrEqual(500);
     expect(waitedMs).toBeLessThan(500 + LOADED_MACHINE_MS);
+  });
+});
+
+describe('load gate: a slot that cannot name its command', () => {
+  it('runs the command all the same when the lock stays held, passes on its exit code and gives the slot back', async () => {
+    const dir = await newGate();
+    const work = await tempDir('gate-attach');
+    const ready = join(work, 'ready');
+    const done = join(work, 'done');
+    // Above any pid the kernel hands out: a lock owner only this test's liveness knows, alive until the command is done.
+    const blocker = ownedName('owner', { pid: 4_194_304 + 7, start: '1' }, 'b10c');
+    let offset = 0;
+    // Each wait for the lock, once the command runs, passes 10 s at once: the attach's wait for the lock ends in its deadline.
+    const clock: Clock = {
+      now: () => Date.now() + offset,
+      sleep: async () => {
+        await until('the command runs', () => existsSync(ready));
+        offset += 10_000;
+      },
+    };
+    const deps: GateDeps = {
+      clock,
+      pid: process.pid,
+      startTime: readStartTime,
+      isAlive: (id) => (id.pid === 4_194_304 + 7 ? !existsSync(done) : isProcessAlive(id)),
+    };
+    // The command waits while the attach waits for the lock (its stage folder is there), then ends.
+    const script = [
+      'until ls "$3" | grep -q "^stage-"; do sleep 0.01; done',
+      'touch "$1"',
+      'while ls "$3" | grep -q "^stage-"; do sleep 0.01; done',
+      'touch "$2"',
+      'exit 3',
+    ].join('\n');
+    const r = await runGated({
+      dir,
+      slots: 1,
+      waitMs: 10_000,
+      deps,
+      argv: ['sh', '-c', script, 'sh', ready, done, dir],
+      cwd: work,
+      env: { PATH: process.env.PATH },
+      stdout: 'inherit',
+      onSlot: () => writeFileSync(join(dir, LOCK_DIR, blocker), ''),
+    });
+    expect(r).toMatchObject({ exitCode: 3, ticket: 1 });
+    expect(existsSync(done)).toBe(true);
+    expect(existsSync(join(dir, LOCK_DIR, blocker))).toBe(false);
+    expect(readGate(dir, realDeps)).toEqual({ holders: [], waiters: [] });
+  });
+});
+
+describe('load gate: its folder', () => {
+  it('waits by polling alone where the folder cannot be watched', async () => {
+    const gone = join(await tempDir('gate'), 'absent');
+    const w = watchGate(gone);
+    let slept = 0;
+    const clock: Clock = { now: () => Date.now(), sleep: async () => void slept++ };
+    await w.wait(clock, 1);
+    await w.wait(clock, 1);
+    expect(slept).toBe(2);
+    w.close();
+  });
+
+  // A folder this user cannot write: /proc/sys is one even for root where /proc/sys is read-only.
+  const writable = (() => {
+    try {
+      accessSync('/proc/sys', constants.W_OK | constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  })();
+  it.skipIf(writable)('refuses a machine folder this user cannot write, naming it', async () => {
+    const err = await acquireGate({ dir: '/proc/sys/gate', slots: 1, waitMs: 100, label: 'x', deps: realDeps }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UnsafeEnvironment);
+    expect((err as UnsafeEnvironment).data).toMatchObject({ dir: '/proc/sys' });
   });
 });
 

@@ -57,4 +57,16 @@ describe('a model key file', () => {
     await symlink(join(home, 'real'), join(home, 'link'));
     expect(keyFilesOf(['~/link', undefined, 'relative'], home)).toEqual([join(home, 'link'), join(home, 'real')]);
   });
+
+  it('names the file alone when it is not there, its link leads nowhere or loops', async () => {
+    const home = await tempDir('key-home');
+    await symlink(join(home, 'nowhere'), join(home, 'dangling'));
+    await symlink(join(home, 'loop-b'), join(home, 'loop'));
+    await symlink(join(home, 'loop'), join(home, 'loop-b'));
+    expect(keyFilesOf(['~/absent', '~/dangling', '~/loop'], home)).toEqual([
+      join(home, 'absent'),
+      join(home, 'dangling'),
+      join(home, 'loop'),
+    ]);
+  });
 });

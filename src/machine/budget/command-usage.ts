@@ -37,6 +37,7 @@ function usageOfLine(line: string): CycleUsage | null {
   try {
     v = JSON.parse(line);
   } catch {
+    // a single parse: one line the agent wrote, which may be anything
     return null;
   }
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return null;

@@ -125,6 +125,7 @@ function entryOf(line: string): SpendEntry | null {
   try {
     v = JSON.parse(line);
   } catch {
+    // a single parse: one line of the spend log, which a broken or foreign write may have left
     return null;
   }
   if (typeof v !== 'object' || v === null) return null;

@@ -29,8 +29,8 @@ export interface GateOptions {
   onWait?: (w: { ticket: number; ahead: number; leftMs: number }) => void;
 }
 
-/** Takes a ticket and waits for a slot in ticket order. Refuses with DeadlineReached (exit 4). */
-export async function acquireGate(o: GateOptions): Promise<GateLease> {
+/** What one wait for a slot works with: who waits, since when and until when, and the state read and written under the lock. */
+function waitContext(o: GateOptions) {
   const { dir, deps } = o;
   ensureGateDir(dir);
   const me: ProcessId = { pid: deps.pid, start: deps.startTime(deps.pid) };
@@ -42,6 +42,13 @@ export async function acquireGate(o: GateOptions): Promise<GateLease> {
     );
   const write = (s: GateState) => writeState(dir, s, me);
   const split = (s: GateState) => splitLive(s, { isAlive: deps.isAlive, now: deps.clock.now() });
+  return { me, startedAt, until, locked, write, split };
+}
+
+/** Takes a ticket and waits for a slot in ticket order. Refuses with DeadlineReached (exit 4). */
+export async function acquireGate(o: GateOptions): Promise<GateLease> {
+  const { dir, deps } = o;
+  const { me, startedAt, until, locked, write, split } = waitContext(o);
 
   const enqueue = (s: GateState): number => {
     const ticket = s.next;
@@ -91,7 +98,7 @@ export async function acquireGate(o: GateOptions): Promise<GateLease> {
       await watch.wait(deps.clock, Math.max(1, Math.min(until - deps.clock.now(), POLL_MS)));
     }
   } catch (e) {
-    // Fails safe if this cleanup fails too: a dead or expired waiter's entry is dropped by the next reader.
+    // cleanup: fails safe if it fails too, a dead or expired waiter's entry is dropped by the next reader.
     if (!(e instanceof DeadlineReached)) await locked((s) => write({ ...s, entries: s.entries.filter((x) => !isMine(x)) })).catch(() => {});
     throw e;
   } finally {

@@ -81,7 +81,7 @@ function removeStage(stage: string, owner: string): void {
   try {
     rmdirSync(stage);
   } catch {
-    // Already renamed into place or gone; a leftover is cleared as a dead process's stage.
+    // cleanup: the stage may be renamed into place or gone already; a leftover is cleared as a dead process's stage.
   }
 }
 

@@ -2,6 +2,7 @@
 // on-disk format (documented in gate-state.ts) cannot drift between writer and reader.
 import { accessSync, chmodSync, constants, lstatSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { unlessSystemError } from '../../core/best-effort.js';
 import { UnsafeEnvironment } from '../../core/refusals.js';
 import type { ProcessId } from './process.js';
 
@@ -41,7 +42,9 @@ function makeShared(dir: string, mode: number): void {
   }
   try {
     accessSync(dir, constants.W_OK | constants.X_OK);
-  } catch {
+  } catch (e) {
+    // Not writable or searchable by this user is the refusal below; a bug is thrown on as it is.
+    unlessSystemError(undefined)(e);
     throw new UnsafeEnvironment(
       `${dir} (owner uid ${st.uid}, mode ${(st.mode & 0o7777).toString(8)}) is not writable by this user, so the ` +
         `load gate cannot be shared; ask its owner to chmod ${mode.toString(8)} it, or set ABCD_MACHINE_DIR.`,

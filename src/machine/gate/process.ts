@@ -3,6 +3,7 @@
 // pid plus the kernel's start time of that process, and a pid that now belongs to a process
 // started at another time is a different process: the entry's writer is dead.
 import { readFileSync, readlinkSync } from 'node:fs';
+import { unlessSystemError } from '../../core/best-effort.js';
 import type { Clock } from '../../core/deps.js';
 
 /** A process as gate entries name it. `start` is null where the system does not tell it. */
@@ -54,8 +55,9 @@ function procMounted(): boolean {
     try {
       readFileSync('/proc/self/stat');
       procSeen = true;
-    } catch {
-      procSeen = false;
+    } catch (e) {
+      // No /proc, or not one this process may read: the system cannot say.
+      procSeen = unlessSystemError(false)(e);
     }
   }
   return procSeen;
@@ -102,8 +104,9 @@ export function readPidSpace(): string | null {
       const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
       const ns = readlinkSync('/proc/self/ns/pid');
       pidSpace = /^[0-9a-f-]{36}$/.test(boot) && /^pid:\[\d+\]$/.test(ns) ? `${boot}/${ns}` : null;
-    } catch {
-      pidSpace = null;
+    } catch (e) {
+      // No /proc, or not one this process may read: no pid space to tell.
+      pidSpace = unlessSystemError(null)(e);
     }
   }
   return pidSpace;

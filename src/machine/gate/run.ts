@@ -1,6 +1,7 @@
 // Runs one command under the load gate: wait for a slot, run, release. Used by `abcd gate`
 // and by `abcd land` for its checks.
 import { constants } from 'node:os';
+import { unlessRefusalOrSystemError } from '../../core/best-effort.js';
 import { definedEnv, type Env } from '../../core/deps.js';
 import { UsageError } from '../../core/refusals.js';
 import { spawnProcess } from '../../core/spawn.js';
@@ -60,13 +61,13 @@ export async function runGated(o: RunGatedOptions): Promise<GatedRun> {
   try {
     const ran = await spawnCommand(o, cmd, args, `${lease.ticket}@${o.dir}`, (pid) => {
       const start = o.deps.startTime(pid);
-      // Fails safe: a slot that cannot name the command stays held by this process alone.
-      if (start !== null) attached = lease.attachChild({ pid, start }).catch(() => {});
+      // Fails safe: a slot that cannot name the command (the lock stayed held, the disk refused
+      // the write) stays held by this process alone. A bug is thrown on once the slot is given back.
+      if (start !== null) attached = lease.attachChild({ pid, start }).catch(unlessRefusalOrSystemError(undefined));
     });
     return { ...ran, ticket: lease.ticket, waitedMs: lease.waitedMs };
   } finally {
-    await attached;
-    await lease.release();
+    await attached.finally(() => lease.release());
   }
 }
 
@@ -87,7 +88,7 @@ async function spawnCommand(
       try {
         process.kill(pid, 'SIGTERM');
       } catch {
-        // It has exited already.
+        // cleanup: the command may have exited already
       }
     };
     if (o.signal.aborted) forward();

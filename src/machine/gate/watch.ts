@@ -2,6 +2,7 @@
 // rather than at the next poll. Fails open to plain polling: fs.watch may be unavailable
 // (no inotify watches left, a network file system) and events may be missed.
 import { type FSWatcher, watch } from 'node:fs';
+import { unlessSystemError } from '../../core/best-effort.js';
 import type { Clock } from '../../core/deps.js';
 import { STATE_FILE } from './paths.js';
 
@@ -23,8 +24,9 @@ export function watchGate(dir: string): GateWatch {
       wake?.abort();
     });
     watcher.on('error', () => watcher?.close());
-  } catch {
-    watcher = undefined;
+  } catch (e) {
+    // No watch to be had (the folder gone, no inotify watches left): polling alone wakes the waiter.
+    watcher = unlessSystemError(undefined)(e);
   }
   return {
     async wait(clock, ms) {

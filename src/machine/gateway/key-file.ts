@@ -6,6 +6,7 @@
 import { constants, realpathSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { isAbsolute, join, normalize } from 'node:path';
+import { unlessSystemError } from '../../core/best-effort.js';
 import { UsageError } from '../../core/refusals.js';
 
 // A key is a line; a file past this is not one.
@@ -80,8 +81,9 @@ export function keyFilesOf(settings: ReadonlyArray<string | undefined>, home: st
     let real: string | undefined;
     try {
       real = realpathSync(p);
-    } catch {
-      real = undefined;
+    } catch (e) {
+      // Not there, a link that leads nowhere or a loop: the named path is hidden all the same.
+      real = unlessSystemError(undefined)(e);
     }
     return real && real !== p ? [p, real] : [p];
   });

@@ -73,6 +73,7 @@ function parse(text: string): Record<string, unknown> | undefined {
     const v: unknown = JSON.parse(text);
     return isObject(v) ? v : undefined;
   } catch {
+    // a single parse: the API's answer, which may be no JSON at all
     return undefined;
   }
 }

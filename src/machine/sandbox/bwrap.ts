@@ -6,7 +6,8 @@
 // (`@name`, bound to a network namespace) out of reach. What leaves it goes through the relay and
 // abcd's egress proxy (sandbox-network.ts).
 import { execFile } from 'node:child_process';
-import { lstatSync, statSync } from 'node:fs';
+import { lstatSync, statSync, type Stats } from 'node:fs';
+import { unlessMissing } from '../../core/best-effort.js';
 import type { Env } from '../../core/deps.js';
 import { isInside } from './places.js';
 
@@ -104,26 +105,25 @@ function byLength(a: string, b: string): number {
   return a.length - b.length;
 }
 
+// A folder to hide or empty that is not there has nothing to hide. Any other failure to look
+// (a loop of links, a folder this user cannot search) is thrown on: a folder that could not be
+// looked at is never quietly left out of the hidden ones, and the sandbox does not start.
 function isRealDirectory(p: string): boolean {
-  try {
-    return lstatSync(p).isDirectory();
-  } catch {
-    return false;
-  }
+  return orMissing(() => lstatSync(p))?.isDirectory() ?? false;
 }
 
 function isFile(p: string): boolean {
-  try {
-    return statSync(p).isFile();
-  } catch {
-    return false;
-  }
+  return orMissing(() => statSync(p))?.isFile() ?? false;
 }
 
 function isDirectory(p: string): boolean {
+  return orMissing(() => statSync(p))?.isDirectory() ?? false;
+}
+
+function orMissing(look: () => Stats): Stats | undefined {
   try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
+    return look();
+  } catch (e) {
+    return unlessMissing(undefined)(e);
   }
 }

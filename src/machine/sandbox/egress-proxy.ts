@@ -89,6 +89,7 @@ async function forward(o: EgressProxyOptions, req: IncomingMessage, res: ServerR
   try {
     url = new URL(req.url ?? '');
   } catch {
+    // a single parse: the sandbox's request line, which may be no URL at all
     url = undefined;
   }
   if (url?.protocol !== 'http:' || method === '(unknown)') {

@@ -53,6 +53,7 @@ export function urlEndpoint(url: string): string | undefined {
   try {
     u = new URL(url);
   } catch {
+    // a single parse: the setting's URL, which may be no URL at all
     return undefined;
   }
   if (u.protocol !== 'https:' && u.protocol !== 'http:') return undefined;

@@ -4,6 +4,7 @@
 // Where the kernel or the tools refuse that, the caller sweeps by a marker in the environment.
 import { execFile } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
+import { unlessMissing, unlessSystemError } from '../../core/best-effort.js';
 import type { Env } from '../../core/deps.js';
 
 // Probing unshare takes one short process; longer means it hangs, which is "not working".
@@ -37,22 +38,22 @@ function works(argv: string[], env: Env): Promise<boolean> {
  * started and that left its process group. Best effort, Linux only (reads /proc); returns the pids.
  */
 export async function sweepByEnvironment(marker: string): Promise<number[]> {
-  let pids: string[];
-  try {
-    pids = (await readdir('/proc')).filter((p) => /^\d+$/.test(p) && Number(p) !== process.pid);
-  } catch {
-    return [];
-  }
+  // No /proc (not Linux): nothing to sweep by.
+  const listed = await readdir('/proc').catch(unlessMissing([] as string[]));
+  const pids = listed.filter((p) => /^\d+$/.test(p) && Number(p) !== process.pid);
   const needle = Buffer.from(`${marker}\0`);
   const killed: number[] = [];
   for (const p of pids) {
-    const environ = await readFile(`/proc/${p}/environ`).catch(() => undefined);
+    // Gone since the listing, or another user's (not readable): not one to sweep.
+    const environ = await readFile(`/proc/${p}/environ`).catch(unlessSystemError(undefined));
     if (!environ || !(environ.indexOf(needle) === 0 || environ.includes(Buffer.concat([Buffer.from('\0'), needle])))) continue;
     try {
       process.kill(Number(p), 'SIGKILL');
       killed.push(Number(p));
-    } catch {
-      // gone already, or not ours
+    } catch (e) {
+      // Gone already, or not ours to kill.
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code !== 'ESRCH' && code !== 'EPERM') throw e;
     }
   }
   return killed;

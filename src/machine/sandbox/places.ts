@@ -2,6 +2,7 @@
 // place their secrets or abcd's own state can live. One list for agents and checks alike.
 import { realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { unlessMissing } from '../../core/best-effort.js';
 import type { Env } from '../../core/deps.js';
 
 export interface PlacesOf {
@@ -46,12 +47,16 @@ export function isInside(p: string, place: string): boolean {
   return p === place || p.startsWith(base);
 }
 
-/** The folder `p` names, through symlinks (bubblewrap cannot mount over a symlink); undefined when there is none. */
+/**
+ * The folder `p` names, through symlinks (bubblewrap cannot mount over a symlink); undefined when
+ * there is none. Any other failure (a loop of links, a folder this user cannot search) is thrown
+ * on: a config folder that could not be resolved is never quietly left visible to the sandbox.
+ */
 function realFolder(p: string | undefined): string | undefined {
   if (!p?.startsWith('/')) return undefined;
   try {
     return realpathSync(p);
-  } catch {
-    return undefined;
+  } catch (e) {
+    return unlessMissing(undefined)(e);
   }
 }

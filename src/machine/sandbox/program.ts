@@ -5,8 +5,9 @@
 // a program whose folder is HOME itself, holds a secret place or sits inside one is not exposed,
 // and the caller refuses, naming it.
 import { constants, type Stats } from 'node:fs';
-import { access, lstat, open, readlink } from 'node:fs/promises';
+import { access, lstat, open, readlink, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { unlessSystemError } from '../../core/best-effort.js';
 import type { Bind } from './bwrap.js';
 import { isInside } from './places.js';
 
@@ -137,7 +138,8 @@ async function expose(path: string, word: string, view: ProgramView, places: Pro
   const hidden = (p: string) => places.hidden.some((h) => isInside(p, h)) && !places.bound.some((b) => isInside(p, b));
   let p = path;
   for (let n = 0; n < MAX_LINKS; n++) {
-    const st: Stats | undefined = await lstat(p).catch(() => undefined);
+    // A link in the chain that leads nowhere (or through a folder this user cannot search): nothing to expose.
+    const st: Stats | undefined = await lstat(p).catch(unlessSystemError(undefined));
     if (!st) return undefined;
     if (!st.isSymbolicLink()) break;
     const target = await readlink(p);
@@ -156,7 +158,8 @@ async function expose(path: string, word: string, view: ProgramView, places: Pro
 }
 
 async function interpreterOf(file: string, path: string): Promise<{ word: string; path: string } | undefined> {
-  const fh = await open(file, 'r').catch(() => undefined);
+  // A program this user may run but not read (mode 0711) has no interpreter line to read.
+  const fh = await open(file, 'r').catch(unlessSystemError(undefined));
   if (!fh) return undefined;
   const buf = Buffer.alloc(SHEBANG_BYTES);
   const { bytesRead } = await fh.read(buf, 0, SHEBANG_BYTES, 0).finally(() => fh.close());
@@ -184,8 +187,10 @@ async function onPath(word: string, path: string): Promise<string | undefined> {
 async function executable(p: string): Promise<boolean> {
   try {
     await access(p, constants.X_OK);
-    return (await lstat(p).then((s) => s.isFile() || s.isSymbolicLink())) === true;
-  } catch {
-    return false;
+    // Through its links: a folder (or a link to one) is no program, as the shell passes over it.
+    return (await stat(p)).isFile();
+  } catch (e) {
+    // Not there, or not executable by this user: the shell would pass over it too.
+    return unlessSystemError(false)(e);
   }
 }

@@ -10,6 +10,7 @@
 // forward are positional arguments ("$@"), never part of the script.
 import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import { endianness } from 'node:os';
+import { unlessSystemError } from '../../core/best-effort.js';
 import type { LoopbackForward } from './relay.js';
 
 // How long the shell waits for its socats to listen before it gives up (exit 70).
@@ -61,8 +62,9 @@ export function findSocat(path: string): string | undefined {
       if (!statSync(p).isFile()) continue;
       hit = realpathSync(p);
       break;
-    } catch {
-      continue;
+    } catch (e) {
+      // Not in this folder, or not executable by this user: the next PATH entry may hold it.
+      unlessSystemError(undefined)(e);
     }
   }
   found.set(path, hit);

@@ -17,6 +17,7 @@ import { alternatesList } from '../../repo/lane-objects.js';
 import type { Env } from '../../core/deps.js';
 import type { Signature } from '../../records/objects.js';
 import { isRefSafe } from '../../records/refs.js';
+import { unlessSystemError } from '../../core/best-effort.js';
 
 const OID = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
 
@@ -191,13 +192,13 @@ async function readAgentHead(gitDir: string): Promise<string | undefined> {
   if (!m || !isRefSafe(m[1]!)) throw new Error("the agent's HEAD is neither a commit nor a branch");
   const ref = m[1]!;
   // No loose file (the ref is packed) or not a plain file: either way it names nothing, and packed-refs is read.
-  const loose = await readRegular(join(gitDir, ref)).catch(() => undefined);
+  const loose = await readRegular(join(gitDir, ref)).catch(unlessUnreadable(undefined));
   if (loose !== undefined) {
     if (!OID.test(loose.trim())) throw new Error(`the agent's ${ref} does not hold a commit id`);
     return loose.trim();
   }
   // No packed-refs (or not a plain file): no packed ref, and the branch is unborn.
-  const packed = await readRegular(join(gitDir, 'packed-refs')).catch(() => '');
+  const packed = await readRegular(join(gitDir, 'packed-refs')).catch(unlessUnreadable(''));
   for (const line of packed.split('\n')) {
     const [oid, name] = line.split(' ');
     if (name === ref && oid && OID.test(oid)) return oid;
@@ -208,7 +209,7 @@ async function readAgentHead(gitDir: string): Promise<string | undefined> {
 /** Refuses anything but a real directory at `path` (a symlink to one included). */
 async function assertPlainDir(path: string, what: string): Promise<void> {
   // Gone or unreadable is refused below, the same as replaced.
-  const st = await lstat(path).catch(() => undefined);
+  const st = await lstat(path).catch(unlessSystemError(undefined));
   if (!st?.isDirectory())
     throw new Error(
       `${what} is no longer a plain folder (${st?.isSymbolicLink() ? 'a symlink' : 'gone or replaced'}); nothing of it was taken`,
@@ -217,10 +218,16 @@ async function assertPlainDir(path: string, what: string): Promise<void> {
 
 // A file the agent wrote is read only when it is a plain file of sane size (no symlink, fifo).
 const MAX_META_BYTES = 1 << 20;
+class NotPlainFile extends Error {}
 async function readRegular(path: string): Promise<string> {
   const st = await lstat(path);
-  if (!st.isFile() || st.size > MAX_META_BYTES) throw new Error(`${path} is not a plain file`);
+  if (!st.isFile() || st.size > MAX_META_BYTES) throw new NotPlainFile(`${path} is not a plain file`);
   return readFile(path, 'utf8');
+}
+
+/** For a read of the agent's files: one that is not a plain file, or a system call that fails on it (gone, unreadable), is `fallback`; a bug is thrown on. */
+function unlessUnreadable<T>(fallback: T): (e: unknown) => T {
+  return (e) => (e instanceof NotPlainFile ? fallback : unlessSystemError(fallback)(e));
 }
 
 /**

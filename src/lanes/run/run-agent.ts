@@ -152,6 +152,6 @@ function killGroupOf(child: ChildProcess): void {
   try {
     process.kill(-child.pid, 'SIGKILL');
   } catch {
-    // already gone
+    // cleanup: the group may already be gone
   }
 }

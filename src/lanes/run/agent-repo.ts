@@ -141,25 +141,7 @@ async function collectInto(o: Parameters<typeof collectAgentWork>[0], wt: string
   if (!treesRead.ok) throw refuse("the agent's commits name trees they do not hold", treesRead.failure);
   if (!snap.ok) throw refuse(base === o.runHead ? 'the worktree could not be read' : "the agent's commits are incomplete", snap.failure);
   const [baseTree, runTree] = treesRead.value;
-  let head = base;
-  if (snap.value !== baseTree) {
-    const date = `@${Math.floor(o.atMs / 1000)} +0000`;
-    const env = {
-      ...viewEnv,
-      GIT_AUTHOR_NAME: o.who.name,
-      GIT_AUTHOR_EMAIL: o.who.email,
-      GIT_AUTHOR_DATE: date,
-      GIT_COMMITTER_NAME: o.who.name,
-      GIT_COMMITTER_EMAIL: o.who.email,
-      GIT_COMMITTER_DATE: date,
-    };
-    head = await view.objects.mustCommitTree({
-      tree: snap.value,
-      parents: [base],
-      message: `${o.item}: what the agent left uncommitted\n`,
-      env,
-    });
-  }
+  const head = snap.value !== baseTree ? await commitLeftover(view, viewEnv, o, { tree: snap.value, base }) : base;
   // Commits that end where they began land nothing, so nothing of them is checked or taken.
   const changed = head !== o.runHead && snap.value !== runTree;
   if (changed) {
@@ -172,6 +154,31 @@ async function collectInto(o: Parameters<typeof collectAgentWork>[0], wt: string
     if (!idx.ok) throw refuse("git's strict checks refused the agent's work", idx.failure);
   }
   return { ...(changed ? { head } : {}), ...(base !== o.runHead ? { agentHead: base } : {}), ...(ignored ? { ignored } : {}) };
+}
+
+/** A commit of what the agent left uncommitted (`tree`) on `base`, by abcd's signature at the cycle's time. */
+async function commitLeftover(
+  view: Git,
+  viewEnv: Record<string, string>,
+  o: Pick<Parameters<typeof collectAgentWork>[0], 'atMs' | 'who' | 'item'>,
+  w: { tree: string; base: string },
+): Promise<string> {
+  const date = `@${Math.floor(o.atMs / 1000)} +0000`;
+  const env = {
+    ...viewEnv,
+    GIT_AUTHOR_NAME: o.who.name,
+    GIT_AUTHOR_EMAIL: o.who.email,
+    GIT_AUTHOR_DATE: date,
+    GIT_COMMITTER_NAME: o.who.name,
+    GIT_COMMITTER_EMAIL: o.who.email,
+    GIT_COMMITTER_DATE: date,
+  };
+  return view.objects.mustCommitTree({
+    tree: w.tree,
+    parents: [w.base],
+    message: `${o.item}: what the agent left uncommitted\n`,
+    env,
+  });
 }
 
 /** git's error lines (fsck names each object and message id), without its closing "fatal:" summary. */

@@ -107,6 +107,21 @@ describe('a lane killed with -9', () => {
   }, 90_000);
 });
 
+describe("a run's mark in the clone", () => {
+  it('a mark the disk refuses costs the sweep of a killed run, never the run', async () => {
+    const remote = await remoteWithItems([{ slug: 'unmarked' }]);
+    const s = await laneSession(remote, 'unmarked');
+    const gitDir = await s.git(['rev-parse', '--absolute-git-dir']);
+    // A file where the marks' folder goes: making the folder and writing the mark both fail.
+    const { mkdir } = await import('node:fs/promises');
+    await mkdir(join(gitDir, 'abcd'), { recursive: true });
+    await writeFile(join(gitDir, 'abcd', 'runs'), 'not a folder\n');
+    const r = await s.abcd(['build', 'unmarked', '--json', '--agent', COMMITTING_AGENT]);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(laneRun(r).outcome).toBe('landed');
+  }, 90_000);
+});
+
 describe('how a reader judges a running record', () => {
   const record = (over: Partial<LaneResultRecord> = {}): LaneResultRecord => ({
     abcd: 'lane',

@@ -2,7 +2,9 @@
 // retries with backoff until one answer is 2xx, and a webhook that never answers given up at
 // the bound and counted as failed. The end-to-end delivery is in test/lanes-notify.test.ts.
 import { describe, expect, it } from 'vitest';
-import { cycleEvent, makeNotifier, notifyEvents, type PostMessage } from '../../src/lanes/run/notify.js';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { cycleEvent, makeNotifier, notifyEvents, postWithFetch, type PostMessage } from '../../src/lanes/run/notify.js';
 import type { CycleRecord } from '../../src/records/lane-result.js';
 import { systemClock } from '../../src/core/deps.js';
 
@@ -63,5 +65,27 @@ describe('lanes.notify', () => {
     none.cycle(cycle({ outcome: 'landed' }));
     expect(await none.settle()).toEqual({ sent: 0, failed: 0 });
     expect(posted).toBe(0);
+  });
+
+  it('a real post is true on 2xx and false on every way a webhook fails: an error status, a redirect, a refused connection, a stop, a URL that is none', async () => {
+    const server: Server = createServer((req, res) => {
+      req.resume();
+      if (req.url === '/ok') res.writeHead(204).end();
+      else if (req.url === '/moved') res.writeHead(302, { location: '/ok' }).end();
+      else res.writeHead(500).end('broken');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const live = new AbortController().signal;
+      expect(await postWithFetch(`${base}/ok`, '{}', live)).toBe(true);
+      expect(await postWithFetch(`${base}/broken`, '{}', live)).toBe(false);
+      expect(await postWithFetch(`${base}/moved`, '{}', live)).toBe(false);
+      expect(await postWithFetch('http://127.0.0.1:1/hook', '{}', live)).toBe(false);
+      expect(await postWithFetch(`${base}/ok`, '{}', AbortSignal.abort())).toBe(false);
+      expect(await postWithFetch('not a url', '{}', live)).toBe(false);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

@@ -47,7 +47,7 @@ export async function readMarks(logPath: string): Promise<LogMark[]> {
       const m = JSON.parse(line) as LogMark;
       if (typeof m === 'object' && m !== null && Number.isSafeInteger(m.at) && typeof m.kind === 'string') out.push(m);
     } catch {
-      // a line cut by a crash: the marks before and after it still count
+      // a single parse: a line cut by a crash; the marks before and after it still count
     }
   }
   return out;

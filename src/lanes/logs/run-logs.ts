@@ -6,7 +6,7 @@ import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/p
 import { join } from 'node:path';
 import { processGoneIn, readPidSpace, readStartTime } from '../../machine/gate/process.js';
 import { logsRoot, runLogDir } from '../cycle/cycle-log.js';
-import { unlessMissing } from '../../core/best-effort.js';
+import { unlessMissing, unlessSystemError } from '../../core/best-effort.js';
 
 export const RUN_LOG_META = 'run.json';
 // A run id as lane-run.ts makes it (a UTC timestamp and random hex): nothing else is swept.
@@ -36,7 +36,8 @@ export async function startRunLog(
     state: 'running',
     ...(space ? { process: { space, pid: process.pid, start: readStartTime(process.pid) } } : {}),
   };
-  await mkdir(dir, { recursive: true, mode: 0o700 }).catch(() => undefined);
+  // A folder the disk refuses: the write below fails the same way, and costs the log only.
+  await mkdir(dir, { recursive: true, mode: 0o700 }).catch(unlessSystemError(undefined));
   await writeMeta(dir, meta);
   return (end, at) => writeMeta(dir, { ...meta, state: 'finished', end, finishedAt: at });
 }
@@ -47,19 +48,25 @@ async function writeMeta(dir: string, meta: RunLogMeta): Promise<void> {
   try {
     await writeFile(tmp, JSON.stringify(meta) + '\n', { mode: 0o600 });
     await rename(tmp, join(dir, RUN_LOG_META));
-  } catch {
-    await rm(tmp, { force: true }).catch(() => undefined);
+  } catch (e) {
+    await rm(tmp, { force: true }).catch(() => undefined); // cleanup: the half-written file may already be gone
+    // A write the disk refuses (full, read-only, a folder that could not be made) costs the log; a bug is thrown on.
+    unlessSystemError(undefined)(e);
   }
 }
 
 /** The run's `run.json`, or undefined when it is missing or unreadable (a run killed early). */
 export async function readRunLogMeta(dir: string): Promise<RunLogMeta | undefined> {
+  // Missing, or not a file that can be read: the same as a run killed before it wrote one.
+  const text = await readFile(join(dir, RUN_LOG_META), 'utf8').catch(unlessSystemError(undefined));
+  if (text === undefined) return undefined;
+  let v: RunLogMeta;
   try {
-    const v = JSON.parse(await readFile(join(dir, RUN_LOG_META), 'utf8')) as RunLogMeta;
-    return typeof v === 'object' && v !== null && (v.state === 'running' || v.state === 'finished') ? v : undefined;
+    v = JSON.parse(text) as RunLogMeta;
   } catch {
-    return undefined;
+    return undefined; // a single parse: a run.json cut short
   }
+  return typeof v === 'object' && v !== null && (v.state === 'running' || v.state === 'finished') ? v : undefined;
 }
 
 /** Whether the run is still going: not finished, and its process not known gone (unknown: going). */
@@ -87,8 +94,9 @@ export async function sweepOldRunLogs(commonDir: string, o: { retentionMs: numbe
       if (meta?.state === 'running' && runStillGoing(meta)) continue;
       await rm(dir, { recursive: true, force: true });
       removed.push(runId);
-    } catch {
-      // best effort: a folder that cannot be read or removed now is tried by the next run
+    } catch (e) {
+      // A folder the disk will not read or remove now (a failed system call) is tried by the next run; a bug is thrown on.
+      unlessSystemError(undefined)(e);
     }
   }
   return removed;
@@ -97,6 +105,8 @@ export async function sweepOldRunLogs(commonDir: string, o: { retentionMs: numbe
 /** The newest modification time of the folder's files (the folder's own when it is empty). */
 async function lastWritten(dir: string): Promise<number> {
   let newest = (await stat(dir)).mtimeMs;
-  for (const f of await readdir(dir)) newest = Math.max(newest, (await stat(join(dir, f)).catch(() => undefined))?.mtimeMs ?? 0);
+  // A file removed while the folder is read counts for nothing.
+  for (const f of await readdir(dir))
+    newest = Math.max(newest, (await stat(join(dir, f)).catch(unlessSystemError(undefined)))?.mtimeMs ?? 0);
   return newest;
 }

@@ -13,6 +13,7 @@ export function eventLines(line: string): string[] | undefined {
   try {
     v = JSON.parse(line);
   } catch {
+    // a single parse: a line that opens like JSON and is not is no runtime's event
     return undefined;
   }
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;

@@ -3,6 +3,7 @@
 // a symlink the agent put in their place (that would write, or read, outside the sandbox).
 import { closeSync, constants, lstatSync, openSync, writeSync } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { unlessSystemError } from '../../core/best-effort.js';
 
 // Usage lines beyond this are not read (a lie or a bug; the budget ignores them too).
 const MAX_READ_BYTES = 4 << 20;
@@ -15,8 +16,9 @@ export function appendToAgentFile(path: string, text: string): boolean {
     if (!lstatSync(path).isFile()) return false;
     writeSync(fd, text);
     return true;
-  } catch {
-    return false;
+  } catch (e) {
+    // Gone, a symlink (ELOOP), a fifo no one reads (ENXIO), a folder: the system call fails; a bug is thrown on.
+    return unlessSystemError(false)(e);
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
@@ -32,8 +34,9 @@ export async function readAgentFile(path: string): Promise<string> {
     const buf = Buffer.alloc(Math.min(st.size, MAX_READ_BYTES));
     const { bytesRead } = await h.read(buf, 0, buf.length, 0);
     return buf.subarray(0, bytesRead).toString('utf8');
-  } catch {
-    return '';
+  } catch (e) {
+    // Gone, a symlink (ELOOP), a fifo no one writes (EAGAIN): the system call fails; a bug is thrown on.
+    return unlessSystemError('')(e);
   } finally {
     await h?.close();
   }
@@ -44,7 +47,7 @@ export function agentFileSize(path: string): number {
   try {
     const st = lstatSync(path);
     return st.isFile() ? st.size : 0;
-  } catch {
-    return 0;
+  } catch (e) {
+    return unlessSystemError(0)(e); // gone, or a folder on its path replaced by a file
   }
 }

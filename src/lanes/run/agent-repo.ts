@@ -17,6 +17,7 @@ import { alternatesList } from '../../repo/lane-objects.js';
 import type { Env } from '../../core/deps.js';
 import type { Signature } from '../../records/objects.js';
 import { isRefSafe } from '../../records/refs.js';
+import { unlessSystemError } from '../../core/best-effort.js';
 
 const OID = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
 
@@ -140,25 +141,7 @@ async function collectInto(o: Parameters<typeof collectAgentWork>[0], wt: string
   if (!treesRead.ok) throw refuse("the agent's commits name trees they do not hold", treesRead.failure);
   if (!snap.ok) throw refuse(base === o.runHead ? 'the worktree could not be read' : "the agent's commits are incomplete", snap.failure);
   const [baseTree, runTree] = treesRead.value;
-  let head = base;
-  if (snap.value !== baseTree) {
-    const date = `@${Math.floor(o.atMs / 1000)} +0000`;
-    const env = {
-      ...viewEnv,
-      GIT_AUTHOR_NAME: o.who.name,
-      GIT_AUTHOR_EMAIL: o.who.email,
-      GIT_AUTHOR_DATE: date,
-      GIT_COMMITTER_NAME: o.who.name,
-      GIT_COMMITTER_EMAIL: o.who.email,
-      GIT_COMMITTER_DATE: date,
-    };
-    head = await view.objects.mustCommitTree({
-      tree: snap.value,
-      parents: [base],
-      message: `${o.item}: what the agent left uncommitted\n`,
-      env,
-    });
-  }
+  const head = snap.value !== baseTree ? await commitLeftover(view, viewEnv, o, { tree: snap.value, base }) : base;
   // Commits that end where they began land nothing, so nothing of them is checked or taken.
   const changed = head !== o.runHead && snap.value !== runTree;
   if (changed) {
@@ -171,6 +154,31 @@ async function collectInto(o: Parameters<typeof collectAgentWork>[0], wt: string
     if (!idx.ok) throw refuse("git's strict checks refused the agent's work", idx.failure);
   }
   return { ...(changed ? { head } : {}), ...(base !== o.runHead ? { agentHead: base } : {}), ...(ignored ? { ignored } : {}) };
+}
+
+/** A commit of what the agent left uncommitted (`tree`) on `base`, by abcd's signature at the cycle's time. */
+async function commitLeftover(
+  view: Git,
+  viewEnv: Record<string, string>,
+  o: Pick<Parameters<typeof collectAgentWork>[0], 'atMs' | 'who' | 'item'>,
+  w: { tree: string; base: string },
+): Promise<string> {
+  const date = `@${Math.floor(o.atMs / 1000)} +0000`;
+  const env = {
+    ...viewEnv,
+    GIT_AUTHOR_NAME: o.who.name,
+    GIT_AUTHOR_EMAIL: o.who.email,
+    GIT_AUTHOR_DATE: date,
+    GIT_COMMITTER_NAME: o.who.name,
+    GIT_COMMITTER_EMAIL: o.who.email,
+    GIT_COMMITTER_DATE: date,
+  };
+  return view.objects.mustCommitTree({
+    tree: w.tree,
+    parents: [w.base],
+    message: `${o.item}: what the agent left uncommitted\n`,
+    env,
+  });
 }
 
 /** git's error lines (fsck names each object and message id), without its closing "fatal:" summary. */
@@ -191,13 +199,13 @@ async function readAgentHead(gitDir: string): Promise<string | undefined> {
   if (!m || !isRefSafe(m[1]!)) throw new Error("the agent's HEAD is neither a commit nor a branch");
   const ref = m[1]!;
   // No loose file (the ref is packed) or not a plain file: either way it names nothing, and packed-refs is read.
-  const loose = await readRegular(join(gitDir, ref)).catch(() => undefined);
+  const loose = await readRegular(join(gitDir, ref)).catch(unlessUnreadable(undefined));
   if (loose !== undefined) {
     if (!OID.test(loose.trim())) throw new Error(`the agent's ${ref} does not hold a commit id`);
     return loose.trim();
   }
   // No packed-refs (or not a plain file): no packed ref, and the branch is unborn.
-  const packed = await readRegular(join(gitDir, 'packed-refs')).catch(() => '');
+  const packed = await readRegular(join(gitDir, 'packed-refs')).catch(unlessUnreadable(''));
   for (const line of packed.split('\n')) {
     const [oid, name] = line.split(' ');
     if (name === ref && oid && OID.test(oid)) return oid;
@@ -208,7 +216,7 @@ async function readAgentHead(gitDir: string): Promise<string | undefined> {
 /** Refuses anything but a real directory at `path` (a symlink to one included). */
 async function assertPlainDir(path: string, what: string): Promise<void> {
   // Gone or unreadable is refused below, the same as replaced.
-  const st = await lstat(path).catch(() => undefined);
+  const st = await lstat(path).catch(unlessSystemError(undefined));
   if (!st?.isDirectory())
     throw new Error(
       `${what} is no longer a plain folder (${st?.isSymbolicLink() ? 'a symlink' : 'gone or replaced'}); nothing of it was taken`,
@@ -217,10 +225,16 @@ async function assertPlainDir(path: string, what: string): Promise<void> {
 
 // A file the agent wrote is read only when it is a plain file of sane size (no symlink, fifo).
 const MAX_META_BYTES = 1 << 20;
+class NotPlainFile extends Error {}
 async function readRegular(path: string): Promise<string> {
   const st = await lstat(path);
-  if (!st.isFile() || st.size > MAX_META_BYTES) throw new Error(`${path} is not a plain file`);
+  if (!st.isFile() || st.size > MAX_META_BYTES) throw new NotPlainFile(`${path} is not a plain file`);
   return readFile(path, 'utf8');
+}
+
+/** For a read of the agent's files: one that is not a plain file, or a system call that fails on it (gone, unreadable), is `fallback`; a bug is thrown on. */
+function unlessUnreadable<T>(fallback: T): (e: unknown) => T {
+  return (e) => (e instanceof NotPlainFile ? fallback : unlessSystemError(fallback)(e));
 }
 
 /**

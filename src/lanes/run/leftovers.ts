@@ -10,7 +10,7 @@ import { pruneDeadWorktrees } from '../../land/worktree.js';
 import { ownerOf, pruneDeadCycleFolders, pruneDeadOwners, removeTree, SELF_NAME } from '../../machine/owned-folders.js';
 import { readPidSpace } from '../../machine/gate/process.js';
 import type { Repo } from '../../repo/repo.js';
-import { unlessMissing, unlessRefusalOrSystemError } from '../../core/best-effort.js';
+import { unlessMissing, unlessRefusalOrSystemError, unlessSystemError } from '../../core/best-effort.js';
 
 // A run id as lane-run.ts makes it (a UTC timestamp and random hex): nothing else is swept.
 const RUN_ID = /^[0-9A-Za-z]+-[0-9a-f]+$/;
@@ -28,11 +28,14 @@ export async function markRun(repo: Repo, runId: string): Promise<() => Promise<
     // The pid space the name's pid means something in: a clone shared with a container holds
     // marks whose pids this process cannot judge, and leaves them be.
     await writeFile(path, readPidSpace() ?? '');
-  } catch {
-    // without the mark a killed run's branches stay until removed by hand; the run goes on
+  } catch (e) {
+    // A mark the disk refuses: a killed run's branches stay until removed by hand, and the run
+    // goes on. A bug is thrown on.
+    unlessSystemError(undefined)(e);
   }
   return async () => {
-    await rm(path, { force: true }).catch(() => undefined);
+    await rm(path, { force: true }).catch(() => undefined); // cleanup: the mark may already be gone
+    // cleanup: a folder already gone, or one still holding a claim (not empty), stays
     for (const dir of await heldOf(repo, runId)) await rmdir(dir).catch(() => undefined);
   };
 }

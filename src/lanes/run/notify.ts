@@ -98,9 +98,12 @@ export function cycleMessage(e: NotifyEvent, c: CycleRecord, run: { runId: strin
 export const postWithFetch: PostMessage = async (url, body, signal) => {
   try {
     const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal, redirect: 'error' });
-    await r.body?.cancel().catch(() => undefined);
+    await r.body?.cancel().catch(() => undefined); // cleanup: the body may already be read or gone
     return r.ok;
   } catch {
+    // best effort: fetch fails with a TypeError for a refused connection, a redirect or a URL
+    // that is none, and with a DOMException on a stop, so no narrower check tells them from a
+    // bug; a notice that cannot be sent is counted as failed and never fails the run.
     return false;
   }
 };

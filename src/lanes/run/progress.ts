@@ -90,7 +90,8 @@ export class LaneBoard {
     try {
       this.on.changed?.(this.lanes(), change, item);
     } catch {
-      // a display that fails never fails the lane
+      // best effort: the live lines are the terminal's (a closed one, a display's own fault);
+      // whatever they throw, the lane's work and its record go on without them
     }
   }
 }

@@ -64,10 +64,7 @@ export async function runAgent(o: Omit<AgentProcessOptions, 'argv' | 'stdin'> & 
 
 export async function startAgent(o: AgentProcessOptions): Promise<AgentProcess> {
   const t0 = o.now();
-  const unshare = o.sandbox === 'bwrap' ? undefined : await pidNamespacePrefix(o.env);
-  const argv = o.sandbox === 'bwrap' ? sandboxArgv(o.plan, o.argv) : unshare ? [...unshare, '--', ...o.argv] : [...o.argv];
-  const [file, ...args] = argv as [string, ...string[]];
-  const swept = o.sandbox === 'none' && !unshare;
+  const { file, args, swept } = await launchLine(o);
   const child = spawn(file, args, { cwd: o.plan.chdir, env: o.env, stdio: [o.stdin ?? 'ignore', 'pipe', 'pipe'], detached: true });
   // A write to a stdin whose reader is gone is the runtime's to notice, never a crash.
   child.stdin?.on('error', () => undefined);
@@ -127,6 +124,17 @@ export async function startAgent(o: AgentProcessOptions): Promise<AgentProcess> 
   };
 }
 
+/**
+ * The command line that starts the agent: inside bubblewrap, else in a pid namespace of its own
+ * when unshare can make one. `swept`: neither could be had, so its processes are swept by marker.
+ */
+async function launchLine(o: AgentProcessOptions): Promise<{ file: string; args: string[]; swept: boolean }> {
+  const unshare = o.sandbox === 'bwrap' ? undefined : await pidNamespacePrefix(o.env);
+  const argv = o.sandbox === 'bwrap' ? sandboxArgv(o.plan, o.argv) : unshare ? [...unshare, '--', ...o.argv] : [...o.argv];
+  const [file, ...args] = argv as [string, ...string[]];
+  return { file, args, swept: o.sandbox === 'none' && !unshare };
+}
+
 /** The agent's output to the hooks, and its last OUTPUT_TAIL_CHARS kept in `tail`. */
 function collectOutput(child: ChildProcess, o: AgentProcessOptions): { tail: string } {
   const output = { tail: '' };
@@ -152,6 +160,6 @@ function killGroupOf(child: ChildProcess): void {
   try {
     process.kill(-child.pid, 'SIGKILL');
   } catch {
-    // already gone
+    // cleanup: the group may already be gone
   }
 }

@@ -46,95 +46,115 @@ export interface LoopOutcome {
 // How often a lane with nothing to do checks again (one round trip each).
 const CHECK_EVERY_MS = 1000;
 
-export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions): Promise<LoopOutcome> {
-  const { clock } = ctx.repo.deps;
-  const inFlight = new Set<string>();
-  const attempts = new Map<string, number>();
+/** What the lanes of one run share: what they found, tried and ran, and what stopped them. */
+interface LoopState {
+  readonly inFlight: Set<string>;
+  readonly attempts: Map<string, number>;
   // once: every item found is tried at most once, whether or not its claim could be taken; one
   // whose lapsed claim may be taken over only shortly is tried again then (`later`: when).
-  const tried = new Set<string>();
-  const later = new Map<string, number>();
-  const cycles: CycleRecord[] = [];
-  let found: Set<string> | undefined;
-  let lastWork = clock.now();
-  let stop: Refusal | Error | undefined;
-  let cycleNo = 0;
-  const bound = o.bound ? formatItem(o.bound) : undefined;
-  let preread = o.first;
-  let prelisted = o.first ? o.firstListing : undefined;
-  const judgeConfig = configJudge(ctx);
+  readonly tried: Set<string>;
+  readonly later: Map<string, number>;
+  readonly cycles: CycleRecord[];
+  found: Set<string> | undefined;
+  lastWork: number;
+  stop: Refusal | Error | undefined;
+  cycleNo: number;
+  readonly bound: string | undefined;
+  /** The entry's read and its listing, until the run's first check takes them. */
+  preread: Snapshot | undefined;
+  prelisted: ItemListing | undefined;
+  readonly judgeConfig: ReturnType<typeof configJudge>;
+}
 
-  const worker = async (n: number) => {
-    const lane = laneRepo(ctx.repo, ctx.runId, n);
-    for (;;) {
-      if (stop) return;
-      if (ctx.signal?.aborted) {
-        stop ??= new Interrupted(
-          'the lane run was stopped (SIGINT/SIGTERM): no new cycle started; the running ones were stopped and cleaned up.',
-          {},
-        );
-        return;
-      }
-      // once: everything the pass found was tried and nothing runs: no further read can add work.
-      if (found && inFlight.size === 0 && [...found].every((k) => tried.has(k))) return;
-      const budget = budgetAllowsCycle(ctx.budgetDir);
-      if (!budget.allowed) {
-        stop ??= budget.refusal;
-        return;
-      }
-      // Only the first check of the run uses the entry's read: taken before any await, so the
-      // lanes that start beside this one read afresh.
-      const [pre, preListed] = [preread, prelisted];
-      preread = undefined;
-      prelisted = undefined;
-      const snap = pre ?? (await readSnapshot(ctx.repo, [ctx.main.fetchSpec]));
-      // The team pool, from the read just made: the stricter of it and this computer's pool wins.
-      const team = await teamAllowsCycle(ctx.repo, snap);
-      if (team) {
-        stop ??= team;
-        return;
-      }
-      const { listing, now, ready } = await readyWork(ctx, snap, preListed, { bound, reopen: o.reopen });
-      if (o.lifecycle === 'once') found ??= discovered(listing.items, ready, bound);
-      const next = firstTakeable(ready, o, { now, bound, inFlight, found, tried, later, attempts });
-      if (!next) {
-        if (await nothingToTake(ctx, rec, o, { ready, attempts, later, tried, inFlight, lastWork })) return;
-        continue;
-      }
-      const k = formatItem(next.key);
-      if (!cycleFits(ctx, now)) {
-        rec.defer(shortItem(next.key), 'the deadline leaves no room for a whole cycle');
-        return;
-      }
-      inFlight.add(k);
-      tried.add(k);
-      try {
-        await judgeConfig(snap);
-        const taken = await takeClaim(lane, snap, next.key, ctx.ttlMs);
-        if (!taken || !('tip' in taken)) {
-          await missedClaim(ctx, rec, { next, taken, snap, found, tried, later });
-          continue;
-        }
-        await runTakenCycle(ctx, rec, { lane, next, taken, cycleNo: ++cycleNo, attempts, cycles });
-        lastWork = clock.now();
-      } finally {
-        inFlight.delete(k);
-      }
-    }
+export async function runLanes(ctx: RunContext, rec: RunRecorder, o: LoopOptions): Promise<LoopOutcome> {
+  const st: LoopState = {
+    inFlight: new Set(),
+    attempts: new Map(),
+    tried: new Set(),
+    later: new Map(),
+    cycles: [],
+    found: undefined,
+    lastWork: ctx.repo.deps.clock.now(),
+    stop: undefined,
+    cycleNo: 0,
+    bound: o.bound ? formatItem(o.bound) : undefined,
+    preread: o.first,
+    prelisted: o.first ? o.firstListing : undefined,
+    judgeConfig: configJudge(ctx),
   };
-
   const guard = async (n: number) => {
     try {
-      await worker(n);
+      await laneLoop(ctx, rec, o, st, n);
     } catch (e) {
       // A failed read is an error, never "no work": the run stops and says so.
-      stop ??= isRefusal(e) || e instanceof Error ? e : new Error(String(e));
+      st.stop ??= isRefusal(e) || e instanceof Error ? e : new Error(String(e));
     }
   };
   await Promise.all(Array.from({ length: o.lanes }, (_, i) => guard(i + 1)));
   // once leaves a follow-up asked for during its cycles to the next build or drain: say so.
-  if (o.lifecycle === 'once' && cycles.length && !stop) await deferFollowUps(ctx, rec, tried);
-  return { cycles, ...(stop ? { stop } : {}) };
+  if (o.lifecycle === 'once' && st.cycles.length && !st.stop) await deferFollowUps(ctx, rec, st.tried);
+  return { cycles: st.cycles, ...(st.stop ? { stop: st.stop } : {}) };
+}
+
+/** Lane `n`: checks, takes the next item no other lane has and runs a cycle on it, until done or stopped. */
+async function laneLoop(ctx: RunContext, rec: RunRecorder, o: LoopOptions, st: LoopState, n: number): Promise<void> {
+  const { clock } = ctx.repo.deps;
+  const lane = laneRepo(ctx.repo, ctx.runId, n);
+  for (;;) {
+    if (st.stop) return;
+    if (ctx.signal?.aborted) {
+      st.stop ??= new Interrupted(
+        'the lane run was stopped (SIGINT/SIGTERM): no new cycle started; the running ones were stopped and cleaned up.',
+        {},
+      );
+      return;
+    }
+    // once: everything the pass found was tried and nothing runs: no further read can add work.
+    if (st.found && st.inFlight.size === 0 && [...st.found].every((k) => st.tried.has(k))) return;
+    const budget = budgetAllowsCycle(ctx.budgetDir);
+    if (!budget.allowed) {
+      st.stop ??= budget.refusal;
+      return;
+    }
+    // Only the first check of the run uses the entry's read: taken before any await, so the
+    // lanes that start beside this one read afresh.
+    const [pre, preListed] = [st.preread, st.prelisted];
+    st.preread = undefined;
+    st.prelisted = undefined;
+    const snap = pre ?? (await readSnapshot(ctx.repo, [ctx.main.fetchSpec]));
+    // The team pool, from the read just made: the stricter of it and this computer's pool wins.
+    const team = await teamAllowsCycle(ctx.repo, snap);
+    if (team) {
+      st.stop ??= team;
+      return;
+    }
+    const { listing, now, ready } = await readyWork(ctx, snap, preListed, { bound: st.bound, reopen: o.reopen });
+    if (o.lifecycle === 'once') st.found ??= discovered(listing.items, ready, st.bound);
+    const next = firstTakeable(ready, o, { ...st, now });
+    if (!next) {
+      if (await nothingToTake(ctx, rec, o, { ...st, ready })) return;
+      continue;
+    }
+    const k = formatItem(next.key);
+    if (!cycleFits(ctx, now)) {
+      rec.defer(shortItem(next.key), 'the deadline leaves no room for a whole cycle');
+      return;
+    }
+    st.inFlight.add(k);
+    st.tried.add(k);
+    try {
+      await st.judgeConfig(snap);
+      const taken = await takeClaim(lane, snap, next.key, ctx.ttlMs);
+      if (!taken || !('tip' in taken)) {
+        await missedClaim(ctx, rec, { ...st, next, taken, snap });
+        continue;
+      }
+      await runTakenCycle(ctx, rec, { lane, next, taken, cycleNo: ++st.cycleNo, attempts: st.attempts, cycles: st.cycles });
+      st.lastWork = clock.now();
+    } finally {
+      st.inFlight.delete(k);
+    }
+  }
 }
 
 type Taken = NonNullable<Awaited<ReturnType<typeof takeClaim>>>;

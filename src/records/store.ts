@@ -155,6 +155,7 @@ export class RecordStore {
   prefetch(): void {
     if (this.early) return;
     const early = this.fetch();
+    // Not swallowed: `early` keeps the failure for the next fetch() to throw; this only marks it handled.
     early.catch(() => undefined);
     this.early = early;
   }

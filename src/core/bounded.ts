@@ -11,7 +11,7 @@ export function boundGroup(pid: number | undefined, ms: number, signal?: AbortSi
     try {
       process.kill(-pid, 'SIGKILL');
     } catch {
-      // already gone
+      // cleanup: the group may already be gone
     }
   };
   const timer = setTimeout(() => kill('timeout'), Math.max(0, ms));

@@ -45,7 +45,8 @@ export async function writeLooseObject(store: ObjectStore, type: ObjectType, bod
       return oid;
     }
   }
-  // The object is in place; a temporary file left behind costs only disk, and git prune removes tmp_obj_ files.
+  // cleanup: the object is in place; a temporary file left behind costs only disk, and git prune
+  // removes tmp_obj_ files.
   await unlink(tmp).catch(() => undefined);
   return oid;
 }

@@ -79,3 +79,17 @@ export function cannotStore(stderr: string, porcelainReasons: readonly string[])
   const reason = porcelainReasons.find((r) => CANNOT_STORE.some((re) => re.test(r)));
   return reason ? `the remote answered "${reason}"` : undefined;
 }
+
+// git's words for an object of this clone it could not read while packing a push (its own
+// lines, never the remote's "remote: ..."): the clone's store is damaged, and whatever the
+// remote said next ("unpack failed: eof before pack header") is about the pack it never got.
+const LOCAL_OBJECT_UNREADABLE = [
+  /^(fatal|error): (loose|packed) object [0-9a-f]{40,64} \(stored in .*\) is corrupt/i,
+  /^(fatal|error): unable to (read|unpack) [0-9a-f]{40,64}/i,
+  /^fatal: bad object [0-9a-f]{40,64}/i,
+];
+
+/** Whether a failed push stopped at an object this clone could not read. */
+export function localObjectUnreadable(stderr: string): boolean {
+  return stderr.split('\n').some((l) => LOCAL_OBJECT_UNREADABLE.some((re) => re.test(l.trim())));
+}

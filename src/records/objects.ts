@@ -1,4 +1,5 @@
 // A record as a git commit holding record.json, written without a work tree.
+import { unlessSystemError } from '../core/best-effort.js';
 import { RECORD_FILE } from './refs.js';
 import type { Git } from '../git/git.js';
 import { treeBody, writeLooseObject, type ObjectStore } from '../git/object-writer.js';
@@ -26,8 +27,10 @@ export async function writeRecordCommit(o: {
   if (o.store && plainIdent(o.author.name) && plainIdent(o.author.email)) {
     try {
       return await writeInProcess(o.store, o);
-    } catch {
+    } catch (e) {
       // An object store abcd cannot write (permissions, a full disk): git says why, exit 9.
+      // A bug is thrown on.
+      unlessSystemError(undefined)(e);
     }
   }
   return writeWithPlumbing(o);

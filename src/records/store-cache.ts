@@ -1,5 +1,6 @@
 // The record cache's reads: its refs from the clone's files where they are plain (else
 // for-each-ref), and each ref's record from the tip cache where its tip was read before.
+import { unlessSystemError } from '../core/best-effort.js';
 import { readRefsFromFiles } from '../git/files/refs-read.js';
 import type { Git } from '../git/git.js';
 import { readRecords } from './store-blobs.js';
@@ -37,9 +38,11 @@ export async function readWithTips(
   });
   // The tips no ref lists now stay a while: a record this clone pushed is learned before
   // its cache ref moves there (the next fetch moves it), and a read between lists the old tip.
-  // A cache that cannot be written only means the next read asks git again.
+  // A cache the disk refuses to write only means the next read asks git again; a bug is thrown on.
   const tooMany = kept.size > records.length + UNLISTED_KEPT;
-  if (tooMany || tipsChanged(kept, records)) await saveTips(file, [...records, ...unlisted(kept, records)]).catch(() => undefined);
+  if (tooMany || tipsChanged(kept, records)) {
+    await saveTips(file, [...records, ...unlisted(kept, records)]).catch(unlessSystemError(undefined));
+  }
   return records;
 }
 
@@ -68,6 +71,6 @@ export async function learnPushed(
   );
   const learned = read.flatMap((l) => (l?.blob ? [{ tip: l.tip, blob: l.blob }] : []));
   if (learned.length === 0) return;
-  // A cache that cannot be written only means the next read asks git.
-  await addTips(files.tipCache, learned).catch(() => undefined);
+  // A cache the disk refuses to write only means the next read asks git; a bug is thrown on.
+  await addTips(files.tipCache, learned).catch(unlessSystemError(undefined));
 }

@@ -8,7 +8,7 @@ import { isRejected, parsePushPorcelain, type PorcelainRef } from '../git/porcel
 import { BEFORE_READS_TO_SETTLE, judgePush, REREAD_DELAYS_MS, type PushSeen } from './push-outcome.js';
 import type { RawRecord, RefUpdate } from './store-types.js';
 import type { PushGuard } from '../git/push-guard.js';
-import { cannotStore, failedBeforeSending, lastLine, looksUnauthorized } from '../git/transport-errors.js';
+import { cannotStore, failedBeforeSending, lastLine, localObjectUnreadable, looksUnauthorized } from '../git/transport-errors.js';
 
 export type { RawRecord, RefUpdate } from './store-types.js';
 
@@ -155,6 +155,7 @@ export class RecordStore {
   prefetch(): void {
     if (this.early) return;
     const early = this.fetch();
+    // Not swallowed: `early` keeps the failure for the next fetch() to throw; this only marks it handled.
     early.catch(() => undefined);
     this.early = early;
   }
@@ -201,6 +202,9 @@ export class RecordStore {
     }
     // The guard stopped it before anything was sent: the caller reads the records and decides again.
     if (opts.guard?.declined()) return { ok: false, rejected: [], remoteTips: new Map(), declined: true };
+    // Packing stopped at an object this clone cannot read: the remote never got a whole pack
+    // and changed nothing. The clone's trouble (exit 9), not the remote's.
+    if (localObjectUnreadable(r.stderr)) throw this.git.transport.pushFailed(this.remote, updates, push, r);
     const porcelain = parsePushPorcelain(r.stdout.toString());
     if (opts.guard && !opts.guard.ran() && porcelain.length === 0) throw this.unreachable('push to', r, 'unchanged');
     const rejected = porcelain.filter(isRejected);

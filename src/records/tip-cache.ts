@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { unlessSystemError } from '../core/best-effort.js';
 import { MAX_RECORD_BYTES } from './envelope.js';
 import type { RawRecord } from './store-types.js';
 
@@ -20,9 +21,9 @@ export function loadTips(path: string): Map<string, TipRead> {
   let buf: Buffer;
   try {
     buf = readFileSync(path);
-  } catch {
-    // Absent or unreadable: every tip is read from git, as without a cache.
-    return new Map();
+  } catch (e) {
+    // Absent or unreadable: every tip is read from git, as without a cache. A bug is thrown on.
+    return unlessSystemError(new Map<string, TipRead>())(e);
   }
   return parseTips(buf) ?? new Map();
 }

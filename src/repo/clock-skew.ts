@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { unlessMissing, unlessSystemError } from '../core/best-effort.js';
 import { readIfExists, writeAtomic } from './local-files.js';
 
 /** This clock minus a writer's lies within [lo, hi] (milliseconds), as seen at `seenAt`. */
@@ -53,16 +54,13 @@ export class SkewLog {
   /** Every writer's bracket still in date at `now`; stale ones are removed. */
   async brackets(now: number): Promise<SkewBracket[]> {
     const dir = join(this.dir, 'writers');
-    let names: string[];
-    try {
-      names = await readdir(dir);
-    } catch {
-      return [];
-    }
+    // No bracket seen yet: no folder.
+    const names = await readdir(dir).catch(unlessMissing<string[]>([]));
     const out: SkewBracket[] = [];
     for (const name of names.filter((n) => n.endsWith('.json'))) {
-      // A bracket that cannot be read says nothing: it is removed below like a stale one.
-      const b = toBracket(parseJson(await readIfExists(join(dir, name)).catch(() => undefined)));
+      // A bracket the disk will not read (a link loop, a damaged entry) says nothing: it is
+      // removed below like a stale one. A bug is thrown on.
+      const b = toBracket(parseJson(await readIfExists(join(dir, name)).catch(unlessSystemError(undefined))));
       // A bracket from this clock's future means the clock went back: it says nothing now.
       if (!b || now - b.seenAt > BRACKET_LIFETIME_MS || b.seenAt > now) {
         await rm(join(dir, name), { force: true });
@@ -83,7 +81,7 @@ function parseJson(text: string | undefined): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    return undefined; // a torn or foreign file: no knowledge, which only makes a reader wait
+    return undefined; // a single parse: a torn or foreign file is no knowledge, which only makes a reader wait
   }
 }
 

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { unlessMissing } from '../core/best-effort.js';
 import type { Env } from '../core/deps.js';
 import { Git } from '../git/git.js';
 
@@ -105,7 +106,7 @@ async function writeOnce(path: string, text: string): Promise<void> {
  * fetch in flight writes one by one.
  */
 async function readMain(dir: string): Promise<string | undefined> {
-  return (await readFile(join(dir, 'refs/heads/main'), 'utf8').catch(() => '')).trim() || undefined;
+  return (await readFile(join(dir, 'refs/heads/main'), 'utf8').catch(unlessMissing(''))).trim() || undefined;
 }
 
 /** GIT_ALTERNATE_OBJECT_DIRECTORIES for these folders: git splits on ':', and reads a C-quoted entry whole. */

@@ -63,16 +63,18 @@ function watchedFor(old: Sighting, now: number, mono: number | undefined, boot: 
 
 function parse(text: string | undefined): Sighting | undefined {
   if (!text) return undefined;
+  let v: Partial<Record<keyof Sighting, unknown>> | null;
   try {
-    const v = JSON.parse(text) as Partial<Record<keyof Sighting, unknown>>;
-    if (typeof v.tip !== 'string' || typeof v.seenAt !== 'number') return undefined;
-    return {
-      tip: v.tip,
-      seenAt: v.seenAt,
-      ...(typeof v.mono === 'number' && Number.isFinite(v.mono) ? { mono: v.mono } : {}),
-      ...(typeof v.boot === 'string' ? { boot: v.boot } : {}),
-    };
+    v = JSON.parse(text) as Partial<Record<keyof Sighting, unknown>> | null;
   } catch {
-    return undefined; // a torn or foreign file: treat as never seen (fails safe: delays a takeover)
+    // a single parse: a torn or foreign file is treated as never seen (fails safe: delays a takeover)
+    return undefined;
   }
+  if (typeof v !== 'object' || v === null || typeof v.tip !== 'string' || typeof v.seenAt !== 'number') return undefined;
+  return {
+    tip: v.tip,
+    seenAt: v.seenAt,
+    ...(typeof v.mono === 'number' && Number.isFinite(v.mono) ? { mono: v.mono } : {}),
+    ...(typeof v.boot === 'string' ? { boot: v.boot } : {}),
+  };
 }

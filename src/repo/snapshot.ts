@@ -155,32 +155,7 @@ function decodeRecords(raws: readonly RawRecord[], readAt: number): Decoded {
     const settingsRef = kind.kind === 'settings' && raw.ref === SETTINGS_REF;
     if (settingsRef) snap.settings.tip = raw.tip;
     try {
-      if (kind.kind === 'claim') {
-        const claim = checkItemRecord(raw.ref, kind.item, decodeClaim(raw.ref, blobOf(raw)), readAt);
-        snap.claims.set(raw.ref, { ref: raw.ref, item: itemOfRef(raw.ref) ?? claim.item, tip: raw.tip, claim });
-      } else if (kind.kind === 'queue') {
-        const entry = checkItemRecord(raw.ref, kind.item, decodeQueue(raw.ref, blobOf(raw)), readAt);
-        snap.queue.set(raw.ref, { ref: raw.ref, item: itemOfRef(raw.ref) ?? entry.item, tip: raw.tip, entry });
-      } else if (kind.kind === 'announce') {
-        snap.announcements.set(raw.ref, { ref: raw.ref, tip: raw.tip, record: decodeAnnounce(raw.ref, blobOf(raw)) });
-      } else if (kind.kind === 'pending' || kind.kind === 'lane') {
-        decodeLaneRecord(raw, kind.kind, snap, kind.item);
-      } else if (kind.kind === 'steer' && kind.item) {
-        snap.steers.set(raw.ref, { ref: raw.ref, item: formatItem(kind.item), tip: raw.tip, request: decodeSteer(raw.ref, blobOf(raw)) });
-      } else if (kind.kind === 'receipt' && kind.item) {
-        snap.receipts.set(raw.ref, {
-          ref: raw.ref,
-          item: formatItem(kind.item),
-          tip: raw.tip,
-          receipt: decodeReceipt(raw.ref, blobOf(raw)),
-        });
-      } else if (kind.kind === 'team-budget') {
-        snap.teamBudget = { tip: raw.tip, record: decodeTeamBudget(raw.ref, blobOf(raw)) };
-      } else if (kind.kind === 'budget-ledger') {
-        snap.budgetLedger = { tip: raw.tip, record: decodeBudgetLedger(raw.ref, blobOf(raw)) };
-      } else if (settingsRef) {
-        snap.settings.entry = { tip: raw.tip, record: decodeSettings(raw.ref, blobOf(raw)) };
-      }
+      decodeRecord(raw, kind, snap, readAt, settingsRef);
     } catch (e) {
       if (!isRefusal(e)) throw e;
       const entry = { ref: raw.ref, tip: raw.tip, refusal: e };
@@ -189,6 +164,42 @@ function decodeRecords(raws: readonly RawRecord[], readAt: number): Decoded {
     }
   }
   return snap;
+}
+
+/** One record into its place in `snap` by its kind. Throws a refusal for a bad one. */
+function decodeRecord(
+  raw: RawRecord,
+  kind: NonNullable<ReturnType<typeof classifyRef>>,
+  snap: Decoded,
+  readAt: number,
+  settingsRef: boolean,
+): void {
+  if (kind.kind === 'claim') {
+    const claim = checkItemRecord(raw.ref, kind.item, decodeClaim(raw.ref, blobOf(raw)), readAt);
+    snap.claims.set(raw.ref, { ref: raw.ref, item: itemOfRef(raw.ref) ?? claim.item, tip: raw.tip, claim });
+  } else if (kind.kind === 'queue') {
+    const entry = checkItemRecord(raw.ref, kind.item, decodeQueue(raw.ref, blobOf(raw)), readAt);
+    snap.queue.set(raw.ref, { ref: raw.ref, item: itemOfRef(raw.ref) ?? entry.item, tip: raw.tip, entry });
+  } else if (kind.kind === 'announce') {
+    snap.announcements.set(raw.ref, { ref: raw.ref, tip: raw.tip, record: decodeAnnounce(raw.ref, blobOf(raw)) });
+  } else if (kind.kind === 'pending' || kind.kind === 'lane') {
+    decodeLaneRecord(raw, kind.kind, snap, kind.item);
+  } else if (kind.kind === 'steer' && kind.item) {
+    snap.steers.set(raw.ref, { ref: raw.ref, item: formatItem(kind.item), tip: raw.tip, request: decodeSteer(raw.ref, blobOf(raw)) });
+  } else if (kind.kind === 'receipt' && kind.item) {
+    snap.receipts.set(raw.ref, {
+      ref: raw.ref,
+      item: formatItem(kind.item),
+      tip: raw.tip,
+      receipt: decodeReceipt(raw.ref, blobOf(raw)),
+    });
+  } else if (kind.kind === 'team-budget') {
+    snap.teamBudget = { tip: raw.tip, record: decodeTeamBudget(raw.ref, blobOf(raw)) };
+  } else if (kind.kind === 'budget-ledger') {
+    snap.budgetLedger = { tip: raw.tip, record: decodeBudgetLedger(raw.ref, blobOf(raw)) };
+  } else if (settingsRef) {
+    snap.settings.entry = { tip: raw.tip, record: decodeSettings(raw.ref, blobOf(raw)) };
+  }
 }
 
 /** The lanes' records: pending slots and run results. Throws a refusal for a bad one. */

@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { GitFailed } from '../../src/core/refusals.js';
 import { Git } from '../../src/git/git.js';
 import { GitRunner } from '../../src/git/runner.js';
+import { localObjectUnreadable } from '../../src/git/transport-errors.js';
 import { writeRecordCommit } from '../../src/records/objects.js';
 import { cleanupTemp } from '../harness/git-env.js';
 import { makeRemote } from '../harness/remote.js';
@@ -17,19 +18,24 @@ afterAll(cleanupTemp);
 const CLAIM = 'refs/heads/abcd/claims/local/item/fix-login';
 
 describe('local git failures are refusals with data, not bugs', () => {
-  it('a corrupt object in the clone: exit 9 git-failed naming the git call, its exit code and stderr', async () => {
+  /** A clone whose last claim record's tree is a corrupt loose object; the remote's tip of it. */
+  async function corruptRecordTree(name: string) {
     const remote = await makeRemote();
-    const s = await makeSession(remote.url, 'amy');
+    const s = await makeSession(remote.url, name);
     expect((await s.abcd(['reserve', 'fix-login'])).code).toBe(0);
     expect((await s.abcd(['release', 'fix-login'])).code).toBe(0);
     // The record's tree was written in this clone, so a fetch finds it present and never
-    // replaces it: corrupt the loose object and the next read of the record meets it.
+    // replaces it: corrupt the loose object and the next read or push of the record meets it.
     const tree = await s.git(['rev-parse', `${CLAIM}^{tree}`.replace('refs/heads/', 'refs/remotes/origin/')]);
     const file = join(s.dir, '.git/objects', tree.slice(0, 2), tree.slice(2));
     await rm(file, { force: true });
     await writeFile(file, 'not a zlib stream');
-    const tipBefore = (await remote.refs()).get(CLAIM);
-    // The tip cache learnt the record when this clone pushed it; without it the read meets the corrupt tree.
+    return { remote, s, tree, tipBefore: (await remote.refs()).get(CLAIM) };
+  }
+
+  it('a corrupt object in the clone, read: exit 9 git-failed naming the git call, its exit code and stderr', async () => {
+    const { remote, s, tree, tipBefore } = await corruptRecordTree('amy');
+    // Without the tip cache (which learnt the record when this clone pushed it) the read meets the tree.
     await rm(join(s.dir, '.git/abcd/record-tips'), { force: true });
 
     const r = await s.abcd(['reserve', 'fix-login', '--json']);
@@ -43,6 +49,21 @@ describe('local git failures are refusals with data, not bugs', () => {
     expect(r.json.refusal.message).toMatch(/git fsck/);
     expect(r.stderr).not.toMatch(/this is a bug/);
     // Nothing half-done on the remote.
+    expect((await remote.refs()).get(CLAIM)).toBe(tipBefore);
+  });
+
+  it('a corrupt object in the clone, pushed: exit 9 git-failed naming the push, not the remote as unavailable', async () => {
+    const { remote, s, tree, tipBefore } = await corruptRecordTree('abe');
+    // The tip cache knows the record, so the read starts no git; the push packs the corrupt tree
+    // and the remote says "unpack failed" of the pack it never fully got.
+    const r = await s.abcd(['reserve', 'fix-login', '--json']);
+    expect(r.json?.refusal, r.stdout + r.stderr).toMatchObject({ code: 'git-failed', exit: 9 });
+    expect(r.code).toBe(9);
+    const data = r.json.refusal.data;
+    expect(data.args).toContain('push');
+    expect(data.stderr).toContain(tree);
+    expect(data.stderr).toMatch(/corrupt/);
+    expect(r.json.refusal.message).toMatch(/git fsck/);
     expect((await remote.refs()).get(CLAIM)).toBe(tipBefore);
   });
 
@@ -113,5 +134,21 @@ describe('local git failures are refusals with data, not bugs', () => {
     const f = e as GitFailed;
     // eslint-disable-next-line no-control-regex -- the escape character must not reach the refusal
     expect(JSON.stringify(f.data) + f.message).not.toMatch(/\x1b/);
+  });
+});
+
+describe("a push's stderr names the clone's unreadable object only in git's own lines", () => {
+  it("the clone's corrupt or missing object is its own; the remote's words about its store are not", () => {
+    const oid = '9826485b4a576c47c9bd9b5e699a270b850d85d1';
+    expect(
+      localObjectUnreadable(`error: inflate: data stream error\nfatal: loose object ${oid} (stored in .git/objects/98/x) is corrupt\n`),
+    ).toBe(true);
+    expect(localObjectUnreadable(`fatal: bad object ${oid}\n`)).toBe(true);
+    expect(
+      localObjectUnreadable(
+        `remote: fatal: loose object ${oid} (stored in ./objects/98/x) is corrupt\nerror: remote unpack failed: index-pack abnormal exit\n`,
+      ),
+    ).toBe(false);
+    expect(localObjectUnreadable('error: remote unpack failed: unable to create temporary object directory\n')).toBe(false);
   });
 });

@@ -1,10 +1,12 @@
 // What abcd reads from a clone's files in process answers what git answers, and anything the
 // readers do not read exactly as git does is handed back to git (undefined).
-import { mkdir, realpath, rm, symlink, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/git/files/config-parse.js';
 import { readCloneFromFiles } from '../../src/git/files/clone-read.js';
+import { readLooseObject } from '../../src/git/files/loose-read.js';
 import { readRefsFromFiles } from '../../src/git/files/refs-read.js';
 import { currentBranch, readSymref } from '../../src/git/files/symref-read.js';
 import { cleanupTemp, git, isolatedEnv, QUIET_CONFIG, tempDir } from '../harness/git-env.js';
@@ -179,5 +181,51 @@ describe('symbolic refs from files', () => {
     expect(await currentBranch(dirs)).toBeUndefined();
     await git(c.dir, ['checkout', '-q', '--detach'], c.env);
     expect(await currentBranch(dirs)).toBeNull();
+  });
+});
+
+describe('what the readers cannot read is left to git', () => {
+  afterAll(cleanupTemp);
+
+  it('a clone whose config is not a file, and a packed-refs that cannot be read, answer undefined', async () => {
+    const c = await clone();
+    const dirs = { gitDir: c.gitDir, commonDir: c.gitDir };
+    await mkdir(join(c.gitDir, 'packed-refs'));
+    // It might name refs/tags/main: the short name is git's to give.
+    expect(await currentBranch(dirs)).toBeUndefined();
+    await rm(join(c.gitDir, 'packed-refs'), { recursive: true });
+    expect(await currentBranch(dirs)).toBe('main');
+    expect(await readCloneFromFiles(c.dir, c.env)).toBeDefined();
+    await rm(join(c.gitDir, 'config'));
+    await mkdir(join(c.gitDir, 'config'));
+    expect(await readCloneFromFiles(c.dir, c.env)).toBeUndefined();
+    expect(await readCloneFromFiles(join(c.root, 'gone'), c.env)).toBeUndefined();
+  });
+
+  it('a loose object reads as git reads it, and one absent, damaged, too large or not a file reads as absent', async () => {
+    const c = await clone();
+    const objects = join(c.gitDir, 'objects');
+    const path = (oid: string) => join(objects, oid.slice(0, 2), oid.slice(2));
+    const read = await readLooseObject(objects, c.tip);
+    expect(read?.type).toBe('commit');
+    expect(read?.body.toString()).toBe(await git(c.dir, ['cat-file', 'commit', c.tip], c.env).then((t) => t + '\n'));
+    expect(await readLooseObject(objects, 'f'.repeat(40))).toBeUndefined();
+    const write = async (name: string, body: string | Buffer) => {
+      await writeFile(join(c.root, name), body);
+      return git(c.dir, ['hash-object', '-w', join(c.root, name)], c.env);
+    };
+    const damaged = await write('damaged.txt', 'damaged\n');
+    await rm(path(damaged), { force: true });
+    await writeFile(path(damaged), 'not zlib at all');
+    expect(await readLooseObject(objects, damaged)).toBeUndefined();
+    const truncated = await write('truncated.txt', 'truncated\n');
+    const whole = await readFile(path(truncated));
+    await rm(path(truncated), { force: true });
+    await writeFile(path(truncated), whole.subarray(0, whole.length - 4));
+    expect(await readLooseObject(objects, truncated)).toBeUndefined();
+    expect(await readLooseObject(objects, await write('big.bin', randomBytes((1 << 20) + 1)))).toBeUndefined();
+    const folder = 'e'.repeat(40);
+    await mkdir(path(folder), { recursive: true });
+    expect(await readLooseObject(objects, folder)).toBeUndefined();
   });
 });

@@ -100,6 +100,26 @@ describe('the record writer', () => {
     expect(hashObject('sha256', 'blob', body)).toBe(await git(c.dir, ['hash-object', '--no-filters', p], c.env));
   });
 
+  it('leaves the writing to git when the object store cannot be written, and throws a bug on', async () => {
+    const c = await makeClone('sha1');
+    const base = {
+      git: c.git,
+      content: '{"a":1}\n',
+      parent: null,
+      message: 'm',
+      author: { name: 'Ada', email: 'ada@example.com' },
+      atMs: 1_764_000_000_000,
+    };
+    // A file where the store's folder would be: every mkdir in it fails, as on a read-only disk.
+    const blocked = join(c.dir, 'not-a-folder');
+    await writeFile(blocked, '');
+    const oid = await writeRecordCommit({ ...base, store: { dir: join(blocked, 'objects'), format: 'sha1' } });
+    expect(await git(c.dir, ['cat-file', '-t', oid], c.env)).toBe('commit');
+    expect(await writeRecordCommit({ ...base, store: c.store })).toBe(oid);
+    const wrong = { dir: c.store.dir, format: 'no-such-hash' } as unknown as ObjectStore;
+    await expect(writeRecordCommit({ ...base, store: wrong })).rejects.toThrow(/digest/i);
+  });
+
   it('leaves identities git would rewrite to git', () => {
     for (const ok of ['Ada', 'ada@example.com', 'Zoë Ünal', 'a.b@c']) expect(plainIdent(ok)).toBe(true);
     for (const bad of ['', ' Ada', 'Ada ', 'Ada.', '"Ada"', 'A<da', 'A\nda', '.ada@x', 'ada@x;']) expect(plainIdent(bad)).toBe(false);

@@ -1,6 +1,9 @@
 // How long this clone has watched a claim's tip is measured on the monotonic clock with the
 // boot it belongs to: a wall clock that jumps is no watching, and a reboot starts the watch again.
 import { afterAll, describe, expect, it } from 'vitest';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { refFileName } from '../../src/repo/local-files.js';
 import { Sightings } from '../../src/repo/sightings.js';
 import { cleanupTemp, tempDir } from '../harness/git-env.js';
 
@@ -54,5 +57,16 @@ describe('sightings', () => {
     expect(5_000 - (await s.see(REF, 'tip1', 5_000))).toBe(5_000);
     mono.ms = 10 * DAY + 2_000;
     expect(DAY - (await s.see(REF, 'tip1', DAY))).toBe(DAY);
+  });
+
+  it('a torn, foreign or null sighting file reads as never seen: the watch starts now', async () => {
+    const mono = { ms: 0 };
+    const dir = await tempDir('sightings');
+    const s = await sightings('boot-a', mono, dir);
+    const now = Date.UTC(2026, 11, 1);
+    for (const text of ['{"tip":"tip1","seenAt', 'null', '"tip1"', '[1]']) {
+      await writeFile(join(dir, refFileName(REF)), text);
+      expect(await s.see(REF, 'tip1', now)).toBe(now);
+    }
   });
 });

@@ -134,4 +134,22 @@ describe('the tip cache', () => {
     expect(want.map((r) => r.ref)).toEqual(['refs/heads/abcd/claims/local/item/a']);
     expect(await files.readCached()).toEqual(want);
   });
+
+  it('reads every tip from git and goes on when the disk refuses the kept file (a folder where it goes)', async () => {
+    const c = await clone();
+    const tipCache = join(c.gitDir, 'abcd', 'record-tips');
+    await mkdir(tipCache, { recursive: true });
+    const old = await record(c.dir, c.env, `${P}claims/local/item/a`, { 'record.json': '{"a":1}' });
+    const { plain, files } = stores(c);
+    const want = await plain.readCached();
+    expect(await files.readCached()).toEqual(want);
+    expect(await files.readCached()).toEqual(want);
+    const tip = await record(c.dir, c.env, `${P}claims/local/item/a`, { 'record.json': '{"a":2}' });
+    await expect(
+      learnPushed({ tipCache, objectsDir: join(c.gitDir, 'objects') }, [
+        { ref: 'refs/heads/abcd/claims/local/item/a', newOid: tip, lease: old },
+      ]),
+    ).resolves.toBeUndefined();
+    expect(await files.readCached()).toEqual(await plain.readCached());
+  });
 });

@@ -1,6 +1,7 @@
 // Signed settings belong to one repository (ADR 0067): each generation names main's first
 // commit, and a reader that keeps the person's allowed-signers list ignores a generation signed
 // for another repository, by name (settings-foreign), falling back to the last valid one.
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -101,6 +102,35 @@ describe('signed settings belong to one repository', () => {
     const st = await alice.abcd(['status', '--json']);
     expect(st.json.refused).toEqual([]);
     expect(st.json.settings).toMatchObject({ reservationCap: 4, takeoverDelay: 90_000 });
+  });
+
+  it('a torn repository.json is worked out again from main; a root the remote will not give leaves the generation ignored, the read going on', async () => {
+    const fresh = await personOn(project, 'alice-torn', key);
+    const file = join(await fresh.git(['rev-parse', '--git-common-dir']).then((d) => join(fresh.dir, d)), 'abcd', 'repository.json');
+    expect((await fresh.abcd(['status', '--json'])).json.refused).toEqual([]);
+    const root = JSON.parse(await readFile(file, 'utf8')).origin;
+    await writeFile(file, '{"origin":"');
+    const again = await fresh.abcd(['status', '--json']);
+    expect(again.json.refused).toEqual([]);
+    expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({ origin: root });
+
+    // A clone that never learnt the root, on a remote that will not serve main now.
+    const blind = await personOn(project, 'alice-blind', key);
+    await blind.git(['update-ref', '-d', 'refs/remotes/origin/main']);
+    const remoteEnv = { env: isolatedEnv(project.dir), extendEnv: false };
+    await execa('git', ['-C', project.dir, 'config', 'uploadpack.hideRefs', 'refs/heads/main'], remoteEnv);
+    try {
+      const st = await blind.abcd(['status', '--json']);
+      expect(st.code, st.stderr).toBe(0);
+      expect(st.json.settings.takeoverDelay).toBe(60_000);
+      expect(st.json.refused).toEqual([
+        expect.objectContaining({ ref: SETTINGS_REF, data: expect.objectContaining({ reason: 'settings-foreign' }) }),
+      ]);
+      expect(st.json.refused[0].message).toMatch(/main's first commit is unknown/);
+    } finally {
+      await execa('git', ['-C', project.dir, 'config', '--unset', 'uploadpack.hideRefs'], remoteEnv);
+    }
+    expect((await blind.abcd(['status', '--json'])).json.refused).toEqual([]);
   });
 
   it("a fork shares main's first commit: its generation, copied here, does not descend from the newest this clone saw", async () => {

@@ -5,6 +5,7 @@
 // config, a system config this reader cannot place) answers undefined: ask git.
 import { readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { unlessSystemError } from '../../core/best-effort.js';
 import type { Env } from '../../core/deps.js';
 import { parseConfig, type ConfigEntry } from './config-parse.js';
 
@@ -38,9 +39,10 @@ export async function readCloneFromFiles(cwd: string, env: Env): Promise<{ dirs:
     const format = last(repo, 'extensions.objectformat') ?? 'sha1';
     if (format !== 'sha1' && format !== 'sha256') return undefined;
     return { dirs: { gitDir, commonDir, objectsDir: join(commonDir, 'objects'), format }, config: [...outer, ...repo] };
-  } catch {
+  } catch (e) {
     // Unreadable where git might read it (permissions, a race with a rename): git decides.
-    return undefined;
+    // A bug is thrown on.
+    return unlessSystemError(undefined)(e);
   }
 }
 

@@ -21,9 +21,10 @@ export async function readLooseObject(dir: string, oid: string): Promise<LooseOb
   try {
     const data = await readFile(join(dir, oid.slice(0, 2), oid.slice(2)));
     raw = inflateSync(data, { maxOutputLength: MAX_LOOSE_BYTES });
-  } catch {
-    // Packed, absent, unreadable or damaged: git reads it.
-    return undefined;
+  } catch (e) {
+    // Packed, absent, unreadable or damaged: git reads it. A bug is thrown on.
+    if (unreadable(e)) return undefined;
+    throw e;
   }
   const nul = raw.indexOf(0);
   const m = nul > 0 ? /^(blob|tree|commit|tag) (\d{1,9})$/.exec(raw.toString('latin1', 0, nul)) : null;
@@ -35,4 +36,10 @@ export async function readLooseObject(dir: string, oid: string): Promise<LooseOb
   )
     return undefined;
   return { type: m[1]!, body: raw.subarray(nul + 1) };
+}
+
+/** A failed read of the file, damaged compressed data, or an object over the size read here. */
+function unreadable(e: unknown): boolean {
+  if (!(e instanceof Error) || !('code' in e) || typeof e.code !== 'string') return false;
+  return 'syscall' in e || e.code.startsWith('Z_') || e.code === 'ERR_BUFFER_TOO_LARGE';
 }

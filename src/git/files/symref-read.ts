@@ -3,6 +3,7 @@
 // but a plain files layout answers undefined: ask git.
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { unlessMissing, unlessSystemError } from '../../core/best-effort.js';
 
 const TARGET = /^refs\/[A-Za-z0-9_-][A-Za-z0-9._/-]*$/;
 
@@ -44,7 +45,9 @@ export async function currentBranch(dirs: { gitDir: string; commonDir: string })
     join(dirs.commonDir, 'refs', 'tags', short),
   ];
   for (const p of earlier) if (await exists(p)) return undefined;
-  const packed = await readFile(join(dirs.commonDir, 'packed-refs'), 'latin1').catch(() => '');
+  // No packed-refs: nothing packed. One that cannot be read might hold either: git decides.
+  const packed = await readFile(join(dirs.commonDir, 'packed-refs'), 'latin1').catch(unlessMissing('')).catch(unlessSystemError(undefined));
+  if (packed === undefined) return undefined;
   if (packed.includes(` refs/${short}\n`) || packed.includes(` refs/tags/${short}\n`)) return undefined;
   return short;
 }

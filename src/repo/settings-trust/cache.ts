@@ -4,6 +4,7 @@
 // a changed list starts afresh.
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { unlessMissing } from '../../core/best-effort.js';
 import type { Verdict } from './verify.js';
 
 // Verdicts kept in the file; older ones are verified again if ever needed.
@@ -30,13 +31,16 @@ export function trustCachePath(repo: { commonDir: string }): string {
 }
 
 export async function readTrustCache(path: string, list: string): Promise<TrustCache> {
+  // Missing or torn by a crash: verdicts are only a cache, verified again.
+  const text = await readFile(path, 'utf8').catch(unlessMissing(undefined));
+  let c: TrustCache | undefined;
   try {
-    const c = JSON.parse(await readFile(path, 'utf8')) as TrustCache;
-    if (c && c.list === list && c.verdicts && typeof c.verdicts === 'object') return c;
-    if (c && c.seen && typeof c.seen === 'object') return { list, verdicts: {}, seen: c.seen };
+    c = text === undefined ? undefined : (JSON.parse(text) as TrustCache);
   } catch {
-    // Missing or torn by a crash: verdicts are only a cache, verified again.
+    // a single parse: a torn file is no cache
   }
+  if (c && c.list === list && c.verdicts && typeof c.verdicts === 'object') return c;
+  if (c && c.seen && typeof c.seen === 'object') return { list, verdicts: {}, seen: c.seen };
   return { list, verdicts: {} };
 }
 

@@ -4,6 +4,7 @@
 // delivered again, nor starts a run. Kept under the git dir, like the verdicts (ADR 0107).
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { unlessMissing } from '../../core/best-effort.js';
 
 // Commits kept: many weeks of steering; an older one re-pushed is past its ttl and pruned anyway.
 const MAX_DELIVERED = 2048;
@@ -14,12 +15,15 @@ export function deliveredPath(commonDir: string): string {
 }
 
 export async function readDelivered(commonDir: string): Promise<Set<string>> {
+  // Missing or torn: nothing remembered (a landed record is deleted, so only a replay is missed).
+  const text = await readFile(deliveredPath(commonDir), 'utf8').catch(unlessMissing(undefined));
+  let v: unknown;
   try {
-    const v = JSON.parse(await readFile(deliveredPath(commonDir), 'utf8')) as unknown;
-    if (Array.isArray(v)) return new Set(v.filter((x): x is string => typeof x === 'string' && OID.test(x)));
+    v = text === undefined ? undefined : JSON.parse(text);
   } catch {
-    // Missing or torn: nothing remembered (a landed record is deleted, so only a replay is missed).
+    // a single parse: a torn file remembers nothing
   }
+  if (Array.isArray(v)) return new Set(v.filter((x): x is string => typeof x === 'string' && OID.test(x)));
   return new Set();
 }
 

@@ -5,6 +5,7 @@
 // per remote, and costs no process after the first read.
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { unlessMissing } from '../../core/best-effort.js';
 import type { Repo } from '../repo.js';
 import { resolveMainBranch } from '../main-name.js';
 
@@ -48,13 +49,16 @@ async function rootOf(repo: RepoParts, refs: string[]): Promise<string | undefin
 }
 
 async function readKnown(path: string): Promise<Record<string, string>> {
+  // Missing or torn: worked out again from main.
+  const text = await readFile(path, 'utf8').catch(unlessMissing(undefined));
+  let v: unknown;
   try {
-    const v = JSON.parse(await readFile(path, 'utf8')) as unknown;
-    if (v && typeof v === 'object') {
-      return Object.fromEntries(Object.entries(v).filter(([, x]) => typeof x === 'string' && /^[0-9a-f]{40,64}$/.test(x)));
-    }
+    v = text === undefined ? undefined : JSON.parse(text);
   } catch {
-    // Missing or torn: worked out again from main.
+    // a single parse: a torn file knows no root
+  }
+  if (v && typeof v === 'object') {
+    return Object.fromEntries(Object.entries(v).filter(([, x]) => typeof x === 'string' && /^[0-9a-f]{40,64}$/.test(x)));
   }
   return {};
 }

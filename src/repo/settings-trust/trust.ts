@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 import { RECORD_FILE, SETTINGS_REF } from '../../records/refs.js';
 import { DEFAULT_SETTINGS, decodeSettings, pickSettings, type SettingsRecord } from '../../records/settings.js';
+import { unlessRefusalOrSystemError } from '../../core/best-effort.js';
 import { isRefusal, RecordInvalid } from '../../core/refusals.js';
 import type { Repo } from '../repo.js';
 import { readAllowedSigners, allowedSignersPath, type AllowedSigners } from './signers.js';
@@ -62,7 +63,9 @@ async function judgeSettings(repo: Repo, c: SettingsCandidate): Promise<Settings
   const cachePath = trustCachePath(repo);
   const cache = await readTrustCache(cachePath, list.hash);
   const before = JSON.stringify(cache);
-  const root = tip ? await repositoryRoot(repo).catch(() => undefined) : undefined;
+  // A root the remote or the disk will not give is unknown: a generation naming one is then
+  // ignored as foreign, the safe side. A bug is thrown on.
+  const root = tip ? await repositoryRoot(repo).catch(unlessRefusalOrSystemError(undefined)) : undefined;
   const tipRecord = c.entry?.tip === tip ? c.entry?.record : undefined;
   const walk = tip ? await findValidGeneration(repo, { tip, tipRecord, list, cache, root }) : { foreign: false };
   let found = walk.found;

@@ -10,6 +10,7 @@
 import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { UnsafeEnvironment } from '../../core/refusals.js';
+import { unlessMissing } from '../../core/best-effort.js';
 import { Git as GitClient, type Git } from '../../git/git.js';
 import { probeBwrap, sandboxArgv, type Sandbox, type SandboxMode, type SandboxPlan } from '../../machine/sandbox/bwrap.js';
 import { allowedEnv } from '../../machine/sandbox/environment.js';
@@ -197,9 +198,10 @@ async function ownRepository(
   await writeFile(join(gitDir, 'HEAD'), `${head}\n`);
   await writeFile(join(gitDir, 'objects', 'info', 'alternates'), `${o.objects}\n`);
   await copyTested(repo, { gitDir, head, main: o.main });
-  await copyFile(at(index), join(gitDir, 'index')).catch(() => undefined);
+  await copyFile(at(index), join(gitDir, 'index')).catch(unlessMissing(undefined));
   // A shallow clone's history ends where its shallow file says; without it git would look further.
-  await copyFile(at(shallow), join(gitDir, 'shallow')).catch(() => undefined);
+  // A clone that is not shallow has none.
+  await copyFile(at(shallow), join(gitDir, 'shallow')).catch(unlessMissing(undefined));
   const dotgit = join(o.jail, 'dotgit');
   await writeFile(dotgit, `gitdir: ${gitDir}\n`);
   return { dotgit, tree };

@@ -145,6 +145,7 @@ function batchTests(
   /** The whole batch passed: its first half's spare run is stopped, and its end awaited. */
   const dropSpare = async () => {
     stopSpare.abort();
+    // cleanup: the spare run was stopped; its end is awaited so its worktree is gone, its result or error is not needed
     await spare?.run.catch(() => undefined);
   };
   return { check, startSpare, io, tested, dropSpare };

@@ -4,7 +4,7 @@ import { formatHolder } from '../records/holder.js';
 import { formatItem, shortItem, type ItemKey } from '../records/item.js';
 import { claimRef, queueRef } from '../records/refs.js';
 import { Conflict, UsageError } from '../core/refusals.js';
-import { pushClaim } from './write.js';
+import { pushClaim, type ClaimPush } from './write.js';
 import type { Repo } from '../repo/repo.js';
 import { readSnapshot } from '../repo/snapshot.js';
 
@@ -75,15 +75,7 @@ export async function forceRelease(repo: Repo, input: { item: ItemKey }): Promis
     records,
     message: `clear ${claim.item} (release --force by ${formatHolder(repo.me)})`,
   });
-  if (!r.ok) {
-    const what = r.claimMoved ? 'claim' : 'queue entry';
-    const now = r.remoteTips.get(r.claimMoved ? ref : qref) ?? null;
-    throw new Conflict(
-      `${item}'s ${what} changed while clearing it (read ${(r.claimMoved ? tip : (qtip ?? '')).slice(0, 12)}, the remote has ` +
-        `${now ? now.slice(0, 12) : 'none'}); nothing changed. Run abcd status and judge it again.`,
-      { item, ref: r.claimMoved ? ref : qref, expected: r.claimMoved ? tip : qtip, actual: now },
-    );
-  }
+  if (!r.ok) throw changedWhileClearing(r, { item, ref, tip, qref, qtip });
   await repo.held.forget(ref);
   const shown = {
     tip,
@@ -91,4 +83,19 @@ export async function forceRelease(repo: Repo, input: { item: ItemKey }): Promis
     ...(refusedWhy ? { refused: refusedWhy } : {}),
   };
   return { item, ref, tip: r.tip, gen: claim.gen, cleared: true, replaced: shown, ...(qtip ? { dequeued: qref } : {}) };
+}
+
+/** The refusal when the claim or its queue entry moved between the read and the clearing push. */
+function changedWhileClearing(
+  r: Extract<ClaimPush, { ok: false }>,
+  o: { item: string; ref: string; tip: string; qref: string; qtip: string | undefined },
+): Conflict {
+  const { item, ref, tip, qref, qtip } = o;
+  const what = r.claimMoved ? 'claim' : 'queue entry';
+  const now = r.remoteTips.get(r.claimMoved ? ref : qref) ?? null;
+  return new Conflict(
+    `${item}'s ${what} changed while clearing it (read ${(r.claimMoved ? tip : (qtip ?? '')).slice(0, 12)}, the remote has ` +
+      `${now ? now.slice(0, 12) : 'none'}); nothing changed. Run abcd status and judge it again.`,
+    { item, ref: r.claimMoved ? ref : qref, expected: r.claimMoved ? tip : qtip, actual: now },
+  );
 }

@@ -28,6 +28,7 @@ function isSlug(s: string): boolean {
   try {
     return parseItem(s).source === 'local';
   } catch {
+    // a single parse: a ref or file name that is no slug
     return false;
   }
 }

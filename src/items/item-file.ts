@@ -24,7 +24,7 @@ export function keyOfFileName(name: string): ItemKey {
     try {
       return parseItem(slug);
     } catch {
-      // refused below, in this file's words
+      // a single parse: the file name's slug, refused below in this file's words
     }
   }
   throw new ItemInvalid(

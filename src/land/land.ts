@@ -95,17 +95,7 @@ async function landWith<E>(strategy: LandStrategy<E>, given: Repo, input: LandIn
     landConfig,
     keeper,
   };
-  const entered = await strategy.enter(ctx);
-  keeper.start();
-  let landed;
-  try {
-    landed = await strategy.land(ctx, entered);
-  } catch (e) {
-    await strategy.undo?.(ctx, entered, e);
-    throw e;
-  } finally {
-    await keeper.stop();
-  }
+  const landed = await enterAndLand(strategy, ctx);
   if (!input.keep) await repo.held.forget(ref);
   await sweeping;
   const flaky = passedOnRetry(landed.checks);
@@ -119,4 +109,21 @@ async function landWith<E>(strategy: LandStrategy<E>, given: Repo, input: LandIn
     waitedMs: clock.now() - started,
     claim: input.keep ? 'held' : 'done',
   };
+}
+
+/** The strategy's own part: it enters (enqueues), the keeper renews the claim, and it lands or undoes its entering. */
+async function enterAndLand<E>(strategy: LandStrategy<E>, ctx: LandContext) {
+  const { keeper } = ctx;
+  const entered = await strategy.enter(ctx);
+  keeper.start();
+  let landed;
+  try {
+    landed = await strategy.land(ctx, entered);
+  } catch (e) {
+    await strategy.undo?.(ctx, entered, e);
+    throw e;
+  } finally {
+    await keeper.stop();
+  }
+  return landed;
 }

@@ -41,7 +41,7 @@ export async function withWorktree<T>(repo: Repo, commit: string, fn: (wt: Git) 
 let worktreeChain: Promise<unknown> = Promise.resolve();
 function oneAtATime<T>(fn: () => Promise<T>): Promise<T> {
   const p = worktreeChain.then(fn, fn);
-  worktreeChain = p.catch(() => undefined);
+  worktreeChain = p.catch(() => undefined); // the chain only orders; the caller gets p's error
   return p;
 }
 

@@ -44,15 +44,7 @@ export interface SteerResult {
 }
 
 export async function steer(repo: Repo, input: { item: ItemKey; text: string }): Promise<SteerResult> {
-  const text = input.text.replace(/\s+$/, '');
-  if (text.trim() === '') throw new UsageError('the steer text is empty: say what the lane should change.', 'argument');
-  if (text.length > MAX_STEER_CHARS) {
-    throw new UsageError(
-      `the steer text is ${text.length} characters, over ${MAX_STEER_CHARS}; shorten it or point to a file in the repository.`,
-      'text',
-      { chars: text.length },
-    );
-  }
+  const text = steerText(input.text);
   const main = await resolveMain(repo);
   const snap = await readSnapshot(repo, [main.fetchSpec]);
   const mainTip = await main.tip();
@@ -109,6 +101,20 @@ export async function steer(repo: Repo, input: { item: ItemKey; text: string }):
     protected: proof.protected,
     ...(proof.principal ? { provenBy: proof.principal } : {}),
   };
+}
+
+/** The request's text without its trailing blanks; an empty or too long one is refused. */
+function steerText(given: string): string {
+  const text = given.replace(/\s+$/, '');
+  if (text.trim() === '') throw new UsageError('the steer text is empty: say what the lane should change.', 'argument');
+  if (text.length > MAX_STEER_CHARS) {
+    throw new UsageError(
+      `the steer text is ${text.length} characters, over ${MAX_STEER_CHARS}; shorten it or point to a file in the repository.`,
+      'text',
+      { chars: text.length },
+    );
+  }
+  return text;
 }
 
 /** A local item must be on main: a steer for a typo would wait for a lane that never comes. */

@@ -6,6 +6,7 @@
 import { sameSession } from '../../records/holder.js';
 import type { Verdict } from '../../records/queue.js';
 import { CheckFailed, Conflict, Fenced } from '../../core/refusals.js';
+import { unlessRefusal } from '../../core/best-effort.js';
 import { landingProven, type LandingProof } from '../landed-proof.js';
 import type { QueueEntry, Snapshot } from '../../repo/snapshot.js';
 import { readClock } from '../../repo/clock-view.js';
@@ -114,7 +115,7 @@ async function writeAfterLanding(ctx: LandContext, tip: string): Promise<void> {
   if (!writes.length) return;
   const updates = await recordUpdates(ctx.repo, writes, ctx.repo.deps.clock.now());
   // A receipt is a hint that main's history proves: one that cannot be written costs a re-check, not work.
-  await ctx.repo.store.push(updates, { atomic: true }).catch(() => undefined);
+  await ctx.repo.store.push(updates, { atomic: true }).catch(unlessRefusal(undefined));
 }
 
 /** The refusal a member reports for the verdict its batch's head wrote. */

@@ -84,20 +84,9 @@ function batchTests(
   o: { failures: Map<string, Failure>; jail: CheckSandboxChoice | undefined; config: LandConfig; label: string },
 ) {
   const { repo, keeper, item } = ctx;
-  const { jail, config, label } = o;
+  const { config, label } = o;
   const env = repo.deps.env;
-  // Checks a stack in its worktree; a tree that failed once in this land is not run again.
-  const check = async (wt: Git, stack: BatchStack, signal = keeper.signal): Promise<{ outcome: Outcome<Failure>; tested?: Tested }> => {
-    const known = o.failures.get(stack.tree);
-    if (known) return { outcome: { ok: false, ran: false, failure: known } };
-    const checks = await checksOn(ctx, wt, { stack, jail, config, signal });
-    if (checks instanceof CheckFailed) {
-      const failure: Failure = { kind: 'check', error: checks, tested: stack.tip, base: stack.base };
-      o.failures.set(stack.tree, failure);
-      return { outcome: { ok: false, ran: true, failure } };
-    }
-    return { outcome: { ok: true, ran: true, landing: stack.landing }, tested: { stack, checks } };
-  };
+  const check = (wt: Git, stack: BatchStack, signal = keeper.signal) => checkStack(ctx, o, wt, stack, signal);
   const test = async (
     members: readonly QueueEntry[],
     base: string,
@@ -145,9 +134,30 @@ function batchTests(
   /** The whole batch passed: its first half's spare run is stopped, and its end awaited. */
   const dropSpare = async () => {
     stopSpare.abort();
+    // cleanup: the spare run was stopped; its end is awaited so its worktree is gone, its result or error is not needed
     await spare?.run.catch(() => undefined);
   };
   return { check, startSpare, io, tested, dropSpare };
+}
+
+/** Checks a stack in its worktree; a tree that failed once in this land is not run again. */
+async function checkStack(
+  ctx: LandContext,
+  o: { failures: Map<string, Failure>; jail: CheckSandboxChoice | undefined; config: LandConfig },
+  wt: Git,
+  stack: BatchStack,
+  signal: AbortSignal,
+): Promise<{ outcome: Outcome<Failure>; tested?: Tested }> {
+  const { jail, config } = o;
+  const known = o.failures.get(stack.tree);
+  if (known) return { outcome: { ok: false, ran: false, failure: known } };
+  const checks = await checksOn(ctx, wt, { stack, jail, config, signal });
+  if (checks instanceof CheckFailed) {
+    const failure: Failure = { kind: 'check', error: checks, tested: stack.tip, base: stack.base };
+    o.failures.set(stack.tree, failure);
+    return { outcome: { ok: false, ran: true, failure } };
+  }
+  return { outcome: { ok: true, ran: true, landing: stack.landing }, tested: { stack, checks } };
 }
 
 /** Forms the batch, names its members, and tests the stack in the same worktree, under one slot. */

@@ -6,6 +6,7 @@
 // not formed, and its members take their turn again at once. Nothing is deleted on that
 // judgement: the entry goes only when its claim lapses, and every landing is still leased on
 // main, so a head that was only slow costs a re-test, never a wrong landing.
+import { unlessRefusalOrSystemError } from '../../core/best-effort.js';
 import { encodeQueue, type QueueRecord } from '../../records/queue.js';
 import { sameSession } from '../../records/holder.js';
 import { recordUpdates } from '../../claims/write.js';
@@ -72,7 +73,9 @@ export class BatchLease {
         await clock.sleep(BEAT_EVERY_MS, signal);
         if (signal.aborted) return;
         // A remote briefly away costs a beat; one whose entry moved is no longer this head's.
-        const kept = await this.ctx.keeper.exclusive(() => (signal.aborted ? Promise.resolve(true) : this.beat())).catch(() => true);
+        const kept = await this.ctx.keeper
+          .exclusive(() => (signal.aborted ? Promise.resolve(true) : this.beat()))
+          .catch(unlessRefusalOrSystemError(true));
         if (!kept) return;
       }
     })();

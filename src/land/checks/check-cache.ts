@@ -52,12 +52,14 @@ export async function treeCheckCache(o: {
  * oldest past MAX_CACHES. Never follows a link a check left: rm removes the link itself.
  */
 async function pruneCaches(root: string, trees: string, o: { keep: string; now: number }): Promise<void> {
+  // cleanup: a cache another land removed, or one a check left unremovable; the next prune tries again
   const gone = (p: string) => rm(p, { recursive: true, force: true }).catch(() => undefined);
   for (const e of await readdir(root).catch(unlessMissing([] as string[]))) if (e !== 'trees') await gone(join(root, e));
   const seen = await Promise.all(
     (await readdir(trees).catch(unlessMissing([] as string[]))).map(async (name) => ({
       name,
-      at: (await stat(join(trees, name)).catch(() => undefined))?.mtimeMs ?? 0,
+      // Another land may have pruned it since the listing: a cache gone counts as the oldest.
+      at: (await stat(join(trees, name)).catch(unlessMissing(undefined)))?.mtimeMs ?? 0,
     })),
   );
   const others = seen.filter((c) => c.name !== o.keep).sort((a, b) => b.at - a.at);

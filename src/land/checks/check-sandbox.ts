@@ -10,6 +10,7 @@
 import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { UnsafeEnvironment } from '../../core/refusals.js';
+import { unlessMissing } from '../../core/best-effort.js';
 import { Git as GitClient, type Git } from '../../git/git.js';
 import { probeBwrap, sandboxArgv, type Sandbox, type SandboxMode, type SandboxPlan } from '../../machine/sandbox/bwrap.js';
 import { allowedEnv } from '../../machine/sandbox/environment.js';
@@ -109,7 +110,7 @@ export async function prepareCheckJail(
     onRelay?: (relay: RelayKind) => void;
   },
 ): Promise<CheckJail> {
-  const { env, config, cwd } = repo.deps;
+  const { env, config } = repo.deps;
   const land = { ABCD_LAND_ITEM: o.vars.item, ABCD_LAND_TIP: o.vars.tip, ABCD_LAND_BASE: o.vars.base };
   if (o.sandbox === 'none') {
     // The person's opt-out runs the check as them, in the worktree; the environment is still built.
@@ -119,16 +120,7 @@ export async function prepareCheckJail(
   const jail = await mkdtemp(join(config.tmpDir, 'abcd-check-'));
   let net: SandboxNetwork | undefined;
   try {
-    // Its own loopback only; with an allow-list (empty by default), the egress proxy as the way out.
-    net = o.network
-      ? await openSandboxNetwork({
-          base: jail,
-          ...(repo.deps.self ? { node: repo.deps.self.node } : {}),
-          allow: o.network.allow,
-          allowKey: 'land.network.allow',
-          ...(o.onNetwork ? { onEvent: o.onNetwork } : {}),
-        })
-      : undefined;
+    net = await openCheckNetwork(repo, jail, o);
     if (net) o.onRelay?.(net.relay);
     const home = join(jail, 'home');
     const tmp = join(jail, 'tmp');
@@ -143,19 +135,7 @@ export async function prepareCheckJail(
       caller: o.scope.caller,
       now: repo.deps.clock.now(),
     });
-    const plan = {
-      hide: [...secretPlaces(env, config), ...keyFilesOf(o.keyFiles ?? [], config.home), repo.commonDir, dirname(repo.commonDir), cwd],
-      binds: [
-        { path: wt.dir, writable: true },
-        { path: join(wt.dir, '.git'), from: own.dotgit },
-        { path: jail, writable: true },
-        { path: objects },
-        { path: cache, writable: true },
-        ...(net?.binds ?? []),
-      ],
-      chdir: wt.dir,
-      ...(net ? { inside: net.prefix } : {}),
-    } satisfies SandboxPlan;
+    const plan = checkPlan(repo, wt, { keyFiles: o.keyFiles, dotgit: own.dotgit, jail, objects, cache, net });
     const caches = { XDG_CACHE_HOME: cache, npm_config_cache: join(cache, 'npm'), PIP_CACHE_DIR: join(cache, 'pip') };
     const opened = net;
     return {
@@ -171,6 +151,51 @@ export async function prepareCheckJail(
     await rm(jail, { recursive: true, force: true });
     throw e;
   }
+}
+
+type JailOptions = Parameters<typeof prepareCheckJail>[2];
+
+// Its own loopback only; with an allow-list (empty by default), the egress proxy as the way out.
+async function openCheckNetwork(repo: Repo, jail: string, o: JailOptions): Promise<SandboxNetwork | undefined> {
+  return o.network
+    ? await openSandboxNetwork({
+        base: jail,
+        ...(repo.deps.self ? { node: repo.deps.self.node } : {}),
+        allow: o.network.allow,
+        allowKey: 'land.network.allow',
+        ...(o.onNetwork ? { onEvent: o.onNetwork } : {}),
+      })
+    : undefined;
+}
+
+/** What the check's sandbox hides and binds: the worktree, its own repository, the jail, the lane store, the cache. */
+function checkPlan(
+  repo: Repo,
+  wt: Git,
+  o: {
+    keyFiles: readonly string[] | undefined;
+    dotgit: string;
+    jail: string;
+    objects: string;
+    cache: string;
+    net: SandboxNetwork | undefined;
+  },
+): SandboxPlan {
+  const { env, config, cwd } = repo.deps;
+  const { jail, objects, cache, net } = o;
+  return {
+    hide: [...secretPlaces(env, config), ...keyFilesOf(o.keyFiles ?? [], config.home), repo.commonDir, dirname(repo.commonDir), cwd],
+    binds: [
+      { path: wt.dir, writable: true },
+      { path: join(wt.dir, '.git'), from: o.dotgit },
+      { path: jail, writable: true },
+      { path: objects },
+      { path: cache, writable: true },
+      ...(net?.binds ?? []),
+    ],
+    chdir: wt.dir,
+    ...(net ? { inside: net.prefix } : {}),
+  } satisfies SandboxPlan;
 }
 
 /**
@@ -197,9 +222,10 @@ async function ownRepository(
   await writeFile(join(gitDir, 'HEAD'), `${head}\n`);
   await writeFile(join(gitDir, 'objects', 'info', 'alternates'), `${o.objects}\n`);
   await copyTested(repo, { gitDir, head, main: o.main });
-  await copyFile(at(index), join(gitDir, 'index')).catch(() => undefined);
+  await copyFile(at(index), join(gitDir, 'index')).catch(unlessMissing(undefined));
   // A shallow clone's history ends where its shallow file says; without it git would look further.
-  await copyFile(at(shallow), join(gitDir, 'shallow')).catch(() => undefined);
+  // A clone that is not shallow has none.
+  await copyFile(at(shallow), join(gitDir, 'shallow')).catch(unlessMissing(undefined));
   const dotgit = join(o.jail, 'dotgit');
   await writeFile(dotgit, `gitdir: ${gitDir}\n`);
   return { dotgit, tree };

@@ -28,7 +28,8 @@ export interface Queued {
 }
 
 /** The entry shares the fenced push with the claim's renewal and the work branch. */
-export async function enqueue({ waiting: repo, input, target, snap, held, keeper, item, ref, config }: LandContext): Promise<Queued> {
+export async function enqueue(ctx: LandContext): Promise<Queued> {
+  const { waiting: repo, input, target, snap, item, config } = ctx;
   const { clock } = repo.deps;
   const qref = queueRef(input.item);
   const refusedEntry = snap.refused.get(qref);
@@ -69,7 +70,34 @@ export async function enqueue({ waiting: repo, input, target, snap, held, keeper
   if (!input.keep) delete (entry as Record<string, unknown>).keep;
   if (priority === 'normal') delete (entry as Record<string, unknown>).priority;
   if (!input.consumed) delete (entry as Record<string, unknown>).consumed;
-  let lease = old?.tip ?? null;
+  const enq = await pushEntry(ctx, { qref, entry, lease: old?.tip ?? null });
+  const myEntryTip = enq.written.get(qref)!;
+  // The read made before enqueueing, plus this entry: if it may test now, the first turn needs
+  // no second read (the read just before landing still catches a late earlier entry).
+  const read: Snapshot = { ...snap, queue: new Map([...snap.queue, [qref, { ref: qref, item, tip: myEntryTip, entry }]]) };
+  const first = turnOf(read, qref, clock.now(), view);
+  const mayTest = first.turn.kind === 'mine' || (first.turn.kind === 'behind' && first.ahead.length < config.speculate);
+  if (mayTest && first.dead.length) await pruneQueue(repo, first.dead, view);
+  return {
+    qref,
+    myEntryTip,
+    enqueuedAt: entry.at,
+    entry,
+    skipped: new Map(first.skipped.map((s) => [s.ref, s])),
+    ...(mayTest ? { first: { snap: read, ahead: first.ahead } } : {}),
+  };
+}
+
+/**
+ * Pushes the entry with the claim's renewal and the work branch, leased on what the remote
+ * holds for it; a former holder's entry that moved meanwhile is leased on again.
+ */
+async function pushEntry(
+  { waiting: repo, target, held, keeper, item, ref }: LandContext,
+  o: { qref: string; entry: QueueRecord; lease: string | null },
+) {
+  const { qref, entry } = o;
+  let lease = o.lease;
   let enq;
   for (let tries = 1; ; tries++) {
     const entryLease = lease;
@@ -92,19 +120,5 @@ export async function enqueue({ waiting: repo, input, target, snap, held, keeper
     if (!onlyTheEntryMoved || tries >= ENQUEUE_TRIES) throw refusePush(item, ref, held.tip, enq);
     lease = now;
   }
-  const myEntryTip = enq.written.get(qref)!;
-  // The read made before enqueueing, plus this entry: if it may test now, the first turn needs
-  // no second read (the read just before landing still catches a late earlier entry).
-  const read: Snapshot = { ...snap, queue: new Map([...snap.queue, [qref, { ref: qref, item, tip: myEntryTip, entry }]]) };
-  const first = turnOf(read, qref, clock.now(), view);
-  const mayTest = first.turn.kind === 'mine' || (first.turn.kind === 'behind' && first.ahead.length < config.speculate);
-  if (mayTest && first.dead.length) await pruneQueue(repo, first.dead, view);
-  return {
-    qref,
-    myEntryTip,
-    enqueuedAt: entry.at,
-    entry,
-    skipped: new Map(first.skipped.map((s) => [s.ref, s])),
-    ...(mayTest ? { first: { snap: read, ahead: first.ahead } } : {}),
-  };
+  return enq;
 }

@@ -8,7 +8,7 @@ import { refusePush } from '../../claims/write.js';
 import type { QueueEntry, Snapshot } from '../../repo/snapshot.js';
 import { passedOnRetry, type CheckRun, type LandConfig } from '../checks/checks.js';
 import { sanitizeLine } from '../../core/sanitize.js';
-import { chooseCheckSandbox } from '../checks/check-sandbox.js';
+import { chooseCheckSandbox, type CheckSandboxChoice } from '../checks/check-sandbox.js';
 import { landChecks } from '../checks/item-checks.js';
 import { pruneQueue } from '../queue/prune-queue.js';
 import { turnOf } from '../queue/queue-order.js';
@@ -19,7 +19,8 @@ import { entryGone, entryLost, interrupted, leaveQueueAfter, waitedTooLong, wait
 import type { LandContext, Landed, LandStrategy } from '../types.js';
 import { withNetworkDeadline } from '../../repo/repo.js';
 import { readClock } from '../../repo/clock-view.js';
-import { integrate, integrationStart, withWorktree } from '../worktree.js';
+import { integrate, integrationStart, withWorktree, type Integration } from '../worktree.js';
+import type { Git } from '../../git/git.js';
 
 // Tests on main's exact tip that main moved under before the land gives up (exit 4): main moving
 // under every one means the queue is being bypassed. Speculative re-tests do not count.
@@ -125,12 +126,13 @@ async function landInTurn(ctx: LandContext, q: Queued): Promise<Landed> {
 
 /** Integrates and tests under the gate, on the queue and main as they are once a slot is ours. */
 async function testInTurn(
-  { repo, input, target, keeper, item, gate, deadline, landConfig }: LandContext,
+  ctx: LandContext,
   q: Queued,
   first: LandConfig,
   turn: { snap: Snapshot; ahead: QueueEntry[] },
   depth: number,
 ): Promise<Tested> {
+  const { repo, input, target, keeper, item, gate, deadline, landConfig } = ctx;
   const { clock } = repo.deps;
   const testNow = async (): Promise<Tested> => {
     let { ahead } = turn;
@@ -160,38 +162,7 @@ async function testInTurn(
     };
     const lead = ahead[0] ? { head: ahead[0].entry.head, strategy: ahead[0].entry.strategy } : own;
     const start = integrationStart({ ...lead, base: mainTip });
-    return withWorktree(repo, start, async (wt) => {
-      const env = repo.deps.env;
-      const { stack, current } = await integrateAhead(wt, { env, mainTip, current: start, ahead });
-      let tip: string;
-      try {
-        tip = await integrate(wt, { ...own, base: stack.parent, env, current });
-      } catch (e) {
-        // A conflict with work that may yet fail its checks is no reason to refuse: wait to be first.
-        if (stack.chain.length && e instanceof Conflict) return { kind: 'alone' };
-        throw e;
-      }
-      const sandbox = jail ? { checksSandbox: jail.sandbox, ...(jail.warning ? { warning: jail.warning } : {}) } : {};
-      try {
-        const vars = { item, tip, base: stack.parent };
-        const watch = input.checkWatch ? { watch: input.checkWatch } : {};
-        const checks = await landChecks(repo, wt, {
-          config,
-          jail,
-          vars,
-          base: mainTip,
-          caller: input.lane ? 'lane' : 'person',
-          signal: keeper.signal,
-          ...watch,
-        });
-        return { kind: 'tested', tip, checks, stack, ...sandbox };
-      } catch (e) {
-        // On a stack the failure may be an entry's ahead: judged once the stack lands or changes.
-        if (stack.chain.length && e instanceof CheckFailed && !keeper.signal.aborted)
-          return { kind: 'tested', tip, checks: [], stack, failed: e, ...sandbox };
-        throw e;
-      }
-    });
+    return withWorktree(repo, start, (wt) => testStack(ctx, wt, { own, start, mainTip, ahead, config, jail }));
   };
   try {
     const tested = first.checks.length ? await gate(`land ${item}: ${first.checks.join(' && ')}`, deadline, testNow) : await testNow();
@@ -200,6 +171,52 @@ async function testInTurn(
   } catch (e) {
     if (keeper.stoppedBy) throw keeper.stoppedBy;
     if (keeper.interrupted) throw interrupted(item);
+    throw e;
+  }
+}
+
+/** Integrates this entry on the entries ahead in `wt` and runs the checks on that exact commit. */
+async function testStack(
+  { repo, input, item, keeper }: LandContext,
+  wt: Git,
+  o: {
+    own: Omit<Integration, 'base'>;
+    start: string;
+    mainTip: string;
+    ahead: QueueEntry[];
+    config: LandConfig;
+    jail: CheckSandboxChoice | undefined;
+  },
+): Promise<Tested> {
+  const { own, start, mainTip, ahead, config, jail } = o;
+  const env = repo.deps.env;
+  const { stack, current } = await integrateAhead(wt, { env, mainTip, current: start, ahead });
+  let tip: string;
+  try {
+    tip = await integrate(wt, { ...own, base: stack.parent, env, current });
+  } catch (e) {
+    // A conflict with work that may yet fail its checks is no reason to refuse: wait to be first.
+    if (stack.chain.length && e instanceof Conflict) return { kind: 'alone' };
+    throw e;
+  }
+  const sandbox = jail ? { checksSandbox: jail.sandbox, ...(jail.warning ? { warning: jail.warning } : {}) } : {};
+  try {
+    const vars = { item, tip, base: stack.parent };
+    const watch = input.checkWatch ? { watch: input.checkWatch } : {};
+    const checks = await landChecks(repo, wt, {
+      config,
+      jail,
+      vars,
+      base: mainTip,
+      caller: input.lane ? 'lane' : 'person',
+      signal: keeper.signal,
+      ...watch,
+    });
+    return { kind: 'tested', tip, checks, stack, ...sandbox };
+  } catch (e) {
+    // On a stack the failure may be an entry's ahead: judged once the stack lands or changes.
+    if (stack.chain.length && e instanceof CheckFailed && !keeper.signal.aborted)
+      return { kind: 'tested', tip, checks: [], stack, failed: e, ...sandbox };
     throw e;
   }
 }

@@ -11,6 +11,7 @@ import { runtimeSpec } from '../lanes/runtimes/index.js';
 import type { RuntimeName } from '../lanes/runtimes/runtime.js';
 import { findPushWorkflows, type PushWorkflow } from './push-workflows.js';
 import { lockFileRegistries } from './registries.js';
+import { unlessMissing } from '../core/best-effort.js';
 import type { Env } from '../core/deps.js';
 import { UsageError } from '../core/refusals.js';
 import { Git } from '../git/git.js';
@@ -81,7 +82,7 @@ async function gitlabTarget(root: string): Promise<{ path: string; next?: string
 
 /** The person's .abcd/config.json when there is one (init keeps it; the schema checks it below). */
 async function existingConfig(root: string): Promise<RepoConfig | undefined> {
-  const text = await readFile(join(root, CONFIG_PATH), 'utf8').catch(() => undefined);
+  const text = await readFile(join(root, CONFIG_PATH), 'utf8').catch(unlessMissing(undefined));
   return text === undefined ? undefined : parseRepoConfig(text, `the existing ${CONFIG_PATH}`, 'fix it, then run abcd init again');
 }
 

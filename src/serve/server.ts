@@ -6,6 +6,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { unlessSystemError } from '../core/best-effort.js';
 import type { Clock } from '../core/deps.js';
 import { sanitizeLine } from '../core/sanitize.js';
 import type { Fleet } from './fleet.js';
@@ -43,6 +44,8 @@ export async function startServer(o: ServeOptions): Promise<Served> {
   let cookie = '';
   const server = createServer((req, res) => {
     void handle(req, res).catch(() => {
+      // best effort: a request whose answer failed (a transcript that cannot be read, a viewer
+      // gone mid-answer) gets a 500; the server goes on serving every other request.
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
       res.end('abcd serve: internal error\n');
     });
@@ -136,7 +139,8 @@ function sharedView(o: ServeOptions): { fresh(): Promise<string>; reads(): numbe
     let error: string | undefined;
     try {
       const fleet = await o.read();
-      good = { fleet, actions: await o.actions(fleet).catch(() => new Map<string, string>()) };
+      // This clone's logs that cannot be read (gone, refused) only cost the latest actions; a bug is the read's failure.
+      good = { fleet, actions: await o.actions(fleet).catch(unlessSystemError(new Map<string, string>())) };
     } catch (e) {
       const what = sanitizeLine(e instanceof Error ? e.message : String(e), 300);
       error = `The last read failed at ${new Date(o.clock.now()).toISOString().slice(11, 19)}Z: ${what}${good ? ' (showing the read before).' : ''}`;
@@ -201,7 +205,7 @@ function decodedOrEmpty(segment: string): string {
   try {
     return decodeURIComponent(segment);
   } catch {
-    return '';
+    return ''; // a single parse: the percent-encoding
   }
 }
 

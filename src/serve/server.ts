@@ -53,28 +53,7 @@ export async function startServer(o: ServeOptions): Promise<Served> {
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    const given = url.searchParams.get('token');
-    if (!sameToken(given, token) && !sameToken(cookieOf(req, cookie), token)) {
-      res.writeHead(401, { ...SECURITY_HEADERS, 'content-type': 'text/plain; charset=utf-8' });
-      res.end('abcd serve: open the link abcd serve printed (it carries the token this page needs).\n');
-      return;
-    }
-    if (req.method !== 'GET') {
-      res.writeHead(405, { ...SECURITY_HEADERS, allow: 'GET', 'content-type': 'text/plain; charset=utf-8' });
-      res.end('abcd serve is read-only: GET only.\n');
-      return;
-    }
-    if (given !== null) {
-      // The token leaves the address bar (and the history) for a cookie only this page sends.
-      url.searchParams.delete('token');
-      res.writeHead(303, {
-        ...SECURITY_HEADERS,
-        'set-cookie': `${cookie}=${token}; HttpOnly; SameSite=Strict; Path=/`,
-        location: url.pathname + url.search,
-      });
-      res.end();
-      return;
-    }
+    if (answeredAtTheDoor(req, res, url, token, cookie)) return;
     if (url.pathname === '/') return page(res, views);
     if (url.pathname === '/events') return stream(req, res);
     const run = /^\/run\/([^/]+)$/.exec(url.pathname)?.[1];
@@ -122,6 +101,36 @@ export async function startServer(o: ServeOptions): Promise<Served> {
         server.closeAllConnections();
       }),
   };
+}
+
+/**
+ * Answers a request without the token (401), other than a GET (405), or with the token in its
+ * address (traded for the cookie); false: the request may go on to its page.
+ */
+function answeredAtTheDoor(req: IncomingMessage, res: ServerResponse, url: URL, token: string, cookie: string): boolean {
+  const given = url.searchParams.get('token');
+  if (!sameToken(given, token) && !sameToken(cookieOf(req, cookie), token)) {
+    res.writeHead(401, { ...SECURITY_HEADERS, 'content-type': 'text/plain; charset=utf-8' });
+    res.end('abcd serve: open the link abcd serve printed (it carries the token this page needs).\n');
+    return true;
+  }
+  if (req.method !== 'GET') {
+    res.writeHead(405, { ...SECURITY_HEADERS, allow: 'GET', 'content-type': 'text/plain; charset=utf-8' });
+    res.end('abcd serve is read-only: GET only.\n');
+    return true;
+  }
+  if (given !== null) {
+    // The token leaves the address bar (and the history) for a cookie only this page sends.
+    url.searchParams.delete('token');
+    res.writeHead(303, {
+      ...SECURITY_HEADERS,
+      'set-cookie': `${cookie}=${token}; HttpOnly; SameSite=Strict; Path=/`,
+      location: url.pathname + url.search,
+    });
+    res.end();
+    return true;
+  }
+  return false;
 }
 
 /**

@@ -123,6 +123,29 @@ export async function initRepository(input: InitInput): Promise<InitResult> {
     if (vendored) plans.push({ path: vendored, text: await packRunningAbcd(input.env), overwrite: true });
   }
 
+  const { kept, todo } = await writePlans(root, plans);
+  const pushWorkflows = await findPushWorkflows(root, input.fix === true);
+  const written = [...todo.map((p) => p.path), ...pushWorkflows.filter((w) => w.state === 'fixed').map((w) => w.path)];
+  const advice = await registryAdvice(root, registries, written.includes(CONFIG_PATH));
+  const steps = input.ci
+    ? await nextSteps({ root, ci: input.ci, config: config.config, written, ...(vendored ? { vendored } : {}) })
+    : await checkAdvice(root, config.config);
+  return {
+    root,
+    written,
+    kept,
+    ...(next ? { next } : {}),
+    steps,
+    pushWorkflows,
+    registries: { ...registries, ...(advice ? { advice } : {}) },
+  };
+}
+
+/**
+ * Writes every planned file that is not there yet or may be rewritten, after checking them all:
+ * a file of the person's that may not be rewritten refuses the lot.
+ */
+async function writePlans(root: string, plans: readonly Plan[]): Promise<{ kept: string[]; todo: Plan[] }> {
   const kept: string[] = [];
   const todo: Plan[] = [];
   for (const p of plans) {
@@ -141,21 +164,7 @@ export async function initRepository(input: InitInput): Promise<InitResult> {
     // 'wx' refuses a file created since the check above rather than overwrite it.
     await writeFile(full, p.text, { flag: p.overwrite ? 'w' : 'wx' });
   }
-  const pushWorkflows = await findPushWorkflows(root, input.fix === true);
-  const written = [...todo.map((p) => p.path), ...pushWorkflows.filter((w) => w.state === 'fixed').map((w) => w.path)];
-  const advice = await registryAdvice(root, registries, written.includes(CONFIG_PATH));
-  const steps = input.ci
-    ? await nextSteps({ root, ci: input.ci, config: config.config, written, ...(vendored ? { vendored } : {}) })
-    : await checkAdvice(root, config.config);
-  return {
-    root,
-    written,
-    kept,
-    ...(next ? { next } : {}),
-    steps,
-    pushWorkflows,
-    registries: { ...registries, ...(advice ? { advice } : {}) },
-  };
+  return { kept, todo };
 }
 
 /**

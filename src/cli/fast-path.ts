@@ -28,11 +28,25 @@ export async function main(argv: readonly string[]): Promise<void> {
 export function helpText(argv: readonly string[], columns = process.stdout.isTTY ? process.stdout.columns : undefined): string | undefined {
   const verb = argv.length === 1 && argv[0] === '--help' ? '' : argv.length === 2 && argv[1] === '--help' ? argv[0]! : undefined;
   if (verb === undefined || verb.startsWith('-') || (columns !== undefined && columns < 100)) return undefined;
+  const file = builtTexts();
+  if (file === undefined) return undefined;
+  let texts: unknown;
   try {
-    const texts = JSON.parse(readFileSync(new URL('help-texts.json', import.meta.url), 'utf8')) as Record<string, unknown>;
-    const text = Object.hasOwn(texts, verb) ? texts[verb] : undefined;
-    return typeof text === 'string' ? text : undefined;
+    texts = JSON.parse(file);
   } catch {
-    return undefined;
+    return undefined; // a single parse: the built help texts
+  }
+  const text =
+    typeof texts === 'object' && texts !== null && Object.hasOwn(texts, verb) ? (texts as Record<string, unknown>)[verb] : undefined;
+  return typeof text === 'string' ? text : undefined;
+}
+
+/** The help texts the build wrote; undefined in a checkout built before they existed. */
+function builtTexts(): string | undefined {
+  try {
+    return readFileSync(new URL('help-texts.json', import.meta.url), 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
   }
 }

@@ -112,7 +112,7 @@ function requiredPositionals(c: Command): number {
 }
 
 /** Records what a verb declares to yargs (declareArguments, as parser.ts), through a stand-in for yargs. */
-function specOf(c: Command): Spec | undefined {
+export function specOf(c: Command): Spec | undefined {
   const spec: Spec = { positionals: new Map(), options: new Map(), unsupported: false };
   const fake: unknown = new Proxy(
     {},
@@ -130,6 +130,9 @@ function specOf(c: Command): Spec | undefined {
   try {
     declareArguments(c, fake as never);
   } catch {
+    // best effort: a builder that does more than declare (reads a value off yargs, calls what
+    // the stand-in handed back) throws here; yargs, which runs it for real, takes the call and
+    // reports whatever it throws there.
     return undefined;
   }
   // Positionals must be declared in the order the command string names them.

@@ -57,7 +57,7 @@ export function remoteHost(url: string): string | undefined {
       const host = new URL(u).hostname.toLowerCase();
       return host === '' ? undefined : host.replace(/^\[(.*)\]$/, '$1');
     } catch {
-      return undefined;
+      return undefined; // a single parse: a URL that does not parse names no host
     }
   }
   // scp-like syntax: [user@]host:path. git reads it so only when no slash precedes the

@@ -6,6 +6,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { unlessSystemError } from '../core/best-effort.js';
 import type { Clock } from '../core/deps.js';
 import { sanitizeLine } from '../core/sanitize.js';
 import type { Fleet } from './fleet.js';
@@ -43,6 +44,8 @@ export async function startServer(o: ServeOptions): Promise<Served> {
   let cookie = '';
   const server = createServer((req, res) => {
     void handle(req, res).catch(() => {
+      // best effort: a request whose answer failed (a transcript that cannot be read, a viewer
+      // gone mid-answer) gets a 500; the server goes on serving every other request.
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
       res.end('abcd serve: internal error\n');
     });
@@ -50,28 +53,7 @@ export async function startServer(o: ServeOptions): Promise<Served> {
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    const given = url.searchParams.get('token');
-    if (!sameToken(given, token) && !sameToken(cookieOf(req, cookie), token)) {
-      res.writeHead(401, { ...SECURITY_HEADERS, 'content-type': 'text/plain; charset=utf-8' });
-      res.end('abcd serve: open the link abcd serve printed (it carries the token this page needs).\n');
-      return;
-    }
-    if (req.method !== 'GET') {
-      res.writeHead(405, { ...SECURITY_HEADERS, allow: 'GET', 'content-type': 'text/plain; charset=utf-8' });
-      res.end('abcd serve is read-only: GET only.\n');
-      return;
-    }
-    if (given !== null) {
-      // The token leaves the address bar (and the history) for a cookie only this page sends.
-      url.searchParams.delete('token');
-      res.writeHead(303, {
-        ...SECURITY_HEADERS,
-        'set-cookie': `${cookie}=${token}; HttpOnly; SameSite=Strict; Path=/`,
-        location: url.pathname + url.search,
-      });
-      res.end();
-      return;
-    }
+    if (answeredAtTheDoor(req, res, url, token, cookie)) return;
     if (url.pathname === '/') return page(res, views);
     if (url.pathname === '/events') return stream(req, res);
     const run = /^\/run\/([^/]+)$/.exec(url.pathname)?.[1];
@@ -122,6 +104,36 @@ export async function startServer(o: ServeOptions): Promise<Served> {
 }
 
 /**
+ * Answers a request without the token (401), other than a GET (405), or with the token in its
+ * address (traded for the cookie); false: the request may go on to its page.
+ */
+function answeredAtTheDoor(req: IncomingMessage, res: ServerResponse, url: URL, token: string, cookie: string): boolean {
+  const given = url.searchParams.get('token');
+  if (!sameToken(given, token) && !sameToken(cookieOf(req, cookie), token)) {
+    res.writeHead(401, { ...SECURITY_HEADERS, 'content-type': 'text/plain; charset=utf-8' });
+    res.end('abcd serve: open the link abcd serve printed (it carries the token this page needs).\n');
+    return true;
+  }
+  if (req.method !== 'GET') {
+    res.writeHead(405, { ...SECURITY_HEADERS, allow: 'GET', 'content-type': 'text/plain; charset=utf-8' });
+    res.end('abcd serve is read-only: GET only.\n');
+    return true;
+  }
+  if (given !== null) {
+    // The token leaves the address bar (and the history) for a cookie only this page sends.
+    url.searchParams.delete('token');
+    res.writeHead(303, {
+      ...SECURITY_HEADERS,
+      'set-cookie': `${cookie}=${token}; HttpOnly; SameSite=Strict; Path=/`,
+      location: url.pathname + url.search,
+    });
+    res.end();
+    return true;
+  }
+  return false;
+}
+
+/**
  * The body as of the last read, read again when older than the interval: concurrent callers
  * share one read in flight, so viewers never multiply the remote's load.
  */
@@ -136,7 +148,8 @@ function sharedView(o: ServeOptions): { fresh(): Promise<string>; reads(): numbe
     let error: string | undefined;
     try {
       const fleet = await o.read();
-      good = { fleet, actions: await o.actions(fleet).catch(() => new Map<string, string>()) };
+      // This clone's logs that cannot be read (gone, refused) only cost the latest actions; a bug is the read's failure.
+      good = { fleet, actions: await o.actions(fleet).catch(unlessSystemError(new Map<string, string>())) };
     } catch (e) {
       const what = sanitizeLine(e instanceof Error ? e.message : String(e), 300);
       error = `The last read failed at ${new Date(o.clock.now()).toISOString().slice(11, 19)}Z: ${what}${good ? ' (showing the read before).' : ''}`;
@@ -201,7 +214,7 @@ function decodedOrEmpty(segment: string): string {
   try {
     return decodeURIComponent(segment);
   } catch {
-    return '';
+    return ''; // a single parse: the percent-encoding
   }
 }
 

@@ -55,28 +55,7 @@ export async function writeApproval(repo: Repo, snap: Snapshot, approval: Approv
     by: repo.me,
   };
   const lease = snap.settingsTip ?? null;
-  let tip: string;
-  try {
-    tip = await writeSettingsCommit({
-      git: repo.git,
-      content: encodeSettings(record),
-      parent: lease,
-      message: `approve ${approval.item} run ${approval.run} at ${approval.head.slice(0, 12)}`,
-      author: repo.author,
-      atMs: now,
-      sign: true,
-      signers: list.path,
-      what: 'the approval',
-    });
-  } catch (e) {
-    if (!(e instanceof UnsafeEnvironment)) throw e;
-    throw new NotApproved(e.message.replace(/Requests count/, 'Approvals count'), {
-      ...base,
-      reason: 'not-signed',
-      signers: list.path,
-      ...(typeof e.data.git === 'string' ? { git: e.data.git } : {}),
-    });
-  }
+  const tip = await signApproval(repo, record, { approval, base, lease, signers: list.path, now });
   if ((await verifyOwnGeneration(repo, tip, list)) !== 'good') {
     throw new NotApproved(
       `this session's signing key is not in the person's allowed-signers list ${list.path}: only the person approves a lane's change to ` +
@@ -92,5 +71,37 @@ export async function writeApproval(repo: Repo, snap: Snapshot, approval: Approv
     );
   }
   await rememberOwnGeneration(repo, list, { oid: tip, at: now });
+  return tip;
+}
+
+/** The approval generation's commit, signed; git that cannot sign is NotApproved. */
+async function signApproval(
+  repo: Repo,
+  record: SettingsRecord,
+  c: { approval: Approval; base: { item: string; run: string }; lease: string | null; signers: string; now: number },
+): Promise<string> {
+  const { approval, base, lease, signers, now } = c;
+  let tip: string;
+  try {
+    tip = await writeSettingsCommit({
+      git: repo.git,
+      content: encodeSettings(record),
+      parent: lease,
+      message: `approve ${approval.item} run ${approval.run} at ${approval.head.slice(0, 12)}`,
+      author: repo.author,
+      atMs: now,
+      sign: true,
+      signers,
+      what: 'the approval',
+    });
+  } catch (e) {
+    if (!(e instanceof UnsafeEnvironment)) throw e;
+    throw new NotApproved(e.message.replace(/Requests count/, 'Approvals count'), {
+      ...base,
+      reason: 'not-signed',
+      signers,
+      ...(typeof e.data.git === 'string' ? { git: e.data.git } : {}),
+    });
+  }
   return tip;
 }

@@ -6,6 +6,7 @@
 // and the first unvouched commit that made it. Without a list nothing can be vouched: the
 // config is unprotected, as unsigned settings are, and the lane says so.
 import { join } from 'node:path';
+import { unlessRefusalOrSystemError } from '../core/best-effort.js';
 import { RECORD_FILE } from '../records/refs.js';
 import { decodeSettings } from '../records/settings.js';
 import { ConfigUnsigned, isRefusal } from '../core/refusals.js';
@@ -144,7 +145,8 @@ async function signatureJudge(repo: Repo, list: AllowedSigners, cache: TrustCach
 async function approvedConfigs(repo: Repo, snap: Snapshot, judge: SignatureJudge): Promise<Set<string>> {
   const out = new Set<string>();
   if (!snap.settingsTip) return out;
-  const root = await repositoryRoot(repo).catch(() => undefined);
+  // A root that cannot be fetched or kept (a refusal, a failed write) approves nothing: the config stays unapproved.
+  const root = await repositoryRoot(repo).catch(unlessRefusalOrSystemError(undefined));
   if (!root) return out;
   for (const gen of await listGenerations(repo.git, snap.settingsTip, MAX_SETTINGS_GENERATIONS)) {
     if (!gen.sig) continue;

@@ -18,7 +18,7 @@ import { formatDuration, parseDuration } from '../core/duration.js';
 import type { Repo } from '../repo/repo.js';
 import { hasSigningKey, writeSettingsCommit } from './commit.js';
 import { refuseSettingsWriteFromLane } from './guard.js';
-import { readAllowedSigners } from '../repo/settings-trust/signers.js';
+import { readAllowedSigners, type AllowedSigners } from '../repo/settings-trust/signers.js';
 import { repositoryRoot } from '../repo/settings-trust/repository.js';
 import { rememberOwnGeneration, verifyOwnGeneration, type SettingsTrust } from '../repo/settings-trust/trust.js';
 import { readSnapshot, type RefusedEntry } from '../repo/snapshot.js';
@@ -83,19 +83,49 @@ export async function settings(repo: Repo, input: { key?: string; value?: string
     at: now,
     by: repo.me,
   };
-  // Protected settings are always signed; unprotected ones when the person has a key set up.
-  const sign = Boolean(list) || (await hasSigningKey(repo.git));
   // The lease is the remote's tip even when it was ignored: the new generation goes on top.
   const lease = snap.settingsTip ?? null;
+  const message = `settings: ${key} = ${sanitizeLine(input.value, 200)}`;
+  const { tip, sign } = await pushGeneration(repo, { record, message, lease, list, signers: trust.signers, now });
+  const { ignored: _ignored, ...rest } = base;
+  return {
+    ...rest,
+    settings: { ...snap.settings, [spec.field]: value },
+    by: formatHolder(repo.me),
+    at: now,
+    changed: key,
+    trust: { ...trust, generation: tip },
+    signed: sign,
+  };
+}
+
+/**
+ * Writes the generation on the tip read, signed when the settings are protected or the person
+ * has a key, checks a protected one against the list, and pushes it with the lease.
+ */
+async function pushGeneration(
+  repo: Repo,
+  g: {
+    record: SettingsRecord;
+    message: string;
+    lease: string | null;
+    list: AllowedSigners | undefined;
+    signers: SettingsTrust['signers'];
+    now: number;
+  },
+): Promise<{ tip: string; sign: boolean }> {
+  const { record, message, lease, list, signers, now } = g;
+  // Protected settings are always signed; unprotected ones when the person has a key set up.
+  const sign = Boolean(list) || (await hasSigningKey(repo.git));
   const tip = await writeSettingsCommit({
     git: repo.git,
     content: encodeSettings(record),
     parent: lease,
-    message: `settings: ${key} = ${sanitizeLine(input.value, 200)}`,
+    message,
     author: repo.author,
     atMs: now,
     sign,
-    signers: trust.signers,
+    signers,
   });
   if (list && (await verifyOwnGeneration(repo, tip, list)) !== 'good') {
     throw new UnsafeEnvironment(
@@ -111,16 +141,7 @@ export async function settings(repo: Repo, input: { key?: string; value?: string
     });
   }
   if (list) await rememberOwnGeneration(repo, list, { oid: tip, at: now });
-  const { ignored: _ignored, ...rest } = base;
-  return {
-    ...rest,
-    settings: { ...snap.settings, [spec.field]: value },
-    by: formatHolder(repo.me),
-    at: now,
-    changed: key,
-    trust: { ...trust, generation: tip },
-    signed: sign,
-  };
+  return { tip, sign };
 }
 
 function checkKey(key: string): SettingKey {

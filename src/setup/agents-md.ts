@@ -2,6 +2,7 @@
 // CLAUDE.md that imports AGENTS.md (Claude Code reads CLAUDE.md, not AGENTS.md).
 import { readFile, realpath, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { unlessMissing } from '../core/best-effort.js';
 
 /** Marks the section `abcd init --agents` owns in AGENTS.md; the rest of the file is the person's. */
 export const AGENTS_BEGIN = '<!-- abcd:prime begin (abcd init --agents rewrites this section) -->';
@@ -49,7 +50,10 @@ export function withClaudeImport(existing: string | null): string {
 export async function writeClaudeImport(root: string): Promise<{ path: string; changed: boolean }> {
   const path = join(root, 'CLAUDE.md');
   // A CLAUDE.md that is AGENTS.md itself (a symlink) already says everything; an import would loop.
-  const [claude, agents] = await Promise.all([realpath(path).catch(() => null), realpath(join(root, 'AGENTS.md')).catch(() => null)]);
+  const [claude, agents] = await Promise.all([
+    realpath(path).catch(unlessMissing(null)),
+    realpath(join(root, 'AGENTS.md')).catch(unlessMissing(null)),
+  ]);
   if (claude !== null && claude === agents) return { path: 'CLAUDE.md', changed: false };
   const existing = await readIfThere(path);
   const next = withClaudeImport(existing);

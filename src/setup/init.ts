@@ -11,6 +11,7 @@ import { runtimeSpec } from '../lanes/runtimes/index.js';
 import type { RuntimeName } from '../lanes/runtimes/runtime.js';
 import { findPushWorkflows, type PushWorkflow } from './push-workflows.js';
 import { lockFileRegistries } from './registries.js';
+import { unlessMissing } from '../core/best-effort.js';
 import type { Env } from '../core/deps.js';
 import { UsageError } from '../core/refusals.js';
 import { Git } from '../git/git.js';
@@ -81,7 +82,7 @@ async function gitlabTarget(root: string): Promise<{ path: string; next?: string
 
 /** The person's .abcd/config.json when there is one (init keeps it; the schema checks it below). */
 async function existingConfig(root: string): Promise<RepoConfig | undefined> {
-  const text = await readFile(join(root, CONFIG_PATH), 'utf8').catch(() => undefined);
+  const text = await readFile(join(root, CONFIG_PATH), 'utf8').catch(unlessMissing(undefined));
   return text === undefined ? undefined : parseRepoConfig(text, `the existing ${CONFIG_PATH}`, 'fix it, then run abcd init again');
 }
 
@@ -122,6 +123,29 @@ export async function initRepository(input: InitInput): Promise<InitResult> {
     if (vendored) plans.push({ path: vendored, text: await packRunningAbcd(input.env), overwrite: true });
   }
 
+  const { kept, todo } = await writePlans(root, plans);
+  const pushWorkflows = await findPushWorkflows(root, input.fix === true);
+  const written = [...todo.map((p) => p.path), ...pushWorkflows.filter((w) => w.state === 'fixed').map((w) => w.path)];
+  const advice = await registryAdvice(root, registries, written.includes(CONFIG_PATH));
+  const steps = input.ci
+    ? await nextSteps({ root, ci: input.ci, config: config.config, written, ...(vendored ? { vendored } : {}) })
+    : await checkAdvice(root, config.config);
+  return {
+    root,
+    written,
+    kept,
+    ...(next ? { next } : {}),
+    steps,
+    pushWorkflows,
+    registries: { ...registries, ...(advice ? { advice } : {}) },
+  };
+}
+
+/**
+ * Writes every planned file that is not there yet or may be rewritten, after checking them all:
+ * a file of the person's that may not be rewritten refuses the lot.
+ */
+async function writePlans(root: string, plans: readonly Plan[]): Promise<{ kept: string[]; todo: Plan[] }> {
   const kept: string[] = [];
   const todo: Plan[] = [];
   for (const p of plans) {
@@ -140,21 +164,7 @@ export async function initRepository(input: InitInput): Promise<InitResult> {
     // 'wx' refuses a file created since the check above rather than overwrite it.
     await writeFile(full, p.text, { flag: p.overwrite ? 'w' : 'wx' });
   }
-  const pushWorkflows = await findPushWorkflows(root, input.fix === true);
-  const written = [...todo.map((p) => p.path), ...pushWorkflows.filter((w) => w.state === 'fixed').map((w) => w.path)];
-  const advice = await registryAdvice(root, registries, written.includes(CONFIG_PATH));
-  const steps = input.ci
-    ? await nextSteps({ root, ci: input.ci, config: config.config, written, ...(vendored ? { vendored } : {}) })
-    : await checkAdvice(root, config.config);
-  return {
-    root,
-    written,
-    kept,
-    ...(next ? { next } : {}),
-    steps,
-    pushWorkflows,
-    registries: { ...registries, ...(advice ? { advice } : {}) },
-  };
+  return { kept, todo };
 }
 
 /**

@@ -6,6 +6,7 @@
 // that way is named and left alone.
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { unlessMissing } from '../core/best-effort.js';
 import { GENERATED_MARKER } from './github-workflow.js';
 
 export const WORKFLOWS_DIR = '.github/workflows';
@@ -25,12 +26,12 @@ export interface PushWorkflow {
 /** Every workflow under .github/workflows that a push to abcd/ would start; with `fix`, filtered. */
 export async function findPushWorkflows(root: string, fix: boolean): Promise<PushWorkflow[]> {
   const dir = join(root, WORKFLOWS_DIR);
-  const names = await readdir(dir).catch(() => [] as string[]);
+  const names = await readdir(dir).catch(unlessMissing([] as string[]));
   const { parseDocument } = await import('yaml');
   const out: PushWorkflow[] = [];
   for (const name of names.filter((n) => /\.ya?ml$/.test(n)).sort()) {
     const path = `${WORKFLOWS_DIR}/${name}`;
-    const text = await readFile(join(dir, name), 'utf8').catch(() => null);
+    const text = await readFile(join(dir, name), 'utf8').catch(notAFile);
     if (text === null || text.startsWith(GENERATED_MARKER)) continue;
     const doc = parseDocument(text, { prettyErrors: false });
     // A file GitHub itself could not read runs nothing; its own errors are GitHub's to report.
@@ -191,4 +192,10 @@ function canonical(v: unknown): unknown {
     );
   }
   return v;
+}
+
+// A name gone since the listing, or a folder named like a workflow: GitHub runs neither.
+function notAFile(e: unknown): null {
+  if (e instanceof Error && 'code' in e && e.code === 'EISDIR') return null;
+  return unlessMissing(null)(e);
 }

@@ -4,6 +4,7 @@
 // resolves packages from (a private registry, a mirror).
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { unlessMissing } from '../core/best-effort.js';
 import { parseAllowEntry, urlEndpoint } from '../machine/sandbox/network-allow.js';
 
 interface LockKind {
@@ -46,10 +47,6 @@ export async function lockFileRegistries(root: string): Promise<{ files: string[
 }
 
 async function readHead(path: string): Promise<string | undefined> {
-  try {
-    const buf = await readFile(path);
-    return buf.subarray(0, MAX_READ_BYTES).toString('utf8');
-  } catch {
-    return undefined;
-  }
+  const buf = await readFile(path).catch(unlessMissing(undefined));
+  return buf?.subarray(0, MAX_READ_BYTES).toString('utf8');
 }

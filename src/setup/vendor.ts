@@ -55,11 +55,12 @@ export async function packRunningAbcd(env: Env): Promise<Buffer> {
 }
 
 function parsePack(stdout: string): string | undefined {
+  let v: unknown;
   try {
-    const v = JSON.parse(stdout) as Array<{ filename?: unknown }>;
-    const name = v[0]?.filename;
-    return typeof name === 'string' && /^[\w.@-]+\.tgz$/.test(name) ? name : undefined;
+    v = JSON.parse(stdout);
   } catch {
-    return undefined;
+    return undefined; // a single parse: npm pack's JSON
   }
+  const name: unknown = Array.isArray(v) ? (v[0] as { filename?: unknown } | null)?.filename : undefined;
+  return typeof name === 'string' && /^[\w.@-]+\.tgz$/.test(name) ? name : undefined;
 }

@@ -1,5 +1,6 @@
 // What `abcd status` shows of lanes: running runs (with their items and for how long), recent
 // results, and pending requests; and the pruning of old ones (best effort, its own push).
+import { unlessRefusal } from '../core/best-effort.js';
 import { isPastExpiry } from '../records/timed.js';
 import { provenAuthor } from '../steering/requesters.js';
 import { formatHolder } from '../records/holder.js';
@@ -128,10 +129,8 @@ export async function pruneLaneRecords(repo: Repo, snap: Snapshot): Promise<Set<
   }
   for (const e of snap.pending.values()) if (isPastExpiry(e.request, now)) doomed.push({ ref: e.ref, newOid: null, lease: e.tip });
   if (doomed.length === 0) return new Set();
-  try {
-    const r = await repo.store.push(doomed, { atomic: false });
-    return new Set((r.ok ? doomed : doomed.filter((u) => r.remoteTips.get(u.ref) === null)).map((u) => u.ref));
-  } catch {
-    return new Set();
-  }
+  // A push the remote refuses deletes nothing now; the next status tries again.
+  const r = await repo.store.push(doomed, { atomic: false }).catch(unlessRefusal(undefined));
+  if (r === undefined) return new Set();
+  return new Set((r.ok ? doomed : doomed.filter((u) => r.remoteTips.get(u.ref) === null)).map((u) => u.ref));
 }

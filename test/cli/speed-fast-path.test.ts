@@ -1,7 +1,9 @@
 // The fast path (ADR 0038) hands each verb exactly what yargs would, or hands the call to yargs.
 import yargs from 'yargs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseFast } from '../../src/cli/fast-verbs.js';
+import type { Command } from '../../src/cli/command.js';
+import { commands } from '../../src/cli/commands.js';
+import { parseFast, specOf } from '../../src/cli/fast-verbs.js';
 import { buildParser } from '../../src/cli/parser.js';
 import { cleanupTemp } from '../harness/git-env.js';
 import { makeRemote } from '../harness/remote.js';
@@ -73,6 +75,17 @@ describe('the fast path', () => {
       for (const [k, v] of Object.entries(y)) if (k !== '$0' && v !== undefined) expect([k, fast!.args[k]]).toEqual([k, v]);
     });
   }
+
+  it('a builder the stand-in for yargs cannot follow leaves the verb to yargs', () => {
+    const reserve = commands.find((c) => c.command.toString().startsWith('reserve '))!;
+    expect(specOf(reserve)?.positionals.has('item')).toBe(true);
+    const reads: Command = {
+      ...reserve,
+      // Reads a value off yargs, as a builder may: the stand-in has none to give.
+      builder: (y) => (y as unknown as { parsed: { argv: { remote: () => typeof y } } }).parsed.argv.remote(),
+    };
+    expect(specOf(reads)).toBeUndefined();
+  });
 
   it('hands everything else to yargs', () => {
     for (const argv of toYargs) expect([argv, parseFast(argv)]).toEqual([argv, undefined]);

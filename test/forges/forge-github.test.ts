@@ -324,6 +324,23 @@ describe('mergeOnGithub', () => {
     expect(e.data).toMatchObject({ reason: 'head-moved', expectedHead: HEAD });
   });
 
+  it("a refused enqueue whose pull request cannot be read again is GitHub's own refusal", async () => {
+    stubListPulls([restPull({ ...PR, branch: BRANCH })]);
+    stubState();
+    gh.stub.on({
+      method: 'POST',
+      path: '/graphql',
+      operation: 'AbcdEnqueue',
+      reply: {
+        body: { data: { enqueuePullRequest: null }, errors: [{ type: 'UNPROCESSABLE', message: 'Pull request is not mergeable' }] },
+      },
+    });
+    gh.stub.on({ method: 'POST', path: '/graphql', operation: 'AbcdPullRequestState', reply: { status: 502, body: {} }, times: 'many' });
+    const e = await refusal(mergeOnGithub(landInput()), ForgeRejected);
+    expect(e.data.reason).not.toBe('head-moved');
+    expect(e.message).toContain('Pull request is not mergeable');
+  });
+
   it('a 5xx on the enqueue is exit 8 with outcome unknown', async () => {
     stubListPulls([restPull({ ...PR, branch: BRANCH })]);
     stubState();

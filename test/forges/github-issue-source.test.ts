@@ -1,6 +1,8 @@
 // The GitHub issue source in process against the stub: a listing that lags the source's own
 // close does not make landed work ready again (a later reopen does), body lines name what an
 // issue depends on, and a 304 with nothing kept is garbage, never an empty listing.
+import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/core/deps.js';
 import { GitHubClient } from '../../src/forges/github/client.js';
@@ -123,6 +125,23 @@ describe('the GitHub issue source', () => {
     expect(dependsOnInBody('Depends on #12\n- blocked by: #3, #4 and #5\n> depends on #7 & #8')).toEqual([3, 4, 5, 7, 8, 12]);
     expect(dependsOnInBody('This depends on #9 being fixed\nsee #10\n`depends on #11`')).toEqual([]);
     expect(dependsOnInBody(null)).toEqual([]);
+  });
+
+  it('a kept answer that is gone, torn, not an object or not a file is no answer: the URL is asked afresh', async () => {
+    const dir = await tempDir('kept');
+    const kept = new KeptAnswers(dir);
+    const url = 'https://api.github.com/repos/octo/widgets/issues';
+    expect(await kept.read(url)).toBeUndefined();
+    await kept.write({ url, etag: 'W/"1"', body: [] });
+    expect(await kept.read(url)).toEqual({ url, etag: 'W/"1"', body: [] });
+    const [file] = await readdir(dir);
+    for (const text of ['{"url":', 'null', '7', JSON.stringify({ url: 'https://elsewhere', etag: 'W/"1"' })]) {
+      await writeFile(join(dir, file!), text);
+      expect(await kept.read(url)).toBeUndefined();
+    }
+    await rm(join(dir, file!));
+    await mkdir(join(dir, file!));
+    expect(await kept.read(url)).toBeUndefined();
   });
 
   it('a 304 to a request that sent no ETag is garbage (exit 8), never an empty listing', async () => {

@@ -117,4 +117,16 @@ describe('abcd init and the workflows every record push would start', () => {
     await git(dir, ['init', '-q'], env);
     expect((await runInit(dir, env)).json.pushWorkflows).toEqual([]);
   });
+
+  it('a folder named like a workflow is passed over, and a workflows path that is a file lists nothing', async () => {
+    const { dir, env } = await repoWith({ 'ci.yml': EVERY_PUSH['ci.yml']! });
+    await mkdir(join(dir, '.github/workflows/old.yml'));
+    expect((await runInit(dir, env)).json.pushWorkflows).toEqual([{ path: '.github/workflows/ci.yml', state: 'needs-filter' }]);
+    const other = await tempDir('init-push-file');
+    const otherEnv = isolatedEnv(other);
+    await git(other, ['init', '-q'], otherEnv);
+    await mkdir(join(other, '.github'));
+    await writeFile(join(other, '.github/workflows'), 'not a folder\n');
+    expect((await runInit(other, otherEnv)).json.pushWorkflows).toEqual([]);
+  });
 });

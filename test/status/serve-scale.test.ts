@@ -1,9 +1,11 @@
 // abcd serve's server and page without a remote: a fleet of 200 items and 20 lanes fits a
 // phone's width in headless Chromium; many viewers share one read per interval; the page's
 // pieces escape what records hold.
+import { readFile } from 'node:fs/promises';
 import { request } from 'node:http';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cleanupTemp } from '../harness/git-env.js';
+import { cleanupTemp, tempDir } from '../harness/git-env.js';
 import { browserMissing, openBrowser } from '../harness/browser.js';
 import { startServer } from '../../src/serve/server.js';
 import type { Fleet, RunRow } from '../../src/serve/fleet.js';
@@ -183,6 +185,55 @@ describe('abcd serve at fleet scale', () => {
       await served.close();
     }
   }, 30_000);
+
+  it('a transcript that cannot be read answers 500 and the server goes on; unreadable logs cost only the latest actions', async () => {
+    const fleet = fleetOf(Array.from({ length: 3 }, (_, i) => item(i)));
+    const logs = await tempDir('serve-logs');
+    const served = await startServer({
+      read: () => Promise.resolve(fleet),
+      // Real reads that fail: a folder read as a file, a log that is not there.
+      actions: () => readFile(join(logs, 'gone.log'), 'utf8').then(() => new Map()),
+      transcript: (runId) => readFile(logs, 'utf8').then((t) => `${runId} ${t}`),
+      everyMs: 60_000,
+      port: 0,
+      clock: systemClock,
+    });
+    try {
+      const first = await fetch(served.url, { redirect: 'manual' });
+      const cookie = first.headers.get('set-cookie')!.split(';')[0]!;
+      const run = await fetch(`http://127.0.0.1:${served.port}/run/${fleet.runs[0]!.runId}`, { headers: { cookie } });
+      expect(run.status).toBe(500);
+      expect(await run.text()).toBe('abcd serve: internal error\n');
+      const page = await fetch(`http://127.0.0.1:${served.port}/`, { headers: { cookie } });
+      expect(page.status).toBe(200);
+      const text = await page.text();
+      expect(text).toContain(fleet.items[0]!.item.slug);
+      expect(text).not.toContain('The last read failed');
+    } finally {
+      await served.close();
+    }
+  });
+
+  it('a bug in reading the latest actions is not swallowed: the page says the read failed', async () => {
+    const fleet = fleetOf(Array.from({ length: 3 }, (_, i) => item(i)));
+    const served = await startServer({
+      read: () => Promise.resolve(fleet),
+      actions: () => Promise.reject(new TypeError('actions is broken')),
+      transcript: () => Promise.resolve(undefined),
+      everyMs: 60_000,
+      port: 0,
+      clock: systemClock,
+    });
+    try {
+      const first = await fetch(served.url, { redirect: 'manual' });
+      const cookie = first.headers.get('set-cookie')!.split(';')[0]!;
+      const text = await (await fetch(`http://127.0.0.1:${served.port}/`, { headers: { cookie } })).text();
+      expect(text).toContain('The last read failed');
+      expect(text).toContain('actions is broken');
+    } finally {
+      await served.close();
+    }
+  });
 
   it('an item whose lane work waits for review is shown as needs-review, not ready', () => {
     const waiting = { ...item(22), readiness: 'needs-review' as const };

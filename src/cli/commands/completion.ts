@@ -17,9 +17,13 @@ export const completion: Command = {
       .option('items', { type: 'boolean', default: false, describe: 'print the item slugs this clone knows instead, from its cache' }),
   async run(args, deps, cli) {
     if (args.items) {
-      const [{ Git }, { cachedSlugs }] = await Promise.all([import('../../git/git.js'), import('../../items/cached-slugs.js')]);
-      // Outside a clone, or before any fetch, there is simply nothing to offer.
-      const slugs = await cachedSlugs(new Git(deps.cwd, deps.env), deps.remote).catch(() => []);
+      const [{ Git }, { cachedSlugs }, { unlessRefusal }] = await Promise.all([
+        import('../../git/git.js'),
+        import('../../items/cached-slugs.js'),
+        import('../../core/best-effort.js'),
+      ]);
+      // Outside a clone, before any fetch, or when git refuses (a clone it cannot read), there is simply nothing to offer.
+      const slugs = await cachedSlugs(new Git(deps.cwd, deps.env), deps.remote).catch(unlessRefusal([] as string[]));
       return { json: { items: slugs }, text: slugs.join('\n') };
     }
     const shell = args.shell === 'zsh' || (args.shell === undefined && /zsh$/.test(deps.env.SHELL ?? '')) ? 'zsh' : 'bash';

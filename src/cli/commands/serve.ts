@@ -1,6 +1,7 @@
 // `abcd serve`: a read-only local web page of the fleet, live.
 import type { Command } from '../command.js';
 import { durationArg } from '../args.js';
+import { unlessSystemError } from '../../core/best-effort.js';
 import { UsageError } from '../../core/refusals.js';
 import { stringifySafeJson } from '../../core/sanitize.js';
 
@@ -85,7 +86,8 @@ async function openInBrowser(url: string): Promise<void> {
     spawn(opener, [url], { stdio: 'ignore', detached: true })
       .on('error', () => undefined)
       .unref();
-  } catch {
-    // no opener on this system: the printed address still works
+  } catch (e) {
+    // An opener the system cannot start (a failed system call): the printed address still works.
+    unlessSystemError(undefined)(e);
   }
 }

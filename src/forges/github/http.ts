@@ -87,6 +87,7 @@ export async function callGitHub(c: HttpCall): Promise<HttpAnswer> {
     try {
       data = JSON.parse(text);
     } catch {
+      // a single parse: the body.
       // An HTML error page from a proxy or an overloaded front end: judge by the status alone.
       if (status >= 200 && status < 300) throw garbage(info, 'a JSON body');
       data = null;

@@ -6,6 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { z } from 'zod';
+import { unlessSystemError } from '../../core/best-effort.js';
 import type { GitHubClient, RestCall } from './client.js';
 import { garbage } from './http-refusals.js';
 
@@ -20,12 +21,18 @@ export class KeptAnswers {
   constructor(private readonly dir: string) {}
 
   async read(url: string): Promise<KeptAnswer | undefined> {
+    // Nothing kept yet, or a kept file the system will not give back: the URL is asked afresh.
+    const text = await readFile(this.fileOf(url), 'utf8').catch(unlessSystemError(undefined));
+    if (text === undefined) return undefined;
+    let kept: Partial<KeptAnswer> | null;
     try {
-      const kept = JSON.parse(await readFile(this.fileOf(url), 'utf8')) as KeptAnswer;
-      return kept.url === url && typeof kept.etag === 'string' ? kept : undefined;
+      kept = JSON.parse(text) as Partial<KeptAnswer> | null;
     } catch {
-      return undefined;
+      return undefined; // a single parse: the kept file
     }
+    return typeof kept === 'object' && kept !== null && kept.url === url && typeof kept.etag === 'string'
+      ? (kept as KeptAnswer)
+      : undefined;
   }
 
   /** Written whole or not at all: a reader beside this one sees the old answer or the new. */

@@ -2,6 +2,7 @@
 // immediately before the one call that acts (a REST merge naming the head, or an enqueue in the
 // merge queue), then wait for the merge. The work branch is already on the remote (pushed
 // fenced by the caller).
+import { unlessRefusal } from '../../core/best-effort.js';
 import type { Clock } from '../../core/deps.js';
 import { ForgeRejected, RemoteUnavailable, type Refusal } from '../../core/refusals.js';
 import type { GitHubClient } from './client.js';
@@ -113,8 +114,8 @@ export async function mergeOnGithub(i: MergeOnGithubInput): Promise<MergeOnGithu
 /** A refused enqueue whose pull request now has another head is `head-moved`, whatever GitHub said. */
 async function explainRefusedEnqueue(e: unknown, i: MergeOnGithubInput, number: number): Promise<unknown> {
   if (!(e instanceof ForgeRejected) || e.data.reason === 'head-moved') return e;
-  // Best effort: without the pull request's state, GitHub's own refusal is reported as it came.
-  const now = await pullRequestState(i.client, { owner: i.owner, repo: i.repo, number }).catch(() => undefined);
+  // Best effort: when the state cannot be read (a refusal), GitHub's own refusal is reported as it came.
+  const now = await pullRequestState(i.client, { owner: i.owner, repo: i.repo, number }).catch(unlessRefusal(undefined));
   if (now && now.headOid !== i.expectedHead) {
     return headMoved({ pr: `#${number}`, expectedHead: i.expectedHead, said: `${e.message}; its head is now ${now.headOid}`, number });
   }

@@ -35,7 +35,7 @@ function repoPath(url: string): { gitHost: string; owner: string; repo: string }
       gitHost = u.host;
       path = u.pathname;
     } catch {
-      return undefined;
+      return undefined; // a single parse: a remote that is no URL names no GitHub repository
     }
   }
   const parts = path

@@ -13,6 +13,7 @@ export function signAppJwt(appId: number | string, privateKeyPem: string, nowMs:
   try {
     key = createPrivateKey(privateKeyPem);
   } catch {
+    // a single parse: the PEM text; whatever createPrivateKey could not read, the key is refused
     throw new UnsafeEnvironment(
       "the App's private key is not a PEM private key: download a new one from the App's settings page and run " +
         '"abcd setup-app --key-file <downloaded.pem>".',

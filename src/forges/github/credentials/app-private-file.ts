@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { unlessSystemError } from '../../../core/best-effort.js';
 import { UnsafeEnvironment } from '../../../core/refusals.js';
 
 // Group and other bits: any of them means someone besides the owner may read, write or list.
@@ -97,7 +98,7 @@ export async function writePrivateAtomic(path: string, text: string): Promise<vo
     await rename(tmp, path);
   } catch (e) {
     // The rename's error is the one to report; a temp file left behind has a unique name and harms nothing.
-    await unlink(tmp).catch(() => undefined);
+    await unlink(tmp).catch(() => undefined); // cleanup: the temp file may already be gone
     throw e;
   }
   await syncDir(dirname(path));
@@ -112,7 +113,9 @@ async function syncDir(dir: string): Promise<void> {
     } finally {
       await fh.close();
     }
-  } catch {
-    // fails open: the data is written; only its survival of a power cut is less certain
+  } catch (e) {
+    // Fails open on a refused system call only: the data is written; only its survival of a
+    // power cut is less certain. A bug (no error code) is thrown on.
+    unlessSystemError(undefined)(e);
   }
 }

@@ -63,7 +63,7 @@ export function credentialsFileNamesHost(text: string, host: string): boolean {
       const url = new URL(trimmed);
       found = (withPort ? url.host : url.hostname).toLowerCase();
     } catch {
-      continue;
+      continue; // a single parse: a line that is no URL names no host
     }
     if (found === want) return true;
   }

@@ -100,6 +100,7 @@ async function readOwner(lock: string): Promise<{ text: string; owner?: LockOwne
     try {
       owner = JSON.parse(text) as LockOwner;
     } catch {
+      // a single parse: the lock's JSON
       owner = undefined; // half-written by a live creator, or garbage: only its age can free it
     }
     return { text, owner, mtimeMs: st.mtimeMs };
@@ -122,6 +123,6 @@ function alive(pid: number): boolean {
 // Runs in a finally: a lock it cannot read or remove is left to go stale (LOCK_STALE_MS frees
 // it), rather than replacing the refresh's own result or error with this one.
 async function releaseIfMine(lock: string, nonce: string): Promise<void> {
-  const cur = await readOwner(lock).catch(() => undefined);
-  if (cur?.owner?.nonce === nonce) await unlink(lock).catch(() => undefined);
+  const cur = await readOwner(lock).catch(() => undefined); // cleanup: the lock may be gone or unreadable; it goes stale
+  if (cur?.owner?.nonce === nonce) await unlink(lock).catch(() => undefined); // cleanup: the lock may already be gone
 }

@@ -104,13 +104,7 @@ export function createTokenSource(o: TokenSourceOptions): TokenSource {
   return {
     kind,
     need(extra) {
-      let widened = false;
-      for (const [name, level] of Object.entries(extra)) {
-        if (permissions[name] === level || permissions[name] === 'write') continue;
-        permissions[name] = level;
-        widened = true;
-      }
-      if (widened && kind === 'installation') cached = undefined;
+      if (widen(permissions, extra) && kind === 'installation') cached = undefined;
     },
     async get() {
       if (cached && (await stillGood(cached))) return cached;
@@ -122,4 +116,15 @@ export function createTokenSource(o: TokenSourceOptions): TokenSource {
       return cached;
     },
   };
+}
+
+/** Raises each permission to the level `extra` asks (write already covers it); says whether any rose. */
+function widen(permissions: Record<string, Permission>, extra: Readonly<Record<string, Permission>>): boolean {
+  let widened = false;
+  for (const [name, level] of Object.entries(extra)) {
+    if (permissions[name] === level || permissions[name] === 'write') continue;
+    permissions[name] = level;
+    widened = true;
+  }
+  return widened;
 }

@@ -47,3 +47,8 @@ export const QUIET_CONFIG: ReadonlyArray<[string, string]> = [
   ['maintenance.auto', 'false'],
   ['init.defaultBranch', 'main'],
 ];
+
+/** Config as `-c key=value` options: a clone keeps them in its own config, set in one process. */
+export function configOptions(config: ReadonlyArray<readonly [string, string]>): string[] {
+  return config.flatMap(([k, v]) => ['-c', `${k}=${v}`]);
+}

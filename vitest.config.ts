@@ -8,5 +8,6 @@ export default defineConfig({
     // Race tests start dozens of real processes; two workers keep a 2-core machine honest.
     maxWorkers: 2,
     pool: 'forks',
+    globalSetup: ['test/harness/global-setup.ts'],
   },
 });

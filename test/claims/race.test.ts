@@ -1,11 +1,13 @@
 // 32 sessions, each its own clone, HOME and session, race to reserve one item: exactly one wins.
+// Three rounds in the suite, each all 32 processes at once; ABCD_RACE_ROUNDS=10 (or more) for a
+// longer hunt.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupTemp } from '../harness/git-env.js';
 import { makeRemote, type BareRemote } from '../harness/remote.js';
 import { makeSession, type Session } from '../harness/session.js';
 
 const RACERS = 32;
-const ROUNDS = 10;
+const ROUNDS = Number(process.env.ABCD_RACE_ROUNDS ?? 3);
 
 describe('reserve race', () => {
   let remote: BareRemote;

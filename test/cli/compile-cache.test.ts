@@ -10,7 +10,9 @@ import { ABCD_BIN } from '../harness/session.js';
 afterAll(cleanupTemp);
 
 async function abcdVersion(env: Record<string, string>, cwd: string) {
-  const r = await execa(process.execPath, [ABCD_BIN, '--version'], { cwd, env, extendEnv: false, reject: false });
+  // Without the suite's shared cache (NODE_COMPILE_CACHE from isolatedEnv): the launcher picks the folder itself.
+  const { NODE_COMPILE_CACHE: _shared, ...own } = env;
+  const r = await execa(process.execPath, [ABCD_BIN, '--version'], { cwd, env: own, extendEnv: false, reject: false });
   return { code: r.exitCode, stdout: String(r.stdout), stderr: String(r.stderr) };
 }
 

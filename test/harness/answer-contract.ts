@@ -3,20 +3,60 @@
 // ran it, not only the test written about shapes. The schema is the one the built abcd prints,
 // read back into zod (the same library that made it), so what is checked is what is published.
 import { execFileSync } from 'node:child_process';
-import { resolve } from 'node:path';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { REFUSALS } from '../../src/core/refusal-table.js';
 
 const BIN = resolve(import.meta.dirname, '../../bin/abcd');
 
-let published: Map<string, z.ZodType> | undefined;
+type JsonSchema = Parameters<typeof z.fromJSONSchema>[0];
 
-/** Every verb's published answer schema, as `abcd schema` prints it; read once per test file. */
+let printed: Record<string, JsonSchema> | undefined;
+const converted = new Map<string, z.ZodType>();
+
+/**
+ * What `abcd schema` prints, read once per test file: from the run's folder (global-setup.ts)
+ * when an earlier file of the run wrote it there, else from the built abcd, then kept there.
+ */
+function printedSchemas(): Record<string, JsonSchema> {
+  if (printed) return printed;
+  const runDir = process.env.ABCD_TEST_RUN_DIR;
+  const kept = runDir && join(runDir, 'schema.json');
+  let text: string | undefined;
+  if (kept) {
+    try {
+      text = readFileSync(kept, 'utf8');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    }
+  }
+  if (text === undefined) {
+    text = execFileSync(process.execPath, [BIN, 'schema'], { encoding: 'utf8' });
+    if (kept) {
+      // Whole or not at all for a file reading it at once: written aside, then renamed.
+      writeFileSync(`${kept}.${process.pid}`, text);
+      renameSync(`${kept}.${process.pid}`, kept);
+    }
+  }
+  printed = JSON.parse(text) as Record<string, JsonSchema>;
+  return printed;
+}
+
+/** One verb's published answer schema, read back into zod when first asked for. */
+function publishedSchema(verb: string): z.ZodType | undefined {
+  const known = converted.get(verb);
+  if (known) return known;
+  const all = printedSchemas();
+  if (!Object.hasOwn(all, verb)) return undefined;
+  const schema = z.fromJSONSchema(all[verb]!);
+  converted.set(verb, schema);
+  return schema;
+}
+
+/** Every verb's published answer schema, as `abcd schema` prints it. */
 export function publishedSchemas(): Map<string, z.ZodType> {
-  if (published) return published;
-  const all = JSON.parse(execFileSync(process.execPath, [BIN, 'schema'], { encoding: 'utf8' })) as Record<string, unknown>;
-  published = new Map(Object.entries(all).map(([verb, s]) => [verb, z.fromJSONSchema(s as Parameters<typeof z.fromJSONSchema>[0])]));
-  return published;
+  return new Map(Object.keys(printedSchemas()).map((verb) => [verb, publishedSchema(verb)!]));
 }
 
 /** A refusal of a verb abcd does not know (a typo on the command line): usage, and only that. */
@@ -44,7 +84,7 @@ export function contractBreach(args: readonly string[], exitCode: number, json: 
   const verb = verbOf(args);
   const answer = json as { ok?: unknown; refusal?: { exit?: unknown } } | undefined;
   if (!answer || typeof answer !== 'object' || typeof answer.ok !== 'boolean') return `the answer has no boolean "ok"`;
-  const schema = verb === undefined ? undefined : publishedSchemas().get(verb);
+  const schema = verb === undefined ? undefined : publishedSchema(verb);
   const parsed = (schema ?? UNKNOWN_VERB).safeParse(json);
   if (!parsed.success) return `not in the schema \`abcd schema ${verb ?? ''}\` publishes: ${parsed.error.message}`;
   if (answer.ok === false && answer.refusal?.exit !== exitCode)

@@ -28,6 +28,9 @@ export function isolatedEnv(home: string, extra: Record<string, string> = {}): R
     GIT_COMMITTER_NAME: 'Test Person',
     GIT_COMMITTER_EMAIL: 'person@example.com',
     LANG: 'C',
+    // The run's one compile cache for every abcd it starts (global-setup.ts makes the folder):
+    // each session's HOME is new, so the cache bin/abcd keeps there would start cold every time.
+    ...(process.env.ABCD_TEST_RUN_DIR ? { NODE_COMPILE_CACHE: join(process.env.ABCD_TEST_RUN_DIR, 'compile-cache') } : {}),
     ...extra,
   };
 }
@@ -47,3 +50,8 @@ export const QUIET_CONFIG: ReadonlyArray<[string, string]> = [
   ['maintenance.auto', 'false'],
   ['init.defaultBranch', 'main'],
 ];
+
+/** Config as `-c key=value` options: a clone keeps them in its own config, set in one process. */
+export function configOptions(config: ReadonlyArray<readonly [string, string]>): string[] {
+  return config.flatMap(([k, v]) => ['-c', `${k}=${v}`]);
+}

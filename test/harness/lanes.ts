@@ -2,7 +2,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { git, isolatedEnv, tempDir } from './git-env.js';
+import { configOptions, git, isolatedEnv, tempDir } from './git-env.js';
 import { makeRemote, type BareRemote } from './remote.js';
 import { makeSession, type AbcdRun, type Json, type Session } from './session.js';
 
@@ -18,8 +18,7 @@ export async function remoteWithItems(items: readonly ItemSpec[], config?: unkno
   const root = await tempDir('items');
   const env = isolatedEnv(root);
   const seed = join(root, 'seed');
-  await git(root, ['clone', '-q', remote.url, seed], env);
-  await git(seed, ['config', 'commit.gpgsign', 'false'], env);
+  await git(root, ['clone', '-q', ...configOptions([['commit.gpgsign', 'false']]), remote.url, seed], env);
   await mkdir(join(seed, '.abcd/items'), { recursive: true });
   for (const i of items) {
     const deps = i.dependsOn?.length ? `depends_on: [${i.dependsOn.join(', ')}]\n` : '';

@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { git, isolatedEnv, QUIET_CONFIG, tempDir } from './git-env.js';
+import { configOptions, git, isolatedEnv, QUIET_CONFIG, tempDir } from './git-env.js';
 
 export interface BareRemote {
   /** Path of the bare repository. */
@@ -20,10 +20,10 @@ export async function makeRemote(): Promise<BareRemote> {
   await git(dir, ['config', 'http.receivepack', 'true'], env);
   const seed = join(root, 'seed');
   await git(root, ['init', '-q', '-b', 'main', seed], env);
-  for (const [k, v] of QUIET_CONFIG) await git(seed, ['config', k, v], env);
   await writeFile(join(seed, 'README.md'), '# project\n');
   await git(seed, ['add', '.'], env);
-  await git(seed, ['commit', '-q', '-m', 'initial'], env);
+  // The seed only makes main's first commit: the quiet config for that one command.
+  await git(seed, [...configOptions(QUIET_CONFIG), 'commit', '-q', '-m', 'initial'], env);
   await git(seed, ['push', '-q', dir, 'main'], env);
   return {
     dir,
@@ -69,9 +69,11 @@ export async function configuredRemote(
   const root = await tempDir(name);
   const env = isolatedEnv(root);
   const seed = join(root, 'seed');
-  await git(root, ['clone', '-q', remote.url, seed], env);
-  await git(seed, ['config', 'commit.gpgsign', 'false'], env);
-  await git(seed, ['config', 'user.email', 'owner@example.com'], env);
+  const owner = configOptions([
+    ['commit.gpgsign', 'false'],
+    ['user.email', 'owner@example.com'],
+  ]);
+  await git(root, ['clone', '-q', ...owner, remote.url, seed], env);
   await mkdir(join(seed, '.abcd'));
   await writeFile(join(seed, '.abcd/config.json'), JSON.stringify(config));
   await git(seed, ['add', '.'], env);

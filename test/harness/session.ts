@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
-import { git, isolatedEnv, QUIET_CONFIG, tempDir } from './git-env.js';
+import { configOptions, git, isolatedEnv, QUIET_CONFIG, tempDir } from './git-env.js';
 import { makeRemote, type BareRemote } from './remote.js';
 import { assertAnswerContract } from './answer-contract.js';
 
@@ -49,10 +49,8 @@ export async function makeSession(
   });
   await mkdir(join(home, '.config'), { recursive: true });
   const dir = join(home, 'work');
-  await git(home, ['clone', '-q', remoteUrl, dir], env);
-  for (const [k, v] of QUIET_CONFIG) await git(dir, ['config', k, v], env);
-  await git(dir, ['config', 'user.email', person], env);
-  await git(dir, ['config', 'user.name', name], env);
+  const config = [...QUIET_CONFIG, ['user.email', person], ['user.name', name]] as const;
+  await git(home, ['clone', '-q', ...configOptions(config), remoteUrl, dir], env);
   const s: Session = {
     name,
     dir,

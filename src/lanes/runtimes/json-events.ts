@@ -56,6 +56,7 @@ export abstract class JsonEvents {
       if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error('not an event');
       e = v as Record<string, unknown>;
     } catch {
+      // a single parse: one line of the agent's stream, kept as text when it is no JSON object
       this.keep(line.slice(0, SHOWN_CHARS));
       return;
     }

@@ -112,7 +112,8 @@ export function teamCycle(lane: Repo, o: { runtime: string; item: string; ttlMs:
       counted = counted - (h?.tokens ?? 0) + spent(used).tokens;
     },
     async abandon() {
-      await growing?.catch(() => undefined);
+      // A share being held never rejects (grow answers a failure as not held): only a bug would throw here.
+      await growing;
       const h = held;
       held = undefined;
       // Best effort: left open, another computer settles it at the same amount after its expiry.

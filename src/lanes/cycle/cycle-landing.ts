@@ -28,25 +28,24 @@ const LAND_WAIT_MS = 30 * 60_000;
 // Turns to fix a failing land check when lanes.fixChecks does not say.
 const DEFAULT_FIX_CHECKS = 1;
 
-export async function landCycle(
-  ctx: RunContext,
-  lane: Repo,
-  o: {
-    item: ItemDoc;
-    taken: Taken;
-    branch: string;
-    keeper: ClaimKeeper;
-    work: string;
-    runHead: string;
-    watcher: SteerWatcher;
-    session: AgentSession;
-    cycleDir: string;
-    who: Signature;
-    config: RepoConfig;
-    collect: (base: string) => Promise<AgentWork>;
-    watch: CycleWatch;
-  },
-): Promise<RetryOutcome & { result?: LandResult }> {
+/** What the landing of a cycle is given. */
+export interface CycleLanding {
+  item: ItemDoc;
+  taken: Taken;
+  branch: string;
+  keeper: ClaimKeeper;
+  work: string;
+  runHead: string;
+  watcher: SteerWatcher;
+  session: AgentSession;
+  cycleDir: string;
+  who: Signature;
+  config: RepoConfig;
+  collect: (base: string) => Promise<AgentWork>;
+  watch: CycleWatch;
+}
+
+export async function landCycle(ctx: RunContext, lane: Repo, o: CycleLanding): Promise<RetryOutcome & { result?: LandResult }> {
   const { clock } = lane.deps;
   let landed: LandResult | undefined;
   const { item, taken, branch, watcher } = o;
@@ -61,32 +60,7 @@ export async function landCycle(
     keeper: o.keeper,
     work: o.work,
     base: o.runHead,
-    land: async () => {
-      const consumed = consumptionOf(watcher, ctx.runId);
-      const note = ctx.source.landingNote(item.key);
-      const waitMs = Math.max(1000, Math.min(LAND_WAIT_MS, ctx.deadline - clock.now()));
-      o.watch.landing();
-      const input = {
-        item: item.key,
-        branch,
-        waitMs,
-        // One commit per item on main unless land.strategy says otherwise (ADR 0093).
-        defaultStrategy: 'squash' as const,
-        ...(item.priority ? { priority: item.priority } : {}),
-        keep: false,
-        alsoWrite: receipt,
-        lane: { attended: ctx.attended },
-        checkWatch: o.watch.checks,
-      };
-      landed = await land(lane, { ...input, ...(consumed ? { consumed } : {}), ...(note ? { pullRequestNote: note } : {}) }, ctx.gate);
-      // The landing deleted these records; the same commits pushed again are never delivered
-      // again. A write the disk refuses leaves the landing standing; a bug is thrown on.
-      await rememberDelivered(
-        lane.commonDir,
-        watcher.delivered.flatMap((c) => (c.record ? [c.record.tip] : [])),
-      ).catch(unlessSystemError(undefined));
-      return landed;
-    },
+    land: async () => (landed = await landItem(ctx, lane, o, receipt)),
     collect: o.collect,
     rebase: async (r) => {
       const env = ctx.repo.deps.env;
@@ -105,4 +79,39 @@ export async function landCycle(
     },
   });
   return out.outcome === 'landed' && landed ? { ...out, result: landed } : out;
+}
+
+/** One land of the cycle's branch through the queue, with its receipt in the landing push and what the run absorbed. */
+async function landItem(
+  ctx: RunContext,
+  lane: Repo,
+  o: CycleLanding,
+  receipt: (head: string) => ReturnType<typeof receiptWrites>,
+): Promise<LandResult> {
+  const { clock } = lane.deps;
+  const { item, branch, watcher } = o;
+  const consumed = consumptionOf(watcher, ctx.runId);
+  const note = ctx.source.landingNote(item.key);
+  const waitMs = Math.max(1000, Math.min(LAND_WAIT_MS, ctx.deadline - clock.now()));
+  o.watch.landing();
+  const input = {
+    item: item.key,
+    branch,
+    waitMs,
+    // One commit per item on main unless land.strategy says otherwise (ADR 0093).
+    defaultStrategy: 'squash' as const,
+    ...(item.priority ? { priority: item.priority } : {}),
+    keep: false,
+    alsoWrite: receipt,
+    lane: { attended: ctx.attended },
+    checkWatch: o.watch.checks,
+  };
+  const landed = await land(lane, { ...input, ...(consumed ? { consumed } : {}), ...(note ? { pullRequestNote: note } : {}) }, ctx.gate);
+  // The landing deleted these records; the same commits pushed again are never delivered
+  // again. A write the disk refuses leaves the landing standing; a bug is thrown on.
+  await rememberDelivered(
+    lane.commonDir,
+    watcher.delivered.flatMap((c) => (c.record ? [c.record.tip] : [])),
+  ).catch(unlessSystemError(undefined));
+  return landed;
 }

@@ -30,7 +30,8 @@ import { runSteeredAgent } from './steer-cycle.js';
 import { cyclePlan, laneHidden } from '../run/sandbox.js';
 import { mailboxLine } from '../../steering/mailbox.js';
 import { cycleBranch } from './keep-work.js';
-import { openSandboxNetwork, relayLine, type SandboxNetwork } from '../../machine/sandbox/sandbox-network.js';
+import type { SandboxNetwork } from '../../machine/sandbox/sandbox-network.js';
+import { openCycleNetwork } from './cycle-network.js';
 import { landCycle } from './cycle-landing.js';
 import { teamCycle } from '../team-budget/cycle.js';
 import { landedPullRequest } from '../../forges/landed.js';
@@ -149,20 +150,8 @@ async function prepareCycle(c: Cycle) {
     home: files.home,
     tmp: files.tmp,
   });
-  let net: SandboxNetwork | undefined;
   // The agent's only way out of its sandbox's loopback: the egress proxy, with this cycle's allow-list.
-  if (ctx.sandbox === 'bwrap') {
-    const w = watch;
-    net = hold.net = await openSandboxNetwork({
-      base: cycleDir,
-      ...(ctx.repo.deps.self ? { node: ctx.repo.deps.self.node } : {}),
-      allow: config.lanes?.network?.allow ?? [],
-      allowKey: 'lanes.network.allow',
-      onEvent: (e) => w.network(e),
-    });
-    Object.assign(env, net.env);
-    log.write(relayLine(net.relay));
-  }
+  const net = (hold.net = await openCycleNetwork(ctx, { cycleDir, config, env, watch, log }));
   const collect = (base = runHead) =>
     collectAgentWork({
       lane: ctx.repo.git,

@@ -18,14 +18,7 @@ export async function setTeamBudget(repo: Repo, size: { tokens?: number; usd?: n
   refuseSettingsWriteFromLane({ laneName: repo.deps.config.lane, ...(o.lane ? { lane: true } : {}) });
   const list = await readAllowedSigners(repo.deps.config.configDir);
   const signers = list?.path ?? allowedSignersPath(repo.deps.config.configDir);
-  if (!(await hasSigningKey(repo.git))) {
-    throw new UnsafeEnvironment(
-      "the team budget is the person's alone and counts only when signed, and this clone's git has no signing key " +
-        "(user.signingkey); nothing was written. Set up git's commit signing (git config gpg.format ssh; git config " +
-        `user.signingkey ~/.ssh/id_ed25519.pub), list the key in ${signers}, and run the command again.`,
-      { reason: 'team-budget-unsigned', signers },
-    );
-  }
+  await refuseUnsigned(repo, signers);
   const snap = await readSnapshot(repo);
   const refused = snap.refused.get(TEAM_BUDGET_REF);
   // A limit this abcd cannot read is not overwritten blind: a newer abcd wrote it (rule 3).
@@ -50,10 +43,7 @@ export async function setTeamBudget(repo: Repo, size: { tokens?: number; usd?: n
     by: repo.me,
   };
   const lease = refused?.tip ?? snap.teamBudget?.tip ?? null;
-  const shown = [
-    ...(size.tokens !== undefined ? [`${size.tokens} tokens`] : []),
-    ...(size.usd !== undefined ? [`$${formatUsd(size.usd)}`] : []),
-  ].join(', ');
+  const shown = shownSize(size);
   const tip = await writeSettingsCommit({
     git: repo.git,
     content: encodeTeamBudget(record),
@@ -80,4 +70,24 @@ export async function setTeamBudget(repo: Repo, size: { tokens?: number; usd?: n
     });
   }
   return tip;
+}
+
+/** The team budget counts only when signed: without a signing key nothing is written. */
+async function refuseUnsigned(repo: Repo, signers: string): Promise<void> {
+  if (!(await hasSigningKey(repo.git))) {
+    throw new UnsafeEnvironment(
+      "the team budget is the person's alone and counts only when signed, and this clone's git has no signing key " +
+        "(user.signingkey); nothing was written. Set up git's commit signing (git config gpg.format ssh; git config " +
+        `user.signingkey ~/.ssh/id_ed25519.pub), list the key in ${signers}, and run the command again.`,
+      { reason: 'team-budget-unsigned', signers },
+    );
+  }
+}
+
+/** The pool's size as the commit message says it. */
+function shownSize(size: { tokens?: number; usd?: number }): string {
+  return [
+    ...(size.tokens !== undefined ? [`${size.tokens} tokens`] : []),
+    ...(size.usd !== undefined ? [`$${formatUsd(size.usd)}`] : []),
+  ].join(', ');
 }

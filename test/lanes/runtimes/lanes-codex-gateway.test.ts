@@ -9,19 +9,23 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupTemp, tempDir } from '../../harness/git-env.js';
+import {
+  CLI_PATH as PATH,
+  expectKeyNamingRefused,
+  expectPoolStopsInFlight,
+  expectUnsandboxedOwnUsage,
+  mainFile,
+  poolScript,
+  type RuntimeUnderTest,
+} from '../../harness/lane-runtimes.js';
 import { itemStatus, laneRun, laneSession, remoteWithItems } from '../../harness/lanes.js';
 import { OpenAiModelServer } from '../../harness/model-server-openai.js';
 
-const BIN = join(import.meta.dirname, '..', '..', '..', 'node_modules', '.bin');
-const PATH = `${BIN}:${process.env.PATH ?? '/usr/bin:/bin'}`;
+const CODEX: RuntimeUnderTest = { runtime: 'codex', cli: 'Codex' };
 const REAL_KEY = 'canary-openai-real-key-5e21';
 const PLACEHOLDER = 'abcd-model-gateway-placeholder';
 // What a prompt-injected agent would look at: its environment and Codex's own config.
 const LOOK = '{ env; cat "$CODEX_HOME/config.toml"; } > seen.txt; git add seen.txt && git commit -qm "codex: what it saw"';
-
-async function mainFile(remote: { dir: string }, path: string): Promise<string> {
-  return (await execa('git', ['-C', remote.dir, 'show', `main:${path}`])).stdout;
-}
 
 describe('the codex runtime through the model gateway', () => {
   afterAll(cleanupTemp);
@@ -106,14 +110,7 @@ describe('the codex runtime through the model gateway', () => {
       await writeFile(join(team, 'config.toml'), server.codexConfig({ model: 'stub-codex', envKey: 'OPENAI_API_KEY' }));
       const remote = await remoteWithItems([{ slug: 'plain' }]);
       const lane = await laneSession(remote, 'lane', { CODEX_HOME: team, OPENAI_API_KEY: REAL_KEY, PATH });
-      const r = await lane.abcd(['drain', '--runtime', 'codex', '--sandbox', 'none', '--json', '--agent-timeout', '120s'], {
-        timeoutMs: 150_000,
-      });
-      expect(r.json.sandbox ?? laneRun(r).sandbox, r.stdout + r.stderr).toBe('none');
-      expect(server.requests.map((q) => q.key)).toEqual([REAL_KEY]);
-      expect(laneRun(r).record.cycles[0].spend).toMatchObject({ source: 'runtime', inputTokens: 70, outputTokens: 5 });
-      const log = (await lane.abcd(['logs', laneRun(r).runId])).stdout;
-      expect(log).not.toContain('[abcd] model:');
+      await expectUnsandboxedOwnUsage(CODEX, lane, server, REAL_KEY);
     } finally {
       await server.stop();
     }
@@ -122,35 +119,17 @@ describe('the codex runtime through the model gateway', () => {
   it('naming the key for the agent is refused before anything is claimed: the gateway passes it', async () => {
     const remote = await remoteWithItems([{ slug: 'named' }], { lanes: { codex: { env: ['OPENAI_API_KEY'] } } });
     const lane = await laneSession(remote, 'lane', { OPENAI_API_KEY: REAL_KEY, PATH });
-    const r = await lane.abcd(['drain', '--runtime', 'codex', '--json']);
-    expect(r.code, r.stdout + r.stderr).toBe(2);
-    expect(r.json.refusal).toMatchObject({ data: { name: 'OPENAI_API_KEY', key: 'lanes.codex.env' } });
-    expect(r.json.refusal.message).toContain("abcd's model gateway adds the key");
+    await expectKeyNamingRefused(CODEX, lane, 'OPENAI_API_KEY');
   }, 60_000);
 
   it('a pool smaller than the first answer: the gateway stops the next request, the cycle ends budget-exhausted, the debit is what was answered', async () => {
-    const server = await OpenAiModelServer.start([
-      { exec: 'echo part > part.txt && git add part.txt && git commit -qm "codex: part"', usage: { input: 1200, cached: 0, output: 40 } },
-      { say: 'never asked for', usage: { input: 5000, output: 5000 } },
-    ]);
+    const server = await OpenAiModelServer.start(poolScript('codex'));
     try {
       const team = await tempDir('codex-team');
       await writeFile(join(team, 'config.toml'), server.codexConfig({ model: 'stub-codex', envKey: 'OPENAI_API_KEY' }));
       const remote = await remoteWithItems([{ slug: 'long' }]);
       const lane = await laneSession(remote, 'spender', { CODEX_HOME: team, OPENAI_API_KEY: REAL_KEY, PATH });
-      expect((await lane.abcd(['budget', 'set', '1000'])).code).toBe(0);
-      const r = await lane.abcd(['drain', '--runtime', 'codex', '--json', '--agent-timeout', '120s'], { timeoutMs: 150_000 });
-      expect(r.code, r.stdout + r.stderr).toBe(3);
-      const [cycle] = laneRun(r).record.cycles;
-      expect(cycle, JSON.stringify(r.json)).toMatchObject({ item: 'long', outcome: 'failed', code: 'budget-exhausted' });
-      expect(cycle.reason).toContain('model gateway stopped');
-      // One answer was sent, and only what it reported was debited.
-      expect(server.requests).toHaveLength(1);
-      expect(cycle.usage).toBe(1240);
-      expect(cycle.spend).toMatchObject({ source: 'api', inputTokens: 1200, outputTokens: 40 });
-      const budget = await lane.abcd(['budget', '--json']);
-      expect(budget.json).toMatchObject({ spent: 1240, remaining: 0 });
-      await expect(mainFile(remote, 'part.txt')).rejects.toThrow();
+      await expectPoolStopsInFlight(CODEX, remote, lane, server);
     } finally {
       await server.stop();
     }

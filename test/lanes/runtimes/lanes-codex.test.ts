@@ -3,29 +3,33 @@
 // through exec_command, with exactly the usage the stub reported debited; a steer sent while
 // Codex works reaches it by resuming the same thread, the agent acts on it, and the landing's
 // receipt lists it. A team config's secrets stay out of the agent's reach.
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
-import { STEER_ENVELOPE_FIRST_LINE } from '../../../src/steering/envelope.js';
 import { cleanupTemp, tempDir } from '../../harness/git-env.js';
+import {
+  buildSteered,
+  CLI_PATH,
+  expectKilledAtTimeout,
+  expectRefusedModelFails,
+  expectSteerResumed,
+  expectRunsFromHome,
+  homeScript,
+  mainFile,
+  steeredScript,
+  type RuntimeUnderTest,
+} from '../../harness/lane-runtimes.js';
 import { itemStatus, laneSession, remoteWithItems, laneRun } from '../../harness/lanes.js';
 import { OpenAiModelServer } from '../../harness/model-server-openai.js';
-import { makeSession } from '../../harness/session.js';
-import { refsUnder, remoteRecord, until } from '../../harness/steer.js';
 
-const BIN = join(import.meta.dirname, '..', '..', '..', 'node_modules', '.bin');
+const CODEX: RuntimeUnderTest = { runtime: 'codex', cli: 'Codex' };
 
 /** A team's CODEX_HOME naming the stub as its provider, and the lane's environment for it. */
 async function codexEnv(server: OpenAiModelServer): Promise<Record<string, string>> {
   const team = await tempDir('codex-team');
   await writeFile(join(team, 'config.toml'), server.codexConfig({ model: 'stub-codex', envKey: 'OPENAI_API_KEY' }));
   await writeFile(join(team, 'auth.json'), '{"OPENAI_API_KEY":"the person login, never copied"}');
-  return { CODEX_HOME: team, OPENAI_API_KEY: 'stub-key', PATH: `${BIN}:${process.env.PATH ?? '/usr/bin:/bin'}` };
-}
-
-async function mainFile(remote: { dir: string }, path: string): Promise<string> {
-  return (await execa('git', ['-C', remote.dir, 'show', `main:${path}`])).stdout;
+  return { CODEX_HOME: team, OPENAI_API_KEY: 'stub-key', PATH: CLI_PATH };
 }
 
 describe('the codex runtime', () => {
@@ -84,88 +88,29 @@ describe('the codex runtime', () => {
   }, 180_000);
 
   it('a steer sent while Codex works resumes the same thread with the envelope; the agent acts on it; the receipt lists it', async () => {
-    let release!: () => void;
-    const steered = new Promise<void>((r) => (release = r));
-    const server = await OpenAiModelServer.start([
-      async () => {
-        await steered;
-        return { exec: 'printf "first\\n" > notes.txt && git add notes.txt && git commit -qm "codex: first"' };
-      },
-      { say: 'first part done' },
-      (req) => {
-        const envelope = req.userTexts.at(-1) ?? '';
-        if (!envelope.startsWith(STEER_ENVELOPE_FIRST_LINE)) throw new Error(`the resumed turn is no envelope: ${envelope.slice(0, 200)}`);
-        // The agent does what the amendment says: its text, quoted, goes into the file.
-        const asked = /^\| (.*)$/m.exec(envelope)?.[1] ?? 'nothing';
-        return { exec: `printf '%s\\n' '${asked}' >> notes.txt && git commit -qam "codex: steer"` };
-      },
-      { say: 'the steer is done' },
-    ]);
+    const steered = steeredScript('codex');
+    const server = await OpenAiModelServer.start(steered.steps);
     try {
       const remote = await remoteWithItems([{ slug: 'notes' }], { lanes: { runtime: 'codex', steer: { poll: '500ms' } } });
       const lane = await laneSession(remote, 'lane', { ABCD_SESSION: 'lane', ...(await codexEnv(server)) });
-      const run = lane.abcd(['build', 'notes', '--json', '--agent-timeout', '120s'], { timeoutMs: 170_000 });
-      await until('Codex to ask the model', () => server.requests.length >= 1, 120_000);
-
-      const asker = await makeSession(remote.url, 'asker', { person: 'lane@example.com' });
-      const steer = await asker.abcd(['steer', 'notes', 'add a line saying steered', '--json']);
-      expect(steer.code, steer.stdout + steer.stderr).toBe(0);
-      expect(steer.json).toMatchObject({ item: 'notes', as: 'amendment' });
-      release();
-
-      const r = await run;
-      expect(r.code, r.stdout + r.stderr).toBe(0);
-      expect(r.json).toMatchObject({ outcome: 'landed' });
-      expect(await mainFile(remote, 'notes.txt')).toBe('first\nadd a line saying steered');
-      // Both runs' requests, once each: the resumed run's total already holds the first run's.
-      const reported = server.reported();
-      expect(reported.requests).toBe(4);
-      expect(laneRun(r).record.cycles[0].usage).toBe(reported.input + reported.output);
-
+      // The resumed run's total already holds the first run's: the cycle takes the latest.
+      const done = await buildSteered(CODEX, remote, lane, server, steered.release);
       // One conversation: the envelope arrived in a request of the same thread after the first turn.
       const threads = new Set(server.requests.map((x) => x.thread));
       expect(threads.size).toBe(1);
-      const resumed = server.requests[2]!;
-      // The resumed request carries the first turn's prompt before the envelope: the same conversation.
-      expect(resumed.userTexts.findIndex((t) => t.includes('You are an unattended agent in an abcd lane'))).toBeLessThan(
-        resumed.userTexts.length - 1,
-      );
-      expect(resumed.userTexts.at(-1)!.split('\n')[0]).toBe(STEER_ENVELOPE_FIRST_LINE);
-      expect(resumed.userTexts.at(-1)).toMatch(new RegExp(`--- amendment 1/1: steer ${steer.json.id} by lane@example\\.com/`));
-
-      const receipt = await remoteRecord(remote, 'refs/heads/abcd/receipts/local/item/notes');
-      expect(receipt).toMatchObject({ abcd: 'receipt', item: 'local:item:notes', runId: r.json.runId });
-      expect(receipt.consumed).toEqual([expect.objectContaining({ kind: 'steer', id: steer.json.id })]);
-      expect(await refsUnder(remote, 'refs/heads/abcd/steer/')).toEqual([]);
-      server.verify({ allStepsUsed: true });
+      await expectSteerResumed(remote, done, server);
     } finally {
-      release();
+      steered.release();
       await server.stop();
     }
   }, 200_000);
 
   it("Codex installed under HOME (hidden by the sandbox): its launcher's folder and its platform package are shown, and it runs", async () => {
-    const server = await OpenAiModelServer.start([
-      { exec: 'echo home > home.txt && git add home.txt && git commit -qm "codex: home"' },
-      { say: 'done' },
-    ]);
+    const server = await OpenAiModelServer.start(homeScript('codex'));
     try {
       const remote = await remoteWithItems([{ slug: 'from-home' }]);
-      const env = await codexEnv(server);
-      const lane = await laneSession(remote, 'lane', env);
-      // An npm install under HOME, as hard links (the native binary is 400 MB), and no other on PATH.
-      const modules = join(lane.env.HOME!, 'tools', 'node_modules');
-      await mkdir(join(modules, '.bin'), { recursive: true });
-      await execa('cp', ['-al', join(BIN, '..', '@openai'), join(modules, '@openai')]);
-      await symlink('../@openai/codex/bin/codex.js', join(modules, '.bin', 'codex'));
-      const r = await lane.abcd(['drain', '--runtime', 'codex', '--json', '--agent-timeout', '120s'], {
-        env: { PATH: [join(modules, '.bin'), ...env.PATH!.split(':').filter((d) => !d.endsWith('node_modules/.bin'))].join(':') },
-        timeoutMs: 150_000,
-      });
-      expect(r.code, r.stdout + r.stderr).toBe(0);
-      expect(r.json).toMatchObject({ outcome: 'landed', sandbox: 'bwrap' });
-      expect(await mainFile(remote, 'home.txt')).toBe('home');
-      server.verify({ allStepsUsed: true });
+      const lane = await laneSession(remote, 'lane', await codexEnv(server));
+      await expectRunsFromHome(CODEX, remote, lane, server, { scope: '@openai', launcher: '@openai/codex/bin/codex.js' });
     } finally {
       await server.stop();
     }
@@ -228,14 +173,10 @@ describe('the codex runtime', () => {
     try {
       const remote = await remoteWithItems([{ slug: 'refused' }]);
       const lane = await laneSession(remote, 'lane', await codexEnv(server));
-      const r = await lane.abcd(['drain', '--runtime', 'codex', '--json', '--agent-timeout', '120s'], { timeoutMs: 150_000 });
-      expect(r.code, r.stdout + r.stderr).toBe(3);
-      const [cycle] = laneRun(r).record.cycles;
-      expect(cycle).toMatchObject({ item: 'refused', outcome: 'failed', code: 'agent-failed' });
-      expect(cycle.reason).toMatch(/^the agent exited 1: .*model stub: request 0 of conversation \S+ is past its script/);
-      expect(cycle.reason).not.toMatch(/thread\.started|turn\.started|"item_/);
-      expect(await itemStatus(remote, 'refused')).toBe('ready');
-      expect(server.requests).toHaveLength(1);
+      await expectRefusedModelFails(CODEX, remote, lane, server, {
+        said: /^the agent exited 1: .*model stub: request 0 of conversation \S+ is past its script/,
+        raw: /thread\.started|turn\.started|"item_/,
+      });
     } finally {
       await server.stop();
     }
@@ -246,12 +187,7 @@ describe('the codex runtime', () => {
     try {
       const remote = await remoteWithItems([{ slug: 'slow' }]);
       const lane = await laneSession(remote, 'lane', await codexEnv(server));
-      const r = await lane.abcd(['drain', '--runtime', 'codex', '--json', '--agent-timeout', '8s'], { timeoutMs: 150_000 });
-      expect(r.code, r.stdout + r.stderr).toBe(3);
-      expect(laneRun(r).record.cycles[0]).toMatchObject({ item: 'slow', outcome: 'timeout' });
-      expect(server.requests).toHaveLength(1);
-      await until('the killed agent to drop its request', () => server.inFlight() === 0, 10_000);
-      expect(await itemStatus(remote, 'slow')).toBe('ready');
+      await expectKilledAtTimeout(CODEX, remote, lane, server);
     } finally {
       await server.stop();
     }

@@ -6,26 +6,38 @@
 // the landing's receipt lists it; a budget the first cycle crosses stops the drain before the
 // next, and one the first answer crosses is stopped by the gateway in flight.
 import { constants } from 'node:fs';
-import { access, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { access, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PLACEHOLDER_KEY } from '../../../src/lanes/runtimes/gateway-link.js';
-import { STEER_ENVELOPE_FIRST_LINE } from '../../../src/steering/envelope.js';
 import { cleanupTemp } from '../../harness/git-env.js';
+import {
+  buildSteered,
+  CLI_PATH,
+  expectKeyNamingRefused,
+  expectKilledAtTimeout,
+  expectRefusedModelFails,
+  expectPoolStopsInFlight,
+  expectSteerResumed,
+  expectUnsandboxedOwnUsage,
+  expectRunsFromHome,
+  homeScript,
+  mainFile,
+  poolScript,
+  steeredScript,
+  type RuntimeUnderTest,
+} from '../../harness/lane-runtimes.js';
 import { itemStatus, laneRun, laneSession, remoteWithItems } from '../../harness/lanes.js';
 import { GeminiModelServer } from '../../harness/model-server-gemini.js';
-import { makeSession } from '../../harness/session.js';
-import { refsUnder, remoteRecord, until } from '../../harness/steer.js';
 
-const BIN = join(import.meta.dirname, '..', '..', '..', 'node_modules', '.bin');
+const GEMINI_CLI: RuntimeUnderTest = { runtime: 'gemini', cli: 'Gemini CLI' };
 const KEY = 'stub-gemini-key';
 // A model named: without one the CLI routes ("auto") through a classifier request of its own first.
 const GEMINI = { gemini: { model: 'gemini-stub' } };
 
 /** The lane's environment for Gemini CLI against the stub. */
 function geminiEnv(server: GeminiModelServer): Record<string, string> {
-  return { GEMINI_API_KEY: KEY, GOOGLE_GEMINI_BASE_URL: server.baseUrl, PATH: `${BIN}:${process.env.PATH ?? '/usr/bin:/bin'}` };
+  return { GEMINI_API_KEY: KEY, GOOGLE_GEMINI_BASE_URL: server.baseUrl, PATH: CLI_PATH };
 }
 
 /** The first of `places` this process may write in. */
@@ -39,10 +51,6 @@ async function writableFolder(places: string[]): Promise<string> {
     )
       return p;
   throw new Error(`none of ${places.join(', ')} is writable`);
-}
-
-async function mainFile(remote: { dir: string }, path: string): Promise<string> {
-  return (await execa('git', ['-C', remote.dir, 'show', `main:${path}`])).stdout;
 }
 
 describe('the gemini runtime', () => {
@@ -122,59 +130,18 @@ describe('the gemini runtime', () => {
   }, 180_000);
 
   it('a steer sent while Gemini CLI works resumes the same session with the envelope; the agent acts on it; the receipt lists it', async () => {
-    let release!: () => void;
-    const steered = new Promise<void>((r) => (release = r));
-    const server = await GeminiModelServer.start([
-      async () => {
-        await steered;
-        return { exec: 'printf "first\\n" > notes.txt && git add notes.txt && git commit -qm "gemini: first"' };
-      },
-      { say: 'first part done' },
-      (req) => {
-        const envelope = req.userTexts.at(-1) ?? '';
-        if (!envelope.startsWith(STEER_ENVELOPE_FIRST_LINE)) throw new Error(`the resumed turn is no envelope: ${envelope.slice(0, 200)}`);
-        const asked = /^\| (.*)$/m.exec(envelope)?.[1] ?? 'nothing';
-        return { exec: `printf '%s\\n' '${asked}' >> notes.txt && git commit -qam "gemini: steer"` };
-      },
-      { say: 'the steer is done' },
-    ]);
+    const steered = steeredScript('gemini');
+    const server = await GeminiModelServer.start(steered.steps);
     try {
       const remote = await remoteWithItems([{ slug: 'notes' }], { lanes: { runtime: 'gemini', ...GEMINI, steer: { poll: '500ms' } } });
       const lane = await laneSession(remote, 'lane', { ABCD_SESSION: 'lane', ...geminiEnv(server) });
-      const run = lane.abcd(['build', 'notes', '--json', '--agent-timeout', '120s'], { timeoutMs: 170_000 });
-      await until('Gemini CLI to ask the model', () => server.requests.length >= 1, 120_000);
-
-      const asker = await makeSession(remote.url, 'asker', { person: 'lane@example.com' });
-      const steer = await asker.abcd(['steer', 'notes', 'add a line saying steered', '--json']);
-      expect(steer.code, steer.stdout + steer.stderr).toBe(0);
-      expect(steer.json).toMatchObject({ item: 'notes', as: 'amendment' });
-      release();
-
-      const r = await run;
-      expect(r.code, r.stdout + r.stderr).toBe(0);
-      expect(r.json).toMatchObject({ outcome: 'landed' });
-      expect(await mainFile(remote, 'notes.txt')).toBe('first\nadd a line saying steered');
-      // Both runs' requests, once each: each run's result counts its own, and the cycle sums them.
-      const reported = server.reported();
-      expect(reported.requests).toBe(4);
-      expect(laneRun(r).record.cycles[0].usage).toBe(reported.input + reported.output);
-
-      // One conversation: the resumed request carries the first turn's prompt and answer before the envelope.
-      const resumed = server.requests[2]!;
-      expect(resumed.userTexts.findIndex((t) => t.includes('You are an unattended agent in an abcd lane'))).toBeLessThan(
-        resumed.userTexts.length - 1,
-      );
-      expect(JSON.stringify(resumed.body.contents)).toContain('first part done');
-      expect(resumed.userTexts.at(-1)!.split('\n')[0]).toBe(STEER_ENVELOPE_FIRST_LINE);
-      expect(resumed.userTexts.at(-1)).toMatch(new RegExp(`--- amendment 1/1: steer ${steer.json.id} by lane@example\\.com/`));
-
-      const receipt = await remoteRecord(remote, 'refs/heads/abcd/receipts/local/item/notes');
-      expect(receipt).toMatchObject({ abcd: 'receipt', item: 'local:item:notes', runId: r.json.runId });
-      expect(receipt.consumed).toEqual([expect.objectContaining({ kind: 'steer', id: steer.json.id })]);
-      expect(await refsUnder(remote, 'refs/heads/abcd/steer/')).toEqual([]);
-      server.verify({ allStepsUsed: true });
+      // Each run's result counts its own requests, and the cycle sums them.
+      const done = await buildSteered(GEMINI_CLI, remote, lane, server, steered.release);
+      // One conversation: the resumed request carries the first turn's answer before the envelope.
+      expect(JSON.stringify(done.resumed.body.contents)).toContain('first part done');
+      await expectSteerResumed(remote, done, server);
     } finally {
-      release();
+      steered.release();
       await server.stop();
     }
   }, 200_000);
@@ -209,25 +176,12 @@ describe('the gemini runtime', () => {
   }, 180_000);
 
   it('a pool smaller than the first answer: the gateway stops the next request, the cycle ends budget-exhausted, the debit is what was answered', async () => {
-    const server = await GeminiModelServer.start([
-      { exec: 'echo part > part.txt && git add part.txt && git commit -qm "gemini: part"', usage: { input: 1200, cached: 0, output: 40 } },
-      { say: 'never asked for', usage: { input: 5000, output: 5000 } },
-    ]);
+    const server = await GeminiModelServer.start(poolScript('gemini'));
     try {
       const remote = await remoteWithItems([{ slug: 'long' }], { lanes: GEMINI });
       const lane = await laneSession(remote, 'spender', geminiEnv(server));
-      expect((await lane.abcd(['budget', 'set', '1000'])).code).toBe(0);
-      const r = await lane.abcd(['drain', '--runtime', 'gemini', '--json', '--agent-timeout', '120s'], { timeoutMs: 150_000 });
-      expect(r.code, r.stdout + r.stderr).toBe(3);
-      const [cycle] = laneRun(r).record.cycles;
-      expect(cycle, JSON.stringify(r.json)).toMatchObject({ item: 'long', outcome: 'failed', code: 'budget-exhausted' });
-      expect(cycle.reason).toContain('model gateway stopped');
-      // One answer was sent (the 400 is not retried), and only what it reported was debited.
-      expect(server.requests).toHaveLength(1);
-      expect(cycle.usage).toBe(1240);
-      expect(cycle.spend).toMatchObject({ source: 'api', inputTokens: 1200, outputTokens: 40 });
-      expect((await lane.abcd(['budget', '--json'])).json).toMatchObject({ spent: 1240, remaining: 0 });
-      await expect(mainFile(remote, 'part.txt')).rejects.toThrow();
+      // One answer was sent (the 400 is not retried).
+      await expectPoolStopsInFlight(GEMINI_CLI, remote, lane, server);
       expect(await itemStatus(remote, 'long')).toBe('ready');
     } finally {
       await server.stop();
@@ -260,11 +214,8 @@ describe('the gemini runtime', () => {
   it('naming the key for the agent is refused before anything is claimed: the gateway passes it', async () => {
     for (const name of ['GEMINI_API_KEY', 'GOOGLE_API_KEY']) {
       const remote = await remoteWithItems([{ slug: 'named' }], { lanes: { gemini: { env: [name] } } });
-      const lane = await laneSession(remote, 'lane', { GEMINI_API_KEY: KEY, PATH: `${BIN}:${process.env.PATH ?? '/usr/bin:/bin'}` });
-      const r = await lane.abcd(['drain', '--runtime', 'gemini', '--json']);
-      expect(r.code, r.stdout + r.stderr).toBe(2);
-      expect(r.json.refusal).toMatchObject({ data: { name, key: 'lanes.gemini.env' } });
-      expect(r.json.refusal.message).toContain("abcd's model gateway adds the key");
+      const lane = await laneSession(remote, 'lane', { GEMINI_API_KEY: KEY, PATH: CLI_PATH });
+      await expectKeyNamingRefused(GEMINI_CLI, lane, name);
       expect(await itemStatus(remote, 'named')).toBe('ready');
     }
   }, 60_000);
@@ -274,40 +225,18 @@ describe('the gemini runtime', () => {
     try {
       const remote = await remoteWithItems([{ slug: 'plain' }], { lanes: GEMINI });
       const lane = await laneSession(remote, 'lane', geminiEnv(server));
-      const r = await lane.abcd(['drain', '--runtime', 'gemini', '--sandbox', 'none', '--json', '--agent-timeout', '120s'], {
-        timeoutMs: 150_000,
-      });
-      expect(laneRun(r).sandbox, r.stdout + r.stderr).toBe('none');
-      expect(server.requests.map((q) => q.key)).toEqual([KEY]);
-      expect(laneRun(r).record.cycles[0].spend).toMatchObject({ source: 'runtime', inputTokens: 70, outputTokens: 5 });
-      expect((await lane.abcd(['logs', laneRun(r).runId])).stdout).not.toContain('[abcd] model:');
+      await expectUnsandboxedOwnUsage(GEMINI_CLI, lane, server, KEY);
     } finally {
       await server.stop();
     }
   }, 180_000);
 
   it('Gemini CLI installed under HOME (hidden by the sandbox): its folder is shown, and it runs', async () => {
-    const server = await GeminiModelServer.start([
-      { exec: 'echo home > home.txt && git add home.txt && git commit -qm "gemini: home"' },
-      { say: 'done' },
-    ]);
+    const server = await GeminiModelServer.start(homeScript('gemini'));
     try {
       const remote = await remoteWithItems([{ slug: 'from-home' }], { lanes: GEMINI });
-      const env = geminiEnv(server);
-      const lane = await laneSession(remote, 'lane', env);
-      // An npm install under HOME, as hard links, and no other on PATH.
-      const modules = join(lane.env.HOME!, 'tools', 'node_modules');
-      await mkdir(join(modules, '.bin'), { recursive: true });
-      await execa('cp', ['-al', join(BIN, '..', '@google'), join(modules, '@google')]);
-      await symlink('../@google/gemini-cli/bundle/gemini.js', join(modules, '.bin', 'gemini'));
-      const r = await lane.abcd(['drain', '--runtime', 'gemini', '--json', '--agent-timeout', '120s'], {
-        env: { PATH: [join(modules, '.bin'), ...env.PATH!.split(':').filter((d) => !d.endsWith('node_modules/.bin'))].join(':') },
-        timeoutMs: 150_000,
-      });
-      expect(r.code, r.stdout + r.stderr).toBe(0);
-      expect(r.json).toMatchObject({ outcome: 'landed', sandbox: 'bwrap' });
-      expect(await mainFile(remote, 'home.txt')).toBe('home');
-      server.verify({ allStepsUsed: true });
+      const lane = await laneSession(remote, 'lane', geminiEnv(server));
+      await expectRunsFromHome(GEMINI_CLI, remote, lane, server, { scope: '@google', launcher: '@google/gemini-cli/bundle/gemini.js' });
     } finally {
       await server.stop();
     }
@@ -318,15 +247,11 @@ describe('the gemini runtime', () => {
     try {
       const remote = await remoteWithItems([{ slug: 'refused' }], { lanes: GEMINI });
       const lane = await laneSession(remote, 'lane', geminiEnv(server));
-      const r = await lane.abcd(['drain', '--runtime', 'gemini', '--json', '--agent-timeout', '120s'], { timeoutMs: 150_000 });
-      expect(r.code, r.stdout + r.stderr).toBe(3);
-      const [cycle] = laneRun(r).record.cycles;
-      expect(cycle).toMatchObject({ item: 'refused', outcome: 'failed', code: 'agent-failed' });
-      expect(cycle.reason).toMatch(/^the agent exited \d+: .*model stub: request 0 is past the script/);
-      expect(cycle.reason).not.toMatch(/"type":"|session_id/);
-      expect(await itemStatus(remote, 'refused')).toBe('ready');
-      // A 400 is not retried.
-      expect(server.requests).toHaveLength(1);
+      // Asked once: a 400 is not retried.
+      await expectRefusedModelFails(GEMINI_CLI, remote, lane, server, {
+        said: /^the agent exited \d+: .*model stub: request 0 is past the script/,
+        raw: /"type":"|session_id/,
+      });
     } finally {
       await server.stop();
     }
@@ -337,12 +262,7 @@ describe('the gemini runtime', () => {
     try {
       const remote = await remoteWithItems([{ slug: 'slow' }], { lanes: GEMINI });
       const lane = await laneSession(remote, 'lane', geminiEnv(server));
-      const r = await lane.abcd(['drain', '--runtime', 'gemini', '--json', '--agent-timeout', '8s'], { timeoutMs: 150_000 });
-      expect(r.code, r.stdout + r.stderr).toBe(3);
-      expect(laneRun(r).record.cycles[0]).toMatchObject({ item: 'slow', outcome: 'timeout' });
-      expect(server.requests).toHaveLength(1);
-      await until('the killed agent to drop its request', () => server.inFlight() === 0, 10_000);
-      expect(await itemStatus(remote, 'slow')).toBe('ready');
+      await expectKilledAtTimeout(GEMINI_CLI, remote, lane, server);
     } finally {
       await server.stop();
     }

@@ -88,6 +88,7 @@ export class ClaudeStream {
     try {
       m = JSON.parse(text);
     } catch {
+      // a single parse: one line of the agent's stream, kept as text when it is no JSON
       return this.keep(text);
     }
     if (typeof m !== 'object' || m === null) return this.keep(text);

@@ -255,6 +255,7 @@ function modelHost(agentEnv: Record<string, string>, laneEnv: Env, cfg: ClaudeCo
   try {
     return base ? new URL(base).host : 'api.anthropic.com';
   } catch {
+    // a single parse: the base URL the agent was given, named as such when it is no URL
     return 'the ANTHROPIC_BASE_URL it was given';
   }
 }

@@ -163,6 +163,7 @@ function plainUrl(v: unknown): boolean {
     const u = new URL(v);
     return u.username === '' && u.password === '' && u.search === '';
   } catch {
+    // a single parse: the config's URL, and one that is not one is not plain
     return false;
   }
 }

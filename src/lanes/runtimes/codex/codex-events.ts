@@ -5,14 +5,8 @@
 // (`item.*`) are the lane's activity; errors and the last message make a readable tail. The
 // stream is the agent's (hostile): a line that is not such an event is kept as text, never a crash.
 import type { CycleUsage } from '../../../machine/budget/usage.js';
+import { JsonEvents, shown, SHOWN_CHARS } from '../json-events.js';
 import type { AgentActivity } from '../runtime.js';
-
-// How much of the readable log a turn keeps for its result.
-const TAIL_CHARS = 2000;
-// A line longer than this is not one event: it is cut, never buffered without end.
-const MAX_LINE_CHARS = 1 << 20;
-// How much of one command or message the tail and the live line show.
-const SHOWN_CHARS = 300;
 
 export interface CodexTotals {
   input: number;
@@ -21,7 +15,7 @@ export interface CodexTotals {
   output: number;
 }
 
-export class CodexEvents {
+export class CodexEvents extends JsonEvents {
   threadId?: string;
   /** The latest running total the stream reported. */
   totals?: CodexTotals;
@@ -30,30 +24,15 @@ export class CodexEvents {
   /** Why the last turn failed, when the stream said. */
   failure?: string;
   /** Called when a run's turn starts: Codex has taken the turn's text. */
-  onTurnStarted?: () => void;
-  private partial = '';
-  private tail = '';
+  onStarted?: () => void;
 
-  constructor(private readonly onActivity?: (a: AgentActivity) => void) {}
-
-  /** The readable log since the last call (one turn's), and a fresh one for the next. */
-  takeTail(): string {
-    const t = this.tail;
-    this.tail = '';
-    return t;
+  constructor(private readonly onActivity?: (a: AgentActivity) => void) {
+    super();
   }
 
-  /** Takes a chunk of stdout; whole lines are read, the rest waits for its end. */
-  feed(chunk: string): void {
-    const lines = (this.partial + chunk).split('\n');
-    this.partial = lines.pop()!.slice(0, MAX_LINE_CHARS);
-    for (const line of lines) this.line(line);
-  }
-
-  /** Reads what is left when the process is gone. */
-  end(): void {
-    if (this.partial) this.line(this.partial);
-    this.partial = '';
+  /** The thread a later turn resumes. */
+  get resumeId(): string | undefined {
+    return this.threadId;
   }
 
   /** Adds stderr text to the readable log (Codex's warnings and errors). */
@@ -79,23 +58,13 @@ export class CodexEvents {
     };
   }
 
-  private line(line: string): void {
-    if (line.trim() === '') return;
-    let e: Record<string, unknown>;
-    try {
-      const v: unknown = JSON.parse(line);
-      if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error('not an event');
-      e = v as Record<string, unknown>;
-    } catch {
-      this.keep(line.slice(0, SHOWN_CHARS));
-      return;
-    }
+  protected event(e: Record<string, unknown>): void {
     switch (e.type) {
       case 'thread.started':
         if (typeof e.thread_id === 'string' && /^[A-Za-z0-9-]{1,100}$/.test(e.thread_id)) this.threadId ??= e.thread_id;
         return;
       case 'turn.started':
-        this.onTurnStarted?.();
+        this.onStarted?.();
         return;
       case 'turn.completed':
         this.turns++;
@@ -117,23 +86,18 @@ export class CodexEvents {
   private item(type: string, item: unknown): void {
     if (typeof item !== 'object' || item === null) return;
     const i = item as Record<string, unknown>;
-    const text = (v: unknown) => (typeof v === 'string' ? v.slice(0, SHOWN_CHARS) : '');
     if (i.type === 'command_execution') {
-      const command = text(i.command);
+      const command = shown(i.command);
       if (type === 'item.started') this.onActivity?.({ kind: 'tool', text: command });
       else this.keep(`$ ${command}${typeof i.exit_code === 'number' ? ` (exit ${i.exit_code})` : ''}`);
     } else if (i.type === 'agent_message' && type === 'item.completed') {
-      this.onActivity?.({ kind: 'message', text: text(i.text) });
-      this.keep(`agent: ${text(i.text)}`);
+      this.onActivity?.({ kind: 'message', text: shown(i.text) });
+      this.keep(`agent: ${shown(i.text)}`);
     } else if (i.type === 'error' && type === 'item.completed') {
-      this.keep(`codex: ${text(i.message)}`);
+      this.keep(`codex: ${shown(i.message)}`);
     } else if (i.type === 'file_change' && type === 'item.completed') {
       this.onActivity?.({ kind: 'tool', text: 'file change' });
     }
-  }
-
-  private keep(line: string): void {
-    this.tail = `${this.tail}${line}\n`.slice(-TAIL_CHARS);
   }
 }
 

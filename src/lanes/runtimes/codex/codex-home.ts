@@ -9,6 +9,7 @@
 import { constants } from 'node:fs';
 import { mkdir, open, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { unlessSystemError } from '../../../core/best-effort.js';
 import { agentCodexConfig, codexRoute, throughGateway, type CodexRoute } from './codex-config.js';
 
 // A config.toml past this is not a config: it is not copied.
@@ -88,7 +89,8 @@ async function readTeamConfig(from: string | undefined): Promise<TeamConfig> {
 }
 
 async function readConfig(path: string): Promise<string | undefined> {
-  const h = await open(path, constants.O_RDONLY | constants.O_NONBLOCK).catch(() => undefined);
+  // Missing, a folder, unreadable or a loop: not a file to read (a bug is thrown on).
+  const h = await open(path, constants.O_RDONLY | constants.O_NONBLOCK).catch(unlessSystemError(undefined));
   if (!h) return undefined;
   try {
     const st = await h.stat();

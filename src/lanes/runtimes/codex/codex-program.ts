@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
+import { unlessSystemError } from '../../../core/best-effort.js';
 import type { Bind } from '../../../machine/sandbox/bwrap.js';
 import { isInside } from '../../../machine/sandbox/places.js';
 
@@ -24,21 +25,35 @@ export function codexPlatformBinds(binds: readonly Bind[], secret: readonly stri
   return out;
 }
 
+/** The name in `dir`'s package.json: none when it has none, or is missing or unreadable (a bug is thrown on). */
 function packageName(dir: string): string | undefined {
+  let text: string;
   try {
-    const v = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: unknown };
-    return typeof v.name === 'string' ? v.name : undefined;
+    text = readFileSync(join(dir, 'package.json'), 'utf8');
+  } catch (e) {
+    return unlessSystemError(undefined)(e);
+  }
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
   } catch {
+    // a single parse: a package.json that is no JSON names no package
     return undefined;
   }
+  const name = typeof v === 'object' && v !== null ? (v as { name?: unknown }).name : undefined;
+  return typeof name === 'string' ? name : undefined;
 }
 
-/** Where the launcher in `pkg` finds its platform package, as it looks for it (node's resolution). */
+/**
+ * Where the launcher in `pkg` finds its platform package, as it looks for it (node's resolution):
+ * none when node finds none (its resolution's errors carry a code; a bug is thrown on).
+ */
 function platformPackage(pkg: string): string | undefined {
   try {
     const found = createRequire(join(pkg, 'bin', 'codex.js')).resolve(`@openai/codex-${process.platform}-${process.arch}/package.json`);
     return dirname(found);
-  } catch {
-    return undefined;
+  } catch (e) {
+    if (e instanceof Error && 'code' in e && typeof e.code === 'string') return undefined;
+    throw e;
   }
 }

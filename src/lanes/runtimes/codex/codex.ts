@@ -11,12 +11,12 @@ import { UsageError } from '../../../core/refusals.js';
 import type { CodexConfig } from '../../../repo/config.js';
 import { checkEnvNames } from '../../../machine/sandbox/environment.js';
 import { urlEndpoint } from '../../../machine/sandbox/network-allow.js';
-import { startAgent } from '../../run/run-agent.js';
 import { CodexEvents } from './codex-events.js';
 import type { CodexRoute } from './codex-config.js';
 import { makeCodexHome, type CodexHome } from './codex-home.js';
 import { linkGateway, PLACEHOLDER_KEY, type GatewayLink } from '../gateway-link.js';
-import type { AgentSession, CycleAgent, Runtime, TurnOptions, TurnResult } from '../runtime.js';
+import { ResumableSession, type ResumableCli } from '../resumable-session.js';
+import type { CycleAgent, Runtime } from '../runtime.js';
 
 // Where Codex's own provider is when no config or variable names another.
 const OPENAI_API = 'https://api.openai.com/v1';
@@ -67,7 +67,7 @@ export function codexRuntime(cfg: CodexConfig = {}, laneEnv: Env = {}, heldKey?:
       if (!link) network?.allow(urlEndpoint(home.baseUrl ?? agent.env.OPENAI_BASE_URL ?? OPENAI_API) ?? OPENAI_API_ENDPOINT);
       // The cycle's log says what config Codex got, so a setting that went missing is explained there.
       agent.onOutput?.(`[abcd: Codex's config: ${home.seeded}]\n`);
-      return new CodexSession(cfg, agent, home, link);
+      return new ResumableSession(agent, new CodexEvents(agent.onActivity), codexCli(cfg, agent, home, link), link);
     },
   };
 }
@@ -87,103 +87,42 @@ function refuseOtherWire(route: CodexRoute): void {
   );
 }
 
-class CodexSession implements AgentSession {
-  readonly live = false;
-  private readonly events: CodexEvents;
+/** What is Codex's own in its resumable session: `codex exec [resume]`, its home, the gateway's address. */
+function codexCli(cfg: CodexConfig, a: CycleAgent, home: CodexHome, gateway: GatewayLink | undefined): ResumableCli {
+  return {
+    unresumable: 'codex named no thread in its first run: it cannot be resumed',
+    model: cfg.model ?? home.model,
+    run: (text, thread) => ({
+      argv: codexArgv(cfg, text, thread),
+      env: { ...a.env, CODEX_HOME: home.dir, ...gatewayEnv(home, gateway) },
+    }),
+  };
+}
 
-  constructor(
-    private readonly cfg: CodexConfig,
-    private readonly a: CycleAgent,
-    private readonly home: CodexHome,
-    /** The model gateway that holds the key, when the agent is sandboxed. */
-    private readonly gateway?: GatewayLink,
-  ) {
-    this.events = new CodexEvents(a.onActivity);
-  }
+/** `codex exec [resume] <flags> -- [thread] <text>`: the same flags on both, so `args` apply to every turn. */
+function codexArgv(cfg: CodexConfig, text: string, thread: string | undefined): string[] {
+  const mode = cfg.sandbox ?? 'danger-full-access';
+  return [
+    codexProgram(cfg),
+    'exec',
+    ...(thread ? ['resume'] : []),
+    '--json',
+    '--skip-git-repo-check',
+    '-c',
+    `sandbox_mode="${mode}"`,
+    '-c',
+    'approval_policy="never"',
+    ...(cfg.model ? ['-m', cfg.model] : []),
+    ...(cfg.args ?? []),
+    '--',
+    ...(thread ? [thread] : []),
+    text,
+  ];
+}
 
-  async turn(text: string, o: TurnOptions): Promise<TurnResult> {
-    const thread = this.events.threadId;
-    if (o.kind !== 'task' && !thread) {
-      // Without its thread a new run would start over with only this turn's text.
-      return {
-        exitCode: 1,
-        timedOut: false,
-        stopped: false,
-        durationMs: 0,
-        outputTail: 'codex named no thread in its first run: it cannot be resumed',
-      };
-    }
-    this.events.onTurnStarted = o.onTaken;
-    const p = await startAgent({
-      argv: this.argv(text, o.kind === 'task' ? undefined : thread),
-      stdin: 'ignore',
-      env: { ...this.a.env, CODEX_HOME: this.home.dir, ...this.gatewayEnv() },
-      sandbox: this.a.sandbox,
-      plan: this.a.plan,
-      marker: this.a.marker,
-      timeoutMs: o.timeoutMs,
-      ...(o.signal ? { signal: o.signal } : {}),
-      now: this.a.now,
-      ...(this.a.onOutput ? { onOutput: this.a.onOutput } : {}),
-      onStdout: (chunk) => this.events.feed(chunk),
-      onStderr: (chunk) => this.events.note(chunk),
-      ...(o.onExit ? { onExit: o.onExit } : {}),
-    });
-    const run = await p.done;
-    this.events.end();
-    this.events.onTurnStarted = undefined;
-    return { ...run, outputTail: this.events.takeTail() || run.outputTail };
-  }
-
-  /** `codex exec [resume] <flags> -- [thread] <text>`: the same flags on both, so `args` apply to every turn. */
-  private argv(text: string, thread: string | undefined): string[] {
-    const mode = this.cfg.sandbox ?? 'danger-full-access';
-    return [
-      codexProgram(this.cfg),
-      'exec',
-      ...(thread ? ['resume'] : []),
-      '--json',
-      '--skip-git-repo-check',
-      '-c',
-      `sandbox_mode="${mode}"`,
-      '-c',
-      'approval_policy="never"',
-      ...(this.cfg.model ? ['-m', this.cfg.model] : []),
-      ...(this.cfg.args ?? []),
-      '--',
-      ...(thread ? [thread] : []),
-      text,
-    ];
-  }
-
-  steer(): Promise<boolean> {
-    // No live channel: the cycle resumes the thread with the envelope after the turn.
-    return Promise.resolve(false);
-  }
-
-  /** The API's own counts through the gateway (the thread kept as the session); else Codex's report. */
-  usage() {
-    const model = this.cfg.model ?? this.home.model;
-    const cli = this.events.usage(model);
-    if (!this.gateway) return Promise.resolve({ ...cli, source: 'runtime' as const });
-    const api = this.gateway.usage();
-    const named = api.model ?? model;
-    return Promise.resolve({ ...api, ...(cli.sessionId ? { sessionId: cli.sessionId } : {}), ...(named ? { model: named } : {}) });
-  }
-
-  budgetStop(): string | undefined {
-    return this.gateway?.budgetStop();
-  }
-
-  async close(): Promise<void> {
-    // Each run is gone with its turn; the home goes with the cycle's folder.
-    await this.gateway?.close();
-  }
-
-  /** The gateway's address, and a placeholder in the variable the provider's key is read from. */
-  private gatewayEnv(): Record<string, string> {
-    const route = this.home.gateway;
-    if (!this.gateway || !route) return {};
-    return { OPENAI_BASE_URL: this.gateway.baseUrl, [route.envKey]: PLACEHOLDER_KEY };
-  }
+/** The gateway's address, and a placeholder in the variable the provider's key is read from. */
+function gatewayEnv(home: CodexHome, gateway: GatewayLink | undefined): Record<string, string> {
+  const route = home.gateway;
+  if (!gateway || !route) return {};
+  return { OPENAI_BASE_URL: gateway.baseUrl, [route.envKey]: PLACEHOLDER_KEY };
 }

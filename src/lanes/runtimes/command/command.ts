@@ -7,6 +7,7 @@ import { readCommandUsage } from '../../../machine/budget/command-usage.js';
 import { agentFileSize, appendToAgentFile, readAgentFile } from '../../run/agent-files.js';
 import { runAgent } from '../../run/run-agent.js';
 import type { AgentSession, CycleAgent, Runtime, TurnOptions, TurnResult } from '../runtime.js';
+import { turnProcess } from '../turn-process.js';
 
 export function commandRuntime(command: string): Runtime {
   return {
@@ -42,14 +43,7 @@ class CommandSession implements AgentSession {
     return runAgent({
       command: this.command,
       env,
-      sandbox: this.a.sandbox,
-      plan: this.a.plan,
-      marker: this.a.marker,
-      timeoutMs: o.timeoutMs,
-      ...(o.signal ? { signal: o.signal } : {}),
-      now: this.a.now,
-      ...(this.a.onOutput ? { onOutput: this.a.onOutput } : {}),
-      ...(o.onExit ? { onExit: o.onExit } : {}),
+      ...turnProcess(this.a, o),
     });
   }
 

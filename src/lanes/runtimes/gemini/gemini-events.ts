@@ -5,18 +5,13 @@
 // sum. Errors and the last message make a readable tail. The stream is the agent's (hostile): a
 // line that is not such an event is kept as text, never a crash.
 import { addUsage, emptyUsage, safeCount, type CycleUsage } from '../../../machine/budget/usage.js';
+import { JsonEvents, shown, SHOWN_CHARS } from '../json-events.js';
 import type { AgentActivity } from '../runtime.js';
 
-// How much of the readable log a turn keeps for its result.
-const TAIL_CHARS = 2000;
-// A line longer than this is not one event: it is cut, never buffered without end.
-const MAX_LINE_CHARS = 1 << 20;
-// How much of one command or message the tail and the live line show.
-const SHOWN_CHARS = 300;
 // A session id as the CLI writes it (a UUID); anything else is not resumed.
 const SESSION_ID = /^[A-Za-z0-9-]{1,100}$/;
 
-export class GeminiEvents {
+export class GeminiEvents extends JsonEvents {
   sessionId?: string;
   /** The model the CLI said it runs. */
   model?: string;
@@ -25,29 +20,14 @@ export class GeminiEvents {
   /** Called when a run's first event comes: the CLI has taken the turn's text. */
   onStarted?: () => void;
   private sum: CycleUsage = emptyUsage();
-  private partial = '';
-  private tail = '';
 
-  constructor(private readonly onActivity?: (a: AgentActivity) => void) {}
-
-  /** The readable log since the last call (one turn's), and a fresh one for the next. */
-  takeTail(): string {
-    const t = this.tail;
-    this.tail = '';
-    return t;
+  constructor(private readonly onActivity?: (a: AgentActivity) => void) {
+    super();
   }
 
-  /** Takes a chunk of stdout; whole lines are read, the rest waits for its end. */
-  feed(chunk: string): void {
-    const lines = (this.partial + chunk).split('\n');
-    this.partial = lines.pop()!.slice(0, MAX_LINE_CHARS);
-    for (const line of lines) this.line(line);
-  }
-
-  /** Reads what is left when the process is gone. */
-  end(): void {
-    if (this.partial) this.line(this.partial);
-    this.partial = '';
+  /** The session a later run resumes. */
+  get resumeId(): string | undefined {
+    return this.sessionId;
   }
 
   /** Adds stderr text to the readable log (the CLI's warnings and errors, not its stack traces). */
@@ -64,18 +44,7 @@ export class GeminiEvents {
     return { ...this.sum, ...(named ? { model: named } : {}), ...(this.sessionId ? { sessionId: this.sessionId } : {}) };
   }
 
-  private line(line: string): void {
-    if (line.trim() === '') return;
-    let e: Record<string, unknown>;
-    try {
-      const v: unknown = JSON.parse(line);
-      if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error('not an event');
-      e = v as Record<string, unknown>;
-    } catch {
-      this.keep(line.slice(0, SHOWN_CHARS));
-      return;
-    }
-    const text = (v: unknown) => (typeof v === 'string' ? v.slice(0, SHOWN_CHARS) : '');
+  protected event(e: Record<string, unknown>): void {
     switch (e.type) {
       case 'init':
         if (typeof e.session_id === 'string' && SESSION_ID.test(e.session_id)) this.sessionId ??= e.session_id;
@@ -84,18 +53,18 @@ export class GeminiEvents {
         return;
       case 'tool_use': {
         const p = (typeof e.parameters === 'object' && e.parameters !== null ? e.parameters : {}) as Record<string, unknown>;
-        const what = text(p.command) || text(p.file_path) || text(p.path) || text(e.tool_name);
+        const what = shown(p.command) || shown(p.file_path) || shown(p.path) || shown(e.tool_name);
         this.onActivity?.({ kind: 'tool', text: what });
-        this.keep(`→ ${text(e.tool_name)} ${what}`.trimEnd());
+        this.keep(`→ ${shown(e.tool_name)} ${what}`.trimEnd());
         return;
       }
       case 'message':
         if (e.role !== 'assistant') return;
-        this.onActivity?.({ kind: 'message', text: text(e.content) });
-        this.keep(`agent: ${text(e.content)}`);
+        this.onActivity?.({ kind: 'message', text: shown(e.content) });
+        this.keep(`agent: ${shown(e.content)}`);
         return;
       case 'error':
-        this.keep(`error: ${text(e.message) || 'unknown'}`);
+        this.keep(`error: ${shown(e.message) || 'unknown'}`);
         return;
       case 'result':
         this.result(e);
@@ -120,10 +89,6 @@ export class GeminiEvents {
       this.failure = typeof err.message === 'string' ? err.message.slice(0, SHOWN_CHARS) : 'the run failed';
       this.keep(`failed: ${this.failure}`);
     }
-  }
-
-  private keep(line: string): void {
-    this.tail = `${this.tail}${line}\n`.slice(-TAIL_CHARS);
   }
 }
 

@@ -9,9 +9,9 @@
 import type { Env } from '../../../core/deps.js';
 import { urlEndpoint } from '../../../machine/sandbox/network-allow.js';
 import type { GeminiConfig } from '../../../repo/config.js';
-import { startAgent } from '../../run/run-agent.js';
 import { linkGateway, PLACEHOLDER_KEY, type GatewayLink } from '../gateway-link.js';
-import type { AgentSession, CycleAgent, Runtime, TurnOptions, TurnResult } from '../runtime.js';
+import { ResumableSession, type ResumableCli } from '../resumable-session.js';
+import type { CycleAgent, Runtime } from '../runtime.js';
 import { GEMINI_QUIET_ENV, geminiArgv } from './gemini-args.js';
 import { GeminiEvents } from './gemini-events.js';
 import { makeGeminiHome } from './gemini-home.js';
@@ -32,89 +32,26 @@ export function geminiRuntime(cfg: GeminiConfig = {}, laneEnv: Env = {}): Runtim
       if (agent.network && key) {
         const upstream = new URL(laneEnv.GOOGLE_GEMINI_BASE_URL ?? base ?? GEMINI_API);
         const link = await linkGateway(agent, { dialect: 'gemini', upstream, credential: { headers: { 'x-goog-api-key': key } } });
-        return new GeminiSession(cfg, agent, home, link);
+        return new ResumableSession(agent, new GeminiEvents(agent.onActivity), geminiCli(cfg, agent, home, link), link);
       }
       agent.network?.allow((base && urlEndpoint(base)) || GEMINI_API_ENDPOINT);
-      return new GeminiSession(cfg, agent, home);
+      return new ResumableSession(agent, new GeminiEvents(agent.onActivity), geminiCli(cfg, agent, home, undefined));
     },
   };
 }
 
-class GeminiSession implements AgentSession {
-  readonly live = false;
-  private readonly events: GeminiEvents;
-
-  constructor(
-    private readonly cfg: GeminiConfig,
-    private readonly a: CycleAgent,
-    private readonly home: string,
-    /** The model gateway that holds the key, when the agent is sandboxed. */
-    private readonly gateway?: GatewayLink,
-  ) {
-    this.events = new GeminiEvents(a.onActivity);
-  }
-
-  async turn(text: string, o: TurnOptions): Promise<TurnResult> {
-    const session = this.events.sessionId;
-    if (o.kind !== 'task' && !session) {
-      // Without its session a new run would start over with only this turn's text.
-      return {
-        exitCode: 1,
-        timedOut: false,
-        stopped: false,
-        durationMs: 0,
-        outputTail: 'gemini named no session in its first run: it cannot be resumed',
-      };
-    }
-    this.events.onStarted = o.onTaken;
-    const p = await startAgent({
-      argv: geminiArgv(this.cfg, o.kind === 'task' ? {} : { resume: session! }),
-      stdin: 'pipe',
-      env: { ...this.a.env, ...GEMINI_QUIET_ENV, GEMINI_CLI_HOME: this.home, ...this.gatewayEnv() },
-      sandbox: this.a.sandbox,
-      plan: this.a.plan,
-      marker: this.a.marker,
-      timeoutMs: o.timeoutMs,
-      ...(o.signal ? { signal: o.signal } : {}),
-      now: this.a.now,
-      ...(this.a.onOutput ? { onOutput: this.a.onOutput } : {}),
-      onStdout: (chunk) => this.events.feed(chunk),
-      onStderr: (chunk) => this.events.note(chunk),
-      ...(o.onExit ? { onExit: o.onExit } : {}),
-    });
-    // The CLI reads its stdin to the end before it starts: the turn's text, then nothing more.
-    p.stdin?.end(text);
-    const run = await p.done;
-    this.events.end();
-    this.events.onStarted = undefined;
-    return { ...run, outputTail: this.events.takeTail() || run.outputTail };
-  }
-
-  steer(): Promise<boolean> {
-    // No live channel: the cycle resumes the session with the envelope after the turn.
-    return Promise.resolve(false);
-  }
-
-  /** The API's own counts through the gateway (the CLI's session kept); else the runs' stats. */
-  usage() {
-    const cli = this.events.usage(this.cfg.model);
-    if (!this.gateway) return Promise.resolve({ ...cli, source: 'runtime' as const });
-    const api = this.gateway.usage();
-    const named = api.model ?? cli.model;
-    return Promise.resolve({ ...api, ...(cli.sessionId ? { sessionId: cli.sessionId } : {}), ...(named ? { model: named } : {}) });
-  }
-
-  budgetStop(): string | undefined {
-    return this.gateway?.budgetStop();
-  }
-
-  async close(): Promise<void> {
-    // Each run is gone with its turn; the home goes with the cycle's folder.
-    await this.gateway?.close();
-  }
-
-  /** The gateway's address, and a placeholder where the CLI reads its key. */
-  private gatewayEnv(): Record<string, string> {
-    return this.gateway ? { GOOGLE_GEMINI_BASE_URL: this.gateway.baseUrl, GEMINI_API_KEY: PLACEHOLDER_KEY } : {};
-  }
+/** What is Gemini CLI's own in its resumable session: `gemini [-r <session>]` with the text on stdin, its home, the gateway's address. */
+function geminiCli(cfg: GeminiConfig, a: CycleAgent, home: string, gateway: GatewayLink | undefined): ResumableCli {
+  // The gateway's address, and a placeholder where the CLI reads its key.
+  const viaGateway: Record<string, string> = gateway ? { GOOGLE_GEMINI_BASE_URL: gateway.baseUrl, GEMINI_API_KEY: PLACEHOLDER_KEY } : {};
+  return {
+    unresumable: 'gemini named no session in its first run: it cannot be resumed',
+    model: cfg.model,
+    run: (text, session) => ({
+      argv: geminiArgv(cfg, session === undefined ? {} : { resume: session }),
+      env: { ...a.env, ...GEMINI_QUIET_ENV, GEMINI_CLI_HOME: home, ...viaGateway },
+      // The CLI reads its stdin to the end before it starts: the turn's text, then nothing more.
+      input: text,
+    }),
+  };
 }

@@ -1,6 +1,7 @@
 // The one place that asks the operating system what src/core/env.ts cannot know.
 import { readFileSync } from 'node:fs';
 import { availableParallelism, homedir, hostname, tmpdir } from 'node:os';
+import { unlessSystemError } from '../core/best-effort.js';
 import type { Env } from '../core/deps.js';
 import { readEnvConfig, type EnvConfig } from '../core/env.js';
 import { RUNTIME_HOME_VARIABLES } from '../lanes/runtimes/homes.js';
@@ -20,7 +21,8 @@ export function envConfig(env: Env): EnvConfig {
 function bootId(): string | undefined {
   try {
     return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || undefined;
-  } catch {
-    return undefined;
+  } catch (e) {
+    // No such file (not Linux, no /proc) or one that cannot be read: no boot to name.
+    return unlessSystemError(undefined)(e);
   }
 }

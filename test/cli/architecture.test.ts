@@ -228,6 +228,35 @@ function runtimeNameChecks(text: string, fileName = 'file.ts'): string[] {
   return out;
 }
 
+/**
+ * Catch handlers that let every error go: `catch {`, `catch (_e)`, `.catch(() => ...)`. Each must
+ * say why on its own line, the line before or the line after: what it cleans up, the single parse
+ * it guards, the best-effort step and its test, or where the error is awaited instead.
+ */
+function unexplainedCatches(text: string, fileName = 'file.ts'): string[] {
+  const file = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true);
+  const lines = text.split('\n');
+  const out: string[] = [];
+  const explained = (line: number) => [line - 1, line, line + 1].some((l) => /\/\/|\/\*/.test(lines[l] ?? ''));
+  const ignored = (name: ts.BindingName | undefined) => !name || (ts.isIdentifier(name) && name.text.startsWith('_'));
+  const visit = (node: ts.Node): void => {
+    let at: ts.Node | undefined;
+    if (ts.isCatchClause(node) && ignored(node.variableDeclaration?.name)) at = node;
+    else if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && node.expression.name.text === 'catch') {
+      const [handler] = node.arguments;
+      if (handler && (ts.isArrowFunction(handler) || ts.isFunctionExpression(handler)) && handler.parameters.every((p) => ignored(p.name)))
+        at = handler;
+    }
+    if (at) {
+      const line = file.getLineAndCharacterOfPosition(at.getStart(file)).line;
+      if (!explained(line)) out.push(`${fileName}:${line + 1}: ${lines[line]!.trim().slice(0, 80)}`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  return out;
+}
+
 describe('architecture of src/', () => {
   const graph = importGraph();
 
@@ -308,6 +337,27 @@ describe('architecture of src/', () => {
   it("decides by a runtime's name only inside the runtimes", () => {
     const outside = [...graph.keys()].filter((f) => !RUNTIME_NAME_ALLOWED(f));
     expect(outside.flatMap((f) => runtimeNameChecks(readFileSync(join(SRC, f), 'utf8'), f))).toEqual([]);
+  });
+
+  it('finds a catch that lets every error go and says nothing of why', () => {
+    const text = [
+      'try { a(); } catch { b(); }',
+      'p.catch(() => undefined);',
+      'p.catch((_e) => 0);',
+      'try { a(); } catch (e) { if (!gone(e)) throw e; }',
+      'p.catch(unlessMissing(undefined));',
+      '',
+      '',
+      'p.catch(() => undefined); // cleanup: the file may already be gone',
+      '',
+      '// a single parse: text from a file anyone may write',
+      'try { JSON.parse(t); } catch { return undefined; }',
+    ].join('\n');
+    expect(unexplainedCatches(text).map((l) => l.split(':')[1])).toEqual(['1', '2', '3']);
+  });
+
+  it('explains every catch that lets every error go', () => {
+    expect([...graph.keys()].flatMap((f) => unexplainedCatches(readFileSync(join(SRC, f), 'utf8'), f))).toEqual([]);
   });
 
   it('opens every file with a comment that says what it is', () => {

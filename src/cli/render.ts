@@ -1,5 +1,5 @@
 // Text for people: colour on a terminal, tables, relative times.
-import { styleText } from 'node:util';
+import { styleText } from '../core/builtins.js';
 import { sanitizeLine, sanitizeText } from '../core/sanitize.js';
 import { formatDuration, formatInstant } from '../core/duration.js';
 

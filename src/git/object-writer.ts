@@ -1,8 +1,8 @@
 // Writing git objects in-process (loose, as git itself would), without spawning git.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from '../core/builtins.js';
 import { link, mkdir, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { deflateSync } from 'node:zlib';
+import { deflateSync } from '../core/builtins.js';
 
 /**
  * Where and how this clone stores objects, as git itself reports it (`rev-parse --git-path

@@ -1,5 +1,5 @@
 // Guards on a push from what the remote advertises: refuse before sending what it would refuse.
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from '../core/builtins.js';
 import { existsSync } from 'node:fs';
 import { access, constants, mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

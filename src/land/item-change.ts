@@ -3,7 +3,7 @@
 // objects alone, never touching the person's checkout or index) goes on a fresh work branch,
 // and `land` takes it through the queue and the checks. Nothing pushes main directly, so a
 // protected main branch that only takes landings still gets the item.
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from '../core/builtins.js';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { formatItem, shortItem, type ItemKey } from '../records/item.js';

@@ -1,5 +1,5 @@
 // Throwaway worktrees for rebasing and testing a landing, never signing or running hooks.
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from '../core/builtins.js';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pruneDeadOwners, removeTree, SELF_NAME } from '../machine/owned-folders.js';

@@ -1,5 +1,5 @@
 // The announcement record: schema, encode and decode.
-import { createHash } from 'node:crypto';
+import { createHash } from '../core/builtins.js';
 import { parseValue } from '../core/schema-parse.js';
 import { z } from 'zod';
 import { decodeRecord, encodeRecord } from './envelope.js';

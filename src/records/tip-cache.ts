@@ -1,7 +1,7 @@
 // What each record tip held when it was last read, kept in the clone: a commit's id fixes its
 // tree and its record blob, so a tip read once needs no git process again. Every read still
 // decodes and checks the blob as before; this only saves asking git for bytes it gave already.
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from '../core/builtins.js';
 import { readFileSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';

@@ -4,7 +4,7 @@
 // <git-common-dir>/abcd/clock/: `last-read.json` (tips of the last read) and one file per
 // writer with the tightest bracket seen lately. Every file is replaced atomically; processes
 // racing on one lose at most an observation, which only makes a reader more cautious.
-import { createHash } from 'node:crypto';
+import { createHash } from '../core/builtins.js';
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { unlessMissing, unlessSystemError } from '../core/best-effort.js';

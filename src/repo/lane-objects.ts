@@ -3,7 +3,7 @@
 // which also holds the person's unpushed commits, stashes and dropped work. Its objects come
 // from the clone by commit id (what the run head reaches): everything a commit the remote's
 // main had reaches is on the remote, so the store holds nothing the remote does not (ADR 0060).
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from '../core/builtins.js';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { unlessMissing } from '../core/best-effort.js';

@@ -1,5 +1,5 @@
 // Files abcd keeps in the clone's git directory: safe names, atomic writes.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from '../core/builtins.js';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 

@@ -1,5 +1,5 @@
 // This session's id, stable across the verbs it runs.
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from '../core/builtins.js';
 import { join } from 'node:path';
 import { UsageError } from '../core/refusals.js';
 import { readIfExists, writeAtomic } from './local-files.js';

@@ -1,7 +1,7 @@
 // `abcd steer <item> <text>`: one steer request record for the lane working on the item. It
 // never touches the lane or its claim: the lane's watcher finds it on its next poll, and
 // with no lane in flight the next build or drain of the item delivers it at the start.
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from '../core/builtins.js';
 import { formatHolder, type Holder } from '../records/holder.js';
 import { authorityOf } from './requesters.js';
 import { hasSigningKey, writeSettingsCommit } from '../settings/commit.js';

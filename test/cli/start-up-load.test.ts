@@ -32,6 +32,12 @@ async function sourcesOf(chunk: string): Promise<string[]> {
   return map.sources;
 }
 
+/** The Node modules that a call may never use which these chunks load at once (src/core/builtins.ts loads them on first use). */
+async function builtinsLoaded(chunks: Set<string>): Promise<string[]> {
+  const texts = await Promise.all([...chunks].map((c) => readFile(join(BUNDLE, c), 'utf8')));
+  return texts.flatMap((t) => [...t.matchAll(/\bfrom\s*["'`](node:(?:crypto|zlib|util))["'`]/g)].map((m) => m[1]!));
+}
+
 describe('start-up', () => {
   it('the launcher and the fast path load no schema library, no parser, no TOML and no runtime', async () => {
     const fastPath = (await readdir(BUNDLE)).find((f) => /^fast-verbs-.*\.js$/.test(f));
@@ -46,7 +52,15 @@ describe('start-up', () => {
         /\bmachine\/(gateway|sandbox)\//.test(s),
     );
     expect(heavy).toEqual([]);
+    expect(await builtinsLoaded(chunks)).toEqual([]);
     // The names and home variables of the runtimes are all the start needs of them.
     expect(sources.some((s) => /lanes\/runtimes\/homes\.[jt]s$/.test(s))).toBe(true);
+  });
+
+  it('status and reserve load no crypto, zlib or util before they need them', async () => {
+    const verbs = (await readdir(BUNDLE)).filter((f) => /^(status|reserve)-[A-Za-z0-9_-]{8}\.js$/.test(f));
+    expect(verbs).toHaveLength(2);
+    const chunks = new Set((await Promise.all(verbs.map(staticClosure))).flatMap((c) => [...c]));
+    expect(await builtinsLoaded(chunks)).toEqual([]);
   });
 });

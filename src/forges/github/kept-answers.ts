@@ -2,7 +2,7 @@
 // and last body, so an unchanged listing is one 304 (free under GitHub's rate limit) and the
 // body comes from here. A kept file that cannot be read is ignored and the URL asked afresh:
 // the cache only ever saves a call, never decides an answer.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from '../../core/builtins.js';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { z } from 'zod';

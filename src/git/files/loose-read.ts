@@ -1,10 +1,10 @@
 // Reading one loose object from a clone's object directory, in process: the file git writes
 // for an object it has not packed yet. Anything unusual (packed, damaged, another id) reads as
 // absent, and the caller asks git.
-import { createHash } from 'node:crypto';
+import { createHash } from '../../core/builtins.js';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { inflateSync } from 'node:zlib';
+import { inflateSync } from '../../core/builtins.js';
 
 export interface LooseObject {
   type: string;

@@ -3,7 +3,7 @@
 // Whatever a hostile check leaves there (a planted tool, a poisoned package) is found only by a
 // check that runs the same code it did, never by a check of another item, another repository
 // or the person's own land: the lane's and the person's checks keep caches apart even then.
-import { createHash } from 'node:crypto';
+import { createHash } from '../../core/builtins.js';
 import { mkdir, readdir, rm, stat, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { unlessMissing } from '../../core/best-effort.js';

@@ -5,7 +5,7 @@
 // squashed change (conflict markers where git could not merge), then swaps it in at the same
 // path. The agent's session goes on in the same worktree, and no commit of its work can be
 // left behind by a resolution that stops half-way, as a rebase of several commits could.
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from '../../core/builtins.js';
 import { mkdtemp, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Git } from '../../git/git.js';

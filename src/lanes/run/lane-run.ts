@@ -1,5 +1,5 @@
 // `abcd build <item>` and `abcd drain`: one run of one or N lanes, with its one result.
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from '../../core/builtins.js';
 import { readRepoConfig, type LanesConfig, type RepoConfig } from '../../repo/config.js';
 import { openItemSources, type ItemSources } from '../../items/sources.js';
 import type { ItemListing } from '../../items/source.js';

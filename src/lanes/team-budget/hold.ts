@@ -3,7 +3,7 @@
 // that grows the reservation by a share, never by more than the pool has left. So every token a
 // cycle spends is held in the ledger before the request that spends it goes out, except what the
 // requests already in flight when the holding ran out come to.
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from '../../core/builtins.js';
 import { RemoteUnavailable } from '../../core/refusals.js';
 import { addCounts } from '../../machine/budget/usage.js';
 import type { Repo } from '../../repo/repo.js';

@@ -4,7 +4,7 @@
 // reserved once it is past its expiry plus the takeover delay, judged as a claim's takeover
 // (this reader's own sighting on the monotonic clock). Settling takes the reservation out of
 // `open` in the same write that counts it, so it is counted exactly once, never refunded.
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from '../../core/builtins.js';
 import { BUDGET_LEDGER_REF, TEAM_BUDGET_REF } from '../../records/refs.js';
 import { encodeBudgetLedger, type BudgetLedgerRecord, type Reservation } from '../../records/team-budget.js';
 import { writeRecordCommit } from '../../records/objects.js';

@@ -1,6 +1,6 @@
 // budget.json's schema, reading (this version and the one before) and atomic rewriting
 // (format documented in budget.ts).
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from '../../core/builtins.js';
 import { parseValue, safeParseValue } from '../../core/schema-parse.js';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -7,7 +7,7 @@
 // Rewritten under the pool's lock at each debit, trimmed to the last day and to a line count,
 // so it stays small however long lanes run. A line it cannot read is dropped at the next
 // rewrite and counted meanwhile: the log only informs, the pool file is what limits.
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from '../../core/builtins.js';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ownedName } from '../gate/paths.js';

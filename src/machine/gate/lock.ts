@@ -8,7 +8,7 @@
 // is free. A dead owner's file (pid + start time no longer running) is deleted by name by
 // whoever finds it: the name says whose it is, so a slow cleaner can never delete the file
 // of a later, live owner (the classic stale-lock race of "read owner, then unlink").
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from '../../core/builtins.js';
 import { chmodSync, mkdirSync, readdirSync, renameSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LOCK_DIR, ownedName, parseOwnedName } from './paths.js';

@@ -9,7 +9,7 @@
 // `start` is field 22 of /proc/<pid>/stat. Tickets come from `next`, which only grows, so
 // queue order never depends on pids. Every change happens under the lock (gate-lock.ts);
 // readers without the lock see the old or the new file, never half of one.
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from '../../core/builtins.js';
 import { safeParseValue } from '../../core/schema-parse.js';
 import { readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -2,7 +2,7 @@
 // `valid-after` / `valid-before` options of its lines (git's gpg.ssh.allowedSignersFile format).
 // git checks them at the commit's own date, which whoever holds the key sets at will; a request
 // is judged at the time this clone first saw it instead (ADR 0107).
-import { createHash } from 'node:crypto';
+import { createHash } from '../../core/builtins.js';
 
 const KEY_TYPE = /^(ssh-|ecdsa-|sk-)/;
 

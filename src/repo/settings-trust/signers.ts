@@ -2,7 +2,7 @@
 // (ADR 0019). It lives outside every repository, in the person's abcd config directory, so no
 // session, lane or landed commit can add a key to it; only someone who can write the person's
 // own files can.
-import { createHash } from 'node:crypto';
+import { createHash } from '../../core/builtins.js';
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { UnsafeEnvironment } from '../../core/refusals.js';

@@ -2,7 +2,7 @@
 // Every read checks the mode first and refuses (exit 7) rather than use a secret others could
 // have read or swapped; every write goes to a 0600 temp file renamed into place, so a reader in
 // another process sees the old file or the new one, never half of one.
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from '../../../core/builtins.js';
 import { mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { unlessSystemError } from '../../../core/best-effort.js';

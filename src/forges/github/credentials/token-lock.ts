@@ -2,7 +2,7 @@
 // refresh token the moment it is used, so two processes refreshing at once would leave one
 // holding a dead pair. The lock is a file created with O_EXCL next to the token file; the
 // holder re-reads the token file before refreshing, since the previous holder may have done it.
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from '../../../core/builtins.js';
 import { open, readFile, stat, unlink } from 'node:fs/promises';
 import type { Clock } from '../../../core/deps.js';
 import { DeadlineReached } from '../../../core/refusals.js';

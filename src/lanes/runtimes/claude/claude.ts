@@ -5,7 +5,7 @@
 // proof of delivery, and the turn waits for the result of every steer it took. When the
 // process is gone between turns (killed, crashed), the next turn resumes the same session
 // (`--resume <session_id>`) from the transcript kept in the cycle's private HOME.
-import { randomUUID } from 'node:crypto';
+import { randomUUID } from '../../../core/builtins.js';
 import type { Env } from '../../../core/deps.js';
 import { allowedEnv } from '../../../machine/sandbox/environment.js';
 import { urlEndpoint } from '../../../machine/sandbox/network-allow.js';

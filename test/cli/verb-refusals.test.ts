@@ -17,7 +17,7 @@ const SRC = resolve(import.meta.dirname, '../../src');
 /** Calls whose refusals the caller catches and answers otherwise: the one place the analysis is told. */
 const CAUGHT: readonly Caught[] = [
   {
-    from: 'lanes/cycle/cycle-landing.ts#landCycle',
+    from: 'lanes/cycle/cycle-landing.ts#landItem',
     to: 'land/land.ts#land',
     because:
       "a cycle's land refusal is written into the cycle's record (or earns the agent another turn) and the lane goes on; the verb answers ok",

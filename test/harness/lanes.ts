@@ -53,6 +53,17 @@ export async function processesWith(marker: string): Promise<number[]> {
     .filter((p) => p !== process.pid);
 }
 
+/** SIGKILL to every process whose command line contains `marker`; one that ended since it was listed is passed over. */
+export async function killProcessesWith(marker: string): Promise<void> {
+  for (const pid of await processesWith(marker)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ESRCH') throw e;
+    }
+  }
+}
+
 /** The remote's main: the item file's status, read with git. */
 export async function itemStatus(remote: BareRemote, slug: string): Promise<string | undefined> {
   const r = await execa('git', ['-C', remote.dir, 'show', `main:.abcd/items/${slug}.md`], { reject: false });

@@ -9,7 +9,7 @@ import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupTemp, git } from '../harness/git-env.js';
 import { configuredRemote, type BareRemote } from '../harness/remote.js';
-import { processesWith } from '../harness/lanes.js';
+import { killProcessesWith } from '../harness/lanes.js';
 import { ABCD_BIN, makeSession, type AbcdRun, type Session } from '../harness/session.js';
 
 const QUEUE = (item: string) => `refs/heads/abcd/queue/local/item/${item}`;
@@ -215,7 +215,7 @@ describe('batches under faults', () => {
     await doomed;
     const killedAt = Date.now();
     // Only the lead's checks run now (its batch's, and its first half's on the spare slot).
-    for (const pid of await processesWith(marker)) process.kill(pid, 'SIGKILL');
+    await killProcessesWith(marker);
     const r = await landing;
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.json.batch).toMatchObject({ by: 'member', size: 1 });

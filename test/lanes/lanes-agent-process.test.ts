@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupTemp, tempDir } from '../harness/git-env.js';
-import { laneSession, processesWith, remoteWithItems } from '../harness/lanes.js';
+import { laneSession, processesWith, remoteWithItems, killProcessesWith } from '../harness/lanes.js';
 
 const COMMIT = 'echo built > built.txt && git add built.txt && git commit -qm "agent: built"';
 
@@ -101,7 +101,7 @@ describe("the agent's process", () => {
         expect((await execa('test', ['-f', started], { reject: false })).exitCode).toBe(0);
         await until('the daemon to be gone', async () => (await processesWith(marker)).length === 0, 5_000);
       } finally {
-        for (const pid of await processesWith(marker)) process.kill(pid, 'SIGKILL');
+        await killProcessesWith(marker);
       }
     },
     90_000,

@@ -5,7 +5,7 @@
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupTemp, git } from '../harness/git-env.js';
-import { COMMITTING_AGENT, itemStatus, laneRun, laneSession, processesWith, remoteWithItems } from '../harness/lanes.js';
+import { COMMITTING_AGENT, itemStatus, laneRun, laneSession, processesWith, remoteWithItems, killProcessesWith } from '../harness/lanes.js';
 import { ABCD_BIN } from '../harness/session.js';
 import { until } from '../harness/steer.js';
 
@@ -41,7 +41,7 @@ describe('a once drain after lapsed claims', () => {
     await until('both drains to run four agents', async () => (await processesWith(marker)).length >= 4 && (await held()).length === 4);
     for (const d of doomed) d.kill('SIGKILL');
     await Promise.all(doomed);
-    for (const pid of await processesWith(marker)) process.kill(pid, 'SIGKILL');
+    await killProcessesWith(marker);
     // Started once every claim left is past its expiry: lapsed, not yet taken over.
     const claims = await held();
     const lapsedBy = Math.max(...claims.map((x) => x.at + x.ttl));

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupTemp, tempDir } from '../harness/git-env.js';
-import { laneRun, COMMITTING_AGENT, laneSession, processesWith, remoteWithItems } from '../harness/lanes.js';
+import { laneRun, COMMITTING_AGENT, laneSession, processesWith, remoteWithItems, killProcessesWith } from '../harness/lanes.js';
 import { ABCD_BIN } from '../harness/session.js';
 import { until } from '../harness/steer.js';
 import { runStanding } from '../../src/status/lane-views.js';
@@ -43,7 +43,7 @@ describe('a lane killed with -9', () => {
     expect(before.json.lanes).toMatchObject([{ verb: 'drain', state: 'running' }]);
     doomed.kill('SIGKILL');
     await doomed;
-    for (const pid of await processesWith(marker)) process.kill(pid, 'SIGKILL');
+    await killProcessesWith(marker);
     // Its cycle folder, and the private folders made beside it (the sandbox network's sockets).
     expect((await laneFolders(tmp)).filter((n) => !/-(net|gw|host|rebase)-/.test(n))).toHaveLength(1);
     expect(await a.git(['for-each-ref', '--format=%(refname)', 'refs/heads/lane/'])).toMatch(/^refs\/heads\/lane\/local-item-crash\//);

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupTemp } from '../harness/git-env.js';
-import { COMMITTING_AGENT, laneRun, laneSession, processesWith, remoteWithItems } from '../harness/lanes.js';
+import { COMMITTING_AGENT, laneRun, laneSession, processesWith, remoteWithItems, killProcessesWith } from '../harness/lanes.js';
 import { ABCD_BIN } from '../harness/session.js';
 import { NOTIFY_SETTLE_MS } from '../../src/lanes/run/notify.js';
 
@@ -140,7 +140,7 @@ describe('lanes.notify', () => {
       expect(lostId).toBeTruthy();
       doomed.kill('SIGKILL');
       await doomed;
-      for (const pid of await processesWith(marker)) process.kill(pid, 'SIGKILL');
+      await killProcessesWith(marker);
 
       const next = await s.abcd(['build', 'next', '--json', '--agent', COMMITTING_AGENT], { timeoutMs: 120_000 });
       expect(next.code, next.stdout + next.stderr).toBe(0);
@@ -152,7 +152,7 @@ describe('lanes.notify', () => {
       await s.abcd(['build', 'next', '--json', '--agent', COMMITTING_AGENT], { timeoutMs: 60_000 });
       expect(hook.got.filter((g) => (g.body.abcd as { event: string }).event === 'lost')).toHaveLength(1);
     } finally {
-      for (const pid of await processesWith(marker)) process.kill(pid, 'SIGKILL');
+      await killProcessesWith(marker);
       await hook.close();
     }
   }, 180_000);

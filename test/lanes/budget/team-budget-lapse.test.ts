@@ -5,7 +5,7 @@
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupTemp } from '../../harness/git-env.js';
-import { laneSession, processesWith, remoteWithItems } from '../../harness/lanes.js';
+import { laneSession, remoteWithItems, killProcessesWith } from '../../harness/lanes.js';
 import { ABCD_BIN, lastJson, type Json, type Session } from '../../harness/session.js';
 import { until } from '../../harness/steer.js';
 import { LEDGER_REF, remoteLedger, signingPerson, spendingAgent } from '../../harness/team-budget.js';
@@ -64,7 +64,7 @@ describe.concurrent('a reservation its lane never settles', () => {
     await until('the reservation to be open', async () => ((await remoteLedger(remote))?.open?.length ?? 0) === 1);
     run.kill('SIGKILL');
     await run;
-    for (const pid of await processesWith(marker)) process.kill(pid, 'SIGKILL');
+    await killProcessesWith(marker);
     const open = (await remoteLedger(remote))!.open[0];
     expect(open).toMatchObject({
       item: 'doomed',

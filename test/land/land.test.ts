@@ -1,5 +1,5 @@
 // abcd land: a fenced, fair queue onto main with checks on the exact tree that lands.
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupTemp, git, isolatedEnv, tempDir } from '../harness/git-env.js';
@@ -217,9 +217,12 @@ describe('land', () => {
   }, 120_000);
 
   it('land --wait 2s behind a long check exits 4 at the deadline naming the entry it waited on', async () => {
-    const r = await landRemote('sleep "${CHECK_SLEEP:-0}"');
-    // Long enough that slow is still testing when quick (started later, on a loaded machine) ends its wait.
-    const a = await sessionOn(r, 'fay', { CHECK_SLEEP: '25' });
+    // slow's check tests until the test lets it go (at most 2 minutes), so it is still testing
+    // however long quick (started later, on a loaded machine) takes to end its wait.
+    const r = await landRemote(
+      'if [ -n "${CHECK_SLEEP:-}" ]; then i=0; while [ ! -e "$CHECK_LOG.go" ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i+1)); done; fi',
+    );
+    const a = await sessionOn(r, 'fay', { CHECK_SLEEP: 'until-go' });
     const b = await sessionOn(r, 'gus');
     await workOn(a, 'slow', 'slow.txt', 'x\n');
     await workOn(b, 'quick', 'quick.txt', 'y\n');
@@ -241,6 +244,7 @@ describe('land', () => {
     });
     expect(took).toBeGreaterThanOrEqual(2000);
     expect((await r.remote.refs()).has('refs/heads/abcd/queue/local/item/quick')).toBe(false);
+    await writeFile(`${r.log}.go`, '');
     expect((await slow).code).toBe(0);
   }, 120_000);
 

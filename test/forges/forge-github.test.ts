@@ -33,6 +33,18 @@ const gh = useGitHubStub(TOKEN, (stub) => {
 });
 const { client, refusal } = gh;
 
+/** GitHub refuses to put the pull request in its merge queue. */
+function stubRefusedEnqueue(): void {
+  gh.stub.on({
+    method: 'POST',
+    path: '/graphql',
+    operation: 'AbcdEnqueue',
+    reply: {
+      body: { data: { enqueuePullRequest: null }, errors: [{ type: 'UNPROCESSABLE', message: 'Pull request is not mergeable' }] },
+    },
+  });
+}
+
 function stubListPulls(pulls: unknown[]) {
   gh.stub.on({ method: 'GET', path: PULLS, query: { head: `${OWNER}:${BRANCH}`, base: 'main', state: 'open' }, reply: { body: pulls } });
 }
@@ -306,14 +318,7 @@ describe('mergeOnGithub', () => {
   it('a refused enqueue whose pull request has another head is head-moved', async () => {
     stubListPulls([restPull({ ...PR, branch: BRANCH })]);
     stubState();
-    gh.stub.on({
-      method: 'POST',
-      path: '/graphql',
-      operation: 'AbcdEnqueue',
-      reply: {
-        body: { data: { enqueuePullRequest: null }, errors: [{ type: 'UNPROCESSABLE', message: 'Pull request is not mergeable' }] },
-      },
-    });
+    stubRefusedEnqueue();
     gh.stub.on({
       method: 'POST',
       path: '/graphql',
@@ -327,14 +332,7 @@ describe('mergeOnGithub', () => {
   it("a refused enqueue whose pull request cannot be read again is GitHub's own refusal", async () => {
     stubListPulls([restPull({ ...PR, branch: BRANCH })]);
     stubState();
-    gh.stub.on({
-      method: 'POST',
-      path: '/graphql',
-      operation: 'AbcdEnqueue',
-      reply: {
-        body: { data: { enqueuePullRequest: null }, errors: [{ type: 'UNPROCESSABLE', message: 'Pull request is not mergeable' }] },
-      },
-    });
+    stubRefusedEnqueue();
     gh.stub.on({ method: 'POST', path: '/graphql', operation: 'AbcdPullRequestState', reply: { status: 502, body: {} }, times: 'many' });
     const e = await refusal(mergeOnGithub(landInput()), ForgeRejected);
     expect(e.data.reason).not.toBe('head-moved');

@@ -9,19 +9,11 @@ import { readCloneFromFiles } from '../../src/git/files/clone-read.js';
 import { readLooseObject } from '../../src/git/files/loose-read.js';
 import { readRefsFromFiles } from '../../src/git/files/refs-read.js';
 import { currentBranch, readSymref } from '../../src/git/files/symref-read.js';
-import { cleanupTemp, git, isolatedEnv, QUIET_CONFIG, tempDir } from '../harness/git-env.js';
+import { cleanupTemp, git, localClone } from '../harness/git-env.js';
 
 async function clone() {
-  const root = await tempDir('git-files');
-  const env = isolatedEnv(root);
-  const dir = join(root, 'clone');
-  await git(root, ['init', '-q', '-b', 'main', dir], env);
-  for (const [k, v] of QUIET_CONFIG) await git(dir, ['config', k, v], env);
-  await writeFile(join(dir, 'a.txt'), 'a\n');
-  await git(dir, ['add', '.'], env);
-  await git(dir, ['commit', '-q', '-m', 'a'], env);
-  const tip = await git(dir, ['rev-parse', 'HEAD'], env);
-  return { root, env, dir, tip, gitDir: join(dir, '.git') };
+  const c = await localClone('git-files', { name: 'a.txt', text: 'a\n' });
+  return { ...c, tip: c.tip! };
 }
 
 /** What `git for-each-ref` lists, as the reader answers it. */

@@ -4,22 +4,14 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fillLaneStore, laneStoreDir } from '../../src/repo/lane-objects.js';
-import { cleanupTemp, git, isolatedEnv, QUIET_CONFIG, tempDir } from '../harness/git-env.js';
+import { cleanupTemp, git, localClone } from '../harness/git-env.js';
 
 afterAll(cleanupTemp);
 
 describe('the lane store', () => {
   it('fills once, starts no git for the same head, and fetches again when its main is packed away', async () => {
-    const root = await tempDir('lane-store');
-    const env = isolatedEnv(root);
-    const dir = join(root, 'clone');
-    await git(root, ['init', '-q', '-b', 'main', dir], env);
-    for (const [k, v] of QUIET_CONFIG) await git(dir, ['config', k, v], env);
-    await writeFile(join(dir, 'a.txt'), 'a\n');
-    await git(dir, ['add', '.'], env);
-    await git(dir, ['commit', '-q', '-m', 'a'], env);
-    const runHead = await git(dir, ['rev-parse', 'HEAD'], env);
-    const commonDir = join(dir, '.git');
+    const { root, env, tip, gitDir: commonDir } = await localClone('lane-store', { name: 'a.txt', text: 'a\n' });
+    const runHead = tip!;
     const store = laneStoreDir(commonDir);
     const log = join(root, 'git.log');
     await writeFile(join(root, 'git'), `#!/bin/sh\necho "$*" >> ${log}\nexec /usr/bin/git "$@"\n`, { mode: 0o755 });

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -50,6 +50,29 @@ export const QUIET_CONFIG: ReadonlyArray<[string, string]> = [
   ['maintenance.auto', 'false'],
   ['init.defaultBranch', 'main'],
 ];
+
+/**
+ * A fresh local repository on `main` with the quiet config, in its own temporary folder and
+ * HOME; with `firstFile`, one commit adding it (`tip` is that commit).
+ */
+export async function localClone(
+  prefix: string,
+  firstFile?: { name: string; text: string },
+): Promise<{ root: string; env: Record<string, string>; dir: string; gitDir: string; tip: string | undefined }> {
+  const root = await tempDir(prefix);
+  const env = isolatedEnv(root);
+  const dir = join(root, 'clone');
+  await git(root, ['init', '-q', '-b', 'main', dir], env);
+  for (const [k, v] of QUIET_CONFIG) await git(dir, ['config', k, v], env);
+  let tip: string | undefined;
+  if (firstFile) {
+    await writeFile(join(dir, firstFile.name), firstFile.text);
+    await git(dir, ['add', '.'], env);
+    await git(dir, ['commit', '-q', '-m', firstFile.name], env);
+    tip = await git(dir, ['rev-parse', 'HEAD'], env);
+  }
+  return { root, env, dir, gitDir: join(dir, '.git'), tip };
+}
 
 /** Config as `-c key=value` options: a clone keeps them in its own config, set in one process. */
 export function configOptions(config: ReadonlyArray<readonly [string, string]>): string[] {

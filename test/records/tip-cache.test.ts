@@ -8,17 +8,12 @@ import { Git } from '../../src/git/git.js';
 import { RecordStore } from '../../src/records/store.js';
 import { MAX_RECORD_BYTES } from '../../src/records/envelope.js';
 import { learnPushed } from '../../src/records/store-cache.js';
-import { cleanupTemp, git, isolatedEnv, QUIET_CONFIG, tempDir } from '../harness/git-env.js';
+import { cleanupTemp, git, localClone } from '../harness/git-env.js';
 
 const P = 'refs/abcd-cache/origin/';
 
 async function clone() {
-  const root = await tempDir('tip-cache');
-  const env = isolatedEnv(root);
-  const dir = join(root, 'clone');
-  await git(root, ['init', '-q', '-b', 'main', dir], env);
-  for (const [k, v] of QUIET_CONFIG) await git(dir, ['config', k, v], env);
-  return { root, env, dir, gitDir: join(dir, '.git') };
+  return localClone('tip-cache');
 }
 
 /** A record commit holding `files`, at `ref` in the clone. */

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupTemp, tempDir } from '../harness/git-env.js';
 import { browserMissing, openBrowser } from '../harness/browser.js';
-import { startServer } from '../../src/serve/server.js';
+import { startServer, type ServeOptions } from '../../src/serve/server.js';
 import type { Fleet, RunRow } from '../../src/serve/fleet.js';
 import { itemRows, spendOf } from '../../src/serve/fleet.js';
 import type { ItemView } from '../../src/items/items.js';
@@ -108,6 +108,24 @@ function openStream(port: number, cookie: string): Promise<() => void> {
   });
 }
 
+/** The server over these reads, on a free port of loopback, reading on `everyMs` (default: a minute). */
+function serve(o: Pick<ServeOptions, 'read'> & Partial<Pick<ServeOptions, 'actions' | 'transcript' | 'everyMs'>>) {
+  return startServer({
+    actions: () => Promise.resolve(new Map()),
+    transcript: () => Promise.resolve(undefined),
+    everyMs: 60_000,
+    ...o,
+    port: 0,
+    clock: systemClock,
+  });
+}
+
+/** The session cookie the server hands the first visit. */
+async function cookieOf(url: string): Promise<string> {
+  const first = await fetch(url, { redirect: 'manual' });
+  return first.headers.get('set-cookie')!.split(';')[0]!;
+}
+
 describe('abcd serve at fleet scale', () => {
   const missing = browserMissing();
 
@@ -115,14 +133,10 @@ describe('abcd serve at fleet scale', () => {
     `200 items and 20 lanes fit a phone's width in headless Chromium${missing ? ` (skipped: ${missing})` : ''}`,
     async () => {
       const fleet = fleetOf(Array.from({ length: 200 }, (_, i) => item(i)));
-      const served = await startServer({
+      const served = await serve({
         read: () => Promise.resolve(fleet),
         actions: () =>
           Promise.resolve(new Map([[`${fleet.runs[0]!.runId} ${fleet.items[0]!.item.slug}`, 'Write src/a-very-long-file-name.ts']])),
-        transcript: () => Promise.resolve(undefined),
-        everyMs: 60_000,
-        port: 0,
-        clock: systemClock,
       });
       const browser = await openBrowser(served.url);
       try {
@@ -153,21 +167,16 @@ describe('abcd serve at fleet scale', () => {
   it('many viewers share one read per interval, and with nobody watching nothing is read', async () => {
     const fleet = fleetOf(Array.from({ length: 10 }, (_, i) => item(i)));
     let reads = 0;
-    const served = await startServer({
+    const served = await serve({
       read: async () => {
         reads++;
         await new Promise((r) => setTimeout(r, 50));
         return fleet;
       },
-      actions: () => Promise.resolve(new Map()),
-      transcript: () => Promise.resolve(undefined),
       everyMs: 400,
-      port: 0,
-      clock: systemClock,
     });
     try {
-      const first = await fetch(served.url, { redirect: 'manual' });
-      const cookie = first.headers.get('set-cookie')!.split(';')[0]!;
+      const cookie = await cookieOf(served.url);
       const closers = await Promise.all(Array.from({ length: 8 }, () => openStream(served.port, cookie)));
       await Promise.all(Array.from({ length: 8 }, () => fetch(`http://127.0.0.1:${served.port}/`, { headers: { cookie } })));
       const started = Date.now();
@@ -189,18 +198,14 @@ describe('abcd serve at fleet scale', () => {
   it('a transcript that cannot be read answers 500 and the server goes on; unreadable logs cost only the latest actions', async () => {
     const fleet = fleetOf(Array.from({ length: 3 }, (_, i) => item(i)));
     const logs = await tempDir('serve-logs');
-    const served = await startServer({
+    const served = await serve({
       read: () => Promise.resolve(fleet),
       // Real reads that fail: a folder read as a file, a log that is not there.
       actions: () => readFile(join(logs, 'gone.log'), 'utf8').then(() => new Map()),
       transcript: (runId) => readFile(logs, 'utf8').then((t) => `${runId} ${t}`),
-      everyMs: 60_000,
-      port: 0,
-      clock: systemClock,
     });
     try {
-      const first = await fetch(served.url, { redirect: 'manual' });
-      const cookie = first.headers.get('set-cookie')!.split(';')[0]!;
+      const cookie = await cookieOf(served.url);
       const run = await fetch(`http://127.0.0.1:${served.port}/run/${fleet.runs[0]!.runId}`, { headers: { cookie } });
       expect(run.status).toBe(500);
       expect(await run.text()).toBe('abcd serve: internal error\n');
@@ -216,17 +221,12 @@ describe('abcd serve at fleet scale', () => {
 
   it('a bug in reading the latest actions is not swallowed: the page says the read failed', async () => {
     const fleet = fleetOf(Array.from({ length: 3 }, (_, i) => item(i)));
-    const served = await startServer({
+    const served = await serve({
       read: () => Promise.resolve(fleet),
       actions: () => Promise.reject(new TypeError('actions is broken')),
-      transcript: () => Promise.resolve(undefined),
-      everyMs: 60_000,
-      port: 0,
-      clock: systemClock,
     });
     try {
-      const first = await fetch(served.url, { redirect: 'manual' });
-      const cookie = first.headers.get('set-cookie')!.split(';')[0]!;
+      const cookie = await cookieOf(served.url);
       const text = await (await fetch(`http://127.0.0.1:${served.port}/`, { headers: { cookie } })).text();
       expect(text).toContain('The last read failed');
       expect(text).toContain('actions is broken');

@@ -12,8 +12,7 @@ import { currentBranch, readSymref } from '../../src/git/files/symref-read.js';
 import { cleanupTemp, git, localClone } from '../harness/git-env.js';
 
 async function clone() {
-  const c = await localClone('git-files', { name: 'a.txt', text: 'a\n' });
-  return { ...c, tip: c.tip! };
+  return localClone('git-files', { name: 'a.txt', text: 'a\n' });
 }
 
 /** What `git for-each-ref` lists, as the reader answers it. */

@@ -10,8 +10,7 @@ afterAll(cleanupTemp);
 
 describe('the lane store', () => {
   it('fills once, starts no git for the same head, and fetches again when its main is packed away', async () => {
-    const { root, env, tip, gitDir: commonDir } = await localClone('lane-store', { name: 'a.txt', text: 'a\n' });
-    const runHead = tip!;
+    const { root, env, tip: runHead, gitDir: commonDir } = await localClone('lane-store', { name: 'a.txt', text: 'a\n' });
     const store = laneStoreDir(commonDir);
     const log = join(root, 'git.log');
     await writeFile(join(root, 'git'), `#!/bin/sh\necho "$*" >> ${log}\nexec /usr/bin/git "$@"\n`, { mode: 0o755 });

@@ -51,14 +51,15 @@ export const QUIET_CONFIG: ReadonlyArray<[string, string]> = [
   ['init.defaultBranch', 'main'],
 ];
 
+type LocalClone<Tip> = { root: string; env: Record<string, string>; dir: string; gitDir: string; tip: Tip };
+
 /**
  * A fresh local repository on `main` with the quiet config, in its own temporary folder and
  * HOME; with `firstFile`, one commit adding it (`tip` is that commit).
  */
-export async function localClone(
-  prefix: string,
-  firstFile?: { name: string; text: string },
-): Promise<{ root: string; env: Record<string, string>; dir: string; gitDir: string; tip: string | undefined }> {
+export async function localClone(prefix: string): Promise<LocalClone<undefined>>;
+export async function localClone(prefix: string, firstFile: { name: string; text: string }): Promise<LocalClone<string>>;
+export async function localClone(prefix: string, firstFile?: { name: string; text: string }): Promise<LocalClone<string | undefined>> {
   const root = await tempDir(prefix);
   const env = isolatedEnv(root);
   const dir = join(root, 'clone');

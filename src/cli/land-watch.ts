@@ -5,7 +5,7 @@
 import type { Deps } from '../core/deps.js';
 import { sanitizeLine } from '../core/sanitize.js';
 import type { CheckWatch } from '../land/checks/checks.js';
-import { networkLine, NetworkTally, relayLine, type NetworkCounts } from '../machine/sandbox/sandbox-network.js';
+import { networkLine, NetworkTally, relayLine, type NetworkCounts } from '../machine/sandbox/network-log.js';
 
 export interface PersonLandWatch {
   watch: CheckWatch;

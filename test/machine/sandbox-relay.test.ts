@@ -8,7 +8,8 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sandboxArgv } from '../../src/machine/sandbox/bwrap.js';
-import { openSandboxNetwork, relayLine, type SandboxNetwork } from '../../src/machine/sandbox/sandbox-network.js';
+import { openSandboxNetwork, type SandboxNetwork } from '../../src/machine/sandbox/sandbox-network.js';
+import { relayLine } from '../../src/machine/sandbox/network-log.js';
 import { procNetAddress } from '../../src/machine/sandbox/socat-relay.js';
 import { cleanupTemp, tempDir } from '../harness/git-env.js';
 

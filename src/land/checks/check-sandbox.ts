@@ -16,7 +16,8 @@ import { probeBwrap, sandboxArgv, type Sandbox, type SandboxMode, type SandboxPl
 import { allowedEnv } from '../../machine/sandbox/environment.js';
 import { keyFilesOf } from '../../machine/gateway/key-file.js';
 import { secretPlaces } from '../../machine/sandbox/places.js';
-import { openSandboxNetwork, type NetworkEvent, type RelayKind, type SandboxNetwork } from '../../machine/sandbox/sandbox-network.js';
+import { openSandboxNetwork, type NetworkEvent, type SandboxNetwork } from '../../machine/sandbox/sandbox-network.js';
+import type { RelayKind } from '../../machine/sandbox/network-log.js';
 import { fillLaneStore } from '../../repo/lane-objects.js';
 import type { Repo } from '../../repo/repo.js';
 import { treeCheckCache } from './check-cache.js';

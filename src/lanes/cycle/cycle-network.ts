@@ -1,7 +1,8 @@
 // A sandboxed cycle's network: the agent's only way out of its sandbox's loopback is the egress
 // proxy, with this cycle's allow-list; the agent's environment names it and the cycle's log says
 // how it is relayed. An unsandboxed cycle has none.
-import { openSandboxNetwork, relayLine, type SandboxNetwork } from '../../machine/sandbox/sandbox-network.js';
+import { openSandboxNetwork, type SandboxNetwork } from '../../machine/sandbox/sandbox-network.js';
+import { relayLine } from '../../machine/sandbox/network-log.js';
 import type { RepoConfig } from '../../repo/config.js';
 import type { RunContext } from './context.js';
 import type { CycleLog } from './cycle-log.js';

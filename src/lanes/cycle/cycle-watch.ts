@@ -6,7 +6,8 @@ import type { RunContext } from './context.js';
 import type { CycleLog } from './cycle-log.js';
 import type { AgentActivity } from '../runtimes/runtime.js';
 import { activityText } from '../logs/output-tail.js';
-import { networkLine, NetworkTally, type NetworkCounts, type NetworkEvent } from '../../machine/sandbox/sandbox-network.js';
+import type { NetworkEvent } from '../../machine/sandbox/sandbox-network.js';
+import { networkLine, NetworkTally, type NetworkCounts } from '../../machine/sandbox/network-log.js';
 
 // How much of an unfinished line is held waiting for its end.
 const MAX_PARTIAL_CHARS = 4096;

@@ -10,6 +10,7 @@ import { startEgressProxy, type NetworkEvent } from './egress-proxy.js';
 import { parseAllowEntry, type AllowEntry } from './network-allow.js';
 import { relayPrefix, type LoopbackForward } from './relay.js';
 import { findSocat, socatCanCarry, socatRelayPrefix } from './socat-relay.js';
+import type { RelayKind } from './network-log.js';
 
 export type { NetworkEvent } from './egress-proxy.js';
 export type { LoopbackForward } from './relay.js';
@@ -18,20 +19,6 @@ export type { LoopbackForward } from './relay.js';
 export const PROXY_ADDRESS = { host: '127.0.0.1', port: 3128 } as const;
 /** The in-sandbox address reserved for abcd's model gateway: the only one that skips the proxy. */
 export const GATEWAY_ADDRESS = '127.0.0.2';
-// How many distinct hosts a cycle's result names; the counts cover the rest.
-const MAX_HOSTS = 16;
-
-/** What a sandbox's connections came to: the cycle's result carries it. */
-export interface NetworkCounts {
-  allowed: number;
-  refused: number;
-  /** The distinct `host:port`s asked for, allowed or refused, in the order first seen. */
-  hosts: string[];
-}
-
-/** Which relay a sandbox starts: socat under a shell when socat is installed, else the node that runs abcd. */
-export type RelayKind = 'socat' | 'node';
-
 export interface SandboxNetwork {
   /** What the sandbox must show: the relay's program (socat, the node), each socket's folder (read-only). */
   readonly binds: Bind[];
@@ -115,29 +102,4 @@ export async function openSandboxNetwork(o: SandboxNetworkOptions): Promise<Sand
     await rm(dir, { recursive: true, force: true });
     throw e;
   }
-}
-
-/** Counts connections as they are reported (an agent's and its checks' into one cycle's). */
-export class NetworkTally {
-  private readonly c: NetworkCounts = { allowed: 0, refused: 0, hosts: [] };
-
-  add(e: NetworkEvent): void {
-    if (e.allowed) this.c.allowed++;
-    else this.c.refused++;
-    if (this.c.hosts.length < MAX_HOSTS && !this.c.hosts.includes(e.target)) this.c.hosts.push(e.target);
-  }
-
-  counts(): NetworkCounts {
-    return { ...this.c, hosts: [...this.c.hosts] };
-  }
-}
-
-/** One line of the run's log for a connection. */
-export function networkLine(e: NetworkEvent): string {
-  return `[abcd] network: ${e.allowed ? 'allowed' : 'refused'} ${e.method} ${e.target}${e.why ? ` (${e.why})` : ''}\n`;
-}
-
-/** The run log's line saying which relay a sandbox's network starts with. */
-export function relayLine(relay: RelayKind): string {
-  return `[abcd] network: relay ${relay === 'socat' ? 'socat' : 'node (socat is not installed)'}\n`;
 }

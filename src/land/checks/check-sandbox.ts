@@ -16,7 +16,7 @@ import { probeBwrap, sandboxArgv, type Sandbox, type SandboxMode, type SandboxPl
 import { allowedEnv } from '../../machine/sandbox/environment.js';
 import { keyFilesOf } from '../../machine/gateway/key-file.js';
 import { secretPlaces } from '../../machine/sandbox/places.js';
-import { openSandboxNetwork, type NetworkEvent, type SandboxNetwork } from '../../machine/sandbox/sandbox-network.js';
+import type { NetworkEvent, SandboxNetwork } from '../../machine/sandbox/sandbox-network.js';
 import type { RelayKind } from '../../machine/sandbox/network-log.js';
 import { fillLaneStore } from '../../repo/lane-objects.js';
 import type { Repo } from '../../repo/repo.js';
@@ -157,16 +157,18 @@ export async function prepareCheckJail(
 type JailOptions = Parameters<typeof prepareCheckJail>[2];
 
 // Its own loopback only; with an allow-list (empty by default), the egress proxy as the way out.
+// Loaded here, not at the top: the proxy's node:http costs a land 40-60 ms of start-up, and a
+// land with no checks never opens a network.
 async function openCheckNetwork(repo: Repo, jail: string, o: JailOptions): Promise<SandboxNetwork | undefined> {
-  return o.network
-    ? await openSandboxNetwork({
-        base: jail,
-        ...(repo.deps.self ? { node: repo.deps.self.node } : {}),
-        allow: o.network.allow,
-        allowKey: 'land.network.allow',
-        ...(o.onNetwork ? { onEvent: o.onNetwork } : {}),
-      })
-    : undefined;
+  if (!o.network) return undefined;
+  const { openSandboxNetwork } = await import('../../machine/sandbox/sandbox-network.js');
+  return await openSandboxNetwork({
+    base: jail,
+    ...(repo.deps.self ? { node: repo.deps.self.node } : {}),
+    allow: o.network.allow,
+    allowKey: 'land.network.allow',
+    ...(o.onNetwork ? { onEvent: o.onNetwork } : {}),
+  });
 }
 
 /** What the check's sandbox hides and binds: the worktree, its own repository, the jail, the lane store, the cache. */

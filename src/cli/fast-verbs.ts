@@ -10,7 +10,7 @@ import { terminalSize } from './terminal-size.js';
 
 // The verbs agents call on every step. Anything else, and any argument list the fast parser
 // is not certain to read exactly as yargs would, goes to the full parser (ADR 0038).
-const FAST_VERBS = new Set(['reserve', 'renew', 'release', 'push', 'status', 'land', 'items']);
+const FAST_VERBS = new Set(['reserve', 'renew', 'release', 'push', 'status', 'land', 'items', 'announce']);
 
 /** Runs the verb when the fast parser reads `argv` exactly; false: hand it to yargs. */
 export async function runFast(argv: readonly string[]): Promise<boolean> {
@@ -50,6 +50,9 @@ const GLOBAL: ReadonlyArray<[string, OptionSpec]> = Object.entries(GLOBAL_OPTION
 // Option keys the fast parser reads as yargs does; any other key (alias, array, coerce,
 // demandOption, nargs, count...) sends the call to yargs.
 const KNOWN_KEYS = new Set(['type', 'default', 'describe', 'choices']);
+// The same for a positional: `array` only on the last, variadic one; a default (which yargs
+// fills in when the word is absent) sends the call to yargs.
+const POSITIONAL_KEYS = new Set(['type', 'describe', 'choices', 'array']);
 // Words yargs may treat as its own commands or flags' values.
 const RESERVED = new Set(['help', 'completion', 'version', 'true', 'false']);
 
@@ -86,15 +89,29 @@ export function parseFast(argv: readonly string[]): { command: Command; args: Re
     } else if (o.type === 'string' || (o.type === undefined && o.choices)) {
       const v = eq >= 0 ? a.slice(eq + 1) : argv[++i];
       if (v === undefined || v === '' || v.startsWith('-')) return undefined;
-      if (o.choices && !o.choices.includes(v)) return undefined;
+      if (o.choices && !isChoice(o.choices, v)) return undefined;
       setArg(args, name, v);
     } else return undefined;
   }
-  const names = [...spec.positionals.keys()];
-  if (positionals.length > names.length || positionals.length < requiredPositionals(command)) return undefined;
-  for (const [i, v] of positionals.entries()) {
-    if (spec.positionals.get(names[i]!)?.type !== 'string') return undefined;
-    setArg(args, names[i]!, v);
+  const decl = declared(command);
+  const last = decl.at(-1);
+  const variadic = last?.variadic ? last : undefined;
+  // Only a last, required `<name..>` collects the remaining words; any other variadic: yargs.
+  if (decl.some((d) => d.variadic && (d !== last || !d.required))) return undefined;
+  if ((!variadic && positionals.length > decl.length) || positionals.length < decl.filter((d) => d.required).length) return undefined;
+  for (const [i, d] of decl.entries()) {
+    const o = spec.positionals.get(d.name)!;
+    if (Object.keys(o).some((k) => !POSITIONAL_KEYS.has(k))) return undefined;
+    if (d.variadic) {
+      // yargs keeps every word of a string array as typed ("42", "1e3", ""): the same array.
+      if (o.type !== 'string' || o.array !== true || o.choices) return undefined;
+      setArg(args, d.name, positionals.slice(i));
+    } else if (i < positionals.length) {
+      const v = positionals[i]!;
+      if (o.array !== undefined || !(o.type === 'string' || (o.type === undefined && o.choices))) return undefined;
+      if (o.choices && !isChoice(o.choices, v)) return undefined;
+      setArg(args, d.name, v);
+    }
   }
   return { command, args: args as Record<string, unknown> & GlobalArgs };
 }
@@ -104,11 +121,30 @@ function verbOf(c: Command): string | undefined {
   return first?.split(' ')[0];
 }
 
-/** `<a> <b> [c]`: how many positionals the verb requires; variadic ones go to yargs. */
-function requiredPositionals(c: Command): number {
-  const decl = (typeof c.command === 'string' ? c.command : (c.command[0] ?? '')).split(' ').slice(1);
-  if (decl.some((d) => d.includes('..'))) return Number.POSITIVE_INFINITY;
-  return decl.filter((d) => d.startsWith('<')).length;
+interface Declared {
+  name: string;
+  required: boolean;
+  variadic: boolean;
+}
+
+/** `<a> [b] <c..>`: the positionals the command string names, in order. */
+function declared(c: Command): Declared[] {
+  return (typeof c.command === 'string' ? c.command : (c.command[0] ?? ''))
+    .split(' ')
+    .slice(1)
+    .map((d) => ({
+      name: d.slice(1, -1).replace(/\.\.$/, ''),
+      required: d.startsWith('<'),
+      variadic: d.endsWith('..>') || d.endsWith('..]'),
+    }));
+}
+
+/**
+ * One of the declared choices, and a plain word: without a type yargs reads a word that looks
+ * like a number (42, 0x10, 1e3) as one, so such a choice is left to it.
+ */
+function isChoice(choices: readonly unknown[], v: string): boolean {
+  return /^[a-z][a-z-]*$/i.test(v) && choices.includes(v);
 }
 
 /** Records what a verb declares to yargs (declareArguments, as parser.ts), through a stand-in for yargs. */
@@ -136,11 +172,8 @@ export function specOf(c: Command): Spec | undefined {
     return undefined;
   }
   // Positionals must be declared in the order the command string names them.
-  const decl = (typeof c.command === 'string' ? c.command : (c.command[0] ?? ''))
-    .split(' ')
-    .slice(1)
-    .map((d) => d.slice(1, -1));
-  if (decl.join() !== [...spec.positionals.keys()].join()) return undefined;
+  const names = declared(c).map((d) => d.name);
+  if (names.join() !== [...spec.positionals.keys()].join()) return undefined;
   return spec;
 }
 

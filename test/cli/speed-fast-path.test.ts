@@ -37,6 +37,22 @@ const same = [
   ['land', 'a', 'work', '--strategy', 'merge', '--keep', '--wait', '5m'],
   ['land', 'a', '--strategy', 'squash'],
   ['items', '--json'],
+  ['items', 'add', 'fix-login', '--title', 'Fix the login', '--depends-on', 'a,b', '--github'],
+  ['items', 'close', 'github:issue:12', '--wait=5m'],
+  // The words of announce stay the strings typed, whatever they look like.
+  ['announce', 'working', 'fix-login', 'rewriting the session store'],
+  ['announce', 'blocked', 'waiting for the API answer', '--json'],
+  ['announce', 'done', '42'],
+  ['announce', 'away', '1e3', '0x10', '007', '1.50', 'Infinity'],
+  ['announce', 'working', ''],
+  ['announce', 'working', 'a', '', 'c'],
+  ['announce', 'working', 'x=y', 'a b'],
+  ['announce', 'away', '--ttl', '30m', 'back after the build'],
+  ['announce', 'away', 'lunch', '--ttl', '30m', 'soon'],
+  ['announce', 'away', 'lunch', '--ttl=1e3'],
+  ['announce', 'away', 'lunch', '--ttl', '5'],
+  ['announce', '--ttl', '1h', 'working', 'x', '--json', 'y'],
+  ['announce', 'working', 'x', '--remote', 'upstream', '--verbose'],
 ];
 
 const toYargs = [
@@ -61,6 +77,28 @@ const toYargs = [
   ['reserve', 'help'],
   ['reserve', 'a', '--version'],
   ['items', '--remote'],
+  ['items', 'remove', 'a'],
+  // announce: a state that is no choice, missing words, words yargs treats as flags or its own.
+  ['announce'],
+  ['announce', 'working'],
+  ['announce', 'working', '--ttl', '1h'],
+  ['announce', 'sleeping', 'zzz'],
+  ['announce', 'Working', 'x'],
+  ['announce', '42', 'x'],
+  ['announce', 'working', '-x'],
+  ['announce', 'working', 'a', '-5'],
+  ['announce', 'working', 'a', '-'],
+  ['announce', 'working', '--', 'x'],
+  ['announce', 'working', 'x', '--', 'y'],
+  ['announce', 'working', '--x=y'],
+  ['announce', 'working', 'help'],
+  ['announce', 'working', 'true'],
+  ['announce', 'working', 'x', '--ttl', ''],
+  ['announce', 'working', 'x', '--ttl', '1h', '--ttl', '2h'],
+  ['announce', 'working', 'x', '--words', 'y'],
+  ['announce', 'working', 'x', '--state', 'done'],
+  ['announce', 'working', 'x', '--help'],
+  ['announce', '--help'],
 ];
 
 describe('the fast path', () => {
@@ -105,5 +143,19 @@ describe('the fast path', () => {
     const help = await s.abcd(['reserve', '--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/--ttl/);
+    // announce: the same answer, refusal and help on either path.
+    const said = await s.abcd(['announce', 'working', 'quick', 'on it', '--json']);
+    expect(said.code, said.stderr).toBe(0);
+    const saidFull = await s.abcd(['--json', 'announce', 'working', 'quick', 'on it']);
+    expect({ ...said.json, at: 0, expiresAt: 0 }).toEqual({ ...saidFull.json, at: 0, expiresAt: 0 });
+    expect(said.json).toMatchObject({ state: 'working', item: 'quick', text: 'on it' });
+    const blank = await s.abcd(['announce', 'working', ' ', '--json']);
+    expect(blank.code).toBe(2);
+    expect(blank.json).toEqual((await s.abcd(['--json', 'announce', 'working', ' '])).json);
+    const noWords = await s.abcd(['announce', 'working', '--json']);
+    expect([noWords.code, noWords.json.refusal.message]).toEqual([2, expect.stringMatching(/announce needs <words\.\.>/)]);
+    const announceHelp = await s.abcd(['announce', '--help']);
+    expect(announceHelp.code).toBe(0);
+    expect(announceHelp.stdout).toMatch(/abcd announce <state> <words\.\.>[\s\S]*--ttl/);
   });
 });

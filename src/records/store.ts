@@ -187,6 +187,19 @@ export class RecordStore {
   }
 
   /**
+   * The cached tip of one record ref, or null when the cache has none: what a writer of its own
+   * record leases on after a fetch, without reading or decoding any record. Lists only the
+   * ref's own folder of the cache (an announcement's: one ref per session).
+   */
+  async cachedTip(ref: string): Promise<string | null> {
+    if (!ref.startsWith(RECORD_PREFIX)) throw new Error(`${ref} is not a record ref`);
+    const cacheRef = cachePrefix(this.remote) + ref.slice(RECORD_PREFIX.length);
+    const folder = cacheRef.slice(0, cacheRef.lastIndexOf('/') + 1);
+    const listed = await listCacheRefs(this.git, this.bounds.files?.commonDir, folder, []);
+    return listed.find((r) => r.name === cacheRef)?.oid ?? null;
+  }
+
+  /**
    * Pushes updates in one push (atomic unless told otherwise) and reports what the remote did.
    * An answer the remote did not give is read back from it: "unchanged" only when no byte can
    * have been sent or a re-read saw the refs as before (ADR 0015).

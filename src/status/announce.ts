@@ -7,7 +7,6 @@ import { announceRef } from '../records/refs.js';
 import { Conflict } from '../core/refusals.js';
 import { writeRecordCommit } from '../records/objects.js';
 import type { Repo } from '../repo/repo.js';
-import { readSnapshot } from '../repo/snapshot.js';
 
 export interface AnnounceInput {
   state: AnnounceRecord['state'];
@@ -34,8 +33,10 @@ export interface AnnounceResult {
  */
 export async function announce(repo: Repo, input: AnnounceInput): Promise<AnnounceResult> {
   const ref = announceRef(announceKey(repo.me));
-  const snap = await readSnapshot(repo);
-  const lease = snap.announcements.get(ref)?.tip ?? snap.refused.get(ref)?.tip ?? null;
+  // Its own record's tip is all a write needs: leased on, never decoded (a record it cannot
+  // read is overwritten by this session's own, as every other session's are left alone).
+  await repo.store.fetch();
+  const lease = await repo.store.cachedTip(ref);
   const at = repo.deps.clock.now();
   const record: AnnounceRecord = {
     abcd: 'announce',

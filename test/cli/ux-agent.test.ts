@@ -27,6 +27,26 @@ describe('abcd announce', () => {
     expect(again.json.announcements).toEqual([expect.objectContaining({ state: 'working', item: null, text: 'back at it' })]);
   });
 
+  it("leases on its own record even one it cannot read; a stranger's unreadable one does not stop it", async () => {
+    const first = await a.abcd(['announce', 'working', 'first', '--json']);
+    expect(first.code, first.stderr).toBe(0);
+    // A record this version cannot read, on its own ref and on a stranger's.
+    const blob = await execa('git', ['-C', a.dir, 'hash-object', '-w', '--stdin'], { env: a.env, extendEnv: false, input: 'not json' });
+    const tree = await execa('git', ['-C', a.dir, 'mktree'], {
+      env: a.env,
+      extendEnv: false,
+      input: `100644 blob ${blob.stdout}\trecord.json\n`,
+    });
+    const junk = await a.git(['commit-tree', tree.stdout, '-p', (await remote.refs()).get(first.json.ref)!, '-m', 'junk']);
+    await a.git(['push', '-q', '--force', 'origin', `${junk}:${first.json.ref}`, `${junk}:refs/heads/abcd/announce/stranger-0000000000`]);
+    const again = await a.abcd(['announce', 'working', 'second', '--json']);
+    expect(again.code, again.stderr).toBe(0);
+    const tip = (await remote.refs()).get(first.json.ref)!;
+    expect(await a.git(['rev-parse', `${tip}^`])).toBe(junk);
+    const st = await b.abcd(['status', '--json']);
+    expect(st.json.announcements.map((x: { text: string }) => x.text)).toContain('second');
+  });
+
   it('refuses control characters and unknown states; an expired announcement leaves status and is pruned', async () => {
     const bad = await b.abcd(['announce', 'working', 'x\u001b[2Jy', '--json']);
     expect(bad.json.refusal).toMatchObject({ code: 'usage', exit: 2 });

@@ -147,4 +147,20 @@ describe('the tip cache', () => {
     ).resolves.toBeUndefined();
     expect(await files.readCached()).toEqual(await plain.readCached());
   });
+  it("a writer's own tip comes from its folder of the cache alone, loose or packed, and reads no record", async () => {
+    const c = await clone();
+    const mine = await record(c.dir, c.env, `${P}announce/alice-1`, { 'record.json': '{"a":1}' });
+    await record(c.dir, c.env, `${P}announce/bob-2`, { 'record.json': 'not json' });
+    await record(c.dir, c.env, `${P}claims/local/item/a`, { 'record.json': '{"a":1}' });
+    const { plain, files } = stores(c, await noCatFile(c.root, c.env));
+    for (const s of [plain, files]) {
+      expect(await s.cachedTip('refs/heads/abcd/announce/alice-1')).toBe(mine);
+      expect(await s.cachedTip('refs/heads/abcd/announce/carol-3')).toBeNull();
+      // A ref of the same name's start is another ref.
+      expect(await s.cachedTip('refs/heads/abcd/announce/alice')).toBeNull();
+    }
+    await git(c.dir, ['pack-refs', '--all'], c.env);
+    expect(await files.cachedTip('refs/heads/abcd/announce/alice-1')).toBe(mine);
+    await expect(files.cachedTip('refs/heads/main')).rejects.toThrow(/not a record ref/);
+  });
 });

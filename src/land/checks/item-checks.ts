@@ -6,7 +6,6 @@
 import { CheckFailed } from '../../core/refusals.js';
 import { sanitizeLine } from '../../core/sanitize.js';
 import type { Git } from '../../git/git.js';
-import { LocalItemSource } from '../../items/local-source.js';
 import type { Repo } from '../../repo/repo.js';
 import { runJailedChecks, type CheckSandboxChoice, type CheckVars } from './check-sandbox.js';
 import type { CheckRun, CheckWatch, LandConfig } from './checks.js';
@@ -29,6 +28,8 @@ export async function checkItemFiles(git: Git, tip: string, paths: readonly stri
   o.watch?.running?.(true);
   try {
     say?.(`\n[abcd] check: ${ITEM_FILES_CHECK} (${paths.length} changed; the project's checks do not run for items alone)\n`);
+    // The item source (and the YAML it reads with) loads only for a change of item files.
+    const { LocalItemSource } = await import('../../items/local-source.js');
     const listing = await new LocalItemSource(git).list(tip);
     const changed = new Set(paths);
     const bad = listing.refused.filter((r) => changed.has(r.path)).map((r) => sanitizeLine(r.refusal.message, 300));

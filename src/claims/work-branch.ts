@@ -28,7 +28,7 @@ export async function resolveWorkBranch(
       { branch, reason: 'record-namespace' },
     );
   }
-  const head = await repo.git.refs.resolve(`refs/heads/${branch}^{commit}`);
+  const head = await repo.git.refs.commitOf(`refs/heads/${branch}`);
   if (head === undefined) throw new UsageError(`branch ${branch} does not exist in this clone.`, 'branch', { branch });
   return { branch, head };
 }

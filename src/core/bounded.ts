@@ -23,6 +23,11 @@ export function boundGroup(pid: number | undefined, ms: number, signal?: AbortSi
     get fired() {
       return fired;
     },
+    /** Whether the timeout keeps this process alive (node's ref); a caller that lets go of the child unrefs it. */
+    hold(on: boolean) {
+      if (on) timer.ref();
+      else timer.unref();
+    },
     done() {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);

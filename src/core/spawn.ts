@@ -35,9 +35,11 @@ export interface SpawnOptions {
   /**
    * stdin is a pipe handed to `feed` once the child starts, to write as the conversation goes
    * and end when done (instead of `input`, written whole at once). Writes to a child that has
-   * gone are dropped: its exit is the answer.
+   * gone are dropped: its exit is the answer. `hold(false)` lets this process exit while the
+   * child runs (its handles, pipes and timeout no longer count for node), `hold(true)` takes it
+   * back: a long-lived child between its uses.
    */
-  feed?: (stdin: { write: (chunk: string) => void; end: () => void }) => void;
+  feed?: (stdin: { write: (chunk: string) => void; end: () => void; hold: (on: boolean) => void }) => void;
 }
 
 export interface SpawnResult {
@@ -77,7 +79,16 @@ export function spawnProcess(cmd: string, args: readonly string[], o: SpawnOptio
     } else if (o.feed && child.stdin) {
       const pipe = child.stdin;
       pipe.on('error', () => undefined);
-      o.feed({ write: (chunk) => void pipe.write(chunk), end: () => void pipe.end() });
+      const hold = (on: boolean) => {
+        // A pipe to a child is a socket, which node lets go of like the child itself.
+        const pipes = [child.stdin, child.stdout, child.stderr] as unknown as ({ ref(): void; unref(): void } | null)[];
+        for (const h of [child, ...pipes]) {
+          if (on) h?.ref();
+          else h?.unref();
+        }
+        bound?.hold(on);
+      };
+      o.feed({ write: (chunk) => void pipe.write(chunk), end: () => void pipe.end(), hold });
     }
     child.once('spawn', () => child.pid !== undefined && o.onStart?.(child.pid));
     child.once('error', (e: NodeJS.ErrnoException) => {

@@ -1,9 +1,30 @@
 // What changed between two trees: changed paths, a patch, the raw tree diff, and a grep over a
 // commit's files.
+import type { Objects } from './objects.js';
 import type { CallOptions, GitRunner } from './runner.js';
+import { changedPathsOfTrees } from './tree-diff.js';
+
+const OID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 
 export class Diff {
-  constructor(private readonly r: GitRunner) {}
+  constructor(
+    private readonly r: GitRunner,
+    private readonly objects: Objects,
+  ) {}
+
+  /**
+   * The paths that differ from commit `from` to commit `to`, as changedPaths lists them without
+   * renames, read from the two trees (loose files, else the object reader: tree-diff.ts); git's diff where
+   * the trees are not plain. A submodule's commit that moved is always a changed path here,
+   * whatever `ignore` setting the clone or the tree's .gitmodules has for it.
+   */
+  async changedPathsBetween(from: string, to: string, o: CallOptions = {}): Promise<string[]> {
+    if (OID.test(from) && OID.test(to) && !o.env) {
+      const read = await changedPathsOfTrees((specs) => this.objects.readObjects(specs), `${from}^{tree}`, `${to}^{tree}`);
+      if (read) return read;
+    }
+    return this.changedPaths(from, to, o);
+  }
 
   /**
    * The paths that differ from `from` to `to`, renames as a delete and an add (`renames`: the

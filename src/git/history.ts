@@ -1,7 +1,11 @@
 // Walking history: log and rev-list with the options abcd uses, output for the caller to parse
 // in the format it asked for.
-import type { Tried } from './objects.js';
+import { commitIdents, type CommitIdents } from './commit-header.js';
+import type { CloneFiles } from './clone-files.js';
+import type { Objects, Tried } from './objects.js';
 import type { CallOptions, GitRunner } from './runner.js';
+
+export type { CommitIdents } from './commit-header.js';
 
 /** A `git log` over `revs` (tips, `a..b` ranges), limited to `paths` when given. */
 export interface LogQuery {
@@ -41,7 +45,26 @@ export interface RevListQuery {
 }
 
 export class History {
-  constructor(private readonly r: GitRunner) {}
+  constructor(
+    private readonly r: GitRunner,
+    private readonly objects: Objects,
+    private readonly files: CloneFiles | undefined,
+  ) {}
+
+  /**
+   * Who wrote and who committed `commit`, as `log -1 --format=%cn%x00%ce%x00%an%x00%ae` prints
+   * them (trimmed as show() trims): from the commit object itself where git's log would print its
+   * bytes unchanged (commit-header.ts), else from that log. GitFailed when it is not here.
+   */
+  async idents(commit: string, o: CallOptions = {}): Promise<CommitIdents> {
+    const obj = this.files?.plainLog && !o.env ? await this.objects.readById(commit) : undefined;
+    const read = obj?.type === 'commit' ? commitIdents(obj.content) : undefined;
+    if (read) return read;
+    const [committerName = '', committerEmail = '', authorName = '', authorEmail = ''] = (
+      await this.show(commit, '%cn%x00%ce%x00%an%x00%ae', o)
+    ).split('\0');
+    return { committerName, committerEmail, authorName, authorEmail };
+  }
 
   /** The log's output; GitFailed when git fails. */
   log(q: LogQuery, o: CallOptions = {}): Promise<string> {

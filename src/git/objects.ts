@@ -1,17 +1,14 @@
 // Reading and writing objects: blobs at a path, trees, one batch reader for many objects,
 // hash-object, mktree and commit-tree with the quiet flags.
+import { readLooseObject } from './files/loose-read.js';
+import { hasReplaceRefs, readLooseSpec } from './files/loose-resolve.js';
+import type { CloneFiles } from './clone-files.js';
 import { infoThenContents, parseInfo, type InfoThenContents, type ObjectInfo } from './object-batch.js';
-import { QUIET, type CallOptions, type GitFailure, type GitRunner } from './runner.js';
+import { readableById, type ObjectReader } from './object-reader.js';
+import type { GitObject, Tried } from './object-types.js';
+import { QUIET, type CallOptions, type GitRunner } from './runner.js';
 
-/** An object `cat-file --batch` returned: its id, type and bytes. */
-export interface GitObject {
-  oid: string;
-  type: string;
-  content: Buffer;
-}
-
-/** An answer that may have failed the way the caller expects: its value, or how git failed. */
-export type Tried<T> = { ok: true; value: T } | { ok: false; failure: GitFailure };
+export type { GitObject, Tried } from './object-types.js';
 
 /** One entry of `ls-tree -z`: `size` is undefined unless asked for, and for a tree or a submodule. */
 export interface TreeEntry {
@@ -36,7 +33,19 @@ export interface NewCommit {
 }
 
 export class Objects {
-  constructor(private readonly r: GitRunner) {}
+  constructor(
+    private readonly r: GitRunner,
+    private readonly reader: ObjectReader,
+    private readonly files: CloneFiles | undefined,
+  ) {}
+
+  private looseAt: string | null | undefined;
+
+  /** The loose object dir to read first: a plain clone's, unless replace refs make git read other objects. */
+  private looseDir(): string | null {
+    this.looseAt ??= this.files && !hasReplaceRefs(this.files.commonDir) ? this.files.objectsDir : null;
+    return this.looseAt;
+  }
 
   /** Whether an object (`oid`, `commit:path`, `rev^{commit}`) is in this clone. */
   async exists(spec: string, o: CallOptions = {}): Promise<boolean> {
@@ -104,11 +113,46 @@ export class Objects {
     return infoThenContents(this.r, specs, pick);
   }
 
-  /** Each spec's object, in one `cat-file --batch`, in request order; undefined: missing. */
+  /**
+   * Each spec's object, in request order; undefined: missing. Specs rooted at an object id go to
+   * the verb's one reader (object-reader.ts); others, or a call with its own environment, to a
+   * `cat-file --batch` of their own.
+   */
   async readObjects(specs: readonly string[], o: CallOptions = {}): Promise<Tried<(GitObject | undefined)[]>> {
+    if (!o.env && o.timeoutMs === undefined && specs.every(readableById)) return this.readByIds(specs);
     const r = await this.r.run(['cat-file', '--batch'], { ...o, input: specs.map((s) => `${s}\n`).join('') });
     if (r.exitCode !== 0) return { ok: false, failure: r };
     return { ok: true, value: parseBatch(r.stdout, specs.length) };
+  }
+
+  /** Specs rooted at ids: each from the loose files where it can be (loose-resolve.ts), the rest from the reader. */
+  private async readByIds(specs: readonly string[]): Promise<Tried<(GitObject | undefined)[]>> {
+    const dir = this.looseDir();
+    const out: (GitObject | undefined)[] = [];
+    const left: number[] = [];
+    for (const [i, spec] of specs.entries()) {
+      const read = dir ? await readLooseSpec(dir, spec) : undefined;
+      if (read === undefined) left.push(i);
+      else out[i] = read ?? undefined;
+    }
+    if (!left.length) return { ok: true, value: out };
+    const r = await this.reader.read(left.map((i) => specs[i]!));
+    if (!r.ok) return r;
+    for (const [k, i] of left.entries()) out[i] = r.value[k];
+    return { ok: true, value: out };
+  }
+
+  /**
+   * One object by its id: from its loose file where the clone's files are plain and it is loose,
+   * else through the reader; undefined when it is not here, or git could not read it.
+   */
+  async readById(oid: string): Promise<GitObject | undefined> {
+    const dir = this.looseDir();
+    const loose = dir ? await readLooseObject(dir, oid) : undefined;
+    if (loose) return { oid, type: loose.type, content: loose.body };
+    if (!/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(oid)) return undefined;
+    const r = await this.reader.read([oid]);
+    return r.ok ? r.value[0] : undefined;
   }
 
   /**

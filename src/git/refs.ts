@@ -1,4 +1,9 @@
 // Reading and moving refs: resolve a revision, list refs, ancestry, update and delete.
+import { unlessSystemError } from '../core/best-effort.js';
+import { readRefFromFiles } from './files/refs-read.js';
+import { readDetachedHead } from './files/symref-read.js';
+import type { CloneFiles } from './clone-files.js';
+import type { Objects } from './objects.js';
 import type { CallOptions, GitRunner } from './runner.js';
 
 /** One ref and the object it points at, as `for-each-ref` lists it. */
@@ -8,7 +13,11 @@ export interface RefTip {
 }
 
 export class Refs {
-  constructor(private readonly r: GitRunner) {}
+  constructor(
+    private readonly r: GitRunner,
+    private readonly objects: Objects,
+    private readonly files: CloneFiles | undefined,
+  ) {}
 
   /** The object a revision names (`rev-parse --verify -q`), or undefined when it names none. */
   async resolve(rev: string, o: CallOptions = {}): Promise<string | undefined> {
@@ -21,9 +30,31 @@ export class Refs {
     return this.r.must(['rev-parse', '--verify', rev], o);
   }
 
+  /**
+   * The commit a full ref name holds (`rev-parse --verify -q <ref>^{commit}`), or undefined when
+   * it names none. Read from the ref's file and the object's type where the clone's files are
+   * plain and the ref holds a commit itself; anything else (a packed-refs git must read, a
+   * symbolic ref, a tag to peel, a ref not there, which git might still find by another rule)
+   * is git's answer.
+   */
+  async commitOf(ref: string, o: CallOptions = {}): Promise<string | undefined> {
+    const oid = this.files && !o.env ? refFile(this.files.commonDir, ref) : undefined;
+    if (oid && (await this.objects.readById(oid))?.type === 'commit') return oid;
+    return this.resolve(`${ref}^{commit}`, o);
+  }
+
   /** The commit HEAD is at; GitFailed when there is none. */
   head(o: CallOptions = {}): Promise<string> {
     return this.r.must(['rev-parse', 'HEAD'], o);
+  }
+
+  /**
+   * What a detached HEAD holds, from the worktree's files where the clone's are plain (as
+   * `rev-parse HEAD` answers, unchecked), else as resolve('HEAD') answers it; undefined: none.
+   */
+  async detachedHead(o: CallOptions = {}): Promise<string | undefined> {
+    const oid = this.files && !o.env ? await readDetachedHead(this.r.dir) : undefined;
+    return oid ?? this.resolve('HEAD', o);
   }
 
   /** The ref a symbolic ref points at (`short`: as a branch name), or undefined when it is not one. */
@@ -74,6 +105,15 @@ export class Refs {
   /** Deletes every ref named, in one transaction; GitFailed when git fails. */
   async deleteAll(refs: readonly string[], o: CallOptions = {}): Promise<void> {
     await this.r.must(['update-ref', '--stdin'], { ...o, input: refs.map((r) => `delete ${r}\n`).join('') });
+  }
+}
+
+/** The ref's id from the files; undefined where git must say (including a failed read). */
+function refFile(commonDir: string, ref: string): string | undefined {
+  try {
+    return readRefFromFiles(commonDir, ref) ?? undefined;
+  } catch (e) {
+    return unlessSystemError(undefined)(e);
   }
 }
 

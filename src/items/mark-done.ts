@@ -58,8 +58,10 @@ async function readItemAtHead(wt: Git, item: ItemKey): Promise<{ head?: string; 
   const local = item.source === 'local' && item.kind === 'item';
   if (!local) return {};
   const path = itemPath(item.id);
-  const r = await wt.objects.readObjects(['HEAD', `HEAD:${path}`]);
-  const [commit, file] = r.ok ? r.value : [];
+  // HEAD by its id, so the clone's one object reader answers (its process runs in the clone).
+  const head = await wt.refs.detachedHead();
+  const r = head ? await wt.objects.readObjects([head, `${head}:${path}`]) : undefined;
+  const [commit, file] = r?.ok ? r.value : [];
   if (commit?.type !== 'commit') return undefined;
   return { head: commit.oid, path, ...(file?.type === 'blob' ? { file: file.content } : {}) };
 }

@@ -29,7 +29,7 @@ export async function withWorktree<T>(repo: Repo, commit: string, fn: (wt: Git) 
     await repo.git.worktrees.add(dir, commit);
   });
   try {
-    return await fn(new Git(dir, repo.deps.env));
+    return await fn(repo.git.worktree(dir));
   } finally {
     await oneAtATime(() => removeWorktree(repo, dir));
   }
@@ -100,7 +100,7 @@ export interface Integration {
 export async function integrate(wt: Git, o: Integration & { env: Env; current: string }): Promise<string> {
   const start = integrationStart(o);
   if (o.current !== start) await wt.work.checkout(start);
-  const [name, email, author, authorEmail] = (await wt.history.show(o.head, '%cn%x00%ce%x00%an%x00%ae')).split('\0');
+  const { committerName: name, committerEmail: email, authorName: author, authorEmail } = await wt.history.idents(o.head);
   const date = `@${Math.floor(o.at / 1000)} +0000`;
   const committer = { GIT_COMMITTER_NAME: name ?? '', GIT_COMMITTER_EMAIL: email ?? '', GIT_COMMITTER_DATE: date };
   const maker = { ...committer, GIT_AUTHOR_NAME: name ?? '', GIT_AUTHOR_EMAIL: email ?? '', GIT_AUTHOR_DATE: date };
@@ -124,7 +124,7 @@ export async function integrate(wt: Git, o: Integration & { env: Env; current: s
   }
   const trailers = o.consumed ? consumptionTrailers(o.consumed) : [];
   const marked = o.markDone
-    ? await markItemDoneInWorktree(new Git(wt.dir, { ...o.env, ...maker }), parseItem(o.item), trailers)
+    ? await markItemDoneInWorktree(wt.worktree(wt.dir, { ...o.env, ...maker }), parseItem(o.item), trailers)
     : undefined;
   return marked?.head ?? wt.refs.head();
 }

@@ -59,8 +59,11 @@ export function withoutNetworkDeadline(repo: Repo): Repo {
  * verb's own modules load (its first readSnapshot waits for that fetch).
  */
 export async function openRepo(deps: Deps, o: { prefetch?: boolean } = {}): Promise<Repo> {
-  const git = new Git(deps.cwd, deps.env);
-  const { gitDir, commonDir, objectsDir, format, values } = await openDirs(git, deps);
+  const probe = new Git(deps.cwd, deps.env);
+  const { gitDir, commonDir, objectsDir, format, values, plain } = await openDirs(probe, deps);
+  // A plain clone's refs and loose objects are read from its files (ADR 0138); others ask git.
+  const plainLog = !values.has('i18n.commitencoding') && !values.has('i18n.logoutputencoding');
+  const git = plain ? new Git(deps.cwd, deps.env, { files: { commonDir, objectsDir, plainLog } }) : probe;
   const email = values.get('user.email');
   if (!email) {
     throw new UsageError('git user.email is not set; abcd names the person by it. Run: git config user.email you@example.com', 'identity');
@@ -115,13 +118,13 @@ export async function openRepo(deps: Deps, o: { prefetch?: boolean } = {}): Prom
 async function openDirs(
   git: Git,
   deps: Deps,
-): Promise<{ gitDir: string; commonDir: string; objectsDir: string; format: string; values: Map<string, string> }> {
-  const keys = new RegExp(`^(user\\.(name|email)|remote\\.${escapeRe(deps.remote)}\\.url|${WRITER_KEYS})$`);
+): Promise<{ gitDir: string; commonDir: string; objectsDir: string; format: string; values: Map<string, string>; plain: boolean }> {
+  const keys = new RegExp(`^(user\\.(name|email)|remote\\.${escapeRe(deps.remote)}\\.url|${WRITER_KEYS}|${LOG_KEYS})$`);
   const files = await readCloneFromFiles(deps.cwd, deps.env);
   if (files) {
     const values = new Map<string, string>();
     for (const e of files.config) if (keys.test(e.key)) values.set(e.key, e.value);
-    return { ...files.dirs, values };
+    return { ...files.dirs, values, plain: true };
   }
   const [dirs, config] = await Promise.all([git.clone.dirs(), git.clone.configMatching(keys.source)]);
   if (!dirs) {
@@ -131,12 +134,14 @@ async function openDirs(
   }
   const { gitDir, commonDir: common, objects: objectsPath, format } = dirs;
   const commonDir = isAbsolute(common) ? common : resolve(deps.cwd, common);
-  return { gitDir, commonDir, objectsDir: resolve(deps.cwd, objectsPath), format, values: parseConfigZ(config) };
+  return { gitDir, commonDir, objectsDir: resolve(deps.cwd, objectsPath), format, values: parseConfigZ(config), plain: false };
 }
 
 // Settings under which git writes objects differently from a plain loose object (group- or
 // world-shared permissions, a commit encoding header): with any of them set, git writes.
 const WRITER_KEYS = 'core\\.sharedrepository|i18n\\.commitencoding';
+// With this set too, git's log re-encodes what it prints: abcd reads a commit's people through git.
+const LOG_KEYS = 'i18n\\.logoutputencoding';
 
 function objectStore(values: Map<string, string>, dir: string, format: string): { objects?: ObjectStore } {
   if (values.has('core.sharedrepository') || values.has('i18n.commitencoding')) return {};

@@ -47,6 +47,22 @@ export async function readRefsFromFiles(
   }
 }
 
+/**
+ * The id one ref holds, as git's files backend reads it (the loose file over the packed line);
+ * null when neither has it, undefined: ask git.
+ */
+export function readRefFromFiles(commonDir: string, name: string): string | null | undefined {
+  if (!refName(name) || !refsAreFiles(commonDir)) return undefined;
+  try {
+    const loose = new Map<string, string>();
+    looseRef(commonDir, name, loose);
+    return loose.get(name) ?? packedRefs(commonDir).get(name) ?? null;
+  } catch (e) {
+    if (e instanceof Unreadable) return undefined;
+    throw e;
+  }
+}
+
 /** Whether the repository keeps its refs in files at all (no reftable). */
 function refsAreFiles(commonDir: string): boolean {
   try {

@@ -71,3 +71,20 @@ async function noReftable(commonDir: string): Promise<boolean> {
     return (e as NodeJS.ErrnoException).code === 'ENOENT';
   }
 }
+
+/**
+ * The commit a worktree's detached HEAD holds, read from its files (`<dir>/.git` names its git
+ * dir, whose HEAD holds the id); undefined for anything else (HEAD on a branch, another layout): ask git.
+ */
+export async function readDetachedHead(worktreeDir: string): Promise<string | undefined> {
+  try {
+    const dotGit = await readFile(join(worktreeDir, '.git'), 'utf8');
+    const m = /^gitdir: (\/[^\n]+)\n?$/.exec(dotGit);
+    if (!m) return undefined;
+    const head = await readFile(join(m[1]!, 'HEAD'), 'latin1');
+    const oid = head.endsWith('\n') ? head.slice(0, -1) : head;
+    return /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(oid) ? oid : undefined;
+  } catch (e) {
+    return unlessSystemError(undefined)(e);
+  }
+}

@@ -17,7 +17,7 @@ const ITEM_FILE = /^\.abcd\/items\/[^/]+\.md$/;
 
 /** The paths the change from `base` to `tip` touches when every one is an item file; undefined otherwise. */
 export async function itemFilesOnly(git: Git, base: string, tip: string): Promise<string[] | undefined> {
-  const paths = await git.diff.changedPaths(base, tip);
+  const paths = await git.diff.changedPathsBetween(base, tip);
   return paths.length > 0 && paths.every((p) => ITEM_FILE.test(p)) ? paths : undefined;
 }
 

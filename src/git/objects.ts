@@ -32,6 +32,9 @@ export interface NewCommit {
   env?: Record<string, string>;
 }
 
+// The most specs of one read tried in the loose files first (each a few file reads in turn).
+const MAX_LOOSE_SPECS = 32;
+
 export class Objects {
   constructor(
     private readonly r: GitRunner,
@@ -127,7 +130,8 @@ export class Objects {
 
   /** Specs rooted at ids: each from the loose files where it can be (loose-resolve.ts), the rest from the reader. */
   private async readByIds(specs: readonly string[]): Promise<Tried<(GitObject | undefined)[]>> {
-    const dir = this.looseDir();
+    // Many reads one after the other cost more than one pass of the reader: a big batch goes there whole.
+    const dir = specs.length <= MAX_LOOSE_SPECS ? this.looseDir() : null;
     const out: (GitObject | undefined)[] = [];
     const left: number[] = [];
     for (const [i, spec] of specs.entries()) {

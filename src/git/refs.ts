@@ -1,5 +1,6 @@
 // Reading and moving refs: resolve a revision, list refs, ancestry, update and delete.
 import { unlessSystemError } from '../core/best-effort.js';
+import { ancestryByWalk } from './ancestry-walk.js';
 import { readRefFromFiles } from './files/refs-read.js';
 import { readDetachedHead } from './files/symref-read.js';
 import type { CloneFiles } from './clone-files.js';
@@ -78,9 +79,14 @@ export class Refs {
 
   /**
    * Whether `ancestor` is reachable from `descendant`. undefined: git could not tell, because
-   * one of them is not in this clone (exit 128).
+   * one of them is not in this clone (exit 128). Where the clone's files are plain, a short walk
+   * of parents answers first when it can (ancestry-walk.ts).
    */
   async isAncestor(ancestor: string, descendant: string, o: CallOptions = {}): Promise<boolean | undefined> {
+    if (this.files && !o.env) {
+      const walked = await ancestryByWalk((specs) => this.objects.readObjects(specs), this.files.commonDir, ancestor, descendant);
+      if (walked !== undefined) return walked;
+    }
     const r = await this.r.run(['merge-base', '--is-ancestor', ancestor, descendant], o);
     if (r.exitCode === 128) return undefined;
     return r.exitCode === 0;

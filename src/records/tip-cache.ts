@@ -1,11 +1,11 @@
 // What each record tip held when it was last read, kept in the clone: a commit's id fixes its
 // tree and its record blob, so a tip read once needs no git process again. Every read still
 // decodes and checks the blob as before; this only saves asking git for bytes it gave already.
-import { randomBytes } from '../core/builtins.js';
 import { readFileSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { unlessSystemError } from '../core/best-effort.js';
+import { tempTag } from '../core/temp-name.js';
 import { MAX_RECORD_BYTES } from './envelope.js';
 import type { RawRecord } from './store-types.js';
 
@@ -65,7 +65,7 @@ export async function saveTips(path: string, records: readonly RawRecord[]): Pro
     if (kind === 'b' && r.blob) parts.push(r.blob, Buffer.from('\n'));
   }
   await mkdir(dirname(path), { recursive: true });
-  const tmp = join(dirname(path), `.record-tips.${randomBytes(6).toString('hex')}.tmp`);
+  const tmp = join(dirname(path), `.record-tips.${tempTag()}.tmp`);
   try {
     await writeFile(tmp, Buffer.concat(parts));
     await rename(tmp, path);

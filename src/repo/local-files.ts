@@ -1,5 +1,6 @@
 // Files abcd keeps in the clone's git directory: safe names, atomic writes.
-import { createHash, randomBytes } from '../core/builtins.js';
+import { createHash } from '../core/builtins.js';
+import { tempTag } from '../core/temp-name.js';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
@@ -11,7 +12,7 @@ export function refFileName(ref: string): string {
 /** Writes a file so that a concurrent reader sees the old or the new content, never half. */
 export async function writeAtomic(path: string, content: string): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
-  const tmp = join(dirname(path), `.${randomBytes(6).toString('hex')}.tmp`);
+  const tmp = join(dirname(path), `.${tempTag()}.tmp`);
   await writeFile(tmp, content);
   await rename(tmp, path);
 }

@@ -3,9 +3,13 @@
 // and the runtimes (their stream readers, the model gateway, the sandbox) are for the verbs
 // that need them, loaded by those verbs; one static import of them here costs every call of
 // every verb its start-up. Reads the built bundle and its source maps (npm run build).
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { execa } from 'execa';
+import { afterAll, describe, expect, it } from 'vitest';
+import { cleanupTemp, tempDir } from '../harness/git-env.js';
+import { makeRemote } from '../harness/remote.js';
+import { makeSession } from '../harness/session.js';
 
 const BUNDLE = resolve(import.meta.dirname, '../../dist/bundle');
 const MAPS = resolve(import.meta.dirname, '../../dist/bundle-maps');
@@ -62,5 +66,37 @@ describe('start-up', () => {
     expect(verbs).toHaveLength(2);
     const chunks = new Set((await Promise.all(verbs.map(staticClosure))).flatMap((c) => [...c]));
     expect(await builtinsLoaded(chunks)).toEqual([]);
+  });
+});
+
+describe('what a read loads as it runs', () => {
+  afterAll(cleanupTemp);
+
+  it('status on an empty remote hashes, inflates and paints nothing, so it loads no crypto, zlib or util', async () => {
+    const remote = await makeRemote();
+    const s = await makeSession(remote.url, 'reader');
+    // Node's own list of the modules it loaded, written as the process exits.
+    const dir = await tempDir('loaded');
+    const hook = join(dir, 'hook.mjs');
+    const list = join(dir, 'loaded');
+    await writeFile(
+      hook,
+      `import { writeFileSync } from 'node:fs';\nprocess.on('exit', () => writeFileSync(${JSON.stringify(list)}, process.moduleLoadList.join('\\n')));\n`,
+    );
+    const env = { NODE_OPTIONS: `--import=${hook}` };
+    const heavy = async () => (await readFile(list, 'utf8')).split('\n').filter((m) => /^NativeModule (crypto|zlib|util)$/.test(m));
+    // What Node itself loads with the hook (util, for --import) is no verb's doing.
+    await execa(process.execPath, ['-e', '0'], { env: { ...s.env, ...env }, extendEnv: false });
+    const node = await heavy();
+    const loaded = async (args: string[]) => {
+      const r = await s.abcd(args, { env });
+      expect(r.code, r.stderr).toBe(0);
+      return (await heavy()).filter((m) => !node.includes(m));
+    };
+    // The first read writes the clock's last read; the next ones replace it (a temporary file
+    // beside it, named without node:crypto).
+    expect(await loaded(['status'])).toEqual([]);
+    expect(await loaded(['status'])).toEqual([]);
+    expect(await loaded(['status', '--json'])).toEqual([]);
   });
 });

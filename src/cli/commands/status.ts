@@ -9,11 +9,16 @@ import type { Deps } from '../../core/deps.js';
 import { machineGateContext } from '../../machine/gate/context.js';
 import { durationArg } from '../args.js';
 
-/** This computer's load gate, as `abcd gate --status` shows it in full. */
-async function gateSummary(deps: Deps): Promise<GateSummary> {
+/**
+ * Reads this computer's load gate, as `abcd gate --status` shows it in full. Its modules load
+ * beside the records' fetch; the gate itself is read at each view.
+ */
+async function gateReader(deps: Deps): Promise<() => GateSummary> {
   const [{ dir, slots, gateDeps }, { readGate }] = await Promise.all([machineGateContext(deps), import('../../machine/gate/gate.js')]);
-  const view = readGate(dir, gateDeps);
-  return { dir, slots, holders: view.holders.length, waiters: view.waiters.length };
+  return () => {
+    const view = readGate(dir, gateDeps);
+    return { dir, slots, holders: view.holders.length, waiters: view.waiters.length };
+  };
 }
 
 export const status: Command = {
@@ -39,11 +44,11 @@ export const status: Command = {
       throw new UsageError('--watch-exit goes with --watch (it says when a watch gives up)', 'argument');
     // git first: the clone is opened and the records' fetch started before the status domain's
     // modules (the record schemas) load, so they load while git works. --json prints no text:
-    // nothing to render, and nothing of the renderer to load.
+    // nothing to render, and nothing of the renderer to load. The gate's modules load then too.
     const { repo, domain } = await openThenLoad(deps, () =>
-      Promise.all([import('../../status/status.js'), args.json ? undefined : import('../status-text.js')]),
+      Promise.all([import('../../status/status.js'), args.json ? undefined : import('../status-text.js'), gateReader(deps)]),
     );
-    const [{ status: run }, text] = domain;
+    const [{ status: run }, text, gateSummary] = domain;
     const width = deps.out.isTTY ? (deps.out.columns?.() ?? 100) : undefined;
     const height = deps.out.isTTY ? deps.out.rows?.() : undefined;
     const fit = text && width ? await text.fitTo(width) : undefined;
@@ -60,7 +65,7 @@ export const status: Command = {
     };
     const once = async () => {
       const s = await run(repo);
-      const gate = await gateSummary(deps);
+      const gate = gateSummary();
       const json = toJson(s, gate);
       if (!text) return { json, readAt: s.readAt, signature: '', lines: [], warnings: [] };
       const body = text.statusBody(s, gate, style);

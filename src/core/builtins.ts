@@ -12,6 +12,15 @@ const cryptoModule = () => (crypto ??= process.getBuiltinModule('node:crypto'));
 const zlibModule = () => (zlib ??= process.getBuiltinModule('node:zlib'));
 const utilModule = () => (util ??= process.getBuiltinModule('node:util'));
 
+/**
+ * Loads what writing git objects takes (hashing, deflating) now: for a verb that will write
+ * records, at a moment it waits on git anyway, rather than after that wait.
+ */
+export function loadObjectWriting(): void {
+  cryptoModule();
+  zlibModule();
+}
+
 /** node:crypto's randomBytes. */
 export function randomBytes(size: number): Buffer {
   return cryptoModule().randomBytes(size);

@@ -38,7 +38,7 @@ export const push: Command = {
       ...(args.branch !== undefined ? { branch: String(args.branch) } : {}),
       tags: listArg(args.tag),
     };
-    const { repo, domain } = await openThenLoad(deps, () => import('../../claims/push.js'));
+    const { repo, domain } = await openThenLoad(deps, () => import('../../claims/push.js'), { writes: true });
     const r = await domain.pushWork(repo, input);
     const tags = r.tags.length ? ` and ${r.tags.join(', ')}` : '';
     return {

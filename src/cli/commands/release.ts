@@ -38,6 +38,7 @@ export const release: Command = {
     const { repo, domain: verbs } = await openThenLoad<typeof import('../../claims/release.js') | typeof import('../../claims/renew.js')>(
       deps,
       () => (args.force ? import('../../claims/release.js') : import('../../claims/renew.js')),
+      { writes: true },
     );
     if ('forceRelease' in verbs) {
       const r = await verbs.forceRelease(repo, { item });

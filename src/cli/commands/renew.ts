@@ -30,7 +30,7 @@ export const renew: Command = {
       .option('ttl', { type: 'string', describe: 'new time to live (default: the claim’s current ttl)' }),
   async run(args, deps) {
     const input = { item: itemArg(args.item), ttlMs: ttlArg(args.ttl), state: 'held' as const };
-    const { repo, domain } = await openThenLoad(deps, () => import('../../claims/renew.js'));
+    const { repo, domain } = await openThenLoad(deps, () => import('../../claims/renew.js'), { writes: true });
     const r = await domain.stepClaim(repo, input);
     return {
       json: { ...withClaimTip(r), expiresAt: jsonInstant(r.expiresAt) },

@@ -61,7 +61,7 @@ export const announce: Command = {
       text,
       ttlMs: ttlArg(args.ttl) ?? DEFAULT_TTL_MS,
     };
-    const { repo, domain } = await openThenLoad(deps, () => import('../../status/announce.js'));
+    const { repo, domain } = await openThenLoad(deps, () => import('../../status/announce.js'), { writes: true });
     const r = await domain.announce(repo, input);
     return {
       json: { ...r, at: jsonInstant(r.at), expiresAt: jsonInstant(r.expiresAt) },

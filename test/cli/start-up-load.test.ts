@@ -69,22 +69,26 @@ describe('start-up', () => {
   });
 });
 
+/** Node's own list of the modules a run loaded, written as it exits: the environment that asks for it, and its reader. */
+async function moduleList(): Promise<{ env: Record<string, string>; read: () => Promise<string[]> }> {
+  const dir = await tempDir('loaded');
+  const hook = join(dir, 'hook.mjs');
+  const list = join(dir, 'loaded');
+  await writeFile(
+    hook,
+    `import { writeFileSync } from 'node:fs';\nprocess.on('exit', () => writeFileSync(${JSON.stringify(list)}, process.moduleLoadList.join('\\n')));\n`,
+  );
+  return { env: { NODE_OPTIONS: `--import=${hook}` }, read: async () => (await readFile(list, 'utf8')).split('\n') };
+}
+
 describe('what a read loads as it runs', () => {
   afterAll(cleanupTemp);
 
   it('status on an empty remote hashes, inflates and paints nothing, so it loads no crypto, zlib or util', async () => {
     const remote = await makeRemote();
     const s = await makeSession(remote.url, 'reader');
-    // Node's own list of the modules it loaded, written as the process exits.
-    const dir = await tempDir('loaded');
-    const hook = join(dir, 'hook.mjs');
-    const list = join(dir, 'loaded');
-    await writeFile(
-      hook,
-      `import { writeFileSync } from 'node:fs';\nprocess.on('exit', () => writeFileSync(${JSON.stringify(list)}, process.moduleLoadList.join('\\n')));\n`,
-    );
-    const env = { NODE_OPTIONS: `--import=${hook}` };
-    const heavy = async () => (await readFile(list, 'utf8')).split('\n').filter((m) => /^NativeModule (crypto|zlib|util)$/.test(m));
+    const { env, read } = await moduleList();
+    const heavy = async () => (await read()).filter((m) => /^NativeModule (crypto|zlib|util)$/.test(m));
     // What Node itself loads with the hook (util, for --import) is no verb's doing.
     await execa(process.execPath, ['-e', '0'], { env: { ...s.env, ...env }, extendEnv: false });
     const node = await heavy();
@@ -98,5 +102,28 @@ describe('what a read loads as it runs', () => {
     expect(await loaded(['status'])).toEqual([]);
     expect(await loaded(['status'])).toEqual([]);
     expect(await loaded(['status', '--json'])).toEqual([]);
+  });
+
+  // Node's http stack, with the fetch client it brings, costs 40-60 ms to load: the verbs load it
+  // where they use it (a land's check network, a lane's gateway), never on the path without them.
+  it('status, reserve and a land with no checks load no http stack', async () => {
+    const remote = await makeRemote();
+    const s = await makeSession(remote.url, 'lean');
+    const { env, read } = await moduleList();
+    const http = async (args: string[]) => {
+      const r = await s.abcd(args, { env });
+      expect(r.code, r.stderr).toBe(0);
+      const seen = await read();
+      // The hook saw the run: the child_process abcd runs git with is there.
+      expect(seen, args[0]).toContain('NativeModule child_process');
+      return seen.filter((m) => /^NativeModule (http|_http_client|http2|tls|internal\/deps\/undici\/undici)$/.test(m));
+    };
+    expect(await http(['status', '--json'])).toEqual([]);
+    expect(await http(['reserve', 'lean-item', '--json'])).toEqual([]);
+    await s.git(['checkout', '-q', '-b', 'work/lean-item']);
+    await s.commit('lean.txt', 'lean\n');
+    expect(await http(['land', 'lean-item', '--json'])).toEqual([]);
+    // It landed: main on the remote is the work.
+    expect((await remote.refs()).get('refs/heads/main')).toBe(await s.git(['rev-parse', 'HEAD']));
   });
 });

@@ -2,24 +2,16 @@
 // on real histories (linear, branched, merged, equal, longer than the walk), and leaves to git
 // what a walk of the objects cannot answer as git would: a shallow clone, a missing commit, a
 // tree. A git wrapper on PATH counts the processes.
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Git } from '../../src/git/git.js';
-import { cleanupTemp, git, localClone } from '../harness/git-env.js';
+import { cleanupTemp, git } from '../harness/git-env.js';
+import { countedClone } from '../harness/counted-git.js';
 
 async function fixture() {
-  const c = await localClone('ancestry', { name: 'a.txt', text: 'a\n' });
-  const bin = join(c.root, 'bin');
-  const log = join(c.root, 'git.log');
-  await mkdir(bin);
-  await writeFile(join(bin, 'git'), `#!/bin/sh\nprintf '%s\\n' "$*" >> '${log}'\nexec /usr/bin/git "$@"\n`);
-  await chmod(join(bin, 'git'), 0o755);
-  await writeFile(log, '');
-  const env = { ...c.env, PATH: `${bin}:${c.env.PATH}` };
-  const files = { commonDir: c.gitDir, objectsDir: join(c.gitDir, 'objects'), plainLog: true };
-  const g = new Git(c.dir, env, { files });
+  const c = await countedClone('ancestry');
+  const g = c.counted();
   const commit = async (parents: string[], msg: string) =>
     git(c.dir, ['commit-tree', `${c.tip}^{tree}`, ...parents.flatMap((p) => ['-p', p]), '-m', msg], c.env);
   /** What git answers, run outside the counted wrapper. */
@@ -27,11 +19,7 @@ async function fixture() {
     const r = await execa('git', ['-C', c.dir, 'merge-base', '--is-ancestor', a, d], { env: c.env, extendEnv: false, reject: false });
     return r.exitCode === 0 ? true : r.exitCode === 1 ? false : undefined;
   };
-  const mergeBases = async () => {
-    const lines = (await readFile(log, 'utf8')).split('\n').filter((l) => l.includes('merge-base'));
-    await writeFile(log, '');
-    return lines.length;
-  };
+  const mergeBases = async () => (await c.ran()).filter((cmd) => cmd === 'merge-base').length;
   return { ...c, g, commit, gitSays, mergeBases };
 }
 

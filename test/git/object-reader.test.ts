@@ -2,35 +2,16 @@
 // commit, a commit's people, the paths two trees differ in, a worktree's HEAD. Each is compared
 // with what git itself answers, on real repositories, and a git wrapper on PATH counts the
 // processes: the answer must come without the git command it replaces.
-import { chmod, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Git } from '../../src/git/git.js';
-import { cleanupTemp, git, localClone } from '../harness/git-env.js';
+import { cleanupTemp, git } from '../harness/git-env.js';
+import { countedClone } from '../harness/counted-git.js';
 
 /** A clone whose Git reads its files, and a wrapper that logs every git it starts. */
-async function fixture() {
-  const c = await localClone('object-reader', { name: 'a.txt', text: 'a\n' });
-  const bin = join(c.root, 'bin');
-  const log = join(c.root, 'git.log');
-  await mkdir(bin);
-  await writeFile(join(bin, 'git'), `#!/bin/sh\nprintf '%s\\n' "$*" >> '${log}'\nexec /usr/bin/git "$@"\n`);
-  await chmod(join(bin, 'git'), 0o755);
-  await writeFile(log, '');
-  const env = { ...c.env, PATH: `${bin}:${c.env.PATH}` };
-  const files = { commonDir: c.gitDir, objectsDir: join(c.gitDir, 'objects'), plainLog: true };
-  const counted = () => new Git(c.dir, env, { files });
-  /** Without the clone's files: every object through the reader. */
-  const readerOnly = () => new Git(c.dir, env);
-  /** The git subcommands run since the last call. */
-  const ran = async () => {
-    const lines = (await readFile(log, 'utf8')).split('\n').filter(Boolean);
-    await writeFile(log, '');
-    return lines.map((l) => l.split(' ').filter((w, i, a) => !(w.startsWith('-') || a[i - 1] === '-C' || a[i - 1] === '-c'))[0]);
-  };
-  return { ...c, counted, readerOnly, ran };
-}
+const fixture = () => countedClone('object-reader');
 
 /** A raw object written as given (git's own checks skipped), its id. */
 async function rawObject(dir: string, env: Record<string, string>, type: string, body: Buffer | string): Promise<string> {

@@ -31,7 +31,12 @@ export function readableById(spec: string): boolean {
 class BatchProcess {
   readonly started = Date.now();
   private readonly queue: Pending[] = [];
-  private buf: Buffer = Buffer.alloc(0);
+  // What git sent that is not parsed yet, kept as it came: joined only once the answer in
+  // progress has all its bytes, so a large object costs one copy, not one per chunk.
+  private chunks: Buffer[] = [];
+  private held = 0;
+  /** Bytes the answer in progress needs before it can be parsed (its header and body). */
+  private need = 0;
   private stdin: { write: (chunk: string) => void; end: () => void; hold: (on: boolean) => void } | undefined;
   private idle: NodeJS.Timeout | undefined;
   ended = false;
@@ -69,8 +74,12 @@ class BatchProcess {
   }
 
   private take(chunk: Buffer): void {
-    this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : chunk;
+    this.chunks.push(chunk);
+    this.held += chunk.length;
+    if (this.held < this.need) return;
+    const buf = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.held);
     let at = 0;
+    this.need = 0;
     for (;;) {
       const p = this.queue[0];
       if (!p) break;
@@ -79,9 +88,9 @@ class BatchProcess {
         p.done({ ok: true, value: p.found });
         continue;
       }
-      const nl = this.buf.indexOf(10, at);
+      const nl = buf.indexOf(10, at);
       if (nl < 0) break;
-      const line = this.buf.toString('latin1', at, nl);
+      const line = buf.toString('latin1', at, nl);
       const m = HEADER.exec(line);
       if (!m) {
         // `<spec> missing` (or ambiguous): no contents follow.
@@ -90,11 +99,16 @@ class BatchProcess {
         continue;
       }
       const size = Number(m[3]);
-      if (this.buf.length < nl + 1 + size + 1) break;
-      p.found.push({ oid: m[1]!, type: m[2]!, content: Buffer.from(this.buf.subarray(nl + 1, nl + 1 + size)) });
+      if (buf.length < nl + 1 + size + 1) {
+        this.need = nl + 1 + size + 1 - at;
+        break;
+      }
+      p.found.push({ oid: m[1]!, type: m[2]!, content: Buffer.from(buf.subarray(nl + 1, nl + 1 + size)) });
       at = nl + 1 + size + 1;
     }
-    this.buf = this.buf.subarray(at);
+    const rest = buf.subarray(at);
+    this.chunks = rest.length ? [rest] : [];
+    this.held = rest.length;
     this.settle();
   }
 

@@ -95,6 +95,24 @@ describe('the object reader', () => {
     expect(await f.ran()).toEqual(['cat-file', 'cat-file']);
   });
 
+  it('reads large objects whole, however git splits them, between small and missing ones', async () => {
+    const f = await fixture();
+    const g = f.readerOnly();
+    // Bytes that are no header and hold newlines, so a wrong boundary shows as a wrong answer.
+    const big = (n: number, seed: number) => Buffer.from(Array.from({ length: n }, (_, i) => (i * 31 + seed) % 251));
+    const bodies = [big(3 << 20, 1), Buffer.from('small\n'), big(1 << 20, 7), Buffer.from(''), big(65_537, 3)];
+    const oids = [];
+    for (const b of bodies) oids.push(await rawObject(f.dir, f.env, 'blob', b));
+    const specs = [oids[0]!, oids[1]!, 'e'.repeat(40), oids[2]!, oids[3]!, oids[4]!];
+    // Twice in one batch, and a second read at the same time: the answers never mix.
+    const [one, two] = await Promise.all([g.objects.readObjects([...specs, ...specs]), g.objects.readObjects([oids[2]!, oids[0]!])]);
+    const want = [bodies[0], bodies[1], undefined, bodies[2], bodies[3], bodies[4]];
+    const same = (got: { content: Buffer } | undefined, body: Buffer | undefined) =>
+      got && body ? got.content.equals(body) : got === body;
+    expect(one.ok && one.value.map((o, i) => same(o, [...want, ...want][i]))).toEqual(Array(12).fill(true));
+    expect(two.ok && two.value.map((o, i) => same(o, [bodies[2], bodies[0]][i]))).toEqual([true, true]);
+  });
+
   it('reads loose objects, a tree and a path in it from the files, and the rest through the reader', async () => {
     const f = await fixture();
     const g = f.counted();

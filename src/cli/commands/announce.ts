@@ -15,16 +15,7 @@ const MAX_TEXT = 200;
 export const announce: Command = {
   command: 'announce <state> <words..>',
   describe: 'announce what this session is doing (working, blocked, done, away); shown in abcd status, expires on its own',
-  refusals: [
-    'git-failed',
-    'conflict',
-    'forge-rejected',
-    'deadline',
-    'record-too-new',
-    'unsafe-environment',
-    'remote-unavailable',
-    'record-invalid',
-  ],
+  refusals: ['git-failed', 'conflict', 'forge-rejected', 'deadline', 'unsafe-environment', 'remote-unavailable'],
   usesRemote: true,
   agentUse: 'tell the others what you do or why you are stuck (expires on its own, default 2h)',
   examples: [

@@ -4,11 +4,11 @@
 // means it is. A land asks this of a work branch a few commits past main, so the walk is a
 // commit or two. Anything else (a commit not in the clone, longer history, grafts or a shallow
 // clone, whose ancestry is not the objects' parents) is git's to answer.
+import { isObjectId } from './object-id.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GitObject, Tried } from './object-types.js';
 
-const OID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 const PARENT = /^parent ([0-9a-f]{40}|[0-9a-f]{64})$/;
 // Commits read on each side before the walk gives up and git answers.
 const WALK_LIMIT = 32;
@@ -22,13 +22,15 @@ export async function ancestryByWalk(
   ancestor: string,
   descendant: string,
 ): Promise<boolean | undefined> {
-  if (!OID.test(ancestor) || !OID.test(descendant)) return undefined;
+  if (!isObjectId(ancestor) || !isObjectId(descendant)) return undefined;
   if (existsSync(join(commonDir, 'shallow')) || existsSync(join(commonDir, 'info', 'grafts'))) return undefined;
   const both = await read([ancestor, descendant]);
-  if (!both.ok || both.value.some((c) => c?.type !== 'commit')) return undefined;
+  if (!both.ok) return undefined;
+  const [a0, d0] = both.value;
+  if (a0?.type !== 'commit' || d0?.type !== 'commit') return undefined;
   if (ancestor === descendant) return true;
-  const up = new Walk(read, ancestor);
-  const down = new Walk(read, descendant);
+  const up = new Walk(read, a0);
+  const down = new Walk(read, d0);
   // In turn, so the side that meets the other soonest decides without the other walking far.
   for (;;) {
     const [a, d] = [await up.step(), await down.step()];
@@ -46,12 +48,13 @@ class Walk {
   readonly seen = new Set<string>();
   private frontier: string[];
 
+  /** From a commit already read: its parents are the first generation to read. */
   constructor(
     private readonly read: ReadObjects,
-    start: string,
+    start: GitObject,
   ) {
-    this.frontier = [start];
-    this.seen.add(start);
+    this.seen.add(start.oid);
+    this.frontier = this.unseen(start);
   }
 
   /** Every commit behind the start read (the walk reached the roots within its limit). */
@@ -67,14 +70,17 @@ class Walk {
     const next: string[] = [];
     for (const c of r.value) {
       if (c?.type !== 'commit') return undefined;
-      for (const p of parentsOf(c.content)) {
-        if (this.seen.has(p)) continue;
-        this.seen.add(p);
-        next.push(p);
-      }
+      next.push(...this.unseen(c));
     }
     this.frontier = next;
     return 'more';
+  }
+
+  /** The parents of `c` not seen yet, marked seen. */
+  private unseen(c: GitObject): string[] {
+    const fresh = parentsOf(c.content).filter((p) => !this.seen.has(p));
+    for (const p of fresh) this.seen.add(p);
+    return fresh;
   }
 }
 

@@ -1,10 +1,9 @@
 // What changed between two trees: changed paths, a patch, the raw tree diff, and a grep over a
 // commit's files.
+import { isObjectId } from './object-id.js';
 import type { Objects } from './objects.js';
 import type { CallOptions, GitRunner } from './runner.js';
 import { changedPathsOfTrees } from './tree-diff.js';
-
-const OID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 
 export class Diff {
   constructor(
@@ -19,7 +18,7 @@ export class Diff {
    * whatever `ignore` setting the clone or the tree's .gitmodules has for it.
    */
   async changedPathsBetween(from: string, to: string, o: CallOptions = {}): Promise<string[]> {
-    if (OID.test(from) && OID.test(to) && !o.env) {
+    if (isObjectId(from) && isObjectId(to) && !o.env) {
       const read = await changedPathsOfTrees((specs) => this.objects.readObjects(specs), `${from}^{tree}`, `${to}^{tree}`);
       if (read) return read;
     }

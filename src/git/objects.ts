@@ -1,5 +1,6 @@
 // Reading and writing objects: blobs at a path, trees, one batch reader for many objects,
 // hash-object, mktree and commit-tree with the quiet flags.
+import { isObjectId } from './object-id.js';
 import { readLooseObject } from './files/loose-read.js';
 import { hasReplaceRefs, readLooseSpec } from './files/loose-resolve.js';
 import type { CloneFiles } from './clone-files.js';
@@ -154,7 +155,7 @@ export class Objects {
     const dir = this.looseDir();
     const loose = dir ? await readLooseObject(dir, oid) : undefined;
     if (loose) return { oid, type: loose.type, content: loose.body };
-    if (!/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(oid)) return undefined;
+    if (!isObjectId(oid)) return undefined;
     const r = await this.reader.read([oid]);
     return r.ok ? r.value[0] : undefined;
   }

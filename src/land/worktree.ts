@@ -102,8 +102,8 @@ export async function integrate(wt: Git, o: Integration & { env: Env; current: s
   if (o.current !== start) await wt.work.checkout(start);
   const { committerName: name, committerEmail: email, authorName: author, authorEmail } = await wt.history.idents(o.head);
   const date = `@${Math.floor(o.at / 1000)} +0000`;
-  const committer = { GIT_COMMITTER_NAME: name ?? '', GIT_COMMITTER_EMAIL: email ?? '', GIT_COMMITTER_DATE: date };
-  const maker = { ...committer, GIT_AUTHOR_NAME: name ?? '', GIT_AUTHOR_EMAIL: email ?? '', GIT_AUTHOR_DATE: date };
+  const committer = { GIT_COMMITTER_NAME: name, GIT_COMMITTER_EMAIL: email, GIT_COMMITTER_DATE: date };
+  const maker = { ...committer, GIT_AUTHOR_NAME: name, GIT_AUTHOR_EMAIL: email, GIT_AUTHOR_DATE: date };
   // A rebase keeps each commit's own author; only the merge and the marking are new commits.
   const step = o.strategy === 'merge' ? 'merge' : 'rebase';
   const r =
@@ -119,7 +119,7 @@ export async function integrate(wt: Git, o: Integration & { env: Env; current: s
   }
   if (o.strategy === 'squash') {
     // The one commit is the work head's author's; committer and date as for every commit here.
-    const env = { ...committer, GIT_AUTHOR_NAME: author ?? '', GIT_AUTHOR_EMAIL: authorEmail ?? '', GIT_AUTHOR_DATE: date };
+    const env = { ...committer, GIT_AUTHOR_NAME: author, GIT_AUTHOR_EMAIL: authorEmail, GIT_AUTHOR_DATE: date };
     return squashOnto(wt, { item: o.item, base: o.base, markDone: o.markDone, env, ...(o.consumed ? { consumed: o.consumed } : {}) });
   }
   const trailers = o.consumed ? consumptionTrailers(o.consumed) : [];

@@ -4,13 +4,13 @@
 // might read otherwise, or a path of an unusual shape is left to the object reader (undefined).
 // A replaced object (refs/replace/) is git's to substitute: with any replace ref, nothing is
 // read here.
+import { isObjectId } from '../object-id.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GitObject } from '../object-types.js';
 import { isTree, parseTree } from '../tree-diff.js';
 import { readLooseObject } from './loose-read.js';
 
-const OID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 const COMPONENT = /^(?!\.\.?$)[^/\n]+$/;
 
 /**
@@ -60,7 +60,7 @@ export function hasReplaceRefs(commonDir: string): boolean {
 }
 
 async function loose(dir: string, oid: string): Promise<GitObject | undefined> {
-  if (!OID.test(oid)) return undefined;
+  if (!isObjectId(oid)) return undefined;
   const o = await readLooseObject(dir, oid);
   return o && { oid, type: o.type, content: o.body };
 }

@@ -1,6 +1,7 @@
 // Symbolic refs read from the repository's files, as `git symbolic-ref -q` reads them (one
 // level, no recursion): HEAD from the worktree's git dir, others from the common dir. Anything
 // but a plain files layout answers undefined: ask git.
+import { isObjectId } from '../object-id.js';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { unlessMissing, unlessSystemError } from '../../core/best-effort.js';
@@ -83,7 +84,7 @@ export async function readDetachedHead(worktreeDir: string): Promise<string | un
     if (!m) return undefined;
     const head = await readFile(join(m[1]!, 'HEAD'), 'latin1');
     const oid = head.endsWith('\n') ? head.slice(0, -1) : head;
-    return /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(oid) ? oid : undefined;
+    return isObjectId(oid) ? oid : undefined;
   } catch (e) {
     return unlessSystemError(undefined)(e);
   }

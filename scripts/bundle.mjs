@@ -3,6 +3,7 @@
 // declaration, loaded only when the fast path hands over; each lazily imported verb is a
 // chunk of its own with its own dependencies. Loading a few files instead of hundreds of small
 // ESM modules is most of abcd's start-up cost (ADR 0011; figures in bench/).
+import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { build } from 'rolldown';
 
@@ -42,6 +43,17 @@ for (const f of await readdir(`${dist}bundle`)) {
     text.replace(/\/\/# sourceMappingURL=(\S+)\s*$/, (_m, url) => `//# sourceMappingURL=../bundle-maps/${url}\n`),
   );
 }
+
+// The build's name: a hash of every chunk, which src/core/build-id.ts reads. What a build keeps of
+// its own checks (the record tips it decoded) is trusted only by the build of the same name.
+const hash = createHash('sha256');
+for (const f of (await readdir(`${dist}bundle`)).filter((f) => f.endsWith('.js')).sort()) {
+  hash
+    .update(`${f}\0`)
+    .update(await readFile(`${dist}bundle/${f}`))
+    .update('\0');
+}
+await writeFile(`${dist}bundle/build-id`, `${hash.digest('hex').slice(0, 32)}\n`);
 
 // The --help texts, rendered once by the parser just built (scripts/help-texts.mjs).
 await import('./help-texts.mjs');

@@ -4,6 +4,8 @@ import { unlessSystemError } from '../core/best-effort.js';
 import { readRefsFromFiles } from '../git/files/refs-read.js';
 import type { Git } from '../git/git.js';
 import { readRecords } from './store-blobs.js';
+import { loadChecked, saveChecked, type CheckedTipsFile } from './checked-tips.js';
+import type { KnownKind } from './envelope.js';
 import type { RawRecord, RefUpdate } from './store-types.js';
 import { addTips, loadTips, saveTips, tipsChanged, type TipRead } from './tip-cache.js';
 import { recordBlobOf } from './tip-seed.js';
@@ -73,4 +75,34 @@ export async function learnPushed(
   if (learned.length === 0) return;
   // A cache the disk refuses to write only means the next read asks git; a bug is thrown on.
   await addTips(files.tipCache, learned).catch(unlessSystemError(undefined));
+}
+
+/** Marks each record whose tip this build decoded before (RawRecord.checked), from `file`. */
+export function markChecked(file: CheckedTipsFile, records: RawRecord[]): void {
+  if (records.length === 0) return;
+  const checked = loadChecked(file);
+  if (checked.size === 0) return;
+  for (const r of records) {
+    const kind = checked.get(r.tip);
+    if (kind) r.checked = kind;
+  }
+}
+
+/**
+ * Keeps at `file` the tips of `records` decoded before and those `learned` now; nothing
+ * learned, nothing written. Only tips listed now are kept, so the file never outgrows the records.
+ */
+export async function keepCheckedTips(
+  file: CheckedTipsFile,
+  records: readonly RawRecord[],
+  learned: ReadonlyMap<string, KnownKind>,
+): Promise<void> {
+  if (learned.size === 0) return;
+  const keep = new Map<string, KnownKind>();
+  for (const r of records) {
+    const kind = r.checked ?? learned.get(r.tip);
+    if (kind) keep.set(r.tip, kind);
+  }
+  // A disk that refuses the write only means the next read checks those records again; a bug is thrown on.
+  await saveChecked(file, keep).catch(unlessSystemError(undefined));
 }

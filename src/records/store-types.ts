@@ -1,4 +1,5 @@
 // The shapes the record store reads and writes, apart from the store so its helpers need not import it.
+import type { KnownKind } from './envelope.js';
 
 /** A record ref as mirrored from the remote, with its blob when it has one. */
 export interface RawRecord {
@@ -11,6 +12,8 @@ export interface RawRecord {
   /** The tip's tree holds more than the record file (a record commit holds exactly one). */
   extraFiles?: true;
   blobOid?: string;
+  /** This build decoded this tip as this kind before, and the record was exactly the blob's JSON (checked-tips.ts). */
+  checked?: KnownKind;
 }
 
 /**

@@ -2,7 +2,9 @@
 import { RemoteUnavailable, UnsafeEnvironment, type Outcome } from '../core/refusals.js';
 import { formatDuration } from '../core/duration.js';
 import { cachePrefix, fromCacheRef, RECORD_PREFIX } from './refs.js';
-import { learnPushed, listCacheRefs, readWithTips } from './store-cache.js';
+import { keepCheckedTips, learnPushed, listCacheRefs, markChecked, readWithTips } from './store-cache.js';
+import type { CheckedTipsFile } from './checked-tips.js';
+import type { KnownKind } from './envelope.js';
 import type { CallOptions, Git, RunResult } from '../git/git.js';
 import { isRejected, parsePushPorcelain, type PorcelainRef } from '../git/porcelain.js';
 import { BEFORE_READS_TO_SETTLE, judgePush, REREAD_DELAYS_MS, type PushSeen } from './push-outcome.js';
@@ -39,9 +41,16 @@ export interface NetworkBounds {
   /**
    * The clone's files, read in process: the cached record refs from its common dir (git when
    * they are anything but plain files), and each tip's record kept in `tipCache` (tip-cache.ts),
-   * which learns the records this process pushed from the loose objects in `objectsDir`.
+   * which learns the records this process pushed from the loose objects in `objectsDir`;
+   * `checked`: the tips this build decoded before (checked-tips.ts), absent where the build
+   * has no name (a run from the sources), so every record is checked.
    */
-  readonly files?: { readonly commonDir: string; readonly tipCache: string; readonly objectsDir?: string };
+  readonly files?: {
+    readonly commonDir: string;
+    readonly tipCache: string;
+    readonly objectsDir?: string;
+    readonly checked?: CheckedTipsFile;
+  };
 }
 
 // The last network calls of a wait (a push found possible just at the deadline, the re-read
@@ -183,7 +192,19 @@ export class RecordStore {
       if (also.includes(name)) tips.set(name, oid);
       else if (name.startsWith(prefix)) refs.push({ tip: oid, ref: fromCacheRef(this.remote, name) });
     }
-    return { records: await readWithTips(this.git, files?.tipCache, refs), tips };
+    const records = await readWithTips(this.git, files?.tipCache, refs);
+    if (files?.checked) markChecked(files.checked, records);
+    return { records, tips };
+  }
+
+  /**
+   * Keeps the tips of `records` this build has now decoded, `learned` beside those it had
+   * (RawRecord.checked), for the next read to decode without a schema. Nothing new: no write.
+   * Only tips listed now are kept, so the file never outgrows the records.
+   */
+  async keepChecked(records: readonly RawRecord[], learned: ReadonlyMap<string, KnownKind>): Promise<void> {
+    const file = this.bounds.files?.checked;
+    if (file) await keepCheckedTips(file, records, learned);
   }
 
   /**

@@ -13,6 +13,7 @@ import { RecordStore } from '../records/store.js';
 import type { Forge, ForgeTokens } from '../forges/forge.js';
 import { detectForge } from '../forges/registry.js';
 import { readCloneFromFiles } from '../git/files/clone-read.js';
+import { buildId } from '../core/build-id.js';
 
 // A network git call that takes longer than this is treated as a dead remote (exit 8);
 // ABCD_NETWORK_TIMEOUT overrides it. A verb with a deadline (--wait) shortens it to the time
@@ -92,7 +93,7 @@ export async function openRepo(deps: Deps, o: { prefetch?: boolean } = {}): Prom
     now: () => deps.clock.now(),
     sleep: (ms) => deps.clock.sleep(ms),
     ...(auth ? { auth } : {}),
-    files: { commonDir, tipCache: join(abcdDir, 'record-tips'), objectsDir },
+    files: { commonDir, tipCache: join(abcdDir, 'record-tips'), objectsDir, ...checkedTips(abcdDir) },
   });
   if (o.prefetch) store.prefetch();
   return {
@@ -162,4 +163,10 @@ function parseConfigZ(text: string): Map<string, string> {
 
 function escapeRe(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Where this build keeps the record tips it checked; none when it has no name (a run from the sources). */
+function checkedTips(abcdDir: string): { checked?: { path: string; build: string } } {
+  const build = buildId();
+  return build ? { checked: { path: join(abcdDir, 'record-checked'), build } } : {};
 }

@@ -1,6 +1,6 @@
 // The snapshot: every record decoded, read-only, with what could not be used.
 import { decodeClaim } from '../records/claim.js';
-import { MAX_RECORD_BYTES } from '../records/envelope.js';
+import { MAX_RECORD_BYTES, type KnownKind } from '../records/envelope.js';
 import { formatItem, shortItem, type ItemKey } from '../records/item.js';
 import { formatDuration, formatInstant } from '../core/duration.js';
 import { classifyRef, isRefSafe, itemOfRef, SETTINGS_REF } from '../records/refs.js';
@@ -54,11 +54,14 @@ export async function readSnapshot(repo: Repo, also: readonly string[] = []): Pr
     .map((spec) => spec.slice(spec.indexOf(':') + 1))
     .filter((dst) => dst.startsWith('refs/'));
   const { records, tips } = await repo.store.readCachedWith(into);
+  const learned = new Map<string, KnownKind>();
   const snap = await buildSnapshot(records, {
     readAt: repo.deps.clock.now(),
     judge: settingsJudge(repo),
+    learned,
     ...(tips.size ? { fetched: tips } : {}),
   });
+  await repo.store.keepChecked(records, learned);
   // Who signed each request: verified once per commit and cached, so the common read starts no process.
   return Object.freeze({ ...snap, requestTrust: await readRequestTrust(repo, snap) });
 }
@@ -66,19 +69,23 @@ export async function readSnapshot(repo: Repo, also: readonly string[] = []): Pr
 /** The records of this clone's cache, without a fetch, built like readSnapshot (the fast reserve's read). */
 export async function readCachedSnapshot(repo: Repo): Promise<{ snap: Snapshot; raws: readonly RawRecord[] }> {
   const raws = await repo.store.readCached();
-  return { raws, snap: await buildSnapshot(raws, { readAt: repo.deps.clock.now(), judge: settingsJudge(repo) }) };
+  const learned = new Map<string, KnownKind>();
+  const snap = await buildSnapshot(raws, { readAt: repo.deps.clock.now(), judge: settingsJudge(repo), learned });
+  await repo.store.keepChecked(raws, learned);
+  return { raws, snap };
 }
 
 /**
  * The one way to a Snapshot: decodes every record, has `judge` decide which settings count
  * (the trust check is an input, so no reader can act on a settings tip nobody judged), and
- * returns it finished and frozen.
+ * returns it finished and frozen. `learned`: collects the tips decoded through a schema whose
+ * record was exactly the blob's JSON, for the store to keep (decodeAs).
  */
 export async function buildSnapshot(
   raws: readonly RawRecord[],
-  o: { readAt: number; judge: SettingsJudge; fetched?: ReadonlyMap<string, string> },
+  o: { readAt: number; judge: SettingsJudge; fetched?: ReadonlyMap<string, string>; learned?: Map<string, KnownKind> },
 ): Promise<Snapshot> {
-  const draft = decodeRecords(raws, o.readAt);
+  const draft = decodeRecords(raws, o.readAt, o.learned);
   const verdict = await o.judge(draft.settings);
   const refused = new Map(draft.refused);
   if (verdict.refused) refused.set(SETTINGS_REF, verdict.refused);
@@ -121,7 +128,7 @@ interface Decoded {
   unknown: string[];
 }
 
-function decodeRecords(raws: readonly RawRecord[], readAt: number): Decoded {
+function decodeRecords(raws: readonly RawRecord[], readAt: number, learned?: Map<string, KnownKind>): Decoded {
   const snap: Decoded = {
     claims: new Map(),
     queue: new Map(),
@@ -155,7 +162,7 @@ function decodeRecords(raws: readonly RawRecord[], readAt: number): Decoded {
     const settingsRef = kind.kind === 'settings' && raw.ref === SETTINGS_REF;
     if (settingsRef) snap.settings.tip = raw.tip;
     try {
-      decodeRecord(raw, kind, snap, readAt, settingsRef);
+      decodeRecord(raw, kind, snap, readAt, settingsRef, learned);
     } catch (e) {
       if (!isRefusal(e)) throw e;
       const entry = { ref: raw.ref, tip: raw.tip, refusal: e };
@@ -173,43 +180,47 @@ function decodeRecord(
   snap: Decoded,
   readAt: number,
   settingsRef: boolean,
+  learned?: Map<string, KnownKind>,
 ): void {
+  const as = <T>(k: KnownKind, decode: (ref: string, blob: Buffer) => T): T => decodeAs(raw, k, decode, learned);
   if (kind.kind === 'claim') {
-    const claim = checkItemRecord(raw.ref, kind.item, decodeClaim(raw.ref, blobOf(raw)), readAt);
+    const claim = checkItemRecord(raw.ref, kind.item, as('claim', decodeClaim), readAt);
     snap.claims.set(raw.ref, { ref: raw.ref, item: itemOfRef(raw.ref) ?? claim.item, tip: raw.tip, claim });
   } else if (kind.kind === 'queue') {
-    const entry = checkItemRecord(raw.ref, kind.item, decodeQueue(raw.ref, blobOf(raw)), readAt);
+    const entry = checkItemRecord(raw.ref, kind.item, as('queue', decodeQueue), readAt);
     snap.queue.set(raw.ref, { ref: raw.ref, item: itemOfRef(raw.ref) ?? entry.item, tip: raw.tip, entry });
   } else if (kind.kind === 'announce') {
-    snap.announcements.set(raw.ref, { ref: raw.ref, tip: raw.tip, record: decodeAnnounce(raw.ref, blobOf(raw)) });
-  } else if (kind.kind === 'pending' || kind.kind === 'lane') {
-    decodeLaneRecord(raw, kind.kind, snap, kind.item);
+    snap.announcements.set(raw.ref, { ref: raw.ref, tip: raw.tip, record: as('announce', decodeAnnounce) });
+  } else if (kind.kind === 'pending') {
+    const request = as('pending', decodePending);
+    snap.pending.set(raw.ref, { ref: raw.ref, item: kind.item ? formatItem(kind.item) : request.item, tip: raw.tip, request });
+  } else if (kind.kind === 'lane') {
+    snap.lanes.set(raw.ref, { ref: raw.ref, tip: raw.tip, result: as('lane', decodeLaneResult) });
   } else if (kind.kind === 'steer' && kind.item) {
-    snap.steers.set(raw.ref, { ref: raw.ref, item: formatItem(kind.item), tip: raw.tip, request: decodeSteer(raw.ref, blobOf(raw)) });
+    snap.steers.set(raw.ref, { ref: raw.ref, item: formatItem(kind.item), tip: raw.tip, request: as('steer', decodeSteer) });
   } else if (kind.kind === 'receipt' && kind.item) {
-    snap.receipts.set(raw.ref, {
-      ref: raw.ref,
-      item: formatItem(kind.item),
-      tip: raw.tip,
-      receipt: decodeReceipt(raw.ref, blobOf(raw)),
-    });
+    snap.receipts.set(raw.ref, { ref: raw.ref, item: formatItem(kind.item), tip: raw.tip, receipt: as('receipt', decodeReceipt) });
   } else if (kind.kind === 'team-budget') {
-    snap.teamBudget = { tip: raw.tip, record: decodeTeamBudget(raw.ref, blobOf(raw)) };
+    snap.teamBudget = { tip: raw.tip, record: as('team-budget', decodeTeamBudget) };
   } else if (kind.kind === 'budget-ledger') {
-    snap.budgetLedger = { tip: raw.tip, record: decodeBudgetLedger(raw.ref, blobOf(raw)) };
+    snap.budgetLedger = { tip: raw.tip, record: as('budget-ledger', decodeBudgetLedger) };
   } else if (settingsRef) {
-    snap.settings.entry = { tip: raw.tip, record: decodeSettings(raw.ref, blobOf(raw)) };
+    snap.settings.entry = { tip: raw.tip, record: as('settings', decodeSettings) };
   }
 }
 
-/** The lanes' records: pending slots and run results. Throws a refusal for a bad one. */
-function decodeLaneRecord(raw: RawRecord, kind: 'pending' | 'lane', snap: Decoded, item?: ItemKey): void {
-  if (kind === 'pending') {
-    const request = decodePending(raw.ref, blobOf(raw));
-    snap.pending.set(raw.ref, { ref: raw.ref, item: item ? formatItem(item) : request.item, tip: raw.tip, request });
-  } else {
-    snap.lanes.set(raw.ref, { ref: raw.ref, tip: raw.tip, result: decodeLaneResult(raw.ref, blobOf(raw)) });
-  }
+/**
+ * A record decoded as `kind`: a tip this build decoded before is its blob's JSON, read with no
+ * schema (checked-tips.ts); any other goes through `decode`, and is `learned` when the
+ * schema's answer is exactly the blob's JSON. The checks of the blob itself (its size, its
+ * tree) and of the ref (its item, its date) run at every read all the same.
+ */
+function decodeAs<T>(raw: RawRecord, kind: KnownKind, decode: (ref: string, blob: Buffer) => T, learned?: Map<string, KnownKind>): T {
+  const blob = blobOf(raw);
+  if (raw.checked === kind) return JSON.parse(blob.toString()) as T;
+  const value = decode(raw.ref, blob);
+  if (learned && JSON.stringify(value) === JSON.stringify(JSON.parse(blob.toString()))) learned.set(raw.tip, kind);
+  return value;
 }
 
 /** A record's blob, or the refusal for a tip without a readable one. */

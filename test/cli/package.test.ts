@@ -53,10 +53,15 @@ describe('the npm package', () => {
       const files = info!.files.map((f) => f.path).sort();
       expect(files).toContain('bin/abcd');
       expect(files).toContain('dist/bundle/main.js');
+      // The build's name: an installed abcd keeps the record tips it checked under it.
+      expect(files).toContain('dist/bundle/build-id');
       // Only the bundle: no tsc output, sources, tests or scripts.
       expect(
         files.filter(
-          (f) => !/^(bin\/abcd|dist\/bundle\/[^/]+\.js|dist\/bundle\/help-texts\.json|package\.json|README\.md|LICENSE)$/.test(f),
+          (f) =>
+            !/^(bin\/abcd|dist\/bundle\/[^/]+\.js|dist\/bundle\/help-texts\.json|dist\/bundle\/build-id|package\.json|README\.md|LICENSE)$/.test(
+              f,
+            ),
         ),
       ).toEqual([]);
 

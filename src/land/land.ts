@@ -6,7 +6,8 @@ import { shortItem } from '../records/item.js';
 import { claimRef } from '../records/refs.js';
 import { parseDuration } from '../core/duration.js';
 import { requireMineOnBranch } from '../claims/holding.js';
-import { withNetworkDeadline, withoutNetworkDeadline, type Repo } from '../repo/repo.js';
+import { withoutNetworkDeadline, type Repo } from '../repo/repo.js';
+import { landWaiting } from './early-read.js';
 import { landConfigReader, passedOnRetry, type LandConfig } from './checks/checks.js';
 import type { IntegrationStrategy } from '../records/queue.js';
 import { ClaimKeeper } from '../claims/claim-keeper.js';
@@ -53,13 +54,12 @@ export function integrationStrategyOf(input: LandInput, config: LandConfig): Int
 
 async function landWith<E>(strategy: LandStrategy<E>, given: Repo, input: LandInput, gate: GateRunner): Promise<LandResult> {
   const { clock } = given.deps;
-  const started = clock.now();
+  const started = input.startedAt ?? clock.now();
   const deadline = started + input.waitMs;
   // The land's own two network budgets, new values whatever lane shares `given`: waits end by
-  // --wait; a test and the landing push get git's full timeout. Without a wait there is no
-  // deadline to shorten git's timeouts toward.
+  // --wait; a test and the landing push get git's full timeout.
   const repo = withoutNetworkDeadline(given);
-  const waiting = input.waitMs > 0 ? withNetworkDeadline(repo, deadline, started) : repo;
+  const waiting = landWaiting(repo, input.waitMs, started);
   const item = shortItem(input.item);
   const ref = claimRef(input.item);
   // The cycle folders of lanes killed with -9 on this computer go meanwhile (never fails).

@@ -4,6 +4,7 @@ import { resolveMainBranch } from '../repo/main-name.js';
 import { NothingToLand, RemoteUnavailable, UsageError } from '../core/refusals.js';
 import { readSnapshot, type Snapshot } from '../repo/snapshot.js';
 import type { Repo } from '../repo/repo.js';
+import { mainCopy } from './early-read.js';
 
 /** What a land moves where: the work branch's head onto the remote's main branch. */
 export interface LandTarget {
@@ -28,8 +29,7 @@ export async function resolveLandTarget(repo: Repo, item: string, branchArg: str
   const remote = repo.store.remote;
   const [{ branch, head }, main] = await Promise.all([resolveWorkBranch(repo, branchArg, 'land'), resolveMainBranch(repo)]);
   refuseMainBranch({ item, branch, main, verb: 'land' });
-  const cacheRef = `refs/abcd-land/${remote}/${main}`;
-  const fetchSpec = `+refs/heads/${main}:${cacheRef}`;
+  const { cacheRef, fetchSpec } = mainCopy(remote, main);
   // Only a fetch of fetchSpec moves the local copy of main, and every such fetch in this land
   // goes through read() or is followed by forgetTip(): until then, the tip last read is current.
   let known: string | undefined;

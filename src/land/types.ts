@@ -19,6 +19,8 @@ export interface LandInput {
   item: ItemKey;
   branch?: string;
   waitMs: number;
+  /** When the wait began (default: when land starts); a caller that started the land's first read early says when (early-read.ts). */
+  startedAt?: number;
   /** How the work comes onto main, said by the caller (`--strategy`): wins over `land.strategy`. */
   strategy?: IntegrationStrategy;
   /** The caller's default when neither it nor `land.strategy` says (absent: rebase; lanes: squash). */

@@ -80,29 +80,29 @@ const FETCH_LOCK_RETRIES = 6;
  * each other's calls.
  */
 export class RecordStore {
-  /**
-   * A record fetch started before the verb needed it (prefetch), so git works while the verb's
-   * own modules load; the store's first plain fetch is that one. The store's one mutable slot:
-   * it only moves a fetch earlier, never changes what is fetched or how it is bounded.
-   */
-  private early?: Promise<void>;
-
   constructor(
     private readonly git: Git,
     readonly remote: string,
     private readonly bounds: NetworkBounds,
     /** The wait this store's network calls end by; undefined: git's timeout alone. */
     readonly deadline?: NetworkDeadline,
+    /**
+     * A record fetch started before the verb needed it (prefetch), so git works while the verb's
+     * own modules load: the next fetch of the same refspecs under the same deadline is that one.
+     * Shared by the stores `until` and `unbounded` derive, so the one that asks first takes it;
+     * it only moves a fetch earlier, never changes what is fetched or how long it may run.
+     */
+    private readonly early: { fetch?: EarlyFetch } = {},
   ) {}
 
   /** The same store, its network calls ending by `untilMs` (a wait that began at `startedAt`). */
   until(untilMs: number, startedAt: number = this.bounds.now()): RecordStore {
-    return new RecordStore(this.git, this.remote, this.bounds, { untilMs, startedAt });
+    return new RecordStore(this.git, this.remote, this.bounds, { untilMs, startedAt }, this.early);
   }
 
   /** The same store with no deadline: every network call gets git's full timeout. */
   unbounded(): RecordStore {
-    return this.deadline ? new RecordStore(this.git, this.remote, this.bounds) : this;
+    return this.deadline ? new RecordStore(this.git, this.remote, this.bounds, undefined, this.early) : this;
   }
 
   /** How long a network call starting now may run. */
@@ -134,10 +134,10 @@ export class RecordStore {
    * `also` are further refspecs fetched in the same round trip (land fetches main with it).
    */
   async fetch(also: readonly string[] = []): Promise<void> {
-    const early = also.length === 0 ? this.early : undefined;
-    if (early) {
-      this.early = undefined;
-      return early;
+    const early = this.early.fetch;
+    if (early && early.also === also.join('\n') && sameDeadline(early.deadline, this.deadline)) {
+      this.early.fetch = undefined;
+      return early.done;
     }
     const spec = [`+${RECORD_PREFIX}*:${cachePrefix(this.remote)}*`, ...also];
     for (let attempt = 0; ; attempt++) {
@@ -158,15 +158,16 @@ export class RecordStore {
   }
 
   /**
-   * Starts the record fetch now; the next `fetch()` without extra refspecs waits for this one
-   * instead of starting another. A failure is kept for that call to throw, never unhandled.
+   * Starts the record fetch (and `also`) now, under this store's deadline; the next `fetch` of
+   * the same refspecs under the same deadline waits for this one instead of starting another.
+   * A failure is kept for that call to throw, never unhandled.
    */
-  prefetch(): void {
-    if (this.early) return;
-    const early = this.fetch();
-    // Not swallowed: `early` keeps the failure for the next fetch() to throw; this only marks it handled.
-    early.catch(() => undefined);
-    this.early = early;
+  prefetch(also: readonly string[] = []): void {
+    if (this.early.fetch) return;
+    const done = this.fetch(also);
+    // Not swallowed: `done` keeps the failure for the next fetch to throw; this only marks it handled.
+    done.catch(() => undefined);
+    this.early.fetch = { also: also.join('\n'), ...(this.deadline ? { deadline: this.deadline } : {}), done };
   }
 
   /**
@@ -369,6 +370,17 @@ export class RecordStore {
       { remote: this.remote, outcome, reason: 'remote-cannot-store', git: lastLine(r.stderr) },
     );
   }
+}
+
+/** A fetch started early: its refspecs beyond the records', the deadline it runs under, its end. */
+interface EarlyFetch {
+  readonly also: string;
+  readonly deadline?: NetworkDeadline;
+  readonly done: Promise<void>;
+}
+
+function sameDeadline(a: NetworkDeadline | undefined, b: NetworkDeadline | undefined): boolean {
+  return a === b || (a !== undefined && b !== undefined && a.untilMs === b.untilMs && a.startedAt === b.startedAt);
 }
 
 /** The failures a network read is expected to have; anything else is a bug and propagates. */

@@ -83,14 +83,15 @@ export const land: Command = {
       priority: args.priority === 'high' ? ('high' as const) : args.priority === 'low' ? ('low' as const) : ('normal' as const),
     };
     if (args.approve !== undefined) return approveCommand(args, input, deps);
-    const [{ openRepo }, { land: run }, { personLandWatch, networkText }] = await Promise.all([
-      import('../../repo/repo.js'),
-      import('../../land/land.js'),
-      import('../land-watch.js'),
-    ]);
+    // The wait begins now, and its first read (the records and main) starts as soon as the
+    // clone is open, under the wait's deadline, while the land's own modules load.
+    const startedAt = deps.clock.now();
+    const [{ openRepo }, { startLandRead }] = await Promise.all([import('../../repo/repo.js'), import('../../land/early-read.js')]);
     const repo = await openRepo(deps);
+    await startLandRead(repo, input.waitMs, startedAt);
+    const [{ land: run }, { personLandWatch, networkText }] = await Promise.all([import('../../land/land.js'), import('../land-watch.js')]);
     const seen = personLandWatch(deps);
-    const r = await run(repo, { ...input, checkWatch: seen.watch }, await machineGate(deps));
+    const r = await run(repo, { ...input, startedAt, checkWatch: seen.watch }, await machineGate(deps));
     const checks = r.checks.length
       ? `, checks passed (${r.checks.map((c) => `${c.command} ${formatDuration(c.durationMs)}`).join('; ')})`
       : ', no checks configured';

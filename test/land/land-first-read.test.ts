@@ -1,0 +1,64 @@
+// land starts its first read (the records and main, one fetch) as soon as the clone is open,
+// while its own modules load: that fetch is the land's read, never a second one beside it, and
+// it ends by the deadline of the land's wait like every other network call of that wait.
+import { basename, dirname } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { cleanupTemp } from '../harness/git-env.js';
+import { startHttpGitServer, type HttpGitRequest } from '../harness/http-server.js';
+import { makeRemote } from '../harness/remote.js';
+import { makeSession } from '../harness/session.js';
+
+// Timers and process exits run late at load 30: what abcd measures may be late by this much.
+const LOADED_MACHINE_MS = 3000;
+
+const fetchStarts = (reqs: HttpGitRequest[]) => reqs.filter((q) => q.path.endsWith('/info/refs') && q.query.includes('git-upload-pack'));
+const pushes = (reqs: HttpGitRequest[]) => reqs.filter((q) => q.method === 'POST' && q.path.endsWith('/git-receive-pack'));
+
+describe("land's first read", () => {
+  afterAll(cleanupTemp);
+
+  it('is one fetch before the enqueue push, and the land lands', async () => {
+    const remote = await makeRemote();
+    const server = await startHttpGitServer({ root: dirname(remote.dir) });
+    try {
+      const s = await makeSession(server.url(basename(remote.dir)), 'early');
+      expect((await s.abcd(['reserve', 'early', '--json'])).code).toBe(0);
+      await s.git(['checkout', '-q', '-b', 'work/early']);
+      const head = await s.commit('early.txt', 'early\n');
+      const before = (await server.requests()).length;
+      const r = await s.abcd(['land', 'early', '--json']);
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      const reqs = (await server.requests()).slice(before);
+      const firstPush = reqs.indexOf(pushes(reqs)[0]!);
+      expect(firstPush).toBeGreaterThan(0);
+      expect(fetchStarts(reqs.slice(0, firstPush))).toHaveLength(1);
+      expect((await remote.refs()).get('refs/heads/main')).toBe(head);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('against a server that never answers the fetch ends within a second of the --wait deadline, naming it', async () => {
+    const remote = await makeRemote();
+    const server = await startHttpGitServer({ root: dirname(remote.dir) });
+    try {
+      const s = await makeSession(server.url(basename(remote.dir)), 'silent');
+      expect((await s.abcd(['reserve', 'silent', '--json'])).code).toBe(0);
+      await s.git(['checkout', '-q', '-b', 'work/silent']);
+      await s.commit('silent.txt', 'silent\n');
+      const mainBefore = (await remote.refs()).get('refs/heads/main');
+      await server.stall('rpc');
+      const r = await s.abcd(['land', 'silent', '--wait', '2s', '--json']);
+      expect(r.code, r.stdout + r.stderr).toBe(8);
+      expect(r.json.refusal).toMatchObject({ code: 'remote-unavailable', data: { outcome: 'unchanged', waitMs: 2000 } });
+      // What abcd measured from the start of its wait: the deadline plus at most one second.
+      expect(r.json.refusal.data.waitedMs).toBeGreaterThanOrEqual(1900);
+      expect(r.json.refusal.data.waitedMs).toBeLessThanOrEqual(2000 + 1000 + LOADED_MACHINE_MS);
+      expect(r.json.refusal.message).toMatch(/deadline of this wait \(2s/);
+      expect(pushes(await server.requests())).toHaveLength(1); // the reserve's, nothing of the land's
+      expect((await remote.refs()).get('refs/heads/main')).toBe(mainBefore);
+    } finally {
+      await server.stop();
+    }
+  });
+});

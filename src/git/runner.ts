@@ -24,6 +24,8 @@ export interface RunOptions {
   /** A conversation on stdin instead of `input` (spawn.ts): git's answers arrive on `onStdout`. */
   feed?: SpawnOptions['feed'];
   onStdout?: SpawnOptions['onStdout'];
+  /** Ends git (and what it started) when aborted: a call nobody waits for any more. */
+  signal?: AbortSignal;
 }
 
 /** The key under which a client holds its runner: only src/git imports it (the layer test holds that). */
@@ -38,7 +40,7 @@ export function runnerOf(owner: { readonly [RUNNER]: GitRunner }): GitRunner {
 const DEFAULT_LOCAL_TIMEOUT_MS = 60_000;
 
 /** What a call may add: its own environment (GIT_DIR, GIT_INDEX_FILE, an identity) or timeout. */
-export type CallOptions = Pick<RunOptions, 'env' | 'timeoutMs'>;
+export type CallOptions = Pick<RunOptions, 'env' | 'timeoutMs' | 'signal'>;
 
 /** How a git call that was allowed to fail failed: its exit code and what it said. */
 export type GitFailure = Pick<RunResult, 'exitCode' | 'stderr' | 'timedOut'>;
@@ -73,6 +75,7 @@ export class GitRunner {
       // Its own process group, so the timeout ends git's helpers and hooks too (bounded.ts).
       group: true,
       timeoutMs: opts.timeoutMs ?? DEFAULT_LOCAL_TIMEOUT_MS,
+      ...(opts.signal ? { signal: opts.signal } : {}),
     });
     const timedOut = r.fired === 'timeout';
     return {

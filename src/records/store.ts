@@ -139,10 +139,14 @@ export class RecordStore {
       this.early.fetch = undefined;
       return early.done;
     }
+    return this.fetchNow(also);
+  }
+
+  private async fetchNow(also: readonly string[], signal?: AbortSignal): Promise<void> {
     const spec = [`+${RECORD_PREFIX}*:${cachePrefix(this.remote)}*`, ...also];
     for (let attempt = 0; ; attempt++) {
       const r = await this.net(
-        (o) => this.git.transport.fetch(this.remote, spec, { ...o, prune: true, recordsOnly: true }),
+        (o) => this.git.transport.fetch(this.remote, spec, { ...o, prune: true, recordsOnly: true, ...(signal ? { signal } : {}) }),
         'read the records from',
       );
       if (r.exitCode === 0) return;
@@ -164,10 +168,21 @@ export class RecordStore {
    */
   prefetch(also: readonly string[] = []): void {
     if (this.early.fetch) return;
-    const done = this.fetch(also);
+    const stop = new AbortController();
+    const done = this.fetchNow(also, stop.signal);
     // Not swallowed: `done` keeps the failure for the next fetch to throw; this only marks it handled.
     done.catch(() => undefined);
-    this.early.fetch = { also: also.join('\n'), ...(this.deadline ? { deadline: this.deadline } : {}), done };
+    this.early.fetch = { also: also.join('\n'), ...(this.deadline ? { deadline: this.deadline } : {}), done, stop };
+  }
+
+  /**
+   * Ends an early fetch nobody took (the verb refused before it read): a refusal is never kept
+   * waiting for a fetch whose answer nobody reads, on a slow or dead remote least of all.
+   */
+  abandonPrefetch(): void {
+    const early = this.early.fetch;
+    this.early.fetch = undefined;
+    early?.stop.abort();
   }
 
   /**
@@ -377,6 +392,7 @@ interface EarlyFetch {
   readonly also: string;
   readonly deadline?: NetworkDeadline;
   readonly done: Promise<void>;
+  readonly stop: AbortController;
 }
 
 function sameDeadline(a: NetworkDeadline | undefined, b: NetworkDeadline | undefined): boolean {

@@ -1,6 +1,7 @@
 // land starts its first read (the records and main, one fetch) as soon as the clone is open,
 // while its own modules load: that fetch is the land's read, never a second one beside it, and
-// it ends by the deadline of the land's wait like every other network call of that wait.
+// it ends by the deadline of the land's wait like every other network call of that wait, or
+// when the land refuses before reading.
 import { basename, dirname } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupTemp } from '../harness/git-env.js';
@@ -57,6 +58,25 @@ describe("land's first read", () => {
       expect(r.json.refusal.message).toMatch(/deadline of this wait \(2s/);
       expect(pushes(await server.requests())).toHaveLength(1); // the reserve's, nothing of the land's
       expect((await remote.refs()).get('refs/heads/main')).toBe(mainBefore);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('a land refused before it reads does not wait for that fetch, even from a server that never answers', async () => {
+    const remote = await makeRemote();
+    const server = await startHttpGitServer({ root: dirname(remote.dir) });
+    try {
+      const s = await makeSession(server.url(basename(remote.dir)), 'onmain');
+      expect((await s.abcd(['reserve', 'onmain', '--json'])).code).toBe(0);
+      await s.commit('onmain.txt', 'onmain\n');
+      await server.stall('all');
+      // git may take 10 minutes and the wait 30: only the refusal's own end lets this run finish in time.
+      const r = await s.abcd(['land', 'onmain', '--json'], { env: { ABCD_NETWORK_TIMEOUT: '10m' }, timeoutMs: 60_000 });
+      expect(r.code, r.stdout + r.stderr).toBe(3);
+      expect(r.json.refusal).toMatchObject({ code: 'branch-refused', data: { reason: 'main', branch: 'main' } });
+      // The early fetch did reach the server: the land did start it, then ended it.
+      expect(fetchStarts(await server.requests()).length).toBeGreaterThan(0);
     } finally {
       await server.stop();
     }

@@ -91,7 +91,9 @@ export const land: Command = {
     await startLandRead(repo, input.waitMs, startedAt);
     const [{ land: run }, { personLandWatch, networkText }] = await Promise.all([import('../../land/land.js'), import('../land-watch.js')]);
     const seen = personLandWatch(deps);
-    const r = await run(repo, { ...input, startedAt, checkWatch: seen.watch }, await machineGate(deps));
+    const r = await run(repo, { ...input, startedAt, checkWatch: seen.watch }, await machineGate(deps)).finally(() =>
+      repo.store.abandonPrefetch(),
+    );
     const checks = r.checks.length
       ? `, checks passed (${r.checks.map((c) => `${c.command} ${formatDuration(c.durationMs)}`).join('; ')})`
       : ', no checks configured';

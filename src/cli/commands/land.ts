@@ -1,7 +1,8 @@
 // `abcd land`: land the work branch on main through the queue, fenced by the claim.
 import type { Command } from '../command.js';
 import type { Deps } from '../../core/deps.js';
-import type { GateRunner, LandResult } from '../../land/land.js';
+import type { GateRunner, LandInput, LandResult } from '../../land/land.js';
+import type { Repo } from '../../repo/repo.js';
 import { durationArg, itemArg } from '../args.js';
 import { formatDuration, jsonInstant } from '../render.js';
 import { machineGateContext } from '../../machine/gate/context.js';
@@ -89,11 +90,9 @@ export const land: Command = {
     const [{ openRepo }, { startLandRead }] = await Promise.all([import('../../repo/repo.js'), import('../../land/early-read.js')]);
     const repo = await openRepo(deps);
     await startLandRead(repo, input.waitMs, startedAt);
-    const [{ land: run }, { personLandWatch, networkText }] = await Promise.all([import('../../land/land.js'), import('../land-watch.js')]);
-    const seen = personLandWatch(deps);
-    const r = await run(repo, { ...input, startedAt, checkWatch: seen.watch }, await machineGate(deps)).finally(() =>
-      repo.store.abandonPrefetch(),
-    );
+    const landed = landAfterEarlyRead(repo, input, startedAt, deps);
+    // Whatever ends the land before it read (a refusal, a module that failed), its fetch ends too.
+    const { r, seen, networkText } = await landed.finally(() => repo.store.abandonPrefetch());
     const checks = r.checks.length
       ? `, checks passed (${r.checks.map((c) => `${c.command} ${formatDuration(c.durationMs)}`).join('; ')})`
       : ', no checks configured';
@@ -108,6 +107,14 @@ export const land: Command = {
     };
   },
 };
+
+/** The land itself, once its first read is on its way: its modules, the person's watch, the gate. */
+async function landAfterEarlyRead(repo: Repo, input: LandInput, startedAt: number, deps: Deps) {
+  const [{ land: run }, { personLandWatch, networkText }] = await Promise.all([import('../../land/land.js'), import('../land-watch.js')]);
+  const seen = personLandWatch(deps);
+  const r = await run(repo, { ...input, startedAt, checkWatch: seen.watch }, await machineGate(deps));
+  return { r, seen, networkText };
+}
 
 /** `--approve <run>`: the run's kept branch, approved in a signed settings generation, then landed. */
 async function approveCommand(

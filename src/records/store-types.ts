@@ -26,3 +26,12 @@ export interface RefUpdate {
   newOid: string | null;
   lease?: string | null;
 }
+
+/**
+ * How long the next network git call may run. `deadline`: the call ends then because a verb's
+ * wait ends then (every wait ends by a stated time), not because the network timeout ran out; refusals name it.
+ */
+export interface NetworkLimit {
+  ms: number;
+  deadline?: { startedAt: number; untilMs: number; waitedMs: () => number };
+}

@@ -1,6 +1,5 @@
 // Fetching and pushing records on the remote, with deadlines and a local cache.
 import { RemoteUnavailable, UnsafeEnvironment, type Outcome } from '../core/refusals.js';
-import { formatDuration } from '../core/duration.js';
 import { cachePrefix, fromCacheRef, RECORD_PREFIX } from './refs.js';
 import { keepCheckedTips, learnPushed, listCacheRefs, markChecked, readWithTips } from './store-cache.js';
 import type { CheckedTipsFile } from './checked-tips.js';
@@ -8,22 +7,14 @@ import type { KnownKind } from './envelope.js';
 import type { CallOptions, Git, RunResult } from '../git/git.js';
 import { isRejected, parsePushPorcelain, type PorcelainRef } from '../git/porcelain.js';
 import { BEFORE_READS_TO_SETTLE, judgePush, REREAD_DELAYS_MS, type PushSeen } from './push-outcome.js';
-import type { RawRecord, RefUpdate } from './store-types.js';
+import type { NetworkLimit, RawRecord, RefUpdate } from './store-types.js';
 import type { PushGuard } from '../git/push-guard.js';
-import { cannotStore, failedBeforeSending, lastLine, localObjectUnreadable, looksUnauthorized } from '../git/transport-errors.js';
+import { cannotStore, failedBeforeSending, localObjectUnreadable } from '../git/transport-errors.js';
+import { cannotStoreRefusal, MIN_NETWORK_CALL_MS, unreachableRefusal } from './store-refusals.js';
 
-export type { RawRecord, RefUpdate } from './store-types.js';
+export type { NetworkLimit, RawRecord, RefUpdate } from './store-types.js';
 
 export type PushResult = { ok: true } | { ok: false; rejected: PorcelainRef[]; remoteTips: Map<string, string | null>; declined?: true };
-
-/**
- * How long the next network git call may run. `deadline`: the call ends then because a verb's
- * wait ends then (every wait ends by a stated time), not because the network timeout ran out; refusals name it.
- */
-export interface NetworkLimit {
-  ms: number;
-  deadline?: { startedAt: number; untilMs: number; waitedMs: () => number };
-}
 
 /** A wait's end: network calls end by `untilMs`; refusals name the wait as `untilMs - startedAt`. */
 export interface NetworkDeadline {
@@ -60,9 +51,6 @@ const DEADLINE_GRACE_MS = 600;
 
 /** A network git call's result with the limit it ran under. */
 type NetResult = RunResult & { limit: NetworkLimit };
-
-// A network call given less than this cannot finish; it is not started (nothing is sent).
-const MIN_NETWORK_CALL_MS = 50;
 
 /**
  * Runs one network git call with the credentials it needs (abcd's App token through the
@@ -276,7 +264,7 @@ export class RecordStore {
     const seen = await this.reread(updates, opts.atomic);
     if (seen?.kind === 'landed') return { ok: true };
     const outcome: Outcome = seen?.kind === 'before' ? 'unchanged' : 'unknown';
-    if (storeFailure) throw this.cannotStoreRefusal(storeFailure, r, outcome);
+    if (storeFailure) throw cannotStoreRefusal(this.remote, storeFailure, r, outcome);
     // Someone else wrote the claim: ours cannot be there (atomic); callers say fenced.
     if (seen?.kind === 'moved') return { ok: false, rejected, remoteTips: seen.tips };
     throw this.unreachable('finish a push to', r, outcome, seen?.kind === 'before');
@@ -334,56 +322,7 @@ export class RecordStore {
   }
 
   private unreachable(act: string, r: { stderr: string; timedOut: boolean; limit: NetworkLimit }, outcome: Outcome, reread = false) {
-    if (!r.timedOut && /could not read (Username|Password)/i.test(r.stderr)) {
-      return new UnsafeEnvironment(
-        `remote "${this.remote}" asked for credentials to ${act} it and git had none to offer (abcd never lets git prompt). ` +
-          'On a forge, abcd sends its App token (abcd setup-app); elsewhere, set up a git credential helper or an ssh key. ' +
-          (outcome === 'unchanged' ? 'Nothing was changed.' : 'The push may or may not have happened: run "abcd status".'),
-        { remote: this.remote, outcome, git: lastLine(r.stderr), offered: false },
-      );
-    }
-    if (!r.timedOut && looksUnauthorized(r.stderr)) {
-      return new UnsafeEnvironment(
-        `remote "${this.remote}" refused the credentials git offered to ${act} it (${lastLine(r.stderr)}). ` +
-          'On a forge, abcd sends its App token (abcd setup-app); elsewhere, check your git credentials. ' +
-          (outcome === 'unchanged' ? 'Nothing was changed.' : 'The push may or may not have happened: run "abcd status".'),
-        { remote: this.remote, outcome, git: lastLine(r.stderr) },
-      );
-    }
-    const d = r.timedOut ? r.limit.deadline : undefined;
-    const waitedMs = d?.waitedMs();
-    const notStarted = r.limit.ms < MIN_NETWORK_CALL_MS;
-    const why = d
-      ? `${notStarted ? 'no time left to ask it' : 'no answer'} before the deadline of this wait ` +
-        `(${formatDuration(d.untilMs - d.startedAt)}, waited ${formatDuration(waitedMs ?? 0)})`
-      : r.timedOut
-        ? `git timed out after ${formatDuration(r.limit.ms)} (ABCD_NETWORK_TIMEOUT)`
-        : lastLine(r.stderr);
-    const next =
-      outcome === 'unknown'
-        ? 'The push may or may not have happened, and the remote could not be read again: run "abcd status" once the remote answers.'
-        : reread
-          ? 'abcd read the remote again and its refs are as before: nothing was changed. Try again.'
-          : 'Nothing was changed. Check the remote URL and network, then try again.';
-    return new RemoteUnavailable(`could not ${act} remote "${this.remote}": ${why}. ${next}`, {
-      remote: this.remote,
-      outcome,
-      git: why,
-      ...(d ? { deadline: new Date(d.untilMs).toISOString(), waitMs: d.untilMs - d.startedAt, waitedMs } : {}),
-    });
-  }
-
-  private cannotStoreRefusal(said: string, r: RunResult, outcome: Outcome) {
-    const next =
-      outcome === 'unchanged'
-        ? 'abcd read the remote again and nothing was changed.'
-        : 'abcd could not read the remote again: run "abcd status" to see whether anything changed.';
-    return new RemoteUnavailable(
-      `remote "${this.remote}" cannot store what was pushed to it: ${said}. The server cannot write the repository's ` +
-        `objects or refs (permissions, a read-only or full disk), so no write can succeed there. ${next} ` +
-        'Ask whoever runs the remote to make the repository writable for the server.',
-      { remote: this.remote, outcome, reason: 'remote-cannot-store', git: lastLine(r.stderr) },
-    );
+    return unreachableRefusal(this.remote, act, r, outcome, reread);
   }
 }
 
